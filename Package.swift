@@ -246,7 +246,8 @@ let package = Package(
         // bounded by a deadline, TCP and the TLS client (OpenSSL), with one closed error.
         .target(name: "OutboundSocket", dependencies: ["COpenSSL"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
-        .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
+        // It also resolves the outbound sockets' host names (OutboundSocket's HostResolver): one resolver for every lookup.
+        .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto", "OutboundSocket"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress", "MIME"]),
@@ -309,7 +310,7 @@ let package = Package(
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
-                "SMTPOutcomes", "WebAuthn", "WebSocket",
+                "SMTPOutcomes", "WebAuthn", "WebSocket", "OutboundSocket",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",
@@ -443,7 +444,9 @@ let package = Package(
             "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "FetchTests", dependencies: ["OutboundSocket", "Fetch", "ConfigurationReading", "PosternTestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: [
+            "OutboundSocket", "Fetch", "ConfigurationReading", "DNS", "ComputePool", "PosternTestSupport",
+        ]),
         .testTarget(name: "OutboundSocketTests", dependencies: ["OutboundSocket"]),
         .testTarget(name: "DNSTests", dependencies: ["DNS", "ComputePool", "PosternTestSupport"]),
         .testTarget(name: "MailAuthTests", dependencies: ["MailAuth", "DNS", "AuthCrypto"]),
@@ -467,7 +470,7 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
-            "SignInProviders", "WebSocket", "PasswordHashing",
+            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [

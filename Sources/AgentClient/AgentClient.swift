@@ -94,7 +94,8 @@ public struct AgentClient: Sendable {
         configuration.maxHeaderBytes = 64 * 1024
         configuration.concurrentFetches = 2
         configuration.userAgent = "postern-agent/1.0"
-        self.http = try Fetcher(configuration: configuration)
+        // A client on the operator's machine, of a server named by its URL: the system's resolver, not a server's.
+        self.http = try Fetcher(configuration: configuration, resolver: SystemResolver(maxOutstanding: 4))
     }
 
     /// The salt text used when a challenge body has none.

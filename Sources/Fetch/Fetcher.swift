@@ -31,26 +31,30 @@ public protocol URLFetching: Sendable {
 
 /// The safe outbound HTTP/1.1 client for remote hashes (CONTRACT 3.3).
 ///
-/// For each URL and each redirect: parse strictly; resolve the host once (`getaddrinfo`, or the
-/// literal); vet every address with the ``AddressPolicy`` and refuse the host if any is refused; then
+/// For each URL and each redirect: parse strictly; resolve the host once (through the resolver it is given, the
+/// server's `POSTERN_DNS_RESOLVER`; or the literal); vet every address with the ``AddressPolicy`` and refuse the host if any is refused; then
 /// connect to a vetted address (no second lookup), sending `Host` and SNI with the name. TLS checks
 /// the chain and the host name. Blocking I/O runs on the fetcher's own bounded threads.
 public final class Fetcher: URLFetching {
     /// The configuration this fetcher was built with.
     public let configuration: FetchConfiguration
     private let tls: OutboundTLSContext
-    private let resolver: Resolver
+    private let resolver: any HostResolver
     private let pool: WorkerPool
     private let attempts = Atomic<Int>(0)
 
     /// Builds a fetcher. The TLS context (the trust roots) and the I/O threads are made on first use.
+    /// - Parameter resolver: how host names are looked up: the server's one resolver (`POSTERN_DNS_RESOLVER`), or
+    ///   the system's for the command line's own client.
     /// - Throws: ``FetchError/tlsFailed`` when `trustedRootsPEMFile` is set and cannot be read.
-    public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
+    public init(configuration: FetchConfiguration = FetchConfiguration(), resolver: any HostResolver)
+        throws(FetchError)
+    {
         self.configuration = configuration
         self.tls = try FetchError.mapping { () throws(SocketError) in
             try OutboundTLSContext(trustedRootsPEMFile: configuration.trustedRootsPEMFile)
         }
-        self.resolver = Resolver(maxOutstanding: max(4, configuration.concurrentFetches * 2))
+        self.resolver = resolver
         self.pool = WorkerPool(
             threads: configuration.concurrentFetches, queueLimit: configuration.queueLimit, name: "postern-fetch")
         // A peer that closes mid-write must not kill the process (OpenSSL writes with write(2)).

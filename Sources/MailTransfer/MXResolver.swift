@@ -86,7 +86,7 @@ public struct MXResolver: Sendable {
     }
 
     /// The addresses of an MX host through the same resolver as the MX lookup (`POSTERN_DNS_RESOLVER`), IPv4 first, as
-    /// text; empty when the resolver has none or no answer (the connection then asks the system's resolver).
+    /// text; empty when the resolver has none or no answer (the connection then asks the same resolver again).
     public func addresses(of host: String) async -> [String] {
         var found: [String] = []
         for ipv6 in [false, true] {

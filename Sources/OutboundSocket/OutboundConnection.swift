@@ -33,22 +33,22 @@ public final class OutboundConnection {
     /// Whether the peer's certificate verified for the server name given to `startTLS` (false before TLS).
     public var isCertificateVerified: Bool { tls?.isVerified ?? false }
 
-    private static let resolver = Resolver(maxOutstanding: 32)
-
     private init(tcp: TCPConnection, address: RemoteAddress) {
         self.tcp = tcp
         self.address = address
     }
 
-    /// Resolves `host` (or takes it as an IP literal), vets every address with `policy` (one refused address refuses
-    /// the host, as for fetches), and connects to the first that answers.
+    /// Resolves `host` through `resolver` (or takes it as an IP literal), vets every address with `policy` (one refused
+    /// address refuses the host, as for fetches), and connects to the first that answers.
     /// - Parameters:
+    ///   - resolver: the server's one resolver (`POSTERN_DNS_RESOLVER`).
     ///   - connectTimeout: for each address tried.
     ///   - totalTimeout: for the lookup and every attempt together.
     /// - Throws: ``SocketError/notAllowed(_:)``, ``SocketError/resolutionFailed``, ``SocketError/connectFailed`` or
     ///   ``SocketError/timedOut``.
     public static func open(
-        host: String, port: Int, policy: AddressPolicy, connectTimeout: Duration, totalTimeout: Duration
+        host: String, port: Int, policy: AddressPolicy, resolver: any HostResolver, connectTimeout: Duration,
+        totalTimeout: Duration
     ) throws(SocketError) -> OutboundConnection {
         // A peer that closes mid-write must not kill the process (OpenSSL writes with write(2)).
         signal(SIGPIPE, SIG_IGN)

@@ -1,3 +1,4 @@
+import DNS
 import Logging
 import Owners
 import Passkeys
@@ -22,7 +23,7 @@ extension Operations {
         guard
             let flow = try Surfaces.signInFlow(
                 configuration, identity: PublicIdentity(baseURL: base, issuer: base), database: database,
-                clock: { unixNow() })
+                resolver: Surfaces.resolver(configuration, threads: DNSResolver.threadPool()), clock: { unixNow() })
         else { return lines }
         for (provider, state) in await flow.discoveryStates() {
             let rules = [

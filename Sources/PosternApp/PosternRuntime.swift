@@ -199,7 +199,7 @@ public final class PosternRuntime: Service {
         let resolver = Surfaces.resolver(configuration, threads: dnsThreads)
         let domains = Surfaces.customDomains(
             database: database, signingKeys: DKIMDomainKeys(store: dkimKeys, pool: pool))
-        let fetcher = try Surfaces.fetcher(configuration, identity: identity)
+        let fetcher = try Surfaces.fetcher(configuration, resolver: resolver)
         let changes = MailChanges()
         let grants = OAuthGrantCache()
         let ledger = ChallengeLedger(database: database)

@@ -20,7 +20,7 @@ struct SurfaceContext {
     let pool: WorkerPool
     /// The one DNS resolver (domain verification), from ``Surfaces/resolver(_:threads:)``.
     let resolver: DNSResolver
-    /// The remote-hash fetcher, from ``Surfaces/fetcher(_:identity:)``.
+    /// The remote-hash fetcher, from ``Surfaces/fetcher(_:resolver:)``.
     let fetcher: Fetcher
     /// The mail store and directory; its ``Surfaces/LocalMail/domains`` is the one custom-domain model the owners'
     /// and Mail.td's domains are claimed in.

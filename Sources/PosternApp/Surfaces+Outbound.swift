@@ -22,7 +22,7 @@ struct OutboundRuntime {
 extension Surfaces {
     /// The transport outbound mail leaves by, nil when `POSTERN_OUTBOUND_DELIVERY` is `off` (nothing leaves; outside
     /// recipients stay in the outbox and no dispatcher runs). Direct mode looks MX, address and `_mta-sts` records up
-    /// through `POSTERN_DNS_RESOLVER`, and retries a failed STARTTLS handshake in the clear unless `secureDomains` (the
+    /// through `POSTERN_DNS_RESOLVER`, as both modes do every host name (MTA-STS policy hosts, a relay), and retries a failed STARTTLS handshake in the clear unless `secureDomains` (the
     /// outbound queue) says the domain took mail over TLS before; both modes sign with the domain's DKIM keys and reach
     /// only the addresses the outbound policy allows.
     /// - Throws: ``SocketError/tlsFailed`` when `POSTERN_OUTBOUND_TRUST_CA_FILE` cannot be read.
@@ -33,12 +33,12 @@ extension Surfaces {
         guard c.outbound.mode != .off else { return nil }
         var fetch = c.outboundAddresses.policy.fetchConfiguration
         fetch.trustedRootsPEMFile = c.outbound.trustCAFile
-        let policyFetcher = try Fetcher(configuration: fetch)
+        let policyFetcher = try Fetcher(configuration: fetch, resolver: resolver)
         // One thread per session at once: the dispatcher runs at most 64 batches, two per destination by default.
         let threads = WorkerPool(threads: 16, queueLimit: 256, name: "postern-outbound")
         let dns = ResolverMailAuthDNS(resolver: resolver)
         let made = try c.outbound.makeTransport(
-            hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns,
+            hostname: c.smtp.hostname, policy: c.outboundAddresses.policy.addresses, dns: dns, resolver: resolver,
             policyFetcher: policyFetcher, signers: dkimKeys, pool: threads, now: now, secureDomains: secureDomains,
             logger: logger)
         guard let transport = made else {

@@ -1,3 +1,4 @@
+import DNS
 import Fetch
 import OutboundSocket
 import SignInProviders
@@ -7,10 +8,10 @@ extension Surfaces {
     /// The sign-in providers' flow (issue 54), nil without providers: each provider's calls go through a fetcher with
     /// the server's outbound address policy, or with private addresses allowed when its `_ALLOW_PRIVATE_NETWORK` is on
     /// (an in-house or test provider); 64 KiB at most per answer (discovery documents and key sets outgrow Fetch's 4 KiB
-    /// default), JSON asked for.
+    /// default), JSON asked for, names looked up through `resolver` (the runtime's one).
     /// - Throws: `FetchError` when the trusted-roots file cannot be read.
     static func signInFlow(
-        _ c: PosternConfiguration, identity: PublicIdentity, database: any SQLDatabase,
+        _ c: PosternConfiguration, identity: PublicIdentity, database: any SQLDatabase, resolver: DNSResolver,
         clock: @escaping @Sendable () -> Int64
     ) throws -> SignInFlow? {
         guard !c.signInProviders.providers.isEmpty else { return nil }
@@ -20,7 +21,7 @@ extension Surfaces {
             fetch.totalTimeout = .seconds(10)
             fetch.concurrentFetches = 4
             fetch.accept = "application/json"
-            return try Fetcher(configuration: fetch)
+            return try Fetcher(configuration: fetch, resolver: resolver)
         }
         var fetchers: [Bool: Fetcher] = [:]  // at most two: by whether private addresses are allowed
         return try SignInFlow(

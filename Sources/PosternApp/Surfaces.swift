@@ -78,7 +78,8 @@ enum Surfaces {
             tableCapacity: ownerSettings.rateLimitTableCapacity, enabled: ownerSettings.rateLimitsEnabled,
             onUnexpectedError: reporter("owners", logger))
         // Sign-in with identity providers (issue 54): the buttons, the flow's routes and "Sign-in methods" on /owner.
-        let signIn = try signInFlow(configuration, identity: identity, database: database, clock: clock)
+        let signIn = try signInFlow(
+            configuration, identity: identity, database: database, resolver: resolver, clock: clock)
         let signInIdentities = SignInIdentityStore(database: database, clock: clock)
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
@@ -107,7 +108,7 @@ enum Surfaces {
             configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
             grants: grants, pool: pool, browser: owners.browser,
             inboxes: CappedOwnedInboxes(ownedInboxes, limit: ownerSettings.maxInboxes),
-            metadataDocuments: try clientMetadataFetcher(configuration), clock: clock,
+            metadataDocuments: try clientMetadataFetcher(configuration, resolver: resolver), clock: clock,
             onUnexpectedError: reporter("oauth", logger), audit: audit)
         oauth.register(into: &router)
 
@@ -279,8 +280,10 @@ enum Surfaces {
             signingKeys: signingKeys)
     }
 
-    /// The one DNS resolver of `POSTERN_DNS_RESOLVER` (the system's when unset): domain checks, the sandbox's sender
-    /// authentication and the outbound MX, address and MTA-STS lookups, blocking on `threads`.
+    /// The one DNS resolver of `POSTERN_DNS_RESOLVER` (/etc/resolv.conf's first `nameserver` when unset), for every
+    /// lookup the server makes: domain checks, the sandbox's sender authentication, the outbound MX, address and
+    /// MTA-STS lookups (blocking on `threads`), and the host names of every outbound request (webhooks, remote hashes,
+    /// sign-in providers, client metadata documents, MTA-STS policies, SMTP hosts), on the request's own thread.
     static func resolver(_ c: PosternConfiguration, threads: WorkerPool) -> DNSResolver {
         DNSResolver(server: c.dns.resolver.flatMap(DNSServerAddress.init) ?? .system, threads: threads)
     }
@@ -292,10 +295,11 @@ enum Surfaces {
         return c.rateLimits.applied(to: remote)
     }
 
-    /// The server's one outbound fetcher (remote hashes and webhooks), with its own I/O threads.
+    /// The server's one outbound fetcher (remote hashes and webhooks), with its own I/O threads, resolving through
+    /// `resolver` (the runtime's one).
     /// - Throws: `FetchError` when the trusted-roots file cannot be read.
-    static func fetcher(_ c: PosternConfiguration, identity: PublicIdentity) throws -> Fetcher {
-        try Fetcher(configuration: c.outboundAddresses.policy.fetchConfiguration)
+    static func fetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher {
+        try Fetcher(configuration: c.outboundAddresses.policy.fetchConfiguration, resolver: resolver)
     }
 
     /// The webhook dispatcher over the shared fetcher; started with the server.
@@ -329,7 +333,7 @@ enum Surfaces {
     /// The fetcher of OAuth client ID metadata documents, nil when they are off: Fetch's address policy (no
     /// non-global address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
     /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
-    static func clientMetadataFetcher(_ c: PosternConfiguration) throws -> Fetcher? {
+    static func clientMetadataFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher? {
         guard c.oauth.clientMetadataDocuments else { return nil }
         var fetch = FetchConfiguration(
             policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauth.clientMetadataAllowedHosts))
@@ -338,7 +342,7 @@ enum Surfaces {
         fetch.concurrentFetches = 4
         fetch.accept = "application/json"
         fetch.trustedRootsPEMFile = c.oauth.clientMetadataTrustedRoots
-        return try Fetcher(configuration: fetch)
+        return try Fetcher(configuration: fetch, resolver: resolver)
     }
 
     static func agentConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> AgentAuthConfiguration {

@@ -34,18 +34,23 @@ public final class SMTPClientDriver: Sendable {
     /// How long each connection attempt may take.
     public let connectTimeout: Duration
     private let tls: OutboundTLSContext
+    private let resolver: any HostResolver
 
     /// A driver.
     /// - Parameters:
     ///   - policy: the outbound address policy (the same one webhooks follow).
+    ///   - resolver: how a host name is looked up when no addresses are given: the server's one resolver
+    ///     (`POSTERN_DNS_RESOLVER`).
     ///   - trustedRootsPEMFile: trust roots for certificate checks instead of the system's
     ///     (`POSTERN_OUTBOUND_TRUST_CA_FILE`, for tests).
     ///   - connectTimeout: per connection attempt. Default 30 s.
     /// - Throws: ``SocketError/tlsFailed`` when `trustedRootsPEMFile` is named and cannot be read.
-    public init(policy: AddressPolicy, trustedRootsPEMFile: String? = nil, connectTimeout: Duration = .seconds(30))
-        throws(SocketError)
-    {
+    public init(
+        policy: AddressPolicy, resolver: any HostResolver, trustedRootsPEMFile: String? = nil,
+        connectTimeout: Duration = .seconds(30)
+    ) throws(SocketError) {
         self.policy = policy
+        self.resolver = resolver
         self.connectTimeout = connectTimeout
         self.tls = try OutboundTLSContext(trustedRootsPEMFile: trustedRootsPEMFile)
     }
@@ -56,7 +61,7 @@ public final class SMTPClientDriver: Sendable {
     ///     any certificate, as opportunistic TLS does (RFC 7435), and reports the verdict.
     ///   - implicitTLS: TLS starts with the connection, before the greeting (`smtps://`, RFC 8314 §3.3).
     ///   - addresses: the addresses to connect to, in order (direct mode resolves MX hosts through its own resolver);
-    ///     empty resolves `host` with the system's resolver. TLS checks the certificate against `host` either way.
+    ///     empty resolves `host` through the driver's resolver. TLS checks the certificate against `host` either way.
     ///   - settled: given each message's results once they are final (its transaction ended), on the session's
     ///     thread, before the session goes on; every message's results are in the report either way.
     public func deliver(
@@ -166,18 +171,19 @@ public final class SMTPClientDriver: Sendable {
         }
     }
 
-    /// The first of `addresses` that connects (each vetted by the address policy), or `host` resolved by the system.
+    /// The first of `addresses` that connects (each vetted by the address policy), or `host` resolved by the driver's
+    /// resolver.
     private func connect(host: String, addresses: [String], port: Int) throws(SocketError) -> OutboundConnection {
         guard !addresses.isEmpty else {
             return try OutboundConnection.open(
-                host: host, port: port, policy: policy, connectTimeout: connectTimeout,
+                host: host, port: port, policy: policy, resolver: resolver, connectTimeout: connectTimeout,
                 totalTimeout: connectTimeout * 2)
         }
         var lastError = SocketError.connectFailed
         for address in addresses {
             do {
                 return try OutboundConnection.open(
-                    host: address, port: port, policy: policy, connectTimeout: connectTimeout,
+                    host: address, port: port, policy: policy, resolver: resolver, connectTimeout: connectTimeout,
                     totalTimeout: connectTimeout * 2)
             } catch {
                 if case .notAllowed = error { throw error }

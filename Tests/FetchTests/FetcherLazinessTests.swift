@@ -1,5 +1,6 @@
 import Foundation
 import OutboundSocket
+import PosternTestSupport
 import Testing
 
 @testable import Fetch
@@ -8,7 +9,8 @@ import Testing
 struct FetcherLazinessTests {
     @Test("a new fetcher has started no I/O thread; one fetch starts one")
     func threadsStartOnDemand() async throws {
-        let fetcher = try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: false)))
+        let fetcher = try Fetcher(
+            configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: false)), resolver: NoLookups())
         #expect(fetcher.startedThreads == 0)
         // Refused by the address policy before any connection, but it runs on an I/O thread.
         await expectNotAllowed { try await fetcher.fetch("http://127.0.0.1:9/x") }
@@ -19,6 +21,6 @@ struct FetcherLazinessTests {
     func unreadableRootsRefusedAtOnce() {
         var configuration = FetchConfiguration()
         configuration.trustedRootsPEMFile = "/nonexistent/postern-roots.pem"
-        #expect(throws: FetchError.tlsFailed) { try Fetcher(configuration: configuration) }
+        #expect(throws: FetchError.tlsFailed) { try Fetcher(configuration: configuration, resolver: NoLookups()) }
     }
 }

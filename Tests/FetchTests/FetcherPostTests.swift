@@ -8,7 +8,8 @@ import Testing
 @Suite("Fetcher.post against a local origin", .timeLimit(.minutes(1)))
 struct FetcherPostTests {
     private func fetcher(allowPrivate: Bool = true) throws -> Fetcher {
-        try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: allowPrivate)))
+        try Fetcher(
+            configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: allowPrivate)), resolver: NoLookups())
     }
 
     @Test("a POST sends its method, headers and Content-Length, and returns a non-2xx answer with its body")
@@ -91,7 +92,7 @@ struct FetcherPostTests {
         var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
         configuration.concurrentFetches = 1
         configuration.totalTimeout = .seconds(1)
-        let fetcher = try Fetcher(configuration: configuration)
+        let fetcher = try Fetcher(configuration: configuration, resolver: NoLookups())
         let slow = Task { try await fetcher.post(origin.url("/slow"), readingBody: false) }
         // The one thread is busy once the origin has the slow request.
         while origin.acceptedConnections == 0 { try await Task.sleep(for: .milliseconds(5)) }

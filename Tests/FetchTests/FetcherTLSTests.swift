@@ -11,7 +11,7 @@ struct FetcherTLSTests {
         var configuration = FetchConfiguration(policy: AddressPolicy(allowedHosts: ["localhost", "127.0.0.1"]))
         configuration.trustedRootsPEMFile = roots
         configuration.totalTimeout = total
-        return try Fetcher(configuration: configuration)
+        return try Fetcher(configuration: configuration, resolver: NoLookups())
     }
 
     @Test("a chain to a trusted root and a matching host name succeed; SNI and Host carry the name")

@@ -1,3 +1,5 @@
+import ComputePool
+import DNS
 import Foundation
 import OutboundSocket
 import PosternTestSupport
@@ -14,7 +16,7 @@ struct FetcherTests {
             policy: AddressPolicy(allowPrivate: allowPrivate, allowedHosts: allowedHosts))
         configuration.totalTimeout = total
         configuration.maxRedirects = maxRedirects
-        return try Fetcher(configuration: configuration)
+        return try Fetcher(configuration: configuration, resolver: NoLookups())
     }
 
     @Test("with the default policy every private spelling is refused without a connection attempt")
@@ -23,7 +25,7 @@ struct FetcherTests {
         defer { origin.stop() }
         origin.set("/h", body: "should never be served")
         let port = origin.port
-        let fetcher = try Fetcher()
+        let fetcher = try Fetcher(resolver: NoLookups())
         let urls = [
             "http://127.0.0.1:\(port)/h", "http://2130706433:\(port)/h", "http://0x7f000001:\(port)/h",
             "http://0177.0.0.1:\(port)/h", "http://127.1:\(port)/h", "http://0x7f.1:\(port)/h",
@@ -160,7 +162,8 @@ struct FetcherTests {
         var trickled = TestOrigin.Reply(bytes: Array(repeating: UInt8(ascii: "X"), count: 1000))
         trickled.trickle = 0.2
         origin.set("/slow", trickled)
-        let fetcher = try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: true)))
+        let fetcher = try Fetcher(
+            configuration: FetchConfiguration(policy: AddressPolicy(allowPrivate: true)), resolver: NoLookups())
         #expect(fetcher.configuration.totalTimeout == .seconds(5))
         #expect(fetcher.configuration.connectTimeout == .seconds(2))
         let start = Date()
@@ -178,7 +181,7 @@ struct FetcherTests {
         var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
         configuration.concurrentFetches = 1
         configuration.queueLimit = 0
-        let fetcher = try Fetcher(configuration: configuration)
+        let fetcher = try Fetcher(configuration: configuration, resolver: NoLookups())
         // The queue limit counts fetches beyond the free threads: with the one thread free, a fetch runs.
         #expect(try await fetcher.fetch(origin.url("/fast")).body == Array("fast".utf8))
         let slow = Task { try await fetcher.fetch(origin.url("/slow")) }
@@ -192,41 +195,33 @@ struct FetcherTests {
     }
 }
 
-/// This machine's host name when it resolves to 127.0.0.1 only (as /etc/hosts usually makes it), so
-/// that the resolve-then-vet path can be shown without DNS; nil elsewhere.
-enum LoopbackHostName {
-    static let name: String? = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count) == 0 else { return nil }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
-        guard !name.isEmpty, name != "localhost", !name.hasSuffix(".localhost"),
-            RemoteAddress(literal: name) == nil,
-            (try? FetchURL(parsing: "http://\(name)/")) != nil,
-            let addresses = try? Resolver(maxOutstanding: 2).resolve(name, deadline: .after(.seconds(2))),
-            addresses == [.v4(0x7f00_0001)]
-        else { return nil }
-        return name
-    }()
-}
-
+/// A name only the test's own DNS server knows (`named.test`, 127.0.0.1), and a fetcher's resolver over that server:
+/// the system's resolver knows nothing of it, so a fetch that reaches it looked it up where it was told.
 @Suite("Fetcher with a resolved name", .timeLimit(.minutes(1)))
 struct ResolvedNameTests {
-    @Test(
-        "a name resolving to loopback is refused after the lookup, and reached at the vetted address only when allow-listed",
-        .enabled(if: LoopbackHostName.name != nil, "needs a host name that resolves to 127.0.0.1"))
+    @Test("a name is looked up through the resolver given: loopback refused after it, reached only when allow-listed")
     func resolvedName() async throws {
-        let name = try #require(LoopbackHostName.name)
+        let zone = LoopbackDNSServer.Zone()
+        zone.set("named.test", 1, .addresses(["127.0.0.1"]))
+        let dns = LoopbackDNSServer(zone: zone.answer)
+        defer { dns.stop() }
+        let resolver = DNSResolver(
+            server: try #require(DNSServerAddress("127.0.0.1:\(dns.port)")), threads: WorkerPool(threads: 1))
         let origin = try TestOrigin()
         defer { origin.stop() }
         origin.set("/h", body: "named")
-        let fetcher = try Fetcher()
-        await expectNotAllowed { try await fetcher.fetch("http://\(name):\(origin.port)/h") }
+        let fetcher = try Fetcher(resolver: resolver)
+        await expectNotAllowed { try await fetcher.fetch("http://named.test:\(origin.port)/h") }
         #expect(fetcher.connectionAttempts == 0)
         #expect(origin.acceptedConnections == 0)
-        let allowed = try Fetcher(configuration: FetchConfiguration(policy: AddressPolicy(allowedHosts: [name])))
-        let response = try await allowed.fetch("http://\(name.uppercased()):\(origin.port)/h")
+        #expect(dns.udpQueries.count >= 1)
+        let allowed = try Fetcher(
+            configuration: FetchConfiguration(policy: AddressPolicy(allowedHosts: ["named.test"])), resolver: resolver)
+        let response = try await allowed.fetch("http://NAMED.test:\(origin.port)/h")
         #expect(response.body == Array("named".utf8))
         #expect(allowed.connectionAttempts == 1)
-        #expect(origin.receivedRequests.last?.contains("\r\nHost: \(name):\(origin.port)\r\n") == true)
+        #expect(origin.receivedRequests.last?.contains("\r\nHost: named.test:\(origin.port)\r\n") == true)
+        // A name the server does not know does not resolve: no fallback to the machine's resolver.
+        await #expect(throws: FetchError.resolutionFailed) { try await allowed.fetch("http://localhost.test:1/") }
     }
 }

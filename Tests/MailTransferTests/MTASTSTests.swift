@@ -164,7 +164,7 @@ struct MTASTSOverHTTPSTests {
     static func fetcher(roots: String?) throws -> Fetcher {
         var configuration = FetchConfiguration(policy: AddressPolicy(allowedHosts: ["localhost"]))
         configuration.trustedRootsPEMFile = roots
-        return try Fetcher(configuration: configuration)
+        return try Fetcher(configuration: configuration, resolver: NoLookups())
     }
 
     @Test("fetched over verified TLS from the well-known path; an untrusted certificate or a non-text body: no policy")

@@ -48,7 +48,8 @@ private func transport(
     return DirectTransport(
         hostname: "out.postern.test", configuration: configuration, resolver: MXResolver(dns: dns), mtaSTS: nil,
         signers: nil,
-        driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), connectTimeout: .seconds(5)),
+        driver: try SMTPClientDriver(
+            policy: AddressPolicy(allowPrivate: true), resolver: NoLookups(), connectTimeout: .seconds(5)),
         pool: pool, timeouts: SMTPClientTimeouts(all: .seconds(10)), now: { 1_795_602_199 }, secureDomains: history)
 }
 

@@ -60,7 +60,7 @@ private func directTransport(
         hostname: "out.postern.test", configuration: configuration, resolver: MXResolver(dns: dns), mtaSTS: mtaSTS,
         signers: signers,
         driver: try SMTPClientDriver(
-            policy: policy, trustedRootsPEMFile: trust, connectTimeout: .seconds(5)),
+            policy: policy, resolver: NoLookups(), trustedRootsPEMFile: trust, connectTimeout: .seconds(5)),
         pool: pool, timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
 }
 
@@ -238,7 +238,7 @@ struct TransportTests {
         let transport = RelayTransport(
             hostname: "out.postern.test", relay: try RelayEndpoint(url: "smtp://127.0.0.1:\(mx.port)"),
             signers: SignerTable(signers: ["agents.test": signer]),
-            driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true)), pool: pool,
+            driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), resolver: NoLookups()), pool: pool,
             timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
         let outcomes = await transport.deliver(batch(["alice@far.test", "x@elsewhere.test"], domain: "far.test"))
         #expect(outcomes.map(\.status.name) == ["delivered", "failed"])
@@ -257,7 +257,8 @@ struct TransportTests {
         defer { certificate.remove() }
         let smarthost = try Smarthost(certificateFile: certificate.certificateFile, keyFile: certificate.keyFile)
         let driver = try SMTPClientDriver(
-            policy: AddressPolicy(allowPrivate: true), trustedRootsPEMFile: certificate.certificateFile)
+            policy: AddressPolicy(allowPrivate: true), resolver: NoLookups(),
+            trustedRootsPEMFile: certificate.certificateFile)
         func relay(_ url: String) throws -> RelayTransport {
             RelayTransport(
                 hostname: "out.postern.test", relay: try RelayEndpoint(url: url), signers: nil, driver: driver,
@@ -291,7 +292,8 @@ struct TransportTests {
                 hostname: "out.postern.test",
                 relay: try RelayEndpoint(url: "smtps://relay:secret@localhost:\(smarthost.port)"),
                 signers: nil,
-                driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), trustedRootsPEMFile: trust),
+                driver: try SMTPClientDriver(
+                    policy: AddressPolicy(allowPrivate: true), resolver: NoLookups(), trustedRootsPEMFile: trust),
                 pool: pool, timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
         }
         let good = await (try relay(trust: certificate.certificateFile)).deliver(batch(["alice@far.test"]))
@@ -313,7 +315,8 @@ struct TransportWiringTests {
         let policies = PolicyServer()
         func make(_ values: [String: String]) throws -> (any OutboundTransport)? {
             try OutboundConfiguration(config: ConfigurationReader { values[$0] }).makeTransport(
-                hostname: "out.postern.test", policy: AddressPolicy(), dns: TableDNS(), policyFetcher: policies,
+                hostname: "out.postern.test", policy: AddressPolicy(), dns: TableDNS(), resolver: NoLookups(),
+                policyFetcher: policies,
                 signers: nil, pool: pool, now: { now })
         }
         #expect(try make([:]) == nil)
@@ -332,7 +335,8 @@ struct TransportWiringTests {
         let mx = try LoopbackMX()
         let transport = RelayTransport(
             hostname: "out.postern.test", relay: try RelayEndpoint(url: "smtp://127.0.0.1:\(mx.port)"),
-            signers: store, driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true)), pool: pool,
+            signers: store,
+            driver: try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), resolver: NoLookups()), pool: pool,
             timeouts: SMTPClientTimeouts(all: .seconds(20)), now: { now })
         let outcomes = await transport.deliver(batch(["alice@far.test"]))
         #expect(outcomes.map(\.status.name) == ["delivered"])

@@ -34,7 +34,7 @@ struct LoopbackDocuments: OAuthDocumentFetching {
         var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: false, allowedHosts: ["127.0.0.1"]))
         configuration.maxRedirects = 0
         configuration.accept = "application/json"
-        fetcher = try Fetcher(configuration: configuration)
+        fetcher = try Fetcher(configuration: configuration, resolver: NoLookups())
     }
 
     func document(at url: String) async -> OAuthFetchedDocument? {

@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Vetting a host's addresses and dialing the first that answers")
 struct AddressVettingTests {
-    let resolver = Resolver(maxOutstanding: 4)
+    let resolver = SystemResolver(maxOutstanding: 4)
 
     @Test("a literal is vetted as it is: loopback refused by default, allowed when private addresses are")
     func literal() throws {

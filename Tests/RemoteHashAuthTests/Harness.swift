@@ -88,7 +88,7 @@ final class Harness {
         configuration.rateLimitsEnabled = false
         configure(&configuration)
         self.configuration = configuration
-        let fetcher = try Fetcher(configuration: configuration.fetchConfiguration)
+        let fetcher = try Fetcher(configuration: configuration.fetchConfiguration, resolver: NoLookups())
         let clock = self.clock
         let limiterClock = self.limiterClock
         service = try RemoteHashService(

@@ -47,7 +47,7 @@ struct SMTPClientLoopbackTests {
     @Test("pipelined delivery: 250 for two recipients, 550 for an unknown one, text dot-stuffed and restored")
     func deliversPipelined() async throws {
         let mx = try LoopbackMX()
-        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true))
+        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), resolver: NoLookups())
         let text = "From: agent@postern.test\nSubject: dots\n\n.leading dot\n..two dots\n.\nend"
         let message = SMTPOutboundMessage(
             sender: "agent@postern.test", recipients: ["alice@local.test", "nobody@local.test", "bob@local.test"],
@@ -70,7 +70,7 @@ struct SMTPClientLoopbackTests {
     @Test("a 4xx on one recipient (the server's recipient cap, 452) and 250 on the other; two messages, one session")
     func transientAndAccepted() async throws {
         let mx = try LoopbackMX { $0.maxRecipients = 1 }
-        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true))
+        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), resolver: NoLookups())
         let first = SMTPOutboundMessage(
             sender: "agent@postern.test", recipients: ["alice@local.test", "bob@local.test"], content: Array("A".utf8))
         let second = SMTPOutboundMessage(
@@ -86,7 +86,7 @@ struct SMTPClientLoopbackTests {
     @Test("STARTTLS required and not offered: nothing is delivered, every recipient deferred")
     func tlsRequiredNotOffered() async throws {
         let mx = try LoopbackMX()
-        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true))
+        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), resolver: NoLookups())
         let message = SMTPOutboundMessage(sender: "a@postern.test", recipients: ["alice@local.test"], content: [65])
         let report = await driver.deliver(
             session([message], tls: .required), host: "127.0.0.1", port: mx.port, requireVerifiedTLS: false, on: pool)
@@ -104,14 +104,15 @@ struct SMTPClientLoopbackTests {
         let mx = try LoopbackMX { $0.tls = context }
         let message = SMTPOutboundMessage(sender: "a@postern.test", recipients: ["alice@local.test"], content: [65])
         // Opportunistic with the system's roots: TLS is used, the self-signed certificate does not verify.
-        let opportunistic = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true))
+        let opportunistic = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: true), resolver: NoLookups())
         let first = await opportunistic.deliver(
             session([message]), host: "localhost", port: mx.port, requireVerifiedTLS: false, on: pool)
         #expect(first.results[0].map(\.status.name) == ["delivered"])
         #expect(first.usedTLS && !first.certificateVerified)
         // Verified: the certificate is the trust root and names localhost.
         let verifying = try SMTPClientDriver(
-            policy: AddressPolicy(allowPrivate: true), trustedRootsPEMFile: certificate.certificateFile)
+            policy: AddressPolicy(allowPrivate: true), resolver: NoLookups(),
+            trustedRootsPEMFile: certificate.certificateFile)
         let second = await verifying.deliver(
             session([message], tls: .required), host: "localhost", port: mx.port, requireVerifiedTLS: true, on: pool)
         #expect(second.results[0].map(\.status.name) == ["delivered"])
@@ -128,7 +129,7 @@ struct SMTPClientLoopbackTests {
     @Test("the outbound address policy: a loopback receiver is refused unless private addresses are allowed")
     func addressPolicy() async throws {
         let mx = try LoopbackMX()
-        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: false))
+        let driver = try SMTPClientDriver(policy: AddressPolicy(allowPrivate: false), resolver: NoLookups())
         let message = SMTPOutboundMessage(sender: "a@postern.test", recipients: ["alice@local.test"], content: [65])
         let report = await driver.deliver(
             session([message]), host: "127.0.0.1", port: mx.port, requireVerifiedTLS: false, on: pool)
@@ -150,7 +151,8 @@ struct SMTPClientSmarthostTests {
         defer { certificate.remove() }
         let smarthost = try Smarthost(certificateFile: certificate.certificateFile, keyFile: certificate.keyFile)
         let driver = try SMTPClientDriver(
-            policy: AddressPolicy(allowPrivate: true), trustedRootsPEMFile: certificate.certificateFile)
+            policy: AddressPolicy(allowPrivate: true), resolver: NoLookups(),
+            trustedRootsPEMFile: certificate.certificateFile)
         let message = SMTPOutboundMessage(
             sender: "agent@postern.test", recipients: ["alice@far.test", "later@far.test", "nobody@far.test"],
             content: Array("Subject: relayed\r\n\r\n.dot\r\n".utf8))

@@ -24,7 +24,7 @@ struct ProviderKeysTests {
             origin = try TestOrigin()
             var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
             configuration.maxBodyBytes = 64 * 1024
-            fetcher = try Fetcher(configuration: configuration)
+            fetcher = try Fetcher(configuration: configuration, resolver: NoLookups())
             let discovery: JSONValue = [
                 "issuer": .string(issuer), "authorization_endpoint": .string(origin.url("/authorize")),
                 "token_endpoint": .string(origin.url("/token")), "jwks_uri": .string(origin.url("/jwks")),

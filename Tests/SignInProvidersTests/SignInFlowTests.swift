@@ -58,7 +58,7 @@ struct SignInFlowTests {
             ]
             var fetch = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
             fetch.maxBodyBytes = 64 * 1024
-            let fetcher = try Fetcher(configuration: fetch)
+            let fetcher = try Fetcher(configuration: fetch, resolver: NoLookups())
             let clock = clock
             flow = SignInFlow(
                 configuration: configuration, publicURL: "https://postern.example/",

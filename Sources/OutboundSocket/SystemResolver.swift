@@ -8,12 +8,14 @@ import Synchronization
     import Darwin
 #endif
 
-/// Resolves a host name once with `getaddrinfo`, bounded by the fetch deadline.
+/// Resolves a host name once with the system's `getaddrinfo`, bounded by the fetch deadline: the command line's own
+/// client (`postern agent`), which runs on the operator's machine. The server resolves through its configured resolver
+/// instead (``HostResolver``; `scripts/check-imports` keeps this one out of the rest).
 ///
 /// `getaddrinfo` cannot be cancelled, so it runs on a helper thread while the caller waits at most
 /// until the deadline; a lookup that outlives its caller finishes in the background and is dropped.
 /// At most `maxOutstanding` such lookups exist at once, so a stuck resolver cannot pile up threads.
-public final class Resolver: Sendable {
+public final class SystemResolver: HostResolver {
     private let outstanding = LockedCounter()
     private let maxOutstanding: Int
 
@@ -30,7 +32,7 @@ public final class Resolver: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
         let counter = outstanding
         Thread.detachNewThread {
-            let addresses = Resolver.lookup(name)
+            let addresses = SystemResolver.lookup(name)
             box.value.withLock { $0 = addresses }
             counter.decrement()
             semaphore.signal()
