@@ -11,6 +11,9 @@ import Synchronization
 /// destination domain, each carrying up to ``OutboundQueueConfiguration/messagesPerConnection`` of the domain's waiting
 /// batches, with their leases renewed while they are carried, completes each batch (the completion reports to the
 /// sender itself, bounces and delay notices, in its transaction), and gives the recipients that ended to ``onEnded``.
+/// Before each attempt it asks ``senderCheck`` again whether the sender may still send outside: a sender whose standing
+/// changed since the submission (an owner's approval withdrawn, an inbox unlinked, a domain lost) has the batch held,
+/// not sent, until its mail is released.
 ///
 /// Its loop is the ``QueueRunner`` every leased queue runs: it wakes when a record on this instance queues mail (the
 /// queue's ``Wakeup``), when an attempt ends, when the next retry or lease falls due, and at the latest every
@@ -28,6 +31,11 @@ public final class OutboundDispatcher: Service, Sendable {
 
         public init() {}
     }
+
+    /// Why mail from `sender` may no longer leave this server, nil when it may: the sender rule
+    /// (`POSTERN_OUTBOUND_SENDERS`), asked again before each attempt.
+    /// - Throws: storage errors (the batch is deferred, never sent on an error).
+    public typealias SenderCheck = @Sendable (_ sender: String) async throws -> HeldReason?
 
     /// What one attempt at a batch came to, for the metrics.
     public struct Attempt: Sendable {
@@ -82,6 +90,8 @@ public final class OutboundDispatcher: Service, Sendable {
     let logger: Logger
     let onEnded: @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void
     let onAttempt: @Sendable (Attempt) -> Void
+    /// Why mail from a sender may no longer leave (nil: it may), asked before each attempt.
+    let senderCheck: SenderCheck?
     private let lanes: DestinationLanes
     private let inFlight = Atomic<Int>(0)
     /// The loop: a round of claims, then a wait on the queue's wakeup.
@@ -94,12 +104,14 @@ public final class OutboundDispatcher: Service, Sendable {
     ///   - onEnded: given each claim's recipients that ended (delivered or failed for good) once they are recorded
     ///     (tests watch with it; reports to the sender are the queue's own).
     ///   - onAttempt: given every attempt once its completion was tried, recorded or not (metrics).
+    ///   - senderCheck: the sender rule, asked again before each attempt; nil asks nothing (tests of the rest).
     public init(
         queue: OutboundQueue, transport: any OutboundTransport, settings: Settings = Settings(),
         clock: @escaping @Sendable () -> Int64, logger: Logger,
         onEnded: @escaping @Sendable (OutboundClaim, [OutboundCompletion.Ended]) async -> Void = { _, _ in },
-        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }
+        onAttempt: @escaping @Sendable (Attempt) -> Void = { _ in }, senderCheck: SenderCheck? = nil
     ) {
+        self.senderCheck = senderCheck
         self.queue = queue
         self.transport = transport
         self.settings = settings
@@ -170,12 +182,14 @@ public final class OutboundDispatcher: Service, Sendable {
     /// again); the others when the connection ends.
     func attempt(_ claims: [OutboundClaim]) async {
         // One renewal for the connection's batches: a database error leaves them all to their leases' end.
-        let held = (try? await queue.renew(claims, now: clock())) ?? []
-        for claim in claims where !held.contains(claim) {
+        let renewed = (try? await queue.renew(claims, now: clock())) ?? []
+        for claim in claims where !renewed.contains(claim) {
             logger.notice(
                 "an outbound batch lost its lease while it waited for a connection: left to its new holder",
                 metadata: ["message": "\(claim.batch.messageID)", "domain": "\(claim.batch.domain)"])
         }
+        // The sender rule asked again: a batch whose sender may no longer send outside is held, not sent.
+        let held = await withSendersAllowed(renewed)
         guard !held.isEmpty else { return }
         let (settled, settle) = AsyncStream.makeStream(of: (Int, [OutboundOutcome]).self)
         let (outcomes, completed) = await withTaskGroup(of: Void.self) { renewal in
@@ -198,6 +212,44 @@ public final class OutboundDispatcher: Service, Sendable {
             // A batch the transport gave no outcomes for is released for another attempt by its completion.
             await complete(claim, index < outcomes.count ? outcomes[index] : [])
         }
+    }
+
+    /// The claims whose sender may still send outside (``senderCheck``, asked once per sender); the others are completed
+    /// at once, their recipients held with the reason (or deferred when the rule could not be read: nothing is sent on
+    /// a doubt).
+    func withSendersAllowed(_ claims: [OutboundClaim]) async -> [OutboundClaim] {
+        guard let senderCheck else { return claims }
+        // Per sender: nil when it may send, else what its recipients become.
+        var verdicts: [String: RecipientStatus?] = [:]
+        var allowed: [OutboundClaim] = []
+        for claim in claims {
+            let sender = claim.batch.sender.lowercased()
+            if verdicts.index(forKey: sender) == nil {
+                do {
+                    verdicts[sender] = .some(try await senderCheck(claim.batch.sender).map { .held($0) })
+                } catch {
+                    logger.error(
+                        "the sender rule could not be read: the batch waits",
+                        metadata: ["message": "\(claim.batch.messageID)", "error": "\(error)"])
+                    verdicts[sender] = .some(
+                        .deferred(
+                            .local(
+                                SMTPReply(451, (4, 3, 0), "the sender's standing could not be checked"),
+                                about: .sender)))
+                }
+            }
+            guard case .some(.some(let stop)) = verdicts[sender] else {
+                allowed.append(claim)
+                continue
+            }
+            if case .held(let reason) = stop {
+                logger.notice(
+                    "the sender may no longer send outside: its batch is held",
+                    metadata: ["message": "\(claim.batch.messageID)", "reason": "\(reason.code)"])
+            }
+            await complete(claim, claim.batch.recipients.map { OutboundOutcome(recipient: $0, status: stop) })
+        }
+        return allowed
     }
 
     /// Renews the leases of `claims` every third of a lease until cancelled (the attempt ended) or every one is lost.

@@ -158,8 +158,11 @@ extension OutboundQueue {
                     switch outcome.status {
                     case .delivered:
                         break
-                    case .queued, .held:
-                        // No transport answers these: the recipient waits for another attempt.
+                    case .held:
+                        // The sender may no longer send outside (the dispatcher asked again): held until released.
+                        break
+                    case .queued:
+                        // No transport answers this: the recipient waits for another attempt.
                         recorded = .deferred(.client(.notAttempted))
                         nextAttempt = now + configuration.retryDelay(afterAttempt: Int(attempt), jitter: jitter())
                     case .failed(let failure):
@@ -188,12 +191,12 @@ extension OutboundQueue {
                     let reply = recorded.map(delivered: { $0 }, failure: { $0.reply })
                     try connection.run(
                         """
-                        UPDATE outbound_recipients SET status = ?, smtp_reply = ?, attempts = ?, next_attempt = ?,
-                            \(Self.rows.released), updated_at = ? WHERE id = ?
+                        UPDATE outbound_recipients SET status = ?, smtp_reply = ?, held_reason = ?, attempts = ?,
+                            next_attempt = ?, \(Self.rows.released), updated_at = ? WHERE id = ?
                         """,
                         [
-                            .text(Self.column(recorded)), .text(Self.line(reply)), .integer(attempt),
-                            .integer(nextAttempt), .integer(now), .text(row.id),
+                            .text(Self.column(recorded)), .text(Self.line(reply)), Self.heldColumn(recorded),
+                            .integer(attempt), .integer(nextAttempt), .integer(now), .text(row.id),
                         ])
                     if recorded.isWaiting {
                         deferred.append((outcome.recipient, nextAttempt))
@@ -207,6 +210,8 @@ extension OutboundQueue {
                                     recipient: outcome.recipient, status: recorded, remoteHost: outcome.remoteHost,
                                     willRetryUntil: claim.sendAt + Int64(configuration.maxQueueSeconds)))
                         }
+                    } else if case .held = recorded {
+                        // Neither ended nor deferred: it waits for a release (or the operator's delete).
                     } else {
                         ended.append(
                             OutboundCompletion.Ended(

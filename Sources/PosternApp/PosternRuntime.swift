@@ -297,7 +297,8 @@ public final class PosternRuntime: Service {
             services.append(
                 .outbound(
                     Surfaces.outboundDispatcher(
-                        mail: mail, transport: outbound.transport, metrics: metrics, clock: now, logger: logger)))
+                        configuration, mail: mail, database: database, transport: outbound.transport,
+                        metrics: metrics, clock: now, logger: logger)))
         }
         services.append(.eventLoops(group))
         if let metricsListener {

@@ -71,12 +71,19 @@ extension Surfaces {
     /// The outbound dispatcher over `transport`, its attempts counted in `/metrics`. Reports to the sender are the
     /// queue's: its completion puts a bounce, and a delay notice for recipients deferred past
     /// `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS`, in the sender's inbox in its own transaction (``LocalMail/outbound``).
+    /// Before each attempt the sender rule of JMAP's submissions is asked again: mail of a sender who may no longer
+    /// send outside (an owner's approval withdrawn) is held, not sent.
     static func outboundDispatcher(
-        mail: LocalMail, transport: any OutboundTransport, metrics: PosternMetrics,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
+        _ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase, transport: any OutboundTransport,
+        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> OutboundDispatcher {
-        OutboundDispatcher(
+        let rule = jmapOutbound(c, mail: mail, database: database)
+        return OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
-            onAttempt: metrics.outboundAttempt)
+            onAttempt: metrics.outboundAttempt,
+            senderCheck: { sender in
+                guard case .held(let reason) = try await rule.standing(of: sender) else { return nil }
+                return reason
+            })
     }
 }

@@ -23,6 +23,13 @@ struct OutboundDispatcherTests {
             limits: [], now: now)
     }
 
+    /// A queue whose deferrals are due again 120 s later, exactly.
+    static func retrying(_ database: any SQLDatabase) -> OutboundQueue {
+        var configuration = OutboundQueueConfiguration()
+        configuration.retrySeconds = [120]
+        return OutboundQueue(database: database, configuration: configuration, jitter: { 0 })
+    }
+
     /// A dispatcher over `transport` that looks at the queue every 20 ms, running on a task of its own (cancel it and
     /// await its value to stop it once the attempts in flight are recorded).
     static func running(
@@ -37,14 +44,42 @@ struct OutboundDispatcherTests {
     }
 
     @Test(
+        "a sender who may no longer send outside (an approval withdrawn) has its deferred mail held at the next attempt",
+        arguments: StorageBackend.allCases)
+    func heldAtNextAttempt(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(Self.now)
+        let queue = Self.retrying(test.database)
+        let transport = RecordingTransport()
+        var settings = OutboundDispatcher.Settings()
+        settings.idleInterval = .milliseconds(20)
+        let standing = Mutex<HeldReason?>(nil)
+        let dispatcher = OutboundDispatcher(
+            queue: queue, transport: transport, settings: settings, clock: { clock.now },
+            logger: Logger(label: "outbound.tests"), senderCheck: { _ in standing.withLock { $0 } })
+        let running = Task { await dispatcher.run() }
+        try await Self.record(queue, "S1", ["later@two.example"], at: Self.now)
+        try await waitUntil("the first attempt deferred") { try await queue.nextDue() == Self.now + 120 }
+        #expect(transport.batches.count == 1)
+        // `postern owner approve --withdraw`: the sender may no longer send outside.
+        standing.withLock { $0 = .awaitingApproval }
+        clock.advance(120)
+        try await waitUntil("the retry held") {
+            try await queue.heldReasons(submissionIDs: ["S1"]) == ["S1": .awaitingApproval]
+        }
+        #expect(transport.batches.count == 1, "nothing sent after the withdrawal")
+        #expect(try await queue.nextDue() == nil)
+        running.cancel()
+        await running.value
+    }
+
+    @Test(
         "what a record queues is delivered and ended; a deferral is retried once the clock passes its delay",
         arguments: StorageBackend.allCases)
     func deliversAndRetries(backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let clock = TestClock(Self.now)
-        var configuration = OutboundQueueConfiguration()
-        configuration.retrySeconds = [120]
-        let queue = OutboundQueue(database: test.database, configuration: configuration, jitter: { 0 })
+        let queue = Self.retrying(test.database)
         let transport = RecordingTransport()
         let (ended, endedSink) = AsyncStream.makeStream(of: (String, OutboundCompletion.Ended).self)
         var settings = OutboundDispatcher.Settings()
