@@ -297,7 +297,7 @@ let package = Package(
         .executableTarget(
             name: "postern",
             dependencies: [
-                "PosternApp", "AgentAuth", "AgentClient", "Owners", "Audit",
+                "PosternApp", "AgentAuth", "AgentClient", "Owners", "Audit", "OutboundQueue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

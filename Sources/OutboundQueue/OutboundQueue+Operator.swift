@@ -23,6 +23,20 @@ public struct QueuedMessage: Sendable, Equatable {
     public var recipients: [Recipient]
 }
 
+/// Which waiting recipients an operator's delete takes (`postern mail queue --delete`).
+public enum QueueSelection: Sendable, Equatable {
+    /// Every waiting recipient of one message (its submission id).
+    case message(String)
+    /// Every waiting recipient of every message from this sender (any case).
+    case sender(String)
+    /// Every waiting recipient of every message its holder answers for (`outbound_submissions.holder`, an owner's key).
+    case holder(String)
+    /// Every waiting recipient at this destination domain.
+    case domain(String)
+    /// Every waiting recipient.
+    case all
+}
+
 extension OutboundQueue {
     /// Every message with a recipient still queued, oldest first, with those recipients.
     public func list() async throws -> [QueuedMessage] {
@@ -74,34 +88,71 @@ extension OutboundQueue {
         return count
     }
 
-    /// Deletes message `id` from the queue (Postfix's `postsuper -d`): its queued recipients end `failed` with
-    /// ``deletedReply`` (no DSN is sent; an attempt in progress loses its lease and records nothing), its content is
-    /// dropped, and its submission stays readable with that status; ``onSubmissionChange`` is told. Returns how many
-    /// recipients it removed.
+    /// Deletes the waiting recipients `selection` names from the queue (Postfix's `postsuper -d`), in one transaction:
+    /// they end `failed` with ``deletedReply`` (no DSN is sent; an attempt in progress loses its lease and records
+    /// nothing), each message none of whose recipients waits any more loses its content, and the submissions stay
+    /// readable with that status; ``onSubmissionChange`` is told of each sender. Returns how many recipients it
+    /// removed.
     @discardableResult
-    public func delete(id: String, now: Int64) async throws -> Int {
-        let (count, sender) = try await database.write { connection in
-            try connection.transaction { () throws -> (Int, String?) in
-                let count = try connection.run(
+    public func delete(_ selection: QueueSelection, now: Int64) async throws -> Int {
+        let (condition, bindings) = Self.waiting(selection)
+        let (count, senders) = try await database.write { connection in
+            try connection.transaction { () throws -> (Int, Set<String>) in
+                var submissions: [String: (account: String?, sender: String)] = [:]
+                var count = 0
+                for row in try connection.query(
                     """
-                    UPDATE outbound_recipients SET status = 'failed', smtp_reply = ?, \(Self.rows.released),
-                        updated_at = ? WHERE submission_id = ? AND status = 'queued'
-                    """, [.text(Self.deletedReply), .integer(now), .text(id)])
-                guard count > 0 else { return (0, nil) }
-                let row = try connection.query(
-                    "SELECT account_id, sender FROM outbound_submissions WHERE id = ?", [.text(id)]
-                ).first
-                if let account = row?.text("account_id") {
-                    let seq = try Self.bump(account, connection)
-                    try connection.run(
-                        "UPDATE outbound_submissions SET updated_seq = ? WHERE id = ?", [.integer(seq), .text(id)])
+                    SELECT r.id, r.submission_id, s.account_id, s.sender FROM outbound_recipients r
+                    JOIN outbound_submissions s ON s.id = r.submission_id WHERE \(condition)
+                    """, bindings)
+                {
+                    guard let id = row.text("id"), let submission = row.text("submission_id"),
+                        let sender = row.text("sender")
+                    else { continue }
+                    count += try connection.run(
+                        """
+                        UPDATE outbound_recipients SET status = 'failed', smtp_reply = ?, \(Self.rows.released),
+                            updated_at = ? WHERE id = ? AND status = 'queued'
+                        """, [.text(Self.deletedReply), .integer(now), .text(id)])
+                    submissions[submission] = (row.text("account_id"), sender)
                 }
-                try Self.dropContentIfDone(id, connection)
-                return (count, row?.text("sender"))
+                for (id, submission) in submissions {
+                    if let account = submission.account {
+                        let seq = try Self.bump(account, connection)
+                        try connection.run(
+                            "UPDATE outbound_submissions SET updated_seq = ? WHERE id = ?", [.integer(seq), .text(id)])
+                    }
+                    try Self.dropContentIfDone(id, connection)
+                }
+                return (count, Set(submissions.values.map(\.sender)))
             }
         }
-        if let sender { onSubmissionChange(sender) }
+        for sender in senders { onSubmissionChange(sender) }
         return count
+    }
+
+    /// The SQL condition (over `outbound_recipients r` joined to `outbound_submissions s`) and its bindings of the
+    /// waiting recipients `selection` names.
+    private static func waiting(_ selection: QueueSelection) -> (String, [SQLValue]) {
+        var condition = "r.status = 'queued'"
+        var bindings: [SQLValue] = []
+        switch selection {
+        case .message(let id):
+            condition += " AND r.submission_id = ?"
+            bindings.append(.text(id))
+        case .sender(let sender):
+            condition += " AND LOWER(s.sender) = ?"
+            bindings.append(.text(sender.lowercased()))
+        case .holder(let holder):
+            condition += " AND s.holder = ?"
+            bindings.append(.text(holder))
+        case .domain(let domain):
+            condition += " AND r.domain = ?"
+            bindings.append(.text(domain.lowercased()))
+        case .all:
+            break
+        }
+        return (condition, bindings)
     }
 
     /// The reason `address` is suppressed at `now`, nil when it is not.

@@ -63,12 +63,14 @@ extension Operations {
         case retry(String)
         /// Makes every waiting recipient due now (`postqueue -f`).
         case retryAll
-        /// Deletes message ID from the queue (`postsuper -d`).
-        case delete(String)
+        /// Deletes the waiting recipients of a selection from the queue (`postsuper -d`): one message, a sender's, an
+        /// owner's (`--holder OWNER_ID`), a destination domain's, or all.
+        case delete(QueueSelection)
     }
 
-    /// `postern mail queue`: lists the outbound queue, makes messages due now, or deletes one; returns the lines to
-    /// print. A running server's dispatcher sees a retry at its next look at the queue (within seconds).
+    /// `postern mail queue`: lists the outbound queue, makes messages due now, or deletes a selection, saying how many
+    /// recipients it removed; returns the lines to print. A running server's dispatcher sees a retry at its next look
+    /// at the queue (within seconds). A holder is an owner's id, as `postern owner list` prints it.
     /// - Throws: ``ConfigurationError`` naming the message id no waiting message has (`--retry`, `--delete`).
     public static func queue(configuration: PosternConfiguration, _ action: QueueAction, logger: Logger) async throws
         -> [String]
@@ -91,12 +93,12 @@ extension Operations {
                 }
             }
             return lines
-        case .retry(let id), .delete(let id):
+        case .retry(let id), .delete(.message(let id)):
             let count =
                 if case .retry = action {
                     try await queue.retryNow(id: id, now: now)
                 } else {
-                    try await queue.delete(id: id, now: now)
+                    try await queue.delete(.message(id), now: now)
                 }
             guard count > 0 else {
                 throw ConfigurationError(
@@ -105,10 +107,34 @@ extension Operations {
             let verb = action == .retry(id) ? "mail queue retry" : "mail queue delete"
             recordOperator(database, target: verb, details: ["message_id": id, "recipients": String(count)], logger: logger)
             return [action == .retry(id) ? "\(id): \(count) recipients due now" : "\(id): \(count) recipients deleted"]
+        case .delete(let selection):
+            let count = try await queue.delete(Self.stored(selection), now: now)
+            let (key, value) = Self.auditDetail(selection)
+            recordOperator(
+                database, target: "mail queue delete", details: [key: value, "recipients": String(count)],
+                logger: logger)
+            return ["\(count) recipients deleted"]
         case .retryAll:
             let count = try await queue.retryNow(id: nil, now: now)
             recordOperator(database, target: "mail queue retry", details: ["recipients": String(count)], logger: logger)
             return ["\(count) recipients due now"]
+        }
+    }
+
+    /// `selection` as the queue stores it: an owner's id becomes the holder key its submissions were recorded with.
+    static func stored(_ selection: QueueSelection) -> QueueSelection {
+        guard case .holder(let owner) = selection else { return selection }
+        return .holder(OutboundSenderRule.holderKey(owner: owner))
+    }
+
+    /// What the audit trail records of a delete's selection: its kind and value.
+    static func auditDetail(_ selection: QueueSelection) -> (String, String) {
+        switch selection {
+        case .message(let id): ("message_id", id)
+        case .sender(let sender): ("sender", sender)
+        case .holder(let owner): ("owner_id", owner)
+        case .domain(let domain): ("domain", domain)
+        case .all: ("all", "true")
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import OutboundQueue
 import PosternApp
 
 /// `postern mail deliver|list|show|outbox|queue|tls-reset`: the mail store and the outbound queue from the command
@@ -58,27 +59,57 @@ struct Mail: AsyncParsableCommand {
 
     struct Queue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the outbound queue, make messages due now (--retry ID, --all) or delete one (--delete ID).",
-            discussion: "As Postfix's postqueue -p, postqueue -f and postsuper -d. A deleted message's waiting "
-                + "recipients end failed (no bounce is sent); its submission stays readable over JMAP.")
+            abstract: "List the outbound queue, make messages due now (--retry ID, --all) or delete (--delete).",
+            discussion: "As Postfix's postqueue -p, postqueue -f and postsuper -d. --delete takes one message (ID) or "
+                + "a selection: --sender ADDRESS, --holder OWNER_ID (as owner list prints it), --domain DOMAIN (the "
+                + "recipients there) or --all, and says how many recipients it removed. Deleted recipients end failed "
+                + "(no bounce is sent); their submissions stay readable over JMAP.")
         @OptionGroup var options: ConfigurationOptions
         @Option(name: .customLong("retry"), help: "Make this message's waiting recipients due now.") var retry: String?
-        @Flag(name: .customLong("all"), help: "With no --retry ID: make every waiting recipient due now.")
+        @Flag(
+            name: .customLong("all"),
+            help: "Without --delete: make every waiting recipient due now; with it: delete every waiting recipient.")
         var all = false
-        @Option(name: .customLong("delete"), help: "Delete this message from the queue.") var delete: String?
+        @Flag(name: .customLong("delete"), help: "Delete from the queue the message ID, or what a selection names.")
+        var delete = false
+        @Argument(help: "With --delete: the message to delete.") var id: String?
+        @Option(name: .customLong("sender"), help: "With --delete: every message from this address.")
+        var sender: String?
+        @Option(name: .customLong("holder"), help: "With --delete: every message this owner (its id) answers for.")
+        var holder: String?
+        @Option(name: .customLong("domain"), help: "With --delete: every recipient at this destination domain.")
+        var domain: String?
+
+        /// What --delete deletes, when exactly one selection is given.
+        var selection: QueueSelection? {
+            let given: [QueueSelection?] = [
+                id.map(QueueSelection.message), sender.map(QueueSelection.sender), holder.map(QueueSelection.holder),
+                domain.map(QueueSelection.domain), all ? .all : nil,
+            ]
+            let chosen = given.compactMap { $0 }
+            return chosen.count == 1 ? chosen.first : nil
+        }
 
         func validate() throws {
-            let actions = [retry != nil, all, delete != nil].filter { $0 }.count
-            if actions > 1 { throw ValidationError("give one of --retry ID, --all and --delete ID") }
+            if delete {
+                guard retry == nil, selection != nil else {
+                    throw ValidationError("--delete takes one of ID, --sender, --holder, --domain and --all")
+                }
+            } else {
+                if id != nil || sender != nil || holder != nil || domain != nil {
+                    throw ValidationError("ID, --sender, --holder and --domain select what --delete deletes")
+                }
+                if retry != nil && all { throw ValidationError("give one of --retry ID and --all") }
+            }
         }
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             let action: Operations.QueueAction =
-                if let retry { .retry(retry) } else if all { .retryAll } else if let delete { .delete(delete) } else {
-                    .list
-                }
+                if delete, let selection { .delete(selection) } else if let retry { .retry(retry) } else if all {
+                    .retryAll
+                } else { .list }
             for line in try await Operations.queue(configuration: configuration, action, logger: logger) {
                 print(line)
             }

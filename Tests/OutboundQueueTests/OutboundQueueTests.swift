@@ -452,7 +452,7 @@ struct OutboundQueueTests {
         #expect(try await queue.retryNow(id: nil, now: Self.now + 3) == 3)
         let underWay = try await queue.claim(now: Self.now + 3, limit: 10)
         #expect(underWay.map(\.batch.messageID) == ["S1", "S1"])
-        #expect(try await queue.delete(id: "S1", now: Self.now + 4) == 2)
+        #expect(try await queue.delete(.message("S1"), now: Self.now + 4) == 2)
         for claim in underWay {
             #expect(
                 try await queue.complete(claim, Self.outcome(claim, .accepted("250 ok")), now: Self.now + 5).leaseLost)
@@ -460,7 +460,33 @@ struct OutboundQueueTests {
         let record = try #require(try await queue.submissions(accountID: "A1", ids: ["S1"]).first)
         #expect(record.recipients.map(\.smtpReply) == [OutboundQueue.deletedReply, OutboundQueue.deletedReply])
         #expect(try await queue.list().map(\.id) == ["S2"])
-        #expect(try await queue.delete(id: "S1", now: Self.now + 6) == 0)
+        #expect(try await queue.delete(.message("S1"), now: Self.now + 6) == 0)
+    }
+
+    @Test(
+        "a bulk delete takes a sender's, an owner's, a destination domain's or every waiting recipient and counts them",
+        arguments: StorageBackend.allCases)
+    func bulkDelete(backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let queue = OutboundQueue(database: test.database)
+        var owned = Self.submission("S1", Self.queued("x@one.example", "y@two.example"))
+        owned.holder = "owner:o1"
+        _ = try await queue.record(owned, limits: [], now: Self.now)
+        _ = try await queue.record(
+            Self.submission("S2", sender: "B@local.test", Self.queued("z@one.example", "w@two.example")), limits: [],
+            now: Self.now)
+        _ = try await queue.record(
+            Self.submission("S3", sender: "c@local.test", Self.queued("v@three.example")), limits: [], now: Self.now)
+        #expect(try await queue.delete(.domain("TWO.example"), now: Self.now + 1) == 2)
+        #expect(try await queue.delete(.sender("b@LOCAL.test"), now: Self.now + 1) == 1)
+        #expect(try await queue.delete(.holder("owner:o2"), now: Self.now + 1) == 0)
+        #expect(try await queue.delete(.holder("owner:o1"), now: Self.now + 1) == 1)
+        #expect(try await queue.list().map(\.id) == ["S3"])
+        #expect(try await queue.delete(.all, now: Self.now + 1) == 1)
+        #expect(try await queue.list().isEmpty)
+        #expect(try await queue.claim(now: Self.now + 2, limit: 10).isEmpty)
+        let records = try await queue.submissions(accountID: "A1", ids: ["S1", "S2", "S3"])
+        #expect(records.flatMap(\.recipients).allSatisfy { $0.smtpReply == OutboundQueue.deletedReply })
     }
 
     @Test(

@@ -33,7 +33,7 @@ struct OutboundSubmissionChangeTests {
             OutboundOutcome(recipient: $0, status: .accepted("250 2.0.0 ok"))
         }
         _ = try await queue.complete(claims[0], outcomes, now: now + 1)
-        #expect(try await queue.delete(id: "S1", now: now + 2) == 1)
+        #expect(try await queue.delete(.message("S1"), now: now + 2) == 1)
         let late = claims[1].batch.recipients.map {
             OutboundOutcome(recipient: $0, status: .accepted("250 2.0.0 ok"))
         }

@@ -47,12 +47,20 @@ struct MailQueueCommandTests {
                 "2 recipients due now"
             ])
         let unknown = await #expect(throws: ConfigurationError.self) {
-            _ = try await Operations.queue(configuration: configuration, .delete("Snope"), logger: logger)
+            _ = try await Operations.queue(configuration: configuration, .delete(.message("Snope")), logger: logger)
         }
         #expect(unknown?.key == "--delete" && unknown?.message.contains("Snope") == true)
+        // A selection says how many recipients it removed, none included.
         #expect(
-            try await Operations.queue(configuration: configuration, .delete("Squeued1"), logger: logger) == [
-                "Squeued1: 2 recipients deleted"
+            try await Operations.queue(configuration: configuration, .delete(.holder("o-none")), logger: logger) == [
+                "0 recipients deleted"
+            ])
+        #expect(
+            try await Operations.queue(configuration: configuration, .delete(.domain("two.example")), logger: logger)
+                == ["1 recipients deleted"])
+        #expect(
+            try await Operations.queue(configuration: configuration, .delete(.message("Squeued1")), logger: logger) == [
+                "Squeued1: 1 recipients deleted"
             ])
         #expect(try await queue.list().isEmpty)
         #expect(try await Operations.outbox(configuration: configuration, logger: logger).isEmpty)
