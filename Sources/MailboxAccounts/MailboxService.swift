@@ -3,6 +3,7 @@ import CustomDomains
 import AuthCrypto
 import ComputePool
 import DNS
+import EmailAddresses
 import HTTP1
 import JWT
 import MailStore
@@ -92,8 +93,8 @@ public final class MailboxService: Sendable {
         self.audit = audit
         self.recordsBesideMessages = recordsBesideMessages
         var configuration = configuration
-        configuration.domains = configuration.domains.map { $0.lowercased() }
-        configuration.proDomains = configuration.proDomains.map { $0.lowercased() }
+        configuration.domains = configuration.domains.map { EmailDomain.key($0) }
+        configuration.proDomains = configuration.proDomains.map { EmailDomain.key($0) }
         self.configuration = configuration
         self.store = store
         self.mail = mail

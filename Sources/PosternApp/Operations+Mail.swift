@@ -1,4 +1,5 @@
 import Audit
+import EmailAddresses
 import Foundation
 import Logging
 import MailDelivery
@@ -42,10 +43,10 @@ extension Operations {
         }
         do {
             let id = try await mail.delivery.store(
-                MailEnvelope(mailFrom: "", recipients: recipients.map { $0.lowercased() }), data: Array(data))
+                MailEnvelope(mailFrom: "", recipients: recipients.map { EmailAddress.key($0) }), data: Array(data))
             recordOperator(
                 database, target: "mail deliver",
-                details: ["message_id": id, "to": recipients.map { $0.lowercased() }.joined(separator: " ")],
+                details: ["message_id": id, "to": recipients.map { EmailAddress.key($0) }.joined(separator: " ")],
                 logger: logger)
             return id
         } catch LocalDeliveryError.stored(.quotaExceeded(let address)) {

@@ -5,6 +5,7 @@ import ComputePool
 import CustomDomains
 import DNS
 import Directory
+import EmailAddresses
 import HTTP1
 import JWT
 import Logging
@@ -354,11 +355,11 @@ enum Surfaces {
     {
         var mailbox = c.mailbox
         mailbox.issuer = issuer
-        mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
-        mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
+        mailbox.domains = c.mailbox.domains.map { EmailDomain.key($0) }
+        mailbox.proDomains = c.mailbox.proDomains.map { EmailDomain.key($0) }
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
-        mailbox.otherServedDomains = [c.agent.inboxDomain.lowercased()]
+        mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)]
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname

@@ -35,6 +35,8 @@ public enum SignInMessage {
         case .linkedToAnother: "That sign-in is linked to another account."
         case .emailNotVerified:
             "No account here is linked to your \(provider.displayName) sign-in, and it gave no verified email address."
+        case .emailNotASCII:
+            "No account here is linked to your \(provider.displayName) sign-in, and its email address has characters before the @ that accounts here cannot take."
         case .accountWithoutPassword:
             "An account here already uses that email. Sign in to it the way you usually do, then link \(provider.displayName) from your account page."
         case .signUpClosed: "No account here is linked to your \(provider.displayName) sign-in."
