@@ -115,7 +115,7 @@ struct OperatorController: MailboxController {
     static func operatorPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
         MailboxMessageJSON.summaryPairs(summary) + [
             ("address", .string(summary.address)),
-            ("envelope_to", summary.envelopeTo.map(JSONValue.string) ?? .null),
+            ("envelope_to", .array(summary.envelopeTo.map(JSONValue.string))),
         ]
     }
 }

@@ -63,7 +63,7 @@ def whole_message(server):
     check(status == 200, f"GET /{{id}}: 200 ({status})")
     check(detail["links"] == [LINK, LINK + "&from=html"], "links: the text's URL whole, then the HTML's href decoded")
     check(detail["from"] == "App <app@example.com>" and detail["to"] == ["ann@example.org"], "from and to")
-    check(detail["envelope_to"] == "ann@example.org" and detail["address"] == "catch-all@postern.invalid",
+    check(detail["envelope_to"] == ["ann@example.org"] and detail["address"] == "catch-all@postern.invalid",
           "the envelope recipient, stored in the catch-all")
     check(detail["subject"] == "Confirm your address" and detail["date"] == "2025-06-15T13:06:40Z",
           "subject and date (the Date header in UTC)")

@@ -95,13 +95,13 @@ struct OperatorAPITests {
             try await client.request("GET", "/api/operator/messages?to=bob", headers: Self.auth).json()["messages"]
                 as? [[String: Any]])
         #expect(listed.first?["address"] as? String == RecipientPolicy.catchAllAddress)
-        #expect(listed.first?["envelope_to"] as? String == "bob@example.org")
+        #expect(listed.first?["envelope_to"] as? [String] == ["bob@example.org"])
         #expect(listed.first?["sender"] as? String == "app@example.com")
         let alice = try #require(
             try await client.request("GET", "/api/operator/messages?to=alice", headers: Self.auth).json()["messages"]
                 as? [[String: Any]])
         #expect(alice.first?["address"] as? String == "alice@agents.localhost")
-        #expect(alice.first?["envelope_to"] as? String == "alice+signup@agents.localhost")
+        #expect(alice.first?["envelope_to"] as? [String] == ["alice+signup@agents.localhost"])
     }
 
     @Test("wait: the oldest match at once, 204 after its timeout without one", arguments: StorageBackend.allCases)
@@ -120,6 +120,29 @@ struct OperatorAPITests {
         #expect(none.status == 204)
         let tooLong = try await client.request("GET", "/api/operator/messages/wait?timeout=121", headers: Self.auth)
         #expect(tooLong.status == 400)
+    }
+
+    @Test(
+        "one catch-all copy for three recipients: envelope_to lists each; the wait's to= finds it by any of them",
+        arguments: StorageBackend.allCases)
+    func envelopeRecipientsAreAList(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
+        defer { Task { await server.stop() } }
+        let recipients = ["a@example.org", "b@example.net", "c@example.com"]
+        try await Self.send(server, to: recipients, subject: "to three")
+        let client = try server.client()
+        for recipient in recipients {
+            let found = try await client.request(
+                "GET", "/api/operator/messages/wait?to=\(recipient)&timeout=5", headers: Self.auth)
+            #expect(found.status == 200, "\(recipient)")
+            let message = try found.json()
+            #expect(message["envelope_to"] as? [String] == recipients)
+            #expect(message["address"] as? String == RecipientPolicy.catchAllAddress)
+        }
+        let listed = try #require(
+            try await client.request("GET", "/api/operator/messages", headers: Self.auth).json()["messages"]
+                as? [[String: Any]])
+        #expect(listed.count == 1 && listed.first?["envelope_to"] as? [String] == recipients)
     }
 
     @Test("wait: a parked request wakes when matching mail arrives", arguments: StorageBackend.allCases)

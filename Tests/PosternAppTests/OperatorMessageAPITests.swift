@@ -74,7 +74,7 @@ struct OperatorMessageAPITests {
         #expect(message["cc"] as? [String] == ["audit@example.org"])
         #expect(message["reply_to"] as? [String] == ["help@example.com"])
         #expect(message["envelope_from"] as? String == "app@example.com")
-        #expect(message["envelope_to"] as? String == "ann@example.org")
+        #expect(message["envelope_to"] as? [String] == ["ann@example.org"])
         #expect(message["date"] as? String == "2025-06-15T15:06:40Z")
         #expect(message["message_id"] as? String == "confirm-1@example.com")
         #expect(message["is_read"] as? Bool == false)
