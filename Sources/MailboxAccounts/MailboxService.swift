@@ -48,6 +48,9 @@ public final class MailboxService: Sendable {
     let recordsBesideMessages: [any MailboxMessageRecords]
     /// The operator's resets on this instance, for the open `/api/operator/events` sockets.
     let operatorResets = OperatorResets()
+    /// When this service was made (``clock``'s seconds): the accounts an operator's `?reset=accounts` removes are
+    /// those created from then on.
+    let startedAt: Int64
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -91,6 +94,7 @@ public final class MailboxService: Sendable {
     ) throws {
         self.audit = audit
         self.recordsBesideMessages = recordsBesideMessages
+        self.startedAt = clock()
         var configuration = configuration
         configuration.domains = configuration.domains.map { $0.lowercased() }
         configuration.proDomains = configuration.proDomains.map { $0.lowercased() }

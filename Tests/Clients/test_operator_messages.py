@@ -127,10 +127,14 @@ def queue(server):
     check(status == 200 and len(page["messages"]) == 2 and page["start"] == 1 and page["total"] == everything,
           "limit and start page the list; total counts every match")
     check(page["messages"][0]["subject"] == "code 2", "start=1 passes over the newest")
-    for query in ("?limit=0", "?limit=101", "?limit=ten", "?start=-1", "?start=1000001", "?since=nope",
-                  "?since=2025-02-30T25:00:00Z", "/wait?since=nope&timeout=0"):
+    for query, parameter in (("?limit=0", "limit"), ("?limit=101", "limit"), ("?limit=ten", "limit"),
+                             ("?start=-1", "start"), ("?start=1000001", "start"), ("?since=nope", "since"),
+                             ("?since=now", "since"), ("?since=2025-02-30T25:00:00Z", "since"),
+                             ("/wait?since=nope&timeout=0", "since")):
         status, _, answer = call(server, "GET", query)
-        check((status, answer) == (400, {"error": "invalid_request"}), f"{query}: 400 invalid_request")
+        check(status == 400 and answer.get("error") == "invalid_request" and answer.get("parameter") == parameter
+              and answer.get("message", "").startswith(parameter + " must be"),
+              f"{query}: 400 invalid_request naming {parameter}")
 
 
 def main():

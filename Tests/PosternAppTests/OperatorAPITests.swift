@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MailDelivery
 import MailStore
+import MailboxAccounts
 import PosternTestSupport
 import Testing
 
@@ -143,6 +144,38 @@ struct OperatorAPITests {
             try await client.request("GET", "/api/operator/messages", headers: Self.auth).json()["messages"]
                 as? [[String: Any]])
         #expect(listed.count == 1 && listed.first?["envelope_to"] as? [String] == recipients)
+    }
+
+    @Test(
+        "reset=accounts removes the accounts made since the start, so the same address is created again; messages keeps them",
+        arguments: StorageBackend.allCases)
+    func resetAccounts(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        func create(_ address: String) async throws -> Int {
+            let challenge = try await client.request("GET", "/api/challenge").json()
+            let id = try #require(challenge["id"] as? String)
+            let nonce = ProofOfWork.solve(
+                salt: try #require(challenge["salt"] as? String), difficulty: challenge["difficulty"] as? Int ?? 0)
+            let body = #"{"address":"\#(address)","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#
+            return try await client.request(
+                "POST", "/api/accounts", headers: [("Content-Type", "application/json")], body: Array(body.utf8)
+            ).status
+        }
+        #expect(try await create("suite@mail.localhost") == 201)
+        let kept = try await client.request("DELETE", "/api/operator/messages", headers: Self.auth)
+        #expect(kept.status == 200)
+        #expect(try kept.json()["accounts_deleted"] == nil)
+        #expect(try await create("suite@mail.localhost") == 409)
+        let reset = try await client.request("DELETE", "/api/operator/messages?reset=accounts", headers: Self.auth)
+        #expect(reset.status == 200)
+        #expect(try reset.json()["accounts_deleted"] as? Int == 1)
+        #expect(try await create("suite@mail.localhost") == 201)
+        let unknown = try await client.request("DELETE", "/api/operator/messages?reset=everything", headers: Self.auth)
+        #expect(unknown.status == 400)
+        #expect(try unknown.json()["error"] as? String == "invalid_request")
+        #expect(try unknown.json()["parameter"] as? String == "reset")
     }
 
     @Test("wait: a parked request wakes when matching mail arrives", arguments: StorageBackend.allCases)
