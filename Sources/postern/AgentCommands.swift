@@ -72,7 +72,7 @@ struct Agent: AsyncParsableCommand {
             discussion: """
                 "owner -" is an inbox nobody holds; "last login never" an API key not used to log in since signup.
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()
@@ -84,7 +84,7 @@ struct Agent: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke an agent account of this server: its API key and sessions stop working at once.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The agent's username.") var username: String
 
         func run() async throws {

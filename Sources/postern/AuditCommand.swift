@@ -12,7 +12,7 @@ struct AuditCommand: AsyncParsableCommand {
             POSTERN_AUDIT_DAYS (90). A control character in what was recorded (an email typed at the sign-in form) \
             is shown as an escape, \\u{0A}; --json prints one JSON object a line with the exact text.
             """)
-    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var options: DataOptions
     @Option(help: "Only events at or after this time: 2026-11-01T00:00:00Z or Unix seconds.") var since: String?
     @Option(help: "Only the events of the owner with this email (what their /owner page shows).") var owner: String?
     @Option(help: "Most events shown (default 1000).") var limit = 1000
