@@ -79,6 +79,9 @@ enum Surfaces {
             onUnexpectedError: reporter("owners", logger))
         // Sign-in with identity providers (issue 54): the buttons, the flow's routes and "Sign-in methods" on /owner.
         let signIn = try signInFlow(configuration, identity: identity, database: database, clock: clock)
+        // Each provider's discovery tried once now, so that a misconfigured one is a warning at start, not a "try
+        // later" on the page (issue 68); the server does not wait for it.
+        if let signIn { Task { await ProviderDiscoveryCheck.warn(signIn, logger: logger) } }
         let signInIdentities = SignInIdentityStore(database: database, clock: clock)
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
