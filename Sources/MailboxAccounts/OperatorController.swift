@@ -90,14 +90,14 @@ struct OperatorController: MailboxController {
     enum ResetScope: String {
         /// Every message (the default): the accounts stay.
         case messages
-        /// Every message, and the Mail.td accounts created since this server started, so that a suite may create
-        /// the same address again.
+        /// Every message, and the accounts created since this server started (Mail.td's and the agents'), so that a
+        /// suite may create the same address or username again.
         case accounts
     }
 
     /// `DELETE /api/operator/messages[?reset=messages|accounts]`: every message of every address (and what the
-    /// sandboxes add to theirs), `{"deleted": n}`; with `reset=accounts` also the Mail.td accounts created since the
-    /// server started, `{"deleted": n, "accounts_deleted": m}`. Each address's JMAP state moves, as a deletion through
+    /// sandboxes add to theirs), `{"deleted": n}`; with `reset=accounts` also the accounts created since the server
+    /// started, Mail.td's and the agents', `{"deleted": n, "accounts_deleted": m}`. Each address's JMAP state moves, as a deletion through
     /// JMAP would move it. Another `reset` value is 400 `invalid_request` naming `reset`.
     private func resetMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         guard let scope = ResetScope(rawValue: call.request.queryItem("reset") ?? "messages") else {
@@ -107,7 +107,10 @@ struct OperatorController: MailboxController {
         for records in surface.recordsBesideMessages { try await records.deleteEveryRecord() }
         var answer: [(String, JSONValue)] = [("deleted", .int(Int64(deleted)))]
         if scope == .accounts {
-            let accounts = try await surface.store.deleteAccounts(createdSince: surface.startedAt)
+            var accounts = try await surface.store.deleteAccounts(createdSince: surface.startedAt)
+            for others in surface.accountsBesideMailboxes {
+                accounts += try await others.deleteAccounts(createdSince: surface.startedAt)
+            }
             answer.append(("accounts_deleted", .int(Int64(accounts))))
         }
         surface.operatorResets.record()

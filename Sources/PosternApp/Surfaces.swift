@@ -386,7 +386,8 @@ enum Surfaces {
             pool: pool, resolver: resolver ?? Self.resolver(c, threads: DNSResolver.threadPool()),
             customDomains: customDomains ?? Self.customDomains(database: database, signingKeys: nil), clock: clock,
             onUnexpectedError: reporter("mailbox", logger),
-            audit: audit, recordsBesideMessages: [SandboxStore(database: database)])
+            audit: audit, recordsBesideMessages: [SandboxStore(database: database)],
+            accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))])
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

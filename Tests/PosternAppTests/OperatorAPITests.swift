@@ -1,9 +1,11 @@
+import AuthCrypto
 import Foundation
 import Logging
 import MailDelivery
 import MailStore
 import MailboxAccounts
 import PosternTestSupport
+import Storage
 import Testing
 
 @testable import PosternApp
@@ -147,7 +149,7 @@ struct OperatorAPITests {
     }
 
     @Test(
-        "reset=accounts removes the accounts made since the start, so the same address is created again; messages keeps them",
+        "reset=accounts removes the accounts made since the start (Mail.td's, agents'), so the same address is created again",
         arguments: StorageBackend.allCases)
     func resetAccounts(_ backend: StorageBackend) async throws {
         let server = try await Self.start(backend)
@@ -168,10 +170,21 @@ struct OperatorAPITests {
         #expect(kept.status == 200)
         #expect(try kept.json()["accounts_deleted"] == nil)
         #expect(try await create("suite@mail.localhost") == 409)
+        // Two agents: one from before the server started (created_at 1), one from after (created far ahead).
+        try await CatchAllTests.addAgent("older", to: server)
+        try await server.runtime.database.write { connection in
+            _ = try connection.run(
+                "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES (?, ?, ?, 4000000000)",
+                [.text("newer"), .text("newer"), .blob(SHA256.hash("newer"))])
+        }
         let reset = try await client.request("DELETE", "/api/operator/messages?reset=accounts", headers: Self.auth)
         #expect(reset.status == 200)
-        #expect(try reset.json()["accounts_deleted"] as? Int == 1)
+        #expect(try reset.json()["accounts_deleted"] as? Int == 2)
         #expect(try await create("suite@mail.localhost") == 201)
+        let agents = try await server.runtime.database.read { connection in
+            try connection.query("SELECT username FROM agent_accounts ORDER BY username").compactMap { $0.text("username") }
+        }
+        #expect(agents == ["older"])
         let unknown = try await client.request("DELETE", "/api/operator/messages?reset=everything", headers: Self.auth)
         #expect(unknown.status == 400)
         #expect(try unknown.json()["error"] as? String == "invalid_request")
