@@ -77,10 +77,10 @@ public struct LocalDelivery: Sendable {
         func add(_ recipient: Directory.Recipient, for original: String) {
             let original = EmailAddress.key(original)
             if let index = recipients.firstIndex(where: { $0.address == recipient.address }) {
-                recipients[index].envelopeTo = (recipients[index].envelopeTo ?? "") + ", " + original
+                recipients[index].envelopeTo.append(original)
             } else {
                 var copy = MailStore.Recipient(recipient)
-                copy.envelopeTo = original
+                copy.envelopeTo = [original]
                 recipients.append(copy)
             }
         }

@@ -139,7 +139,7 @@ extension Operations {
         let store = MailStore(database: database)
         let found = try await store.search(MailSearch(address: address), limit: limit)
         var written: [String: MailMessageRecord] = [:]
-        let unenveloped = Dictionary(grouping: found.filter { $0.envelopeTo == nil }, by: \.address)
+        let unenveloped = Dictionary(grouping: found.filter { $0.envelopeTo.isEmpty }, by: \.address)
         for (mailbox, summaries) in unenveloped {
             written.merge(try await store.messages(address: mailbox, ids: summaries.map(\.id))) { first, _ in first }
         }
@@ -147,7 +147,8 @@ extension Operations {
             let received = RFC3339.format(summary.receivedAt)
             let sender = summary.from.first?.email ?? (summary.envelopeFrom.isEmpty ? "<>" : summary.envelopeFrom)
             let headerRecipients = written[summary.id].map { ($0.to + $0.cc).map(\.email).joined(separator: ", ") }
-            let recipients = summary.envelopeTo ?? headerRecipients.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
+            let enveloped = summary.envelopeTo.isEmpty ? nil : summary.envelopeTo.joined(separator: ", ")
+            let recipients = enveloped ?? headerRecipients.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
             return "\(summary.id)  \(received)  \(summary.address)  \(summary.folder.rawValue)  from \(sender)  "
                 + "to \(recipients)  " + (summary.subject ?? "(no subject)")
         }
@@ -179,7 +180,7 @@ extension Operations {
             "Id: \(summary.id)", "Stored-Under: \(summary.address)",
             "Received: \(RFC3339.format(summary.receivedAt))",
             "Envelope-From: \(summary.envelopeFrom.isEmpty ? "<>" : summary.envelopeFrom)",
-            "Envelope-To: \(summary.envelopeTo ?? "-")", "From: \(list(summary.from))", "To: \(list(message.to))",
+            "Envelope-To: \(summary.envelopeTo.isEmpty ? "-" : summary.envelopeTo.joined(separator: ", "))", "From: \(list(summary.from))", "To: \(list(message.to))",
         ]
         if !message.cc.isEmpty { lines.append("Cc: \(list(message.cc))") }
         lines.append("Subject: \(summary.subject ?? "")")

@@ -80,6 +80,9 @@ enum Surfaces {
             onUnexpectedError: reporter("owners", logger))
         // Sign-in with identity providers (issue 54): the buttons, the flow's routes and "Sign-in methods" on /owner.
         let signIn = try signInFlow(configuration, identity: identity, database: database, clock: clock)
+        // Each provider's discovery tried once now, so that a misconfigured one is a warning at start, not a "try
+        // later" on the page (issue 68); the server does not wait for it.
+        if let signIn { Task { await ProviderDiscoveryCheck.warn(signIn, logger: logger) } }
         let signInIdentities = SignInIdentityStore(database: database, clock: clock)
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
@@ -384,7 +387,8 @@ enum Surfaces {
             pool: pool, resolver: resolver ?? Self.resolver(c, threads: DNSResolver.threadPool()),
             customDomains: customDomains ?? Self.customDomains(database: database, signingKeys: nil), clock: clock,
             onUnexpectedError: reporter("mailbox", logger),
-            audit: audit, recordsBesideMessages: [SandboxStore(database: database)])
+            audit: audit, recordsBesideMessages: [SandboxStore(database: database)],
+            accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))])
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

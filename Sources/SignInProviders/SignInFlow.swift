@@ -190,12 +190,13 @@ public final class SignInFlow: Sendable {
             case .code(_, let state, _): state
             case .refused(_, let state): state
             }
-        guard let state, let browser, let transaction = try await transactions.take(state: state, browser: browser)
-        else { throw SignInRefusal.noTransaction }
-        guard case .code(let code, _, let issuerParameter) = callback else {
-            if case .refused(let error, _) = callback { throw SignInRefusal.providerRefused(error) }
-            throw SignInRefusal.malformedCallback
-        }
+        let transaction: SignInTransaction? =
+            if let state, let browser { try await transactions.take(state: state, browser: browser) } else { nil }
+        // The provider's own answer first: a person who cancelled there is told so, and the audit keeps the provider's
+        // `error`, even when the callback brings no state (some providers leave it out of an error) or no cookie.
+        if case .refused(let error, _) = callback { throw SignInRefusal.providerRefused(error) }
+        guard let transaction else { throw SignInRefusal.noTransaction }
+        guard case .code(let code, _, let issuerParameter) = callback else { throw SignInRefusal.malformedCallback }
         guard let provider = configuration.provider(named: transaction.provider),
             let transport = transports[provider.name]
         else { throw SignInRefusal.unknownProvider }

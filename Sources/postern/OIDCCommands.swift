@@ -11,7 +11,7 @@ struct OIDCCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the redirect URI, then each provider, its rules and its discovery state (fetched now).")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()

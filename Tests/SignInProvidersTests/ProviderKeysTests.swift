@@ -133,7 +133,7 @@ struct ProviderKeysTests {
         let other = ProviderKeys(
             issuer: provider.issuer + "/", allowHTTP: true, fetcher: provider.fetcher, clock: { 0 })
         let mismatch = await #expect(throws: ProviderError.self) { try await other.discovery() }
-        #expect(mismatch == .discovery(DiscoveryError(.issuerMismatch, member: "issuer")))
+        #expect(mismatch == .discovery(DiscoveryError(.issuerMismatch, member: "issuer", found: provider.issuer)))
         let strict = ProviderKeys(issuer: provider.issuer, allowHTTP: false, fetcher: provider.fetcher, clock: { 0 })
         let http = await #expect(throws: ProviderError.self) { try await strict.discovery() }
         #expect(http == .discovery(DiscoveryError(.badEndpoint, member: "authorization_endpoint")))

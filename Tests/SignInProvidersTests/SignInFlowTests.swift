@@ -25,7 +25,8 @@ struct SignInFlowTests {
         var issuer: String { origin.url("") }
 
         init(
-            _ backend: StorageBackend, issParameter: Bool = false, userinfo: Bool = false, logout: Bool = false
+            _ backend: StorageBackend, issParameter: Bool = false, userinfo: Bool = false, logout: Bool = false,
+            issuerSuffix: String = ""
         ) throws {
             origin = try TestOrigin()
             test = try backend.makeDatabase()
@@ -47,7 +48,7 @@ struct SignInFlowTests {
             var configuration = SignInProvidersConfiguration()
             configuration.providers = [
                 SignInProvider(
-                    name: "corp", kind: .oidc(issuer: origin.url("")), clientID: SignInFlowTests.clientID,
+                    name: "corp", kind: .oidc(issuer: origin.url("") + issuerSuffix), clientID: SignInFlowTests.clientID,
                     clientSecret: .init("secret"), displayName: "Corp", scopes: ["openid", "email"],
                     surfaces: [.owners], allowPrivateNetwork: true, logout: logout),
                 SignInProvider(
@@ -165,6 +166,41 @@ struct SignInFlowTests {
         try await refused(
             { $0 == .providerRefused("access_denied") }, answer: nil, extra: [("error", "access_denied")], code: false)
         withExtendedLifetime(harness) {}
+    }
+
+    @Test(
+        "the provider's access_denied, with or without a state: the person cancelled, the audit reason names the error",
+        arguments: [StorageBackend.sqlite])
+    func cancelledAtTheProvider(_ backend: StorageBackend) async throws {
+        let harness = try Harness(backend)
+        let (query, browser) = try await harness.begin()
+        for items in [[("error", "access_denied"), ("state", query["state"] ?? "")], [("error", "access_denied")]] {
+            let refusal = await #expect(throws: SignInRefusal.self) { try await harness.finish(items, browser: browser) }
+            #expect(refusal == .providerRefused("access_denied"), "\(items)")
+            #expect(refusal?.reason == "provider_refused:access_denied")
+            #expect(refusal?.words == SignInMessage.cancelled)
+        }
+        // Another error is a failed sign-in, and its code is kept to a code's characters in the audit.
+        let other = SignInRefusal.providerRefused("server_error\n<b>x</b>")
+        #expect(other.words == SignInMessage.failed && other.reason == "provider_refused:server_errorbxb")
+        #expect(SignInRefusal.noTransaction.words == SignInMessage.failed)
+    }
+
+    @Test("an issuer configured with a trailing slash: discovery names the issuer the provider states; misconfigured")
+    func trailingSlashIssuer() async throws {
+        let harness = try Harness(.sqlite, issuerSuffix: "/")
+        let mismatch = ProviderError.discovery(DiscoveryError(.issuerMismatch, member: "issuer", found: harness.issuer))
+        let states = await harness.flow.discoveryStates()
+        #expect(states.first?.state.flatMap { try? $0.get() } == nil)
+        if case .failure(let error)? = states.first?.state { #expect(error == mismatch) } else { Issue.record("\(states)") }
+        await #expect(throws: SignInFlow.StartError.provider(mismatch)) {
+            try await harness.flow.begin(provider: "corp", surface: .owners, account: nil, returnTo: "/owner")
+        }
+        #expect(SignInMessage.unavailable(mismatch) == SignInMessage.misconfigured)
+        #expect(SignInMessage.unavailable(.status(503, document: "discovery")) == SignInMessage.unreachable)
+        #expect(
+            "\(DiscoveryError(.issuerMismatch, member: "issuer", found: harness.issuer))"
+                == "issuerMismatch: the provider's document states issuer \"\(harness.issuer)\"")
     }
 
     @Test("a provider that promises RFC 9207's iss must send it", arguments: [StorageBackend.sqlite])
