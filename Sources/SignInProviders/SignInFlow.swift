@@ -210,7 +210,9 @@ public final class SignInFlow: Sendable {
             guard let keys = keys[provider.name] else { throw SignInRefusal.unknownProvider }
             let metadata: ProviderMetadata
             do {
-                metadata = try await keys.discovery()
+                // Without `iss` the answer hangs on whether the provider promises it now: the document is read again
+                // when the copy kept is a minute old (a provider that started promising it is held to it).
+                metadata = try await issuerParameter == nil ? keys.currentDiscovery() : keys.discovery()
             } catch {
                 throw SignInRefusal.provider(error)
             }
