@@ -94,6 +94,8 @@ public final class SignInFlow: Sendable {
         case returnPathNotLocal
         /// The provider's discovery document could not be had.
         case provider(ProviderError)
+        /// Too many sign-ins are waiting for their callback (``SignInTransactionStore/unauthenticatedLimit``).
+        case busy
     }
 
     /// - Parameters:
@@ -171,6 +173,8 @@ public final class SignInFlow: Sendable {
                 provider: name, surface: surface, account: account, returnTo: returnTo, browser: browser)
         } catch SignInTransactionError.returnPathNotLocal {
             throw StartError.returnPathNotLocal
+        } catch SignInTransactionError.full {
+            throw StartError.busy
         }
         let url = transaction.authorizationURL(
             provider: provider, endpoints: endpoints, state: state, redirectURI: redirectURI)

@@ -3,6 +3,8 @@ public enum SignInMessage {
     public static let failed = "Signing in with the provider did not work. Nothing was changed: please try again."
     public static let unknownProvider = "That sign-in provider is not available here."
     public static let unreachable = "The sign-in provider cannot be reached right now. Please try again later."
+    /// Too many sign-ins wait for their provider's answer (``SignInFlow/StartError/busy``).
+    public static let busy = "Too many sign-ins are in progress here right now. Please try again in a few minutes."
     public static let linkExpired = "This link request expired or was never made. Sign in with the provider again."
     public static let wrongPassword = "Wrong password: nothing was linked."
     public static let notLinked = "That sign-in is not linked to your account."
