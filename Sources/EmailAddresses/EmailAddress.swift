@@ -26,11 +26,14 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// Whether the local part is ASCII only (RFC 5321's, not RFC 6531's internationalised form).
     public var localPartIsASCII: Bool { localPart.unicodeScalars.allSatisfy(\.isASCII) }
 
-    /// `text` normalised; nil unless it has exactly one `@`, a local part before it and a domain ``EmailDomain``
-    /// takes after it. Nothing is trimmed: a surface trims what its form allows before.
+    /// `text` normalised; nil unless it has exactly one `@`, a local part before it without a control character (C0,
+    /// DEL, C1: no address has one) and a domain ``EmailDomain`` takes after it. Nothing is trimmed: a surface trims
+    /// what its form allows before.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "@", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, let domain = EmailDomain(parts[1]) else { return nil }
+        guard parts.count == 2, !parts[0].isEmpty, let domain = EmailDomain(parts[1]),
+            !parts[0].unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        else { return nil }
         localPart = ASCIICase.lowered(parts[0])
         self.domain = domain
     }

@@ -95,6 +95,8 @@ public struct OwnerProviderPages: SignInSurfacePages {
         } catch SignInFlow.StartError.provider(let error) {
             await recordFailure(provider: fields["provider"] ?? "", reason: "discovery", detail: "\(error)", client: nil)
             return BrowserPage.message(.serviceUnavailable, Self.title, ProviderMessage.unavailable(error))
+        } catch SignInFlow.StartError.busy {
+            return BrowserPage.message(.serviceUnavailable, Self.title, ProviderMessage.busy)
         }
     }
 

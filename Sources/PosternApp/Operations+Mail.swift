@@ -154,21 +154,27 @@ extension Operations {
         }
     }
 
-    /// `postern mail show ID [--raw]`: the message's headers as the store read them and its text body, or with
-    /// `raw` its RFC 5322 bytes as received.
+    /// `postern mail show ID --raw`: the message's RFC 5322 bytes as received.
     /// - Throws: ``ConfigurationError`` when no address has message `id`.
-    public static func mailShow(
-        configuration: PosternConfiguration, id: String, raw: Bool = false, logger: Logger
-    ) async throws -> String {
+    public static func mailRaw(configuration: PosternConfiguration, id: String, logger: Logger) async throws -> [UInt8] {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let store = MailStore(database: database)
+        let id = id.lowercased()
+        guard let address = try await store.address(ofMessage: id), let raw = try await store.raw(address: address, id: id)
+        else { throw ConfigurationError(key: "ID", message: "\(id): no such message") }
+        return raw
+    }
+
+    /// `postern mail show ID`: the message's headers as the store read them, one a line, an empty line and its text
+    /// body's lines (a stored field stays on its line: the command line's writer escapes a line feed in it).
+    /// - Throws: ``ConfigurationError`` when no address has message `id`.
+    public static func mailShow(configuration: PosternConfiguration, id: String, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
         let store = MailStore(database: database)
         let id = id.lowercased()
         guard let address = try await store.address(ofMessage: id),
             let message = try await store.message(address: address, id: id)
         else { throw ConfigurationError(key: "ID", message: "\(id): no such message") }
-        if raw {
-            return String(decoding: try await store.raw(address: address, id: id) ?? [], as: UTF8.self)
-        }
         func list(_ addresses: [MailAddress]) -> String {
             addresses.map { address in
                 guard let name = address.name, !name.isEmpty else { return address.email }
@@ -192,7 +198,9 @@ extension Operations {
             lines.append("Attachment: \(attachment.filename ?? "(unnamed)") (\(attachment.contentType), \(attachment.size) bytes)")
         }
         lines.append("")
-        lines.append(message.textBody ?? message.htmlBody ?? "")
-        return lines.joined(separator: "\n")
+        let body = message.textBody ?? message.htmlBody ?? ""
+        return lines + body.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            String(line.hasSuffix("\r") ? line.dropLast() : line)
+        }
     }
 }

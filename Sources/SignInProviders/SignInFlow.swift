@@ -94,6 +94,8 @@ public final class SignInFlow: Sendable {
         case returnPathNotLocal
         /// The provider's discovery document could not be had.
         case provider(ProviderError)
+        /// Too many sign-ins are waiting for their callback (``SignInTransactionStore/unauthenticatedLimit``).
+        case busy
     }
 
     /// - Parameters:
@@ -171,6 +173,8 @@ public final class SignInFlow: Sendable {
                 provider: name, surface: surface, account: account, returnTo: returnTo, browser: browser)
         } catch SignInTransactionError.returnPathNotLocal {
             throw StartError.returnPathNotLocal
+        } catch SignInTransactionError.full {
+            throw StartError.busy
         }
         let url = transaction.authorizationURL(
             provider: provider, endpoints: endpoints, state: state, redirectURI: redirectURI)
@@ -211,7 +215,9 @@ public final class SignInFlow: Sendable {
             guard let keys = keys[provider.name] else { throw SignInRefusal.unknownProvider }
             let metadata: ProviderMetadata
             do {
-                metadata = try await keys.discovery()
+                // Without `iss` the answer hangs on whether the provider promises it now: the document is read again
+                // when the copy kept is a minute old (a provider that started promising it is held to it).
+                metadata = try await issuerParameter == nil ? keys.currentDiscovery() : keys.discovery()
             } catch {
                 throw SignInRefusal.provider(error)
             }

@@ -16,6 +16,8 @@ public enum SignInMessage {
         if case .discovery = error { return misconfigured }
         return unreachable
     }
+    /// Too many sign-ins wait for their provider's answer (``SignInFlow/StartError/busy``).
+    public static let busy = "Too many sign-ins are in progress here right now. Please try again in a few minutes."
     public static let linkExpired = "This link request expired or was never made. Sign in with the provider again."
     public static let wrongPassword = "Wrong password: nothing was linked."
     public static let notLinked = "That sign-in is not linked to your account."

@@ -102,6 +102,8 @@ extension WebInboxService: SignInSurfacePages {
         } catch SignInFlow.StartError.provider(let error) {
             await recordProviderFailure(providers, provider: name, reason: "discovery", client: nil)
             return try await refused(.serviceUnavailable, SignInMessage.unavailable(error))
+        } catch SignInFlow.StartError.busy {
+            return try await refused(.serviceUnavailable, SignInMessage.busy)
         }
     }
 

@@ -79,7 +79,7 @@ struct Agent: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try await Operations.listAgents(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try await Operations.listAgents(configuration: configuration, logger: logger))
         }
     }
 
@@ -94,7 +94,7 @@ struct Agent: AsyncParsableCommand {
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.revokeAgent(configuration: configuration, username: username, logger: logger)
             else { throw CommandFailure("no live agent account named \(username)") }
-            print("revoked \(username)")
+            Terminal.write("revoked \(username)")
         }
     }
 }
@@ -114,9 +114,9 @@ private func fail(_ message: String) -> Never {
 
 private func report(_ credentials: AgentCredentials, _ json: Bool) {
     guard json else {
-        if let apiKey = credentials.apiKey { print("apiKey: \(apiKey)") }
-        print("inbox: \(credentials.inbox)")
-        print("capability (expires in \(credentials.capabilityExpiresIn) s): \(credentials.capabilityToken)")
+        if let apiKey = credentials.apiKey { Terminal.write("apiKey: \(apiKey)") }
+        Terminal.write("inbox: \(credentials.inbox)")
+        Terminal.write("capability (expires in \(credentials.capabilityExpiresIn) s): \(credentials.capabilityToken)")
         return
     }
     var object: [String: Any] = [
@@ -126,7 +126,7 @@ private func report(_ credentials: AgentCredentials, _ json: Bool) {
     if let apiKey = credentials.apiKey { object["api_key"] = apiKey }
     if let username = credentials.username { object["username"] = username }
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-    print(String(decoding: data, as: UTF8.self))
+    Terminal.writeJSON(Array(data))
 }
 
 extension AgentClientEvents {

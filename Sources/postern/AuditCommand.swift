@@ -26,7 +26,7 @@ struct AuditCommand: AsyncParsableCommand {
             for line in try await Operations.auditLines(
                 configuration: configuration, since: since, ownerEmail: owner, limit: limit, json: json, logger: logger)
             {
-                print(line)
+                Terminal.write(line)
             }
         } catch let error as Operations.AuditQueryError {
             // The message alone, not the usage: the flags were well formed, their value was not.

@@ -24,7 +24,7 @@ struct DKIM: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.showDKIM(configuration: configuration, domain: domain, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }
@@ -45,7 +45,7 @@ struct DKIM: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.rotateDKIM(configuration: configuration, domain: domain, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }

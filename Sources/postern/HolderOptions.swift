@@ -17,7 +17,7 @@ struct ShowOptions: ParsableArguments {
         guard let lines = try await show(configuration, email, logger) else {
             throw CommandFailure("no \(holder) has email '\(email)'")
         }
-        for line in lines { print(line) }
+        Terminal.write(lines: lines)
     }
 }
 
@@ -37,7 +37,7 @@ struct PasskeyRemovalOptions: ParsableArguments {
     ) async throws {
         let (configuration, logger) = try await options.loadWithLogger()
         switch try await remove(configuration, email, id, logger) {
-        case .removed: print("removed passkey \(id) of \(email)")
+        case .removed: Terminal.write("removed passkey \(id) of \(email)")
         case .noHolder: throw CommandFailure("no \(holder) has email '\(email)'")
         case .noPasskey: throw CommandFailure("\(email) has no passkey '\(id)'")
         }

@@ -19,7 +19,7 @@ struct Mail: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.deliverMail(
+            Terminal.write(try await Operations.deliverMail(
                 configuration: configuration, recipients: recipients, file: file, logger: logger))
         }
     }
@@ -43,13 +43,13 @@ struct Mail: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard release != nil || all else {
-                for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
+                Terminal.write(lines: try await Operations.outbox(configuration: configuration, logger: logger))
                 return
             }
             do {
                 let lines = try await Operations.releaseOutbox(
                     configuration: configuration, id: release, logger: logger)
-                for line in lines { print(line) }
+                Terminal.write(lines: lines)
             } catch let error as OutboxReleaseError {
                 throw CommandFailure(error.description)
             }
@@ -80,7 +80,7 @@ struct Mail: AsyncParsableCommand {
                     .list
                 }
             for line in try await Operations.queue(configuration: configuration, action, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }
@@ -97,7 +97,7 @@ struct Mail: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.tlsReset(configuration: configuration, domain: domain, logger: logger))
+            Terminal.write(try await Operations.tlsReset(configuration: configuration, domain: domain, logger: logger))
         }
     }
 
@@ -122,7 +122,7 @@ struct Mail: AsyncParsableCommand {
             let lines = try await Operations.mailList(
                 configuration: configuration, address: catchAll ? Operations.catchAllAddress : address, limit: limit,
                 logger: logger)
-            for line in lines { print(line) }
+            Terminal.write(lines: lines)
         }
     }
 
@@ -136,7 +136,12 @@ struct Mail: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.mailShow(configuration: configuration, id: id, raw: raw, logger: logger))
+            if raw {
+                // The exact bytes into a file or a pipe; on a terminal, escaped as everything else is.
+                Terminal.writeExact(try await Operations.mailRaw(configuration: configuration, id: id, logger: logger))
+            } else {
+                Terminal.write(lines: try await Operations.mailShow(configuration: configuration, id: id, logger: logger))
+            }
         }
     }
 }

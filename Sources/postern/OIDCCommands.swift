@@ -17,7 +17,7 @@ struct OIDCCommand: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.showSignInProviders(configuration: configuration, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }

@@ -11,7 +11,7 @@ struct Migrate: AsyncParsableCommand {
         let configuration = try await options.load(.creates)
         let logger = bootstrapLogging(level: configuration.observability.logLevel)
         let applied = try Operations.migrate(configuration: configuration, logger: logger)
-        print(applied.isEmpty ? "no pending migrations" : "applied: \(applied.joined(separator: ", "))")
+        Terminal.write(applied.isEmpty ? "no pending migrations" : "applied: \(applied.joined(separator: ", "))")
     }
 }
 
@@ -27,7 +27,7 @@ struct Keys: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try Operations.listKeys(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try Operations.listKeys(configuration: configuration, logger: logger))
         }
     }
 
@@ -45,7 +45,7 @@ struct Keys: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try Operations.rotateKeys(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try Operations.rotateKeys(configuration: configuration, logger: logger))
         }
     }
 
@@ -75,7 +75,7 @@ struct Keys: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.retireKeyNow(configuration: configuration, kid: kid, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }
@@ -97,7 +97,7 @@ struct Backup: AsyncParsableCommand {
         let configuration = try await options.load()
         let logger = bootstrapLogging(level: configuration.observability.logLevel)
         try Operations.backup(configuration: configuration, to: to, logger: logger)
-        print("backup written to \(to)")
+        Terminal.write("backup written to \(to)")
     }
 }
 
@@ -118,6 +118,6 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         let logger = bootstrapLogging(level: "info")
         let schema = try Operations.restore(from: from, dataDirectory: dataDirectory, logger: logger)
-        print("restored schema \(schema) into \(dataDirectory)")
+        Terminal.write("restored schema \(schema) into \(dataDirectory)")
     }
 }

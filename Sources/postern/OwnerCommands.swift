@@ -21,7 +21,7 @@ struct OwnerCommand: AsyncParsableCommand {
             let configuration = try await options.load(.creates)
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             do {
-                print(try await Operations.createOwner(
+                Terminal.write(try await Operations.createOwner(
                     configuration: configuration, email: email, password: password, logger: logger))
             } catch let error as OwnerError {
                 throw ownerValidationError(error, email: email)
@@ -49,7 +49,7 @@ struct OwnerCommand: AsyncParsableCommand {
                 try await Operations.approveOwner(
                     configuration: configuration, email: email, approved: !withdraw, logger: logger)
             else { throw ValidationError("no owner has email '\(email)'") }
-            print(withdraw ? "approval withdrawn for \(email)" : "approved \(email)")
+            Terminal.write(withdraw ? "approval withdrawn for \(email)" : "approved \(email)")
         }
     }
 
@@ -73,7 +73,7 @@ struct OwnerCommand: AsyncParsableCommand {
                 throw ownerValidationError(error, email: email)
             }
             guard found else { throw CommandFailure("no owner has email '\(email)'") }
-            print("password set for \(email); their sessions ended")
+            Terminal.write("password set for \(email); their sessions ended")
         }
     }
 
@@ -84,7 +84,7 @@ struct OwnerCommand: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try await Operations.listOwners(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try await Operations.listOwners(configuration: configuration, logger: logger))
         }
     }
 
@@ -132,7 +132,7 @@ struct OwnerCommand: AsyncParsableCommand {
             guard try await Operations.removeOwner(configuration: configuration, email: email, logger: logger) else {
                 throw CommandFailure("no owner has email '\(email)'")
             }
-            print("removed \(email)")
+            Terminal.write("removed \(email)")
         }
     }
 }

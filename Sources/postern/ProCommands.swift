@@ -22,7 +22,7 @@ struct Pro: AsyncParsableCommand {
             let password = try password.read()
             let configuration = try await options.load(.creates)
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.createProUser(
+            Terminal.write(try await Operations.createProUser(
                 configuration: configuration, email: email, password: password, maxAccounts: maxAccounts,
                 maxDomains: maxDomains, logger: logger))
         }
@@ -35,7 +35,7 @@ struct Pro: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try await Operations.listProUsers(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try await Operations.listProUsers(configuration: configuration, logger: logger))
         }
     }
 
@@ -54,7 +54,7 @@ struct Pro: AsyncParsableCommand {
             guard try await Operations.setProUserPassword(
                 configuration: configuration, email: email, password: password, logger: logger)
             else { throw CommandFailure("no Pro user has email '\(email)'") }
-            print("password set for \(email); its earlier sign-ins ended")
+            Terminal.write("password set for \(email); its earlier sign-ins ended")
         }
     }
 

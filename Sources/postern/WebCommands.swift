@@ -33,14 +33,14 @@ struct Web: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             if all {
-                print(
+                Terminal.write(
                     try await Operations.webInboxAllMailLink(
                         configuration: configuration, baseURL: baseURL, logger: logger))
                 return
             }
             let address = address ?? ""
             do {
-                print(
+                Terminal.write(
                     try await Operations.webInboxLink(
                         configuration: configuration, address: address, baseURL: baseURL, logger: logger))
             } catch WebInboxLinkError.notLocal {

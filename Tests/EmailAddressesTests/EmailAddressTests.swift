@@ -46,7 +46,8 @@ struct EmailAddressTests {
     @Test("not an address: no @, two, an empty local part, an empty or bad domain")
     func refused() {
         for text in ["kate", "kate@", "@example.org", "a@b@example.org", "kate@.example.org", "kate@example..org",
-            "kate@example.org.", "kate@exa mple.org", "kate@exam_ple.org", "kate@\u{212A}.example"]
+            "kate@example.org.", "kate@exa mple.org", "kate@exam_ple.org", "kate@\u{212A}.example",
+            "ka\u{1B}[2Jte@example.org", "kate\u{0A}@example.org", "ka\u{85}te@example.org"]
         {
             #expect(EmailAddress(text) == nil, "\(text)")
         }
