@@ -37,7 +37,7 @@ public enum IMAPCommandParser {
             try reader.space()
             let mechanism = try reader.keyword("a SASL mechanism")
             guard reader.take(ASCII.space) else { return .authenticate(mechanism: mechanism, initialResponse: nil) }
-            guard let response = IMAPSASLData(line: reader.span { $0 != ASCII.space }) else {
+            guard let response = SASLMessage(line: reader.span { $0 != ASCII.space }) else {
                 throw .syntax("a base64 initial response")
             }
             return .authenticate(mechanism: mechanism, initialResponse: response)

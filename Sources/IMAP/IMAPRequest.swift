@@ -6,7 +6,7 @@ public enum IMAPRequest: Sendable, Equatable {
     /// One client message of an `AUTHENTICATE` exchange (the initial response first, when the client sent one;
     /// an empty message when it did not). Answer: ``IMAPSession/authenticated(_:now:into:)``, with a challenge to go
     /// on or an outcome to end it.
-    case authenticate(IMAPSASLStep)
+    case authenticate(SASLStep)
     /// Run `command` on the signed-in user's mail (`selection` is the selected mailbox, if any). Answer:
     /// ``IMAPSession/completed(_:now:into:)``.
     case run(IMAPCommand, selection: IMAPSelection?)
@@ -17,22 +17,6 @@ public enum IMAPRequest: Sendable, Equatable {
     /// `STARTTLS` was accepted and its `OK` sent: start the TLS handshake on the connection, then call
     /// ``IMAPSession/tlsEstablished(now:into:)``.
     case startTLS
-}
-
-/// One message of a SASL exchange.
-public struct IMAPSASLStep: Sendable, Equatable {
-    /// The mechanism, in upper case (one of ``IMAPSessionConfiguration/mechanisms``).
-    public var mechanism: String
-    /// The client's message.
-    public var response: IMAPSASLData
-    /// Whether this is the exchange's first message (the mechanism starts afresh).
-    public var isFirst: Bool
-
-    public init(mechanism: String, response: IMAPSASLData, isFirst: Bool) {
-        self.mechanism = mechanism
-        self.response = response
-        self.isFirst = isFirst
-    }
 }
 
 /// The selected mailbox, and whether it was opened read-only (`EXAMINE`, or a `SELECT` answered `[READ-ONLY]`).
@@ -51,11 +35,11 @@ public enum IMAPAuthenticationOutcome: Sendable, Equatable {
     /// Signed in as `user` (the name the driver knows them by).
     case succeeded(user: String)
     /// The mechanism needs another message: send this challenge.
-    case challenge(IMAPSASLData)
+    case challenge(SASLMessage)
     /// Refused, with the RFC 5530 code (`AUTHENTICATIONFAILED`, `AUTHORIZATIONFAILED`, `EXPIRED`, `UNAVAILABLE`).
     /// `errorChallenge` is RFC 7628's: OAUTHBEARER sends its error JSON as a challenge and waits for the client's
     /// dummy answer before the `NO`.
-    case failed(IMAPResponseCode, errorChallenge: IMAPSASLData? = nil)
+    case failed(IMAPResponseCode, errorChallenge: SASLMessage? = nil)
 }
 
 /// The driver's answer to ``IMAPRequest/run(_:selection:)``: the untagged data, then the tagged status.

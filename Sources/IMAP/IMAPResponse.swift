@@ -13,7 +13,7 @@ public enum IMAPContinuation: Sendable, Equatable {
     /// Text for a human (a literal's go-ahead, IDLE's `+ idling`).
     case text(String)
     /// A SASL challenge.
-    case challenge(IMAPSASLData)
+    case challenge(SASLMessage)
 }
 
 /// `OK`, `NO`, `BAD`, `PREAUTH` or `BYE`, with an optional response code and a text (RFC 9051 §7.1).

@@ -32,10 +32,10 @@ extension IMAPSession {
             if let initialResponse {
                 phase = .awaitingDriver(tag: tag, .authenticate(mechanism: mechanism))
                 actions.append(.perform(.authenticate(
-                    IMAPSASLStep(mechanism: mechanism, response: initialResponse, isFirst: true))))
+                    SASLStep(mechanism: mechanism, response: initialResponse, isFirst: true))))
             } else {
                 phase = .authenticating(tag: tag, mechanism: mechanism)
-                send(.continuation(.challenge(IMAPSASLData(base64: ""))), &actions)
+                send(.continuation(.challenge(SASLMessage(base64: ""))), &actions)
             }
         case .enable(let names):
             // Only IMAP4rev2 is enable-able here; others are ignored, as RFC 5161 asks.
@@ -70,9 +70,7 @@ extension IMAPSession {
         tagged(tag, IMAPStatusResponse(.ok, "Begin TLS negotiation now"), &actions)
         // Whatever the client sent after STARTTLS came before the handshake: it is dropped, never run as commands
         // under TLS (the command-injection attack of CVE-2011-0411).
-        input = []
-        inputIndex = 0
-        framer = IMAPCommandFramer(limits: configuration.limits)
+        input.drop()
         phase = .startingTLS
         actions.append(.perform(.startTLS))
     }
@@ -94,12 +92,12 @@ extension IMAPSession {
                 phase = .reading
                 return tagged(tag, IMAPStatusResponse(.bad, "AUTHENTICATE cancelled"), &actions)
             }
-            guard let response = IMAPSASLData(line: line) else {
+            guard let response = SASLMessage(line: line) else {
                 phase = .reading
                 return tagged(tag, IMAPStatusResponse(.bad, "AUTHENTICATE response is not base64"), &actions)
             }
             phase = .awaitingDriver(tag: tag, .authenticate(mechanism: mechanism))
-            actions.append(.perform(.authenticate(IMAPSASLStep(mechanism: mechanism, response: response, isFirst: false))))
+            actions.append(.perform(.authenticate(SASLStep(mechanism: mechanism, response: response, isFirst: false))))
         case .failingAuthentication(let tag, let code):
             phase = .reading
             tagged(tag, IMAPStatusResponse(.no, code: code, "Authentication failed"), &actions)

@@ -80,17 +80,15 @@ public struct IMAPSession: Sendable {
     /// Whether the connection is TLS.
     public internal(set) var isSecure: Bool
     var phase = Phase.reading
-    var framer: IMAPCommandFramer
+    var input: SessionInput
     var encoder = IMAPResponseEncoder()
-    var input: [UInt8] = []
-    var inputIndex = 0
     /// When the client was last heard from (or the driver last answered), in monotonic nanoseconds.
     var lastHeard: UInt64
 
     /// The session of a connection accepted at `now` (monotonic nanoseconds).
     public init(configuration: IMAPSessionConfiguration, now: UInt64) {
         self.configuration = configuration
-        framer = IMAPCommandFramer(limits: configuration.limits)
+        input = SessionInput(limits: configuration.limits)
         isSecure = configuration.isSecure
         lastHeard = now
     }
@@ -98,11 +96,11 @@ public struct IMAPSession: Sendable {
     /// Whether the driver should read more from the socket: false once the input waiting to be read as commands
     /// reaches ``IMAPLimits/maxBufferedInputBytes``, and after close.
     public var wantsInput: Bool {
-        phase != .closed && input.count - inputIndex < configuration.limits.maxBufferedInputBytes
+        phase != .closed && input.waitingBytes < configuration.limits.maxBufferedInputBytes
     }
 
     /// Whether input is waiting that ``resume(now:into:)`` would read (a turn ended at its command limit).
-    public var hasBufferedInput: Bool { phase == .reading && inputIndex < input.count }
+    public var hasBufferedInput: Bool { phase == .reading && input.waitingBytes > 0 }
 
     /// When the session next needs ``timerFired(now:)``; nil while the driver works and once closed.
     public var deadline: UInt64? {
@@ -143,12 +141,7 @@ public struct IMAPSession: Sendable {
     public mutating func receive(_ bytes: some Collection<UInt8>, now: UInt64, into actions: inout [Action]) {
         guard phase != .closed, phase != .startingTLS, !bytes.isEmpty else { return }
         lastHeard = now
-        if inputIndex == input.count {
-            input = Array(bytes)
-            inputIndex = 0
-        } else {
-            input.append(contentsOf: bytes)
-        }
+        input.append(bytes)
         readCommands(now: now, into: &actions)
     }
 
@@ -172,8 +165,7 @@ public struct IMAPSession: Sendable {
     /// The connection ended under the session: nothing more is done.
     public mutating func connectionClosed() {
         phase = .closed
-        input = []
-        inputIndex = 0
+        input.drop()
     }
 
     // MARK: - Reading
@@ -181,18 +173,14 @@ public struct IMAPSession: Sendable {
     mutating func readCommands(now: UInt64, into actions: inout [Action]) {
         var answered = 0
         while answered < configuration.limits.maxPipelinedCommands && readsInput {
-            framer.readsLines = phase != .reading
-            guard let event = framer.next(input, from: &inputIndex) else { break }
+            input.framer.readsLines = phase != .reading
+            guard let event = input.next() else { break }
             if case .literalContinuation = event {
                 send(.continuation(.text("Ready for literal data")), &actions)
                 continue
             }
             answered += 1
             handle(event, now: now, into: &actions)
-        }
-        if inputIndex == input.count {
-            input = []
-            inputIndex = 0
         }
     }
 

@@ -202,8 +202,8 @@ struct IMAPCommandParserTests {
     func authenticate() throws {
         #expect(try Self.kind("a AUTHENTICATE plain") == .authenticate(mechanism: "PLAIN", initialResponse: nil))
         #expect(try Self.kind("a AUTHENTICATE PLAIN AGZyZWQAc2VjcmV0")
-            == .authenticate(mechanism: "PLAIN", initialResponse: IMAPSASLData(base64: "AGZyZWQAc2VjcmV0")))
-        #expect(try Self.kind("a AUTHENTICATE EXTERNAL =") == .authenticate(mechanism: "EXTERNAL", initialResponse: IMAPSASLData(base64: "")))
+            == .authenticate(mechanism: "PLAIN", initialResponse: SASLMessage(base64: "AGZyZWQAc2VjcmV0")))
+        #expect(try Self.kind("a AUTHENTICATE EXTERNAL =") == .authenticate(mechanism: "EXTERNAL", initialResponse: SASLMessage(base64: "")))
         #expect(Self.error("a AUTHENTICATE PLAIN a*b=")?.error == .syntax("a base64 initial response"))
         #expect(Self.error("a AUTHENTICATE PLAIN abc")?.error == .syntax("a base64 initial response"))
     }

@@ -133,7 +133,7 @@ struct IMAPResponseEncoderTests {
             == "* OK [CAPABILITY IMAP4rev2 IDLE] ready\r\n")
         #expect(Self.text(.tagged(tag: "t", IMAPStatusResponse(.bad, "line one\r\nline two"))) == "t BAD line one  line two\r\n")
         #expect(Self.text(.continuation(.text("Ready for literal data"))) == "+ Ready for literal data\r\n")
-        #expect(Self.text(.continuation(.challenge(IMAPSASLData(base64: "")))) == "+ \r\n")
+        #expect(Self.text(.continuation(.challenge(SASLMessage(base64: "")))) == "+ \r\n")
     }
 
     @Test("Mailbox data: FLAGS, EXISTS, EXPUNGE, LIST, STATUS, SEARCH, ESEARCH, NAMESPACE, ENABLED")
