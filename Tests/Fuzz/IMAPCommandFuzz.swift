@@ -10,6 +10,8 @@
 //    alternately accepted and refused, commands OK, IDLE fed a change, STARTTLS completed), never crashes; all it
 //    sends is whole lines (CRLF-terminated); nothing follows `closeConnection`; the input it holds stays within its
 //    buffer limit plus one piece.
+// 4. A POP3 session fed the same way, with a driver that answers at once (a two-message maildrop), never crashes;
+//    all it sends is whole lines; nothing follows `closeConnection`.
 
 #if canImport(Glibc)
     import Glibc
@@ -81,7 +83,7 @@ private struct Driver {
         case .login, .authenticate:
             signIns += 1
             session.authenticated(signIns % 2 == 0 ? .succeeded(user: "u") : .failed(.authenticationFailed,
-                errorChallenge: IMAPSASLData(base64: "e30=")), now: 0, into: &actions)
+                errorChallenge: SASLMessage(base64: "e30=")), now: 0, into: &actions)
         case .run(let command, _):
             var responses: [IMAPUntaggedResponse] = []
             if case .fetch = command.kind { responses = [.fetch(1, [.uid(1), .flags([.seen])])] }
@@ -93,6 +95,39 @@ private struct Driver {
         case .startTLS:
             session.tlsEstablished(now: 0, into: &actions)
         }
+    }
+}
+
+/// POP3's driver: sign-ins alternately accepted and refused, messages retrieved, deletions committed.
+private struct POP3Driver {
+    var session: POP3Session
+    var closed = false
+    var signIns = 0
+
+    mutating func apply(_ actions: [POP3Session.Action]) {
+        var answers: [POP3Session.Action] = []
+        for action in actions {
+            require(!closed, "a POP3 action after closeConnection")
+            switch action {
+            case .send(let bytes):
+                require(bytes.count >= 2 && bytes[bytes.count - 2] == 13 && bytes[bytes.count - 1] == 10,
+                        "POP3 output that is not whole lines")
+            case .closeConnection:
+                closed = true
+            case .perform(.login), .perform(.authenticate):
+                signIns += 1
+                let maildrop = [POP3Message(uid: "a", size: 20), POP3Message(uid: "b", size: 3)]
+                session.authenticated(signIns % 2 == 0 ? .succeeded(user: "u", maildrop: maildrop) : .failed(.auth),
+                                      now: 0, into: &answers)
+            case .perform(.retrieve):
+                session.retrieved(Array("Subject: x\r\n\r\n.a\r\nb\n".utf8), now: 0, into: &answers)
+            case .perform(.commitDeletions):
+                session.committed(true, now: 0, into: &answers)
+            case .perform(.startTLS):
+                session.tlsEstablished(now: 0, into: &answers)
+            }
+        }
+        if !answers.isEmpty { apply(answers) }
     }
 }
 
@@ -141,5 +176,29 @@ public func fuzzIMAPCommands(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
     driver.session.timerFired(now: UInt64.max / 2, into: &actions)
     driver.apply(actions)
     require(driver.closed || driver.session.deadline == nil, "a session past its deadline still open")
+
+    var popConfiguration = POP3SessionConfiguration()
+    popConfiguration.limits.maxLineBytes = 64
+    popConfiguration.limits.maxSASLLineBytes = 128
+    popConfiguration.limits.maxPipelinedCommands = 4
+    popConfiguration.startTLSAvailable = true
+    popConfiguration.allowsPlaintextAuthentication = configuration.allowsPlaintextAuthentication
+    var pop = POP3Driver(session: POP3Session(configuration: popConfiguration, now: 0))
+    var popActions: [POP3Session.Action] = []
+    pop.session.start(into: &popActions)
+    pop.apply(popActions)
+    offset = 0
+    while offset < input.count && !pop.closed {
+        let end = min(input.count, offset + piece)
+        popActions = []
+        pop.session.receive(input[offset..<end], now: 0, into: &popActions)
+        pop.apply(popActions)
+        while pop.session.hasBufferedInput && !pop.closed {
+            popActions = []
+            pop.session.resume(now: 0, into: &popActions)
+            pop.apply(popActions)
+        }
+        offset = end
+    }
     return 0
 }
