@@ -109,7 +109,7 @@ extension POP3Session {
 
     private mutating func plaintextAllowedForSignIn(_ actions: inout [Action]) -> Bool {
         guard plaintextAllowed else {
-            send(.error(.auth, "Sign in only after STLS"), &actions)
+            send(.error(nil, "Sign in only after STLS"), &actions)
             return false
         }
         return true
