@@ -88,7 +88,7 @@ public struct IMAPSession: Sendable {
     /// The session of a connection accepted at `now` (monotonic nanoseconds).
     public init(configuration: IMAPSessionConfiguration, now: UInt64) {
         self.configuration = configuration
-        input = SessionInput(limits: configuration.limits)
+        input = SessionInput(limits: configuration.limits, maxWaitingBytes: configuration.limits.maxBufferedInputBytes)
         isSecure = configuration.isSecure
         lastHeard = now
     }
@@ -96,11 +96,11 @@ public struct IMAPSession: Sendable {
     /// Whether the driver should read more from the socket: false once the input waiting to be read as commands
     /// reaches ``IMAPLimits/maxBufferedInputBytes``, and after close.
     public var wantsInput: Bool {
-        phase != .closed && input.waitingBytes < configuration.limits.maxBufferedInputBytes
+        phase != .closed && !input.isFull
     }
 
     /// Whether input is waiting that ``resume(now:into:)`` would read (a turn ended at its command limit).
-    public var hasBufferedInput: Bool { phase == .reading && input.waitingBytes > 0 }
+    public var hasBufferedInput: Bool { phase == .reading && input.hasWaitingBytes }
 
     /// When the session next needs ``timerFired(now:)``; nil while the driver works and once closed.
     public var deadline: UInt64? {

@@ -70,18 +70,19 @@ public struct POP3Session: Sendable {
         self.configuration = configuration
         var lineLimits = IMAPLimits()
         lineLimits.maxLineBytes = max(configuration.limits.maxLineBytes, configuration.limits.maxSASLLineBytes)
-        input = SessionInput(limits: lineLimits, readsLines: true)
+        input = SessionInput(
+            limits: lineLimits, maxWaitingBytes: configuration.limits.maxBufferedInputBytes, readsLines: true)
         isSecure = configuration.isSecure
         lastHeard = now
     }
 
     /// Whether the driver should read more from the socket.
     public var wantsInput: Bool {
-        phase != .closed && input.waitingBytes < configuration.limits.maxBufferedInputBytes
+        phase != .closed && !input.isFull
     }
 
     /// Whether input is waiting that ``resume(now:into:)`` would read.
-    public var hasBufferedInput: Bool { phase == .reading && input.waitingBytes > 0 }
+    public var hasBufferedInput: Bool { phase == .reading && input.hasWaitingBytes }
 
     /// When the session next needs ``timerFired(now:)``; nil while the driver works and once closed.
     public var deadline: UInt64? {

@@ -1,18 +1,24 @@
 /// The client's bytes that a session (IMAP's or POP3's) has received and not yet read, and the framer that reads them.
-/// Bytes wait here while the driver works on a command; the session says how many may wait (``waitingBytes``).
+/// Bytes wait here while the driver works on a command, up to `maxWaitingBytes` before the session asks for no more.
 struct SessionInput: Sendable {
     /// The framer, in line mode or not as the session needs.
     var framer: IMAPCommandFramer
+    /// How many bytes may wait before ``isFull``.
+    let maxWaitingBytes: Int
     private var bytes: [UInt8] = []
     private var index = 0
 
-    init(limits: IMAPLimits, readsLines: Bool = false) {
+    init(limits: IMAPLimits, maxWaitingBytes: Int, readsLines: Bool = false) {
         framer = IMAPCommandFramer(limits: limits)
         framer.readsLines = readsLines
+        self.maxWaitingBytes = maxWaitingBytes
     }
 
-    /// How many bytes wait to be read.
-    var waitingBytes: Int { bytes.count - index }
+    /// Whether bytes wait to be read.
+    var hasWaitingBytes: Bool { index < bytes.count }
+
+    /// Whether as many bytes wait as may: the driver should read no more from the socket.
+    var isFull: Bool { bytes.count - index >= maxWaitingBytes }
 
     mutating func append(_ new: some Collection<UInt8>) {
         if index == bytes.count {
