@@ -31,9 +31,11 @@ public struct IMAPBodyPart: Sendable, Equatable {
     /// `BODYSTRUCTURE`'s extension data; nil writes none.
     public var `extension`: IMAPBodyExtension?
 
-    public init(type: String, subtype: String, parameters: [(String, String)] = [], id: String? = nil,
-                description: String? = nil, encoding: String = "7BIT", size: UInt64, kind: Kind = .basic,
-                extension: IMAPBodyExtension? = nil) {
+    public init(
+        type: String, subtype: String, parameters: [(String, String)] = [], id: String? = nil,
+        description: String? = nil, encoding: String = "7BIT", size: UInt64, kind: Kind = .basic,
+        extension: IMAPBodyExtension? = nil
+    ) {
         self.type = type
         self.subtype = subtype
         self.parameters = parameters
@@ -59,8 +61,10 @@ public struct IMAPBodyExtension: Sendable, Equatable {
     public var language: [String]
     public var location: String?
 
-    public init(md5: String? = nil, disposition: IMAPBodyDisposition? = nil, language: [String] = [],
-                location: String? = nil) {
+    public init(
+        md5: String? = nil, disposition: IMAPBodyDisposition? = nil, language: [String] = [],
+        location: String? = nil
+    ) {
         self.md5 = md5
         self.disposition = disposition
         self.language = language
@@ -75,8 +79,10 @@ public struct IMAPMultipartExtension: Sendable, Equatable {
     public var language: [String]
     public var location: String?
 
-    public init(parameters: [(String, String)] = [], disposition: IMAPBodyDisposition? = nil, language: [String] = [],
-                location: String? = nil) {
+    public init(
+        parameters: [(String, String)] = [], disposition: IMAPBodyDisposition? = nil, language: [String] = [],
+        location: String? = nil
+    ) {
         self.parameters = parameters
         self.disposition = disposition
         self.language = language

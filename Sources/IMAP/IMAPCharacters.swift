@@ -5,7 +5,7 @@ enum IMAPCharacters {
         switch byte {
         case 0x00...0x20, 0x7F...0xFF: return false
         case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "{"), UInt8(ascii: "%"), UInt8(ascii: "*"),
-             UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "]"):
+            UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "]"):
             return false
         default: return true
         }

@@ -55,7 +55,7 @@ public enum IMAPCommandKind: Sendable, Equatable {
         case .startTLS, .authenticate, .login:
             return [.notAuthenticated]
         case .enable, .select, .examine, .create, .delete, .rename, .subscribe, .unsubscribe, .list, .lsub,
-             .namespace, .status, .append, .idle:
+            .namespace, .status, .append, .idle:
             return [.authenticated, .selected]
         case .check, .close, .unselect, .expunge, .uidExpunge, .search, .fetch, .store, .copy, .move:
             return [.selected]

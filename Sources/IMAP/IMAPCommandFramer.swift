@@ -93,11 +93,14 @@ public struct IMAPCommandFramer: Sendable {
         tail = []
         let size = marker.size ?? Int.max
         if discarding != nil || (marker.nonSynchronizing && size > limits.maxNonSynchronizingLiteralBytes)
-            || size > limits.maxLiteralBytes - literalBytes {
+            || size > limits.maxLiteralBytes - literalBytes
+        {
             // This literal is not kept. A synchronizing one ends the command (the client waits for a continuation
             // request); a non-synchronizing one is on its way and is skipped, unless it is beyond every limit.
-            let error = discarding ?? (marker.nonSynchronizing && size <= limits.maxLiteralBytes
-                ? .nonSynchronizingLiteralTooLarge : .literalTooLarge)
+            let error =
+                discarding
+                ?? (marker.nonSynchronizing && size <= limits.maxLiteralBytes
+                    ? .nonSynchronizingLiteralTooLarge : .literalTooLarge)
             guard marker.nonSynchronizing else { return finish(.refused(tag: tag, error)) }
             guard size <= limits.maxLiteralBytes else { return finish(.refusedAndClosed(tag: tag, error)) }
             discarding = error
@@ -127,7 +130,8 @@ public struct IMAPCommandFramer: Sendable {
     private var tag: String? {
         let candidate = head.prefix { $0 != ASCII.space }
         guard !candidate.isEmpty, candidate.count < head.count || head.count < Self.headBytes,
-              candidate.allSatisfy(IMAPCharacters.isTagChar) else { return nil }
+            candidate.allSatisfy(IMAPCharacters.isTagChar)
+        else { return nil }
         return String(decoding: candidate, as: UTF8.self)
     }
 

@@ -32,7 +32,8 @@ public struct IMAPDate: Sendable, Hashable {
         guard (1...2).contains(dayDigits.count) else { throw .syntax("a date such as 1-Feb-1994") }
         let day = dayDigits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
         try reader.expect(UInt8(ascii: "-"), "a date such as 1-Feb-1994")
-        let monthText = String(decoding: reader.span { $0 != UInt8(ascii: "-") && $0 != ASCII.space }.prefix(4), as: UTF8.self)
+        let monthText = String(
+            decoding: reader.span { $0 != UInt8(ascii: "-") && $0 != ASCII.space }.prefix(4), as: UTF8.self)
         guard let month = monthNames.firstIndex(of: monthText.uppercased()) else {
             throw .syntax("a date such as 1-Feb-1994")
         }
@@ -81,7 +82,11 @@ public struct IMAPDateTime: Sendable, Hashable {
         guard clock[0] < 24, clock[1] < 60, clock[2] < 61 else { throw .syntax("a time such as 02:44:25") }
         try reader.space()
         let sign: Int
-        if reader.take(UInt8(ascii: "+")) { sign = 1 } else if reader.take(UInt8(ascii: "-")) { sign = -1 } else {
+        if reader.take(UInt8(ascii: "+")) {
+            sign = 1
+        } else if reader.take(UInt8(ascii: "-")) {
+            sign = -1
+        } else {
             throw .syntax("a zone such as -0700")
         }
         let zone = reader.span(ASCII.isDigit)

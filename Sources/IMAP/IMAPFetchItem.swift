@@ -34,9 +34,11 @@ public struct IMAPEnvelope: Sendable, Equatable {
     public var inReplyTo: [UInt8]?
     public var messageID: [UInt8]?
 
-    public init(date: [UInt8]? = nil, subject: [UInt8]? = nil, from: [IMAPAddress] = [], sender: [IMAPAddress]? = nil,
-                replyTo: [IMAPAddress]? = nil, to: [IMAPAddress] = [], cc: [IMAPAddress] = [], bcc: [IMAPAddress] = [],
-                inReplyTo: [UInt8]? = nil, messageID: [UInt8]? = nil) {
+    public init(
+        date: [UInt8]? = nil, subject: [UInt8]? = nil, from: [IMAPAddress] = [], sender: [IMAPAddress]? = nil,
+        replyTo: [IMAPAddress]? = nil, to: [IMAPAddress] = [], cc: [IMAPAddress] = [], bcc: [IMAPAddress] = [],
+        inReplyTo: [UInt8]? = nil, messageID: [UInt8]? = nil
+    ) {
         self.date = date
         self.subject = subject
         self.from = from

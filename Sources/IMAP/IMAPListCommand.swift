@@ -11,7 +11,8 @@ public struct IMAPListCommand: Sendable, Equatable {
     public var returnOptions: [IMAPListReturnOption]
 
     public init(
-        selectionOptions: [String] = [], reference: String, patterns: [String], returnOptions: [IMAPListReturnOption] = []
+        selectionOptions: [String] = [], reference: String, patterns: [String],
+        returnOptions: [IMAPListReturnOption] = []
     ) {
         self.selectionOptions = selectionOptions
         self.reference = reference
@@ -66,7 +67,9 @@ public struct IMAPListCommand: Sendable, Equatable {
         return options
     }
 
-    private static func returnOption(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> IMAPListReturnOption {
+    private static func returnOption(
+        _ reader: inout IMAPCommandReader
+    ) throws(IMAPCommandError) -> IMAPListReturnOption {
         let word = try reader.keyword("a LIST return option")
         switch word {
         case "SUBSCRIBED": return .subscribed

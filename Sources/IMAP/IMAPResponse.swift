@@ -19,7 +19,11 @@ public enum IMAPContinuation: Sendable, Equatable {
 /// `OK`, `NO`, `BAD`, `PREAUTH` or `BYE`, with an optional response code and a text (RFC 9051 §7.1).
 public struct IMAPStatusResponse: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable {
-        case ok = "OK", no = "NO", bad = "BAD", preauth = "PREAUTH", bye = "BYE"
+        case ok = "OK"
+        case no = "NO"
+        case bad = "BAD"
+        case preauth = "PREAUTH"
+        case bye = "BYE"
     }
 
     public var kind: Kind
@@ -107,8 +111,10 @@ public struct IMAPESearchResult: Sendable, Equatable {
     /// `ALL`: the matches as a sequence set; nil when not asked or nothing matched.
     public var all: IMAPSequenceSet?
 
-    public init(tag: String, uid: Bool, min: UInt32? = nil, max: UInt32? = nil, count: UInt32? = nil,
-                all: IMAPSequenceSet? = nil) {
+    public init(
+        tag: String, uid: Bool, min: UInt32? = nil, max: UInt32? = nil, count: UInt32? = nil,
+        all: IMAPSequenceSet? = nil
+    ) {
         self.tag = tag
         self.uid = uid
         self.min = min

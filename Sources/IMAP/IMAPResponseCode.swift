@@ -67,7 +67,8 @@ public enum IMAPResponseCode: Sendable, Equatable {
         case .overQuota: return "OVERQUOTA"
         case .parse: return "PARSE"
         case .permanentFlags(let flags, let allowsKeywords):
-            return "PERMANENTFLAGS (" + (flags.map(\.text) + (allowsKeywords ? ["\\*"] : [])).joined(separator: " ") + ")"
+            return "PERMANENTFLAGS (" + (flags.map(\.text) + (allowsKeywords ? ["\\*"] : [])).joined(separator: " ")
+                + ")"
         case .privacyRequired: return "PRIVACYREQUIRED"
         case .readOnly: return "READ-ONLY"
         case .readWrite: return "READ-WRITE"

@@ -137,7 +137,9 @@ extension IMAPResponseWriter {
     }
 
     /// What both kinds of extension data end with: ` disposition language location`.
-    private mutating func extensionTail(_ disposition: IMAPBodyDisposition?, _ language: [String], _ location: String?) {
+    private mutating func extensionTail(
+        _ disposition: IMAPBodyDisposition?, _ language: [String], _ location: String?
+    ) {
         space()
         self.disposition(disposition)
         space()

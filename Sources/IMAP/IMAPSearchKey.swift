@@ -51,5 +51,9 @@ public struct IMAPSearchCommand: Sendable, Equatable {
 
 /// What an ESEARCH answer carries (RFC 4731 §3.1) and `SAVE` (RFC 5182).
 public enum IMAPSearchReturnOption: String, Sendable, Equatable {
-    case min = "MIN", max = "MAX", all = "ALL", count = "COUNT", save = "SAVE"
+    case min = "MIN"
+    case max = "MAX"
+    case all = "ALL"
+    case count = "COUNT"
+    case save = "SAVE"
 }

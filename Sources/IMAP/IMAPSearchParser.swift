@@ -80,7 +80,8 @@ enum IMAPSearchParser {
         case "BEFORE", "ON", "SINCE", "SENTBEFORE", "SENTON", "SENTSINCE":
             try reader.space()
             let date = try IMAPDate.read(&reader)
-            let comparison: IMAPDateComparison = word.hasSuffix("BEFORE") ? .before : word.hasSuffix("ON") ? .on : .since
+            let comparison: IMAPDateComparison =
+                word.hasSuffix("BEFORE") ? .before : word.hasSuffix("ON") ? .on : .since
             return word.hasPrefix("SENT") ? .sentDate(comparison, date) : .internalDate(comparison, date)
         case "LARGER", "SMALLER":
             try reader.space()

@@ -72,7 +72,8 @@ public struct IMAPSequenceRange: Sendable, Equatable {
 
     /// The range's bounds in rising order, `*` standing for `last`.
     public func bounds(last largest: UInt32) -> ClosedRange<UInt32> {
-        let a = first.value(last: largest), b = last.value(last: largest)
+        let a = first.value(last: largest)
+        let b = last.value(last: largest)
         return min(a, b)...max(a, b)
     }
 

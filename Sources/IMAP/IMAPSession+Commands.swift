@@ -26,13 +26,16 @@ extension IMAPSession {
         case .authenticate(let mechanism, let initialResponse):
             guard plaintextAllowedForSignIn(tag, &actions) else { return }
             guard configuration.mechanisms.contains(mechanism) else {
-                return tagged(tag, IMAPStatusResponse(.no, code: .cannot, "Unsupported authentication mechanism"),
-                              &actions)
+                return tagged(
+                    tag, IMAPStatusResponse(.no, code: .cannot, "Unsupported authentication mechanism"),
+                    &actions)
             }
             if let initialResponse {
                 phase = .awaitingDriver(tag: tag, .authenticate(mechanism: mechanism))
-                actions.append(.perform(.authenticate(
-                    SASLStep(mechanism: mechanism, response: initialResponse, isFirst: true))))
+                actions.append(
+                    .perform(
+                        .authenticate(
+                            SASLStep(mechanism: mechanism, response: initialResponse, isFirst: true))))
             } else {
                 phase = .authenticating(tag: tag, mechanism: mechanism)
                 send(.continuation(.challenge(SASLMessage(base64: ""))), &actions)
@@ -117,7 +120,9 @@ extension IMAPSession {
     // MARK: - The driver's answers
 
     /// The driver's answer to ``IMAPRequest/login(username:password:)`` or ``IMAPRequest/authenticate(_:)``.
-    public mutating func authenticated(_ outcome: IMAPAuthenticationOutcome, now: UInt64, into actions: inout [Action]) {
+    public mutating func authenticated(
+        _ outcome: IMAPAuthenticationOutcome, now: UInt64, into actions: inout [Action]
+    ) {
         guard case .awaitingDriver(let tag, let pending) = phase else { return }
         let mechanism: String?
         switch pending {
@@ -134,8 +139,9 @@ extension IMAPSession {
             tagged(tag, IMAPStatusResponse(.ok, code: .capability(capabilities), "Signed in"), &actions)
         case .challenge(let challenge):
             guard let mechanism else {
-                return tagged(tag, IMAPStatusResponse(.no, code: .authenticationFailed, "Authentication failed"),
-                              &actions)
+                return tagged(
+                    tag, IMAPStatusResponse(.no, code: .authenticationFailed, "Authentication failed"),
+                    &actions)
             }
             phase = .authenticating(tag: tag, mechanism: mechanism)
             send(.continuation(.challenge(challenge)), &actions)

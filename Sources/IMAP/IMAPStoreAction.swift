@@ -20,7 +20,11 @@ public struct IMAPStoreAction: Sendable, Equatable {
     static func read(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> IMAPStoreAction {
         let mode: Mode = reader.take(UInt8(ascii: "+")) ? .add : reader.take(UInt8(ascii: "-")) ? .remove : .replace
         let silent: Bool
-        if reader.take(word: "FLAGS.SILENT") { silent = true } else if reader.take(word: "FLAGS") { silent = false } else {
+        if reader.take(word: "FLAGS.SILENT") {
+            silent = true
+        } else if reader.take(word: "FLAGS") {
+            silent = false
+        } else {
             throw .syntax("FLAGS, +FLAGS or -FLAGS")
         }
         try reader.space()

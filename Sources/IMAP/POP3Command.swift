@@ -22,8 +22,11 @@ public enum POP3Command: Sendable, Equatable {
         let space = line.firstIndex(of: ASCII.space) ?? line.count
         let keyword = String(decoding: line[..<space].map(ASCII.upper), as: UTF8.self)
         let rest = space < line.count ? Array(line[(space + 1)...]) : []
-        let arguments = space < line.count
-            ? rest.split(separator: ASCII.space, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let arguments =
+            space < line.count
+            ? rest.split(separator: ASCII.space, omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
             : []
         func count(_ allowed: ClosedRange<Int>) throws(POP3CommandError) {
             guard allowed.contains(arguments.count), !arguments.contains(where: \.isEmpty) else { throw .arguments }
@@ -31,7 +34,8 @@ public enum POP3Command: Sendable, Equatable {
         func number(_ index: Int) throws(POP3CommandError) -> Int {
             let text = arguments[index]
             guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy(ASCII.isDigit), let value = Int(text),
-                  value > 0 || index == 1 else { throw .arguments }
+                value > 0 || index == 1
+            else { throw .arguments }
             return value
         }
         switch keyword {

@@ -31,7 +31,8 @@ extension POP3Session {
             }
             if let initialResponse {
                 phase = .awaitingDriver(.authenticate(mechanism: mechanism))
-                actions.append(.perform(.authenticate(SASLStep(mechanism: mechanism, response: initialResponse, isFirst: true))))
+                actions.append(
+                    .perform(.authenticate(SASLStep(mechanism: mechanism, response: initialResponse, isFirst: true))))
             } else {
                 phase = .authenticating(mechanism: mechanism)
                 send(.challenge(SASLMessage(base64: "")), &actions)
@@ -43,7 +44,9 @@ extension POP3Session {
             let uid: Bool
             if case .uidl = command { uid = true } else { uid = false }
             let maildrop = self.maildrop
-            let describe = { (index: Int) in "\(index + 1) " + (uid ? maildrop[index].uid : String(maildrop[index].size)) }
+            let describe = { (index: Int) in
+                "\(index + 1) " + (uid ? maildrop[index].uid : String(maildrop[index].size))
+            }
             if let number {
                 guard let index = live(number) else { return send(.error(nil, "No such message"), &actions) }
                 return send(.ok(describe(index)), &actions)
@@ -88,7 +91,9 @@ extension POP3Session {
         if state == .authorization {
             if plaintextAllowed {
                 names.append("USER")
-                if !configuration.mechanisms.isEmpty { names.append("SASL " + configuration.mechanisms.joined(separator: " ")) }
+                if !configuration.mechanisms.isEmpty {
+                    names.append("SASL " + configuration.mechanisms.joined(separator: " "))
+                }
             }
             if configuration.startTLSAvailable && !isSecure { names.append("STLS") }
         }
@@ -144,7 +149,9 @@ extension POP3Session {
     // MARK: - The driver's answers
 
     /// The driver's answer to ``POP3Request/login(username:password:)`` or ``POP3Request/authenticate(_:)``.
-    public mutating func authenticated(_ outcome: POP3AuthenticationOutcome, now: UInt64, into actions: inout [Action]) {
+    public mutating func authenticated(
+        _ outcome: POP3AuthenticationOutcome, now: UInt64, into actions: inout [Action]
+    ) {
         guard case .awaitingDriver(let pending) = phase else { return }
         let mechanism: String?
         switch pending {

@@ -48,7 +48,10 @@ public struct POP3Session: Sendable {
     }
 
     enum Pending: Equatable {
-        case login, authenticate(mechanism: String), retrieve(topLines: Int?), commit
+        case login
+        case authenticate(mechanism: String)
+        case retrieve(topLines: Int?)
+        case commit
     }
 
     public let configuration: POP3SessionConfiguration

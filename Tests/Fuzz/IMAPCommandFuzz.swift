@@ -67,8 +67,9 @@ private struct Driver {
             require(!closed, "an action after closeConnection")
             switch action {
             case .send(let bytes):
-                require(bytes.count >= 2 && bytes[bytes.count - 2] == 13 && bytes[bytes.count - 1] == 10,
-                        "output that is not whole lines")
+                require(
+                    bytes.count >= 2 && bytes[bytes.count - 2] == 13 && bytes[bytes.count - 1] == 10,
+                    "output that is not whole lines")
             case .closeConnection:
                 closed = true
             case .perform(let request):
@@ -82,12 +83,17 @@ private struct Driver {
         switch request {
         case .login, .authenticate:
             signIns += 1
-            session.authenticated(signIns % 2 == 0 ? .succeeded(user: "u") : .failed(.authenticationFailed,
-                errorChallenge: SASLMessage(base64: "e30=")), now: 0, into: &actions)
+            session.authenticated(
+                signIns % 2 == 0
+                    ? .succeeded(user: "u")
+                    : .failed(
+                        .authenticationFailed,
+                        errorChallenge: SASLMessage(base64: "e30=")), now: 0, into: &actions)
         case .run(let command, _):
             var responses: [IMAPUntaggedResponse] = []
             if case .fetch = command.kind { responses = [.fetch(1, [.uid(1), .flags([.seen])])] }
-            session.completed(IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "done")), now: 0, into: &actions)
+            session.completed(
+                IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "done")), now: 0, into: &actions)
         case .idleStarted:
             session.notify([.exists(1)], into: &actions)
         case .idleEnded:
@@ -110,15 +116,17 @@ private struct POP3Driver {
             require(!closed, "a POP3 action after closeConnection")
             switch action {
             case .send(let bytes):
-                require(bytes.count >= 2 && bytes[bytes.count - 2] == 13 && bytes[bytes.count - 1] == 10,
-                        "POP3 output that is not whole lines")
+                require(
+                    bytes.count >= 2 && bytes[bytes.count - 2] == 13 && bytes[bytes.count - 1] == 10,
+                    "POP3 output that is not whole lines")
             case .closeConnection:
                 closed = true
             case .perform(.login), .perform(.authenticate):
                 signIns += 1
                 let maildrop = [POP3Message(uid: "a", size: 20), POP3Message(uid: "b", size: 3)]
-                session.authenticated(signIns % 2 == 0 ? .succeeded(user: "u", maildrop: maildrop) : .failed(.auth),
-                                      now: 0, into: &answers)
+                session.authenticated(
+                    signIns % 2 == 0 ? .succeeded(user: "u", maildrop: maildrop) : .failed(.auth),
+                    now: 0, into: &answers)
             case .perform(.retrieve):
                 session.retrieved(Array("Subject: x\r\n\r\n.a\r\nb\n".utf8), now: 0, into: &answers)
             case .perform(.commitDeletions):

@@ -34,15 +34,17 @@ struct IMAPCommandFramerTests {
     @Test("A synchronizing literal asks for a continuation and stays inside its command, CRLF and all")
     func synchronizingLiteral() {
         let input = "A003 APPEND saved-messages (\\Seen) {10}\r\nab\r\ncd\r\nef\r\n"
-        #expect(Self.events(input) == [
-            .literalContinuation, Self.command("A003 APPEND saved-messages (\\Seen) {10}\r\nab\r\ncd\r\nef"),
-        ])
+        #expect(
+            Self.events(input) == [
+                .literalContinuation, Self.command("A003 APPEND saved-messages (\\Seen) {10}\r\nab\r\ncd\r\nef"),
+            ])
     }
 
     @Test("A non-synchronizing literal (LITERAL+/-) follows without a continuation request")
     func nonSynchronizingLiteral() {
-        #expect(Self.events("a LOGIN {3+}\r\nbob {6+}\r\nsecret\r\n")
-            == [Self.command("a LOGIN {3+}\r\nbob {6+}\r\nsecret")])
+        #expect(
+            Self.events("a LOGIN {3+}\r\nbob {6+}\r\nsecret\r\n")
+                == [Self.command("a LOGIN {3+}\r\nbob {6+}\r\nsecret")])
     }
 
     @Test("A literal marker inside a quoted string is not a literal")
@@ -60,30 +62,34 @@ struct IMAPCommandFramerTests {
     func synchronizingLiteralTooLarge() {
         var limits = IMAPLimits()
         limits.maxLiteralBytes = 100
-        #expect(Self.events("a APPEND INBOX {101}\r\na2 NOOP\r\n", limits: limits)
-            == [.refused(tag: "a", .literalTooLarge), Self.command("a2 NOOP")])
+        #expect(
+            Self.events("a APPEND INBOX {101}\r\na2 NOOP\r\n", limits: limits)
+                == [.refused(tag: "a", .literalTooLarge), Self.command("a2 NOOP")])
         #expect(IMAPCommandError.literalTooLarge.code == .tooBig)
     }
 
     @Test("A non-synchronizing literal over LITERAL-'s bound is read, dropped with its command, and refused")
     func nonSynchronizingLiteralTooLarge() {
         let literal = String(repeating: "z", count: 5000)
-        #expect(Self.events("b APPEND INBOX {5000+}\r\n\(literal)\r\nb2 NOOP\r\n")
-            == [.refused(tag: "b", .nonSynchronizingLiteralTooLarge), Self.command("b2 NOOP")])
+        #expect(
+            Self.events("b APPEND INBOX {5000+}\r\n\(literal)\r\nb2 NOOP\r\n")
+                == [.refused(tag: "b", .nonSynchronizingLiteralTooLarge), Self.command("b2 NOOP")])
     }
 
     @Test("A non-synchronizing literal beyond every limit is refused and the connection closed, nothing read")
     func nonSynchronizingLiteralBeyondEveryLimit() {
-        #expect(Self.events("c APPEND INBOX {99999999999999+}\r\nxyz")
-            == [.refusedAndClosed(tag: "c", .literalTooLarge)])
+        #expect(
+            Self.events("c APPEND INBOX {99999999999999+}\r\nxyz")
+                == [.refusedAndClosed(tag: "c", .literalTooLarge)])
     }
 
     @Test("The literals of one command are limited together")
     func literalsTogether() {
         var limits = IMAPLimits()
         limits.maxLiteralBytes = 10
-        #expect(Self.events("a LOGIN {6}\r\nabcdef {6}\r\n", limits: limits)
-            == [.literalContinuation, .refused(tag: "a", .literalTooLarge)])
+        #expect(
+            Self.events("a LOGIN {6}\r\nabcdef {6}\r\n", limits: limits)
+                == [.literalContinuation, .refused(tag: "a", .literalTooLarge)])
     }
 
     @Test("A line without a readable tag is refused untagged")

@@ -53,7 +53,11 @@ struct IMAPSessionLimitsTests {
         harness.send("a1 LOGIN \"" + String(repeating: "x", count: 100_000) + "\" y\r\n")
         harness.send("a2 LOGIN {99999999}\r\n")
         harness.send("a3 NOOP\r\n")
-        #expect(harness.take() == "a1 BAD [TOOBIG] Command line too long\r\na2 BAD [TOOBIG] Literal too large\r\na3 OK NOOP completed\r\n")
+        #expect(
+            harness.take()
+                == "a1 BAD [TOOBIG] Command line too long\r\na2 BAD [TOOBIG] Literal too large\r\n"
+                    + "a3 OK NOOP completed\r\n"
+        )
         harness.send("a4 APPEND INBOX {99999999999+}\r\n")
         #expect(harness.take() == "a4 BAD [TOOBIG] Literal too large\r\n* BYE Too much data\r\n")
         #expect(harness.closed)
@@ -76,7 +80,9 @@ struct IMAPSessionLimitsTests {
         #expect(harness.closed)
     }
 
-    @Test("Autologout: 60 s before sign-in, 30 minutes after; client activity and IDLE re-issued every 29 minutes keep it open")
+    @Test(
+        "Autologout: 60 s before sign-in, 30 minutes after; activity and IDLE re-issued every 29 minutes keep it open"
+    )
     func autologout() {
         var early = IMAPSessionHarness()
         #expect(early.session.deadline == IMAPSessionHarness.minute)

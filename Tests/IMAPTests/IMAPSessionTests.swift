@@ -15,27 +15,44 @@ struct IMAPSessionTests {
         #expect(harness.takeRequests() == [.login(username: "mrc", password: "secret")])
         harness.authenticated(.succeeded(user: "mrc"))
         harness.send("a002 select inbox\r\n")
-        #expect(harness.takeRequests() == [.run(IMAPCommand(tag: "a002", kind: .select(IMAPMailboxName("INBOX"))), selection: nil)])
-        harness.complete([
-            .exists(18), .flags([.answered, .flagged, .deleted, .seen, .draft]), .recent(2),
-            .condition(IMAPStatusResponse(.ok, code: .unseen(17), "Message 17 is the first unseen message")),
-            .condition(IMAPStatusResponse(.ok, code: .uidValidity(3857529045), "UIDs valid")),
-        ], IMAPStatusResponse(.ok, code: .readWrite, "SELECT completed"))
+        #expect(
+            harness.takeRequests() == [
+                .run(IMAPCommand(tag: "a002", kind: .select(IMAPMailboxName("INBOX"))), selection: nil)
+            ])
+        harness.complete(
+            [
+                .exists(18), .flags([.answered, .flagged, .deleted, .seen, .draft]), .recent(2),
+                .condition(IMAPStatusResponse(.ok, code: .unseen(17), "Message 17 is the first unseen message")),
+                .condition(IMAPStatusResponse(.ok, code: .uidValidity(3_857_529_045), "UIDs valid")),
+            ], IMAPStatusResponse(.ok, code: .readWrite, "SELECT completed"))
         #expect(harness.session.state == .selected)
         let inbox = IMAPSelection(mailbox: IMAPMailboxName("INBOX"), readOnly: false)
         #expect(harness.session.selection == inbox)
         harness.send("a003 fetch 12 full\r\n")
-        #expect(harness.takeRequests() == [.run(IMAPCommand(tag: "a003", kind: .fetch(one, IMAPFetchAttribute.full, uid: false)), selection: inbox)])
-        harness.complete([.fetch(12, [
-            .flags([.seen]), .internalDate(IMAPDateTime(seconds: 837_596_665, zoneMinutes: -420)), .rfc822Size(4286),
-            .envelope(IMAPResponseEncoderTests.sampleEnvelope),
-            .bodyStructure(.part(IMAPBodyPart(type: "TEXT", subtype: "PLAIN", parameters: [("CHARSET", "US-ASCII")],
-                                              size: 3028, kind: .text(lines: 92))), extensible: false),
-        ])], IMAPStatusResponse(.ok, "FETCH completed"))
+        #expect(
+            harness.takeRequests() == [
+                .run(IMAPCommand(tag: "a003", kind: .fetch(one, IMAPFetchAttribute.full, uid: false)), selection: inbox)
+            ])
+        harness.complete(
+            [
+                .fetch(
+                    12,
+                    [
+                        .flags([.seen]), .internalDate(IMAPDateTime(seconds: 837_596_665, zoneMinutes: -420)),
+                        .rfc822Size(4286),
+                        .envelope(IMAPResponseEncoderTests.sampleEnvelope),
+                        .bodyStructure(
+                            .part(
+                                IMAPBodyPart(
+                                    type: "TEXT", subtype: "PLAIN", parameters: [("CHARSET", "US-ASCII")],
+                                    size: 3028, kind: .text(lines: 92))), extensible: false),
+                    ])
+            ], IMAPStatusResponse(.ok, "FETCH completed"))
         harness.send("a004 fetch 12 body[header]\r\n")
         let header = Array("Date: Wed, 17 Jul 1996 02:23:25 -0700 (PDT)\r\n\r\n".utf8)
-        harness.complete([.fetch(12, [.body(IMAPSection(text: .header), origin: nil, header)])],
-                         IMAPStatusResponse(.ok, "FETCH completed"))
+        harness.complete(
+            [.fetch(12, [.body(IMAPSection(text: .header), origin: nil, header)])],
+            IMAPStatusResponse(.ok, "FETCH completed"))
         harness.send("a005 store 12 +flags \\deleted\r\n")
         #expect(harness.takeRequests().count == 2)
         harness.complete([.fetch(12, [.flags([.seen, .deleted])])], IMAPStatusResponse(.ok, "+FLAGS completed"))
@@ -49,35 +66,38 @@ struct IMAPSessionTests {
     @Test("RFC 3501 §8's sample session, whole and byte by byte")
     func sampleSession() {
         let transcript = Self.sampleSession(byteByByte: false)
-        let capabilities = "IMAP4rev1 IMAP4rev2 LITERAL- ENABLE IDLE SASL-IR NAMESPACE UNSELECT UIDPLUS MOVE ESEARCH"
+        let capabilities =
+            "IMAP4rev1 IMAP4rev2 LITERAL- ENABLE IDLE SASL-IR NAMESPACE UNSELECT UIDPLUS MOVE ESEARCH"
             + " SPECIAL-USE LIST-EXTENDED LIST-STATUS STATUS=SIZE"
-        #expect(transcript == """
-            * OK [CAPABILITY \(capabilities) AUTH=PLAIN AUTH=LOGIN] Postern IMAP ready\r
-            a001 OK [CAPABILITY \(capabilities)] Signed in\r
-            * 18 EXISTS\r
-            * FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r
-            * 2 RECENT\r
-            * OK [UNSEEN 17] Message 17 is the first unseen message\r
-            * OK [UIDVALIDITY 3857529045] UIDs valid\r
-            a002 OK [READ-WRITE] SELECT completed\r
-            * 12 FETCH (FLAGS (\\Seen) INTERNALDATE "17-Jul-1996 02:44:25 -0700" RFC822.SIZE 4286 ENVELOPE \
-            ("Wed, 17 Jul 1996 02:23:25 -0700 (PDT)" "IMAP4rev1 WG mtg summary and minutes" \
-            (("Terry Gray" NIL "gray" "cac.washington.edu")) (("Terry Gray" NIL "gray" "cac.washington.edu")) \
-            (("Terry Gray" NIL "gray" "cac.washington.edu")) ((NIL NIL "imap" "cac.washington.edu")) \
-            ((NIL NIL "minutes" "CNRI.Reston.VA.US")("John Klensin" NIL "KLENSIN" "MIT.EDU")) NIL NIL \
-            "<B27397-0100000@cac.washington.edu>") BODY ("TEXT" "PLAIN" ("CHARSET" "US-ASCII") NIL NIL "7BIT" 3028 92))\r
-            a003 OK FETCH completed\r
-            * 12 FETCH (BODY[HEADER] {47}\r
-            Date: Wed, 17 Jul 1996 02:23:25 -0700 (PDT)\r
-            \r
-            )\r
-            a004 OK FETCH completed\r
-            * 12 FETCH (FLAGS (\\Seen \\Deleted))\r
-            a005 OK +FLAGS completed\r
-            * BYE Logging out\r
-            a006 OK LOGOUT completed\r
+        #expect(
+            transcript == """
+                * OK [CAPABILITY \(capabilities) AUTH=PLAIN AUTH=LOGIN] Postern IMAP ready\r
+                a001 OK [CAPABILITY \(capabilities)] Signed in\r
+                * 18 EXISTS\r
+                * FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r
+                * 2 RECENT\r
+                * OK [UNSEEN 17] Message 17 is the first unseen message\r
+                * OK [UIDVALIDITY 3857529045] UIDs valid\r
+                a002 OK [READ-WRITE] SELECT completed\r
+                * 12 FETCH (FLAGS (\\Seen) INTERNALDATE "17-Jul-1996 02:44:25 -0700" RFC822.SIZE 4286 ENVELOPE \
+                ("Wed, 17 Jul 1996 02:23:25 -0700 (PDT)" "IMAP4rev1 WG mtg summary and minutes" \
+                (("Terry Gray" NIL "gray" "cac.washington.edu")) (("Terry Gray" NIL "gray" "cac.washington.edu")) \
+                (("Terry Gray" NIL "gray" "cac.washington.edu")) ((NIL NIL "imap" "cac.washington.edu")) \
+                ((NIL NIL "minutes" "CNRI.Reston.VA.US")("John Klensin" NIL "KLENSIN" "MIT.EDU")) NIL NIL \
+                "<B27397-0100000@cac.washington.edu>") BODY ("TEXT" "PLAIN" ("CHARSET" "US-ASCII") NIL NIL "7BIT" \
+                3028 92))\r
+                a003 OK FETCH completed\r
+                * 12 FETCH (BODY[HEADER] {47}\r
+                Date: Wed, 17 Jul 1996 02:23:25 -0700 (PDT)\r
+                \r
+                )\r
+                a004 OK FETCH completed\r
+                * 12 FETCH (FLAGS (\\Seen \\Deleted))\r
+                a005 OK +FLAGS completed\r
+                * BYE Logging out\r
+                a006 OK LOGOUT completed\r
 
-            """)
+                """)
         #expect(Self.sampleSession(byteByByte: true) == transcript)
     }
 
@@ -86,7 +106,11 @@ struct IMAPSessionTests {
         var harness = IMAPSessionHarness { $0.startTLSAvailable = true }
         #expect(harness.take().hasSuffix(" STATUS=SIZE STARTTLS LOGINDISABLED] Postern IMAP ready\r\n"))
         harness.send("a LOGIN fred secret\r\nb AUTHENTICATE PLAIN AGZyZWQAc2VjcmV0\r\n")
-        #expect(harness.take() == "a NO [PRIVACYREQUIRED] Sign in only after STARTTLS\r\nb NO [PRIVACYREQUIRED] Sign in only after STARTTLS\r\n")
+        #expect(
+            harness.take()
+                == "a NO [PRIVACYREQUIRED] Sign in only after STARTTLS\r\n"
+                    + "b NO [PRIVACYREQUIRED] Sign in only after STARTTLS\r\n"
+        )
         #expect(harness.takeRequests().isEmpty)
     }
 
@@ -123,7 +147,10 @@ struct IMAPSessionTests {
         harness.send("b AUTHENTICATE LOGIN\r\n")
         #expect(harness.take() == "+ \r\n")
         harness.send("ZnJlZA==\r\n")
-        #expect(harness.takeRequests() == [.authenticate(SASLStep(mechanism: "LOGIN", response: SASLMessage(base64: "ZnJlZA=="), isFirst: false))])
+        #expect(
+            harness.takeRequests() == [
+                .authenticate(SASLStep(mechanism: "LOGIN", response: SASLMessage(base64: "ZnJlZA=="), isFirst: false))
+            ])
         harness.authenticated(.challenge(SASLMessage(base64: "UGFzc3dvcmQ6")))
         #expect(harness.take() == "+ UGFzc3dvcmQ6\r\n")
         harness.send("*\r\n")
@@ -131,7 +158,11 @@ struct IMAPSessionTests {
         harness.send("c AUTHENTICATE PLAIN\r\nnot base64!\r\n")
         #expect(harness.take() == "+ \r\nc BAD AUTHENTICATE response is not base64\r\n")
         harness.send("d AUTHENTICATE PLAIN AGZyZWQAc2VjcmV0\r\n")
-        #expect(harness.takeRequests() == [.authenticate(SASLStep(mechanism: "PLAIN", response: SASLMessage(base64: "AGZyZWQAc2VjcmV0"), isFirst: true))])
+        #expect(
+            harness.takeRequests() == [
+                .authenticate(
+                    SASLStep(mechanism: "PLAIN", response: SASLMessage(base64: "AGZyZWQAc2VjcmV0"), isFirst: true))
+            ])
         harness.authenticated(.succeeded(user: "fred"))
         #expect(harness.take().hasPrefix("d OK [CAPABILITY IMAP4rev1 "))
         #expect(harness.session.state == .authenticated)
@@ -149,7 +180,8 @@ struct IMAPSessionTests {
         harness.authenticated(.failed(.authenticationFailed))
         #expect(harness.take() == "a NO [AUTHENTICATIONFAILED] Authentication failed\r\n")
         harness.send("b AUTHENTICATE OAUTHBEARER bixhPWZyZWQsAWF1dGg9QmVhcmVyIHgBAQ==\r\n")
-        harness.authenticated(.failed(.authenticationFailed, errorChallenge: SASLMessage(base64: "eyJzdGF0dXMiOiJpbnZhbGlkX3Rva2VuIn0=")))
+        harness.authenticated(
+            .failed(.authenticationFailed, errorChallenge: SASLMessage(base64: "eyJzdGF0dXMiOiJpbnZhbGlkX3Rva2VuIn0=")))
         #expect(harness.take() == "+ eyJzdGF0dXMiOiJpbnZhbGlkX3Rva2VuIn0=\r\n")
         harness.send("AQ==\r\n")
         #expect(harness.take() == "b NO [AUTHENTICATIONFAILED] Authentication failed\r\n")
@@ -161,12 +193,14 @@ struct IMAPSessionTests {
         var harness = IMAPSessionHarness.loopback()
         _ = harness.take()
         harness.send("a SELECT INBOX\r\nb FETCH 1 FLAGS\r\nc FROB\r\nd NOOP\r\n")
-        #expect(harness.take() == "a BAD Command not allowed in this state\r\nb BAD Command not allowed in this state\r\n"
-            + "c BAD Unknown command\r\nd OK NOOP completed\r\n")
+        #expect(
+            harness.take() == "a BAD Command not allowed in this state\r\nb BAD Command not allowed in this state\r\n"
+                + "c BAD Unknown command\r\nd OK NOOP completed\r\n")
         harness.signIn()
         harness.send("e FETCH 1:* FLAGS\r\nf LOGIN x y\r\ng FROB\r\n")
-        #expect(harness.take() == "e BAD Command not allowed in this state\r\nf BAD Command not allowed in this state\r\n"
-            + "g BAD Unknown command\r\n")
+        #expect(
+            harness.take() == "e BAD Command not allowed in this state\r\nf BAD Command not allowed in this state\r\n"
+                + "g BAD Unknown command\r\n")
         #expect(harness.takeRequests().isEmpty)
         harness.send("\r\n")
         #expect(harness.take() == "* BAD Empty command line\r\n")
@@ -178,7 +212,10 @@ struct IMAPSessionTests {
         harness.select()
         harness.send("a EXAMINE Sent\r\n")
         #expect(harness.take() == "* OK [CLOSED] Previous mailbox closed\r\n")
-        #expect(harness.takeRequests() == [.run(IMAPCommand(tag: "a", kind: .examine(IMAPMailboxName("Sent"))), selection: nil)])
+        #expect(
+            harness.takeRequests() == [
+                .run(IMAPCommand(tag: "a", kind: .examine(IMAPMailboxName("Sent"))), selection: nil)
+            ])
         harness.complete([], IMAPStatusResponse(.ok, code: .readOnly, "EXAMINE completed"))
         #expect(harness.session.selection == IMAPSelection(mailbox: IMAPMailboxName("Sent"), readOnly: true))
         harness.send("b SELECT Nowhere\r\n")
@@ -197,11 +234,13 @@ struct IMAPSessionTests {
         var harness = IMAPSessionHarness.loopback()
         harness.signIn()
         harness.send("a ENABLE IMAP4rev2 CONDSTORE\r\nb ENABLE IMAP4rev2\r\n")
-        #expect(harness.take() == "* ENABLED IMAP4rev2\r\na OK ENABLE completed\r\n* ENABLED\r\nb OK ENABLE completed\r\n")
+        #expect(
+            harness.take() == "* ENABLED IMAP4rev2\r\na OK ENABLE completed\r\n* ENABLED\r\nb OK ENABLE completed\r\n")
         #expect(harness.session.enabled == ["IMAP4REV2"])
         harness.send("c STATUS INBOX (MESSAGES)\r\n")
-        harness.complete([.list(IMAPListItem(attributes: [], delimiter: "/", name: IMAPMailboxName("Entwürfe")))],
-                         IMAPStatusResponse(.ok, "done"))
+        harness.complete(
+            [.list(IMAPListItem(attributes: [], delimiter: "/", name: IMAPMailboxName("Entwürfe")))],
+            IMAPStatusResponse(.ok, "done"))
         #expect(harness.take() == "* LIST () \"/\" \"Entwürfe\"\r\nc OK done\r\n")
     }
 }

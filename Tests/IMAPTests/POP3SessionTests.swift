@@ -4,7 +4,9 @@ import Testing
 
 @Suite("POP3 session machine")
 struct POP3SessionTests {
-    static let messages = [POP3Message(uid: "whqtswO00WBw418f9t5JxYwZ", size: 120), POP3Message(uid: "QhdPYR:00WBw1Ph7x7", size: 200)]
+    static let messages = [
+        POP3Message(uid: "whqtswO00WBw418f9t5JxYwZ", size: 120), POP3Message(uid: "QhdPYR:00WBw1Ph7x7", size: 200),
+    ]
 
     /// RFC 1939 §10's example session, signed in with USER and PASS rather than APOP.
     static func exampleSession(byteByByte: Bool) -> String {
@@ -28,32 +30,33 @@ struct POP3SessionTests {
     @Test("RFC 1939 §10's example session, whole and byte by byte; RETR dot-stuffs and ends lines in CRLF")
     func exampleSession() {
         let transcript = Self.exampleSession(byteByByte: false)
-        #expect(transcript == """
-            +OK Postern POP3 ready\r
-            +OK Send PASS\r
-            +OK Maildrop has 2 messages (320 octets)\r
-            +OK 2 320\r
-            +OK 2 messages (320 octets)\r
-            1 120\r
-            2 200\r
-            .\r
-            +OK 34 octets\r
-            Subject: one\r
-            \r
-            ..hidden dot\r
-            end\r
-            .\r
-            +OK Message 1 deleted\r
-            +OK 44 octets\r
-            Subject: two\r
-            \r
-            bare LF lines\r
-            no final newline\r
-            .\r
-            +OK Message 2 deleted\r
-            +OK Postern POP3 signing off (2 messages deleted)\r
+        #expect(
+            transcript == """
+                +OK Postern POP3 ready\r
+                +OK Send PASS\r
+                +OK Maildrop has 2 messages (320 octets)\r
+                +OK 2 320\r
+                +OK 2 messages (320 octets)\r
+                1 120\r
+                2 200\r
+                .\r
+                +OK 34 octets\r
+                Subject: one\r
+                \r
+                ..hidden dot\r
+                end\r
+                .\r
+                +OK Message 1 deleted\r
+                +OK 44 octets\r
+                Subject: two\r
+                \r
+                bare LF lines\r
+                no final newline\r
+                .\r
+                +OK Message 2 deleted\r
+                +OK Postern POP3 signing off (2 messages deleted)\r
 
-            """)
+                """)
         #expect(Self.exampleSession(byteByByte: true) == transcript)
     }
 
@@ -62,7 +65,11 @@ struct POP3SessionTests {
         var harness = POP3SessionHarness { $0.startTLSAvailable = true }
         _ = harness.take()
         harness.send("CAPA\r\n")
-        #expect(harness.take() == "+OK Capability list follows\r\nTOP\r\nUIDL\r\nRESP-CODES\r\nAUTH-RESP-CODE\r\nPIPELINING\r\nSTLS\r\nIMPLEMENTATION Postern\r\n.\r\n")
+        #expect(
+            harness.take()
+                == "+OK Capability list follows\r\nTOP\r\nUIDL\r\nRESP-CODES\r\nAUTH-RESP-CODE\r\nPIPELINING\r\n"
+                    + "STLS\r\nIMPLEMENTATION Postern\r\n.\r\n"
+        )
         harness.send("USER mrose\r\nAUTH PLAIN AGZyZWQAc2VjcmV0\r\n")
         #expect(harness.take() == "-ERR Sign in only after STLS\r\n-ERR Sign in only after STLS\r\n")
         harness.send("STLS\r\nUSER injected\r\n")
@@ -71,42 +78,53 @@ struct POP3SessionTests {
         var actions: [POP3Session.Action] = []
         harness.session.tlsEstablished(now: 0, into: &actions)
         harness.send("CAPA\r\nSTLS\r\n")
-        #expect(harness.take() == "+OK Capability list follows\r\nTOP\r\nUIDL\r\nRESP-CODES\r\nAUTH-RESP-CODE\r\nPIPELINING\r\nUSER\r\nSASL PLAIN LOGIN\r\nIMPLEMENTATION Postern\r\n.\r\n-ERR TLS is already active\r\n")
+        #expect(
+            harness.take()
+                == "+OK Capability list follows\r\nTOP\r\nUIDL\r\nRESP-CODES\r\nAUTH-RESP-CODE\r\nPIPELINING\r\n"
+                    + "USER\r\nSASL PLAIN LOGIN\r\nIMPLEMENTATION Postern\r\n.\r\n-ERR TLS is already active\r\n"
+        )
         harness.signIn([])
         harness.send("CAPA\r\n")
-        #expect(harness.take() == "+OK Capability list follows\r\nTOP\r\nUIDL\r\nRESP-CODES\r\nAUTH-RESP-CODE\r\nPIPELINING\r\nIMPLEMENTATION Postern\r\n.\r\n")
+        #expect(
+            harness.take()
+                == "+OK Capability list follows\r\nTOP\r\nUIDL\r\nRESP-CODES\r\nAUTH-RESP-CODE\r\nPIPELINING\r\n"
+                    + "IMPLEMENTATION Postern\r\n.\r\n"
+        )
     }
 
     @Test("UIDL, LIST n, TOP, DELE then RSET keeps every message, and numbers stay fixed")
     func transaction() {
         var harness = POP3SessionHarness.loopback()
         harness.signIn(Self.messages)
-        harness.send("UIDL\r\nUIDL 2\r\nLIST 3\r\nDELE 1\r\nDELE 1\r\nLIST\r\nSTAT\r\nRETR 1\r\nRSET\r\nLIST 1\r\nNOOP\r\n")
-        #expect(harness.take() == """
-            +OK Unique-ID listing follows\r
-            1 whqtswO00WBw418f9t5JxYwZ\r
-            2 QhdPYR:00WBw1Ph7x7\r
-            .\r
-            +OK 2 QhdPYR:00WBw1Ph7x7\r
-            -ERR No such message\r
-            +OK Message 1 deleted\r
-            -ERR Message 1 already deleted\r
-            +OK 1 messages (200 octets)\r
-            2 200\r
-            .\r
-            +OK 1 200\r
-            -ERR No such message\r
-            +OK Maildrop has 2 messages (320 octets)\r
-            +OK 1 120\r
-            +OK\r
+        harness.send(
+            "UIDL\r\nUIDL 2\r\nLIST 3\r\nDELE 1\r\nDELE 1\r\nLIST\r\nSTAT\r\nRETR 1\r\nRSET\r\nLIST 1\r\nNOOP\r\n")
+        #expect(
+            harness.take() == """
+                +OK Unique-ID listing follows\r
+                1 whqtswO00WBw418f9t5JxYwZ\r
+                2 QhdPYR:00WBw1Ph7x7\r
+                .\r
+                +OK 2 QhdPYR:00WBw1Ph7x7\r
+                -ERR No such message\r
+                +OK Message 1 deleted\r
+                -ERR Message 1 already deleted\r
+                +OK 1 messages (200 octets)\r
+                2 200\r
+                .\r
+                +OK 1 200\r
+                -ERR No such message\r
+                +OK Maildrop has 2 messages (320 octets)\r
+                +OK 1 120\r
+                +OK\r
 
-            """)
+                """)
         harness.send("TOP 1 1\r\n")
         harness.retrieved("From: a\r\nSubject: b\r\n\r\nline 1\r\nline 2\r\n")
         harness.send("TOP 2 0\r\n")
         harness.retrieved("From: a\n\nbody\n")
-        #expect(harness.take() == "+OK Top of message follows\r\nFrom: a\r\nSubject: b\r\n\r\nline 1\r\n.\r\n"
-            + "+OK Top of message follows\r\nFrom: a\r\n\r\n.\r\n")
+        #expect(
+            harness.take() == "+OK Top of message follows\r\nFrom: a\r\nSubject: b\r\n\r\nline 1\r\n.\r\n"
+                + "+OK Top of message follows\r\nFrom: a\r\n\r\n.\r\n")
         harness.send("QUIT\r\n")
         #expect(harness.take() == "+OK Postern POP3 signing off\r\n")
         #expect(harness.takeRequests() == [.retrieve(Self.messages[0]), .retrieve(Self.messages[1])])
@@ -121,8 +139,9 @@ struct POP3SessionTests {
         harness.retrieved(nil)
         harness.send("DELE 2\r\nQUIT\r\n")
         harness.committed(false)
-        #expect(harness.take() == "-ERR [SYS/TEMP] Message is no longer available\r\n+OK Message 2 deleted\r\n"
-            + "-ERR [SYS/TEMP] Some deleted messages not removed\r\n")
+        #expect(
+            harness.take() == "-ERR [SYS/TEMP] Message is no longer available\r\n+OK Message 2 deleted\r\n"
+                + "-ERR [SYS/TEMP] Some deleted messages not removed\r\n")
         #expect(harness.closed)
     }
 
@@ -131,17 +150,26 @@ struct POP3SessionTests {
         var harness = POP3SessionHarness.loopback()
         _ = harness.take()
         harness.send("AUTH\r\nAUTH CRAM-MD5\r\nAUTH LOGIN\r\n")
-        #expect(harness.take() == "+OK Mechanisms follow\r\nPLAIN\r\nLOGIN\r\n.\r\n-ERR Unsupported authentication mechanism\r\n+ \r\n")
+        #expect(
+            harness.take()
+                == "+OK Mechanisms follow\r\nPLAIN\r\nLOGIN\r\n.\r\n-ERR Unsupported authentication mechanism\r\n+ \r\n"
+        )
         harness.send("*\r\nAUTH PLAIN\r\nAGZyZWQAd3Jvbmc=\r\n")
         #expect(harness.take() == "-ERR AUTH cancelled\r\n+ \r\n")
-        #expect(harness.takeRequests() == [.authenticate(SASLStep(mechanism: "PLAIN", response: SASLMessage(base64: "AGZyZWQAd3Jvbmc="), isFirst: false))])
+        #expect(
+            harness.takeRequests() == [
+                .authenticate(
+                    SASLStep(mechanism: "PLAIN", response: SASLMessage(base64: "AGZyZWQAd3Jvbmc="), isFirst: false))
+            ])
         harness.authenticated(.failed(.auth))
         harness.send("USER mrose\r\nPASS x\r\n")
         harness.authenticated(.failed(.inUse))
         harness.send("PASS y\r\nAPOP mrose c4c9334bac560ecc979e58001b3e22fb\r\nAUTH PLAIN AGZyZWQAc2VjcmV0\r\n")
         harness.authenticated(.failed(.auth))
-        #expect(harness.take() == "-ERR [AUTH] Authentication failed\r\n+OK Send PASS\r\n-ERR [IN-USE] Authentication failed\r\n"
-            + "-ERR USER first\r\n-ERR APOP not supported\r\n-ERR [AUTH] Authentication failed\r\n")
+        #expect(
+            harness.take()
+                == "-ERR [AUTH] Authentication failed\r\n+OK Send PASS\r\n-ERR [IN-USE] Authentication failed\r\n"
+                + "-ERR USER first\r\n-ERR APOP not supported\r\n-ERR [AUTH] Authentication failed\r\n")
         #expect(harness.closed)
     }
 
@@ -151,12 +179,14 @@ struct POP3SessionTests {
         _ = harness.take()
         harness.send("XYZZY\r\nSTAT\r\nUSER\r\nLIST x\r\n" + String(repeating: "N", count: 600) + "\r\nNOOP\r\n")
         // Arguments are checked before the state: LIST x is refused for its argument.
-        #expect(harness.take() == "-ERR Unknown command\r\n-ERR Command not allowed now\r\n-ERR Invalid arguments\r\n"
-            + "-ERR Invalid arguments\r\n-ERR Line too long\r\n-ERR Command not allowed now\r\n")
+        #expect(
+            harness.take() == "-ERR Unknown command\r\n-ERR Command not allowed now\r\n-ERR Invalid arguments\r\n"
+                + "-ERR Invalid arguments\r\n-ERR Line too long\r\n-ERR Command not allowed now\r\n")
         harness.signIn(Self.messages)
         harness.send("RETR 0\r\nTOP 1\r\nDELE 9\r\nUSER x\r\nLIST 1 2\r\n")
-        #expect(harness.take() == "-ERR Invalid arguments\r\n-ERR Invalid arguments\r\n-ERR No such message\r\n"
-            + "-ERR Command not allowed now\r\n-ERR Invalid arguments\r\n")
+        #expect(
+            harness.take() == "-ERR Invalid arguments\r\n-ERR Invalid arguments\r\n-ERR No such message\r\n"
+                + "-ERR Command not allowed now\r\n-ERR Invalid arguments\r\n")
         harness.send(String(repeating: "NOOP\r\n", count: 10_000))
         #expect(harness.take() == String(repeating: "+OK\r\n", count: 10_000))
     }
