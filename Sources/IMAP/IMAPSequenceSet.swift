@@ -25,6 +25,17 @@ public enum IMAPSequenceSet: Sendable, Equatable {
         return .number(try reader.nonZeroNumber())
     }
 
+    /// The ranges the set names in a mailbox whose largest number (message count, or highest UID) is `last`, `*`
+    /// standing for `last`, each in rising order, in the order given. Empty for an empty mailbox (`last` 0), where
+    /// even `1:*` names nothing; nil for `$`, which the caller replaces with its saved result. Numbers past `last`
+    /// are kept: the caller intersects with the messages that exist (`UID FETCH 100:*` with 50 the highest UID
+    /// names 50).
+    public func ranges(last: UInt32) -> [ClosedRange<UInt32>]? {
+        guard case .ranges(let ranges) = self else { return nil }
+        guard last > 0 else { return [] }
+        return ranges.map { $0.bounds(last: last) }
+    }
+
     /// The text form (`1:*`, `2,4:6`, `$`).
     public var text: String {
         switch self {

@@ -89,6 +89,12 @@ struct IMAPCommandParserTests {
         limits.maxSequenceSetRanges = 3
         #expect(Self.error("a FETCH 1,2,3,4 FLAGS", limits: limits)?.error == .sequenceSetTooLarge)
         #expect(IMAPSequenceSet.ranges(of: [5, 1, 3, 4, 9]).text == "1,3:5,9")
+        // FETCH 1:* on an empty mailbox names nothing; UID 100:* with 50 the highest UID names 50.
+        let all: IMAPSequenceSet = .ranges([IMAPSequenceRange(.number(1), .last)])
+        #expect(all.ranges(last: 0) == [])
+        #expect(all.ranges(last: 7) == [1...7])
+        #expect(IMAPSequenceSet.ranges([IMAPSequenceRange(.number(100), .last)]).ranges(last: 50) == [50...100])
+        #expect(IMAPSequenceSet.savedResult.ranges(last: 9) == nil)
     }
 
     @Test("FETCH: macros, sections, partials, PEEK, BINARY, RFC822 items")
