@@ -250,7 +250,9 @@ struct IMAPSessionTests {
             $0.limits.maxNonSynchronizingLiteralBytes = $0.limits.maxLiteralBytes
             $0.extensions = ["IDLE"]
         }
-        #expect(harness.take() == "* OK [CAPABILITY IMAP4rev1 IMAP4rev2 LITERAL+ IDLE LOGINDISABLED] Postern IMAP ready\r\n")
+        #expect(
+            harness.take()
+                == "* OK [CAPABILITY IMAP4rev1 IMAP4rev2 LITERAL+ IDLE LOGINDISABLED] " + "Postern IMAP ready\r\n")
         harness.send("a LOGIN {5000+}\r\n" + String(repeating: "x", count: 5000) + " y\r\n")
         #expect(harness.take() == "a NO [PRIVACYREQUIRED] Sign in only after STARTTLS\r\n")
     }
