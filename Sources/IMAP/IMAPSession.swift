@@ -23,8 +23,8 @@
 ///   line goes to the driver, `*` cancels (`BAD`), a line that is not base64 ends it (`BAD`). Success:
 ///   `OK [CAPABILITY ...]` and the authenticated state; failure: `NO` with the driver's code (after RFC 7628's
 ///   error challenge and the client's answer to it, for OAUTHBEARER).
-/// - Authenticated and selected: `ENABLE` is answered here (`IMAP4rev2` only, once advertised: later strings are
-///   quoted UTF-8); `IDLE` sends `+ idling` and holds until `DONE` (another line ends it with `BAD`); the rest goes
+/// - Authenticated and selected: `ENABLE` is answered here (`IMAP4rev2` is the one extension it enables, once per
+///   session; other names are ignored, as RFC 5161 asks; later strings go quoted UTF-8); `IDLE` sends `+ idling` and holds until `DONE` (another line ends it with `BAD`); the rest goes
 ///   to the driver, whose result is sent as it is. A `SELECT` or `EXAMINE` answered `OK` selects the mailbox
 ///   (read-only for `EXAMINE` or `[READ-ONLY]`), one answered otherwise leaves none selected; `CLOSE` and `UNSELECT`
 ///   answered `OK` deselect. Selecting while selected sends `* OK [CLOSED]` first (RFC 9051 §7.1).
