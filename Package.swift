@@ -48,6 +48,10 @@ let package = Package(
         // Pure RFC 6455: the opening handshake's checks, the frame parser and encoder, and the session machine
         // (fragments, UTF-8, pings, the closing handshake). No sockets, no crypto: the caller hashes the key.
         .target(name: "WebSocket", dependencies: ["HTTP1", "ConfigurationReading"]),
+        // Pure IMAP4rev1/IMAP4rev2 (RFC 3501, RFC 9051): the command framer and parser (literals, LITERAL+/-), the
+        // response encoder and the session machine that asks its driver for sign-in and mailbox data. No sockets, no
+        // store: nothing serves it yet (docs/imap.md).
+        .target(name: "IMAP", dependencies: ["Time"]),
         // Settings by their environment names, read strictly through a reader scoped to one part's prefix; the error
         // that names a bad value's key. Nothing else: every target that has settings can read its own.
         .target(name: "ConfigurationReading"),
@@ -331,6 +335,7 @@ let package = Package(
         .testTarget(name: "TimeTests", dependencies: ["Time"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
+        .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
             "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
