@@ -33,7 +33,8 @@ public struct MailChangeStream: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
-            stream: self, known: from, lastElement: .now, tickets: (store.changes.ticket(), store.changes.anyChange.ticket()))
+            stream: self, known: from, lastElement: .now,
+            tickets: (store.changes.ticket(), store.changes.anyChange.ticket()))
     }
 
     /// The stream's position: the state last handed out, when the last element went, and the tickets taken as it

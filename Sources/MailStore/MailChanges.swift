@@ -106,7 +106,11 @@ public final class MailChanges: Sendable {
             var woken: [CheckedContinuation<Bool, Never>] = []
             for (id, waiter) in state.waiters where matches(waiter.address) {
                 state.waiters[id] = nil
-                if let continuation = waiter.continuation { woken.append(continuation) } else { state.wokenEarly[id] = true }
+                if let continuation = waiter.continuation {
+                    woken.append(continuation)
+                } else {
+                    state.wokenEarly[id] = true
+                }
             }
             return woken
         }

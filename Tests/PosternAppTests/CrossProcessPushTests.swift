@@ -160,7 +160,8 @@ struct CrossProcessPushTests {
 
     static func sendText(_ client: TestHTTPClient, _ text: String) {
         client.sendRaw(
-            WebSocketFrameEncoder.encodeMasked(WebSocketFrame(opcode: .text, payload: Array(text.utf8)), mask: (1, 2, 3, 4)))
+            WebSocketFrameEncoder.encodeMasked(
+                WebSocketFrame(opcode: .text, payload: Array(text.utf8)), mask: (1, 2, 3, 4)))
     }
 
     /// The next text message the server sends (pings and other control frames skipped).
