@@ -72,16 +72,10 @@ extension MailStore {
     }
 
     /// The oldest message that matches `search` as soon as there is one (at once when one is stored), nil after
-    /// `timeout`. Parks on ``changes`` for a change at any address between looks, as ``waitFor(address:timeout:_:)``.
+    /// `timeout`. Looks again at each change at any address (the change stream of every address).
     public func oldestMatch(_ search: MailSearch, timeout: Duration) async throws -> MailSummary? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let ticket = changes.anyChange.ticket()
-            if let found = try await matching(search, newestFirst: false, limit: 1, offset: 0).first { return found }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero, !Task.isCancelled else { return nil }
-            let pause = database.dialect == .sqlite ? min(remaining, Self.unannouncedLookInterval) : remaining
-            await changes.anyChange.wait(after: ticket, timeout: pause)
+        try await firstLook(in: changeStream(of: nil, until: .now + timeout)) {
+            try await matching(search, newestFirst: false, limit: 1, offset: 0).first
         }
     }
 
