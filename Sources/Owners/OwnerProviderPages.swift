@@ -94,7 +94,9 @@ public struct OwnerProviderPages: SignInSurfacePages {
             return BrowserPage.message(.badRequest, Self.title, ProviderMessage.unknownProvider)
         } catch SignInFlow.StartError.provider(let error) {
             await recordFailure(provider: fields["provider"] ?? "", reason: "discovery", detail: "\(error)", client: nil)
-            return BrowserPage.message(.serviceUnavailable, Self.title, ProviderMessage.unreachable)
+            return BrowserPage.message(.serviceUnavailable, Self.title, ProviderMessage.unavailable(error))
+        } catch SignInFlow.StartError.busy {
+            return BrowserPage.message(.serviceUnavailable, Self.title, ProviderMessage.busy)
         }
     }
 
@@ -105,7 +107,7 @@ public struct OwnerProviderPages: SignInSurfacePages {
         -> HTTPResponse
     {
         await recordFailure(provider: "", reason: refusal.reason, detail: nil, client: client)
-        return refusedPage(.forbidden, ProviderMessage.failed, setCookies: [clear])
+        return refusedPage(.forbidden, refusal.words, setCookies: [clear])
     }
 
     /// An owners' login through every check: ``OwnerProviderLinking`` decides.

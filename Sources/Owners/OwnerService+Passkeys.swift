@@ -63,7 +63,11 @@ extension OwnerService {
         guard let passkeys, browser.csrfValid(request.formFields(), request) else {
             return HTTPResponse.noStoreJSON(.forbidden, ["error": "csrf"])
         }
-        return HTTPResponse.noStoreJSON(.ok, try await passkeys.signInOptions(now: browser.sessions.clock()))
+        do {
+            return HTTPResponse.noStoreJSON(.ok, try await passkeys.signInOptions(now: browser.sessions.clock()))
+        } catch is PasskeyChallengesFull {
+            return HTTPResponse.noStoreJSON(.serviceUnavailable, ["error": "busy"])
+        }
     }
 
     func passkeySignIn(_ request: HTTPRequest, client: ClientAddressKey, address: String?) async throws -> HTTPResponse {

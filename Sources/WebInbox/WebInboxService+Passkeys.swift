@@ -84,7 +84,11 @@ extension WebInboxService {
         guard let passkeys, forms.csrfValid(request.formFields(), request) else {
             return HTTPResponse.noStoreJSON(.forbidden, ["error": "csrf"])
         }
-        return HTTPResponse.noStoreJSON(.ok, try await passkeys.ceremonies.signInOptions(now: clock()))
+        do {
+            return HTTPResponse.noStoreJSON(.ok, try await passkeys.ceremonies.signInOptions(now: clock()))
+        } catch is PasskeyChallengesFull {
+            return HTTPResponse.noStoreJSON(.serviceUnavailable, ["error": "busy"])
+        }
     }
 
     func passkeySignIn(_ request: HTTPRequest, client: ClientAddressKey, address: String?) async throws

@@ -99,9 +99,11 @@ extension WebInboxService: SignInSurfacePages {
                 setCookies: [laxCookie(SignInFlow.browserCookie, browser, maxAge: SignInTransactionStore.lifetime)])
         } catch SignInFlow.StartError.unknownProvider, SignInFlow.StartError.returnPathNotLocal {
             return try await refused(.badRequest, SignInMessage.unknownProvider)
-        } catch SignInFlow.StartError.provider {
+        } catch SignInFlow.StartError.provider(let error) {
             await recordProviderFailure(providers, provider: name, reason: "discovery", client: nil)
-            return try await refused(.serviceUnavailable, SignInMessage.unreachable)
+            return try await refused(.serviceUnavailable, SignInMessage.unavailable(error))
+        } catch SignInFlow.StartError.busy {
+            return try await refused(.serviceUnavailable, SignInMessage.busy)
         }
     }
 
@@ -111,7 +113,7 @@ extension WebInboxService: SignInSurfacePages {
         -> HTTPResponse
     {
         if let providers { await recordProviderFailure(providers, provider: "", reason: refusal.reason, client: client) }
-        return providerRefusedPage(SignInMessage.failed, setCookies: [clear])
+        return providerRefusedPage(refusal.words, setCookies: [clear])
     }
 
     public func signInCompleted(_ completed: CompletedSignIn, _ request: HTTPRequest, client: String?, clear: String)

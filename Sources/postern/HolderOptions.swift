@@ -5,7 +5,7 @@ import PosternApp
 /// What `owner show` and `pro show` take (the configuration, `--email`) and do: print what `show` finds, every way the
 /// person signs in.
 struct ShowOptions: ParsableArguments {
-    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var options: DataOptions
     @Option(help: "The email of the owner or Pro user.") var email: String
 
     /// Prints the lines `show` gives for the configuration and email, or fails naming `holder` (`owner`, `Pro user`)
@@ -17,14 +17,14 @@ struct ShowOptions: ParsableArguments {
         guard let lines = try await show(configuration, email, logger) else {
             throw CommandFailure("no \(holder) has email '\(email)'")
         }
-        for line in lines { print(line) }
+        Terminal.write(lines: lines)
     }
 }
 
 /// What `owner passkeys remove` and `pro passkeys remove` take (the configuration, `--email`, `--id`) and do (issue
 /// 56): remove a lost device's passkey, and say what came of it.
 struct PasskeyRemovalOptions: ParsableArguments {
-    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var options: DataOptions
     @Option(help: "The email of the owner or Pro user.") var email: String
     @Option(help: "The passkey's id (from `owner show` or `pro show`).") var id: String
 
@@ -37,7 +37,7 @@ struct PasskeyRemovalOptions: ParsableArguments {
     ) async throws {
         let (configuration, logger) = try await options.loadWithLogger()
         switch try await remove(configuration, email, id, logger) {
-        case .removed: print("removed passkey \(id) of \(email)")
+        case .removed: Terminal.write("removed passkey \(id) of \(email)")
         case .noHolder: throw CommandFailure("no \(holder) has email '\(email)'")
         case .noPasskey: throw CommandFailure("\(email) has no passkey '\(id)'")
         }

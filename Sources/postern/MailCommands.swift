@@ -12,7 +12,7 @@ struct Mail: AsyncParsableCommand {
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store an RFC 5322 message file in local mailboxes, as SMTP would; prints the message id.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("to"), help: "A local address: a mailbox account or an agent inbox (repeatable).")
         var recipients: [String]
         @Argument(help: "The message file (headers, a blank line, the body).") var file: String
@@ -20,7 +20,7 @@ struct Mail: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.deliverMail(
+            Terminal.write(try await Operations.deliverMail(
                 configuration: configuration, recipients: recipients, file: file, logger: logger))
         }
     }
@@ -32,7 +32,7 @@ struct Mail: AsyncParsableCommand {
             discussion: "A release goes through the checks of a new submission (outbound delivery on, a sender that "
                 + "may write outside, the limits, the size and the sender's quota): released mail is queued to leave; "
                 + "mail that still fails a check stays held, and the line says why.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("release"), help: "Release this held message.") var release: String?
         @Flag(name: .customLong("all"), help: "Release every held message.") var all = false
 
@@ -44,13 +44,13 @@ struct Mail: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard release != nil || all else {
-                for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
+                Terminal.write(lines: try await Operations.outbox(configuration: configuration, logger: logger))
                 return
             }
             do {
                 let lines = try await Operations.releaseOutbox(
                     configuration: configuration, id: release, logger: logger)
-                for line in lines { print(line) }
+                Terminal.write(lines: lines)
             } catch let error as OutboxReleaseError {
                 throw CommandFailure(error.description)
             }
@@ -64,7 +64,7 @@ struct Mail: AsyncParsableCommand {
                 + "a selection: --sender ADDRESS, --holder OWNER_ID (as owner list prints it), --domain DOMAIN (the "
                 + "recipients there) or --all, and says how many recipients it removed. Deleted recipients end failed "
                 + "(no bounce is sent); their submissions stay readable over JMAP.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("retry"), help: "Make this message's waiting recipients due now.") var retry: String?
         @Flag(
             name: .customLong("all"),
@@ -111,7 +111,7 @@ struct Mail: AsyncParsableCommand {
                     .retryAll
                 } else { .list }
             for line in try await Operations.queue(configuration: configuration, action, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }
@@ -122,20 +122,20 @@ struct Mail: AsyncParsableCommand {
             abstract: "Forget that a domain took mail over TLS, so that a failed STARTTLS may be retried in the clear.",
             discussion: "Direct delivery never falls back to plain text for a domain it once delivered to over TLS "
                 + "(chasquid's domaininfo). Use this when such a domain has really lost its TLS.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Argument(help: "The destination domain.") var domain: String
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.tlsReset(configuration: configuration, domain: domain, logger: logger))
+            Terminal.write(try await Operations.tlsReset(configuration: configuration, domain: domain, logger: logger))
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List stored messages, newest first: every address's, one address's, or the catch-all's.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("address"), help: "Only the messages stored under this address.")
         var address: String?
         @Flag(name: .customLong("catch-all"), help: "Only the catch-all's (POSTERN_SMTP_ACCEPT=any).")
@@ -153,21 +153,26 @@ struct Mail: AsyncParsableCommand {
             let lines = try await Operations.mailList(
                 configuration: configuration, address: catchAll ? Operations.catchAllAddress : address, limit: limit,
                 logger: logger)
-            for line in lines { print(line) }
+            Terminal.write(lines: lines)
         }
     }
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show one stored message: its headers and text, or its raw bytes.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Flag(name: .customLong("raw"), help: "Print the message as received (RFC 5322).") var raw = false
         @Argument(help: "The message id, as `postern mail list` prints it.") var id: String
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.mailShow(configuration: configuration, id: id, raw: raw, logger: logger))
+            if raw {
+                // The exact bytes into a file or a pipe; on a terminal, escaped as everything else is.
+                Terminal.writeExact(try await Operations.mailRaw(configuration: configuration, id: id, logger: logger))
+            } else {
+                Terminal.write(lines: try await Operations.mailShow(configuration: configuration, id: id, logger: logger))
+            }
         }
     }
 }
