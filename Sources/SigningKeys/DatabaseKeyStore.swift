@@ -202,6 +202,11 @@ public final class DatabaseKeyStore: SigningKeyStore {
         let database = database
         let retention = retention
         do {
+            // The keys the transaction will probably add are made before it: an RSA key takes a quarter of a CPU-second
+            // here and several on a busy machine, and inside the transaction that time would hold SQLite's one writer
+            // (other instances starting at once wait past their busy timeout) or PostgreSQL's lock. A key the
+            // transaction finds it does not need is dropped; one it needs and was not foreseen is made inside, as before.
+            var spares = try makeSpares(kinds: kinds, now: now, rotating: rotating, dropping: kid)
             return try database.writeSync { connection in
                 // The lock is taken before BEGIN: a SERIALIZABLE transaction sees the data as of its first
                 // statement, so one that waited for the lock inside would read the ring from before the rotation it
@@ -218,7 +223,8 @@ public final class DatabaseKeyStore: SigningKeyStore {
                         func add(_ kind: KeyInfo.Kind, signsFrom: Int64) throws {
                             let (entry, material) = try self.generate(
                                 kind, now: now, signsFrom: signsFrom,
-                                generation: (entries.map(\.generation).max() ?? 0) + 1)
+                                generation: (entries.map(\.generation).max() ?? 0) + 1,
+                                spare: spares.removeValue(forKey: kind))
                             try connection.run(
                                 "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) "
                                     + "VALUES (?, ?, ?, ?, ?, ?)",
@@ -276,13 +282,42 @@ public final class DatabaseKeyStore: SigningKeyStore {
         return (entries, sealed)
     }
 
-    private func generate(_ kind: KeyInfo.Kind, now: Int64, signsFrom: Int64, generation: Int64) throws(KeyStoreError)
-        -> (KeySchedule.Entry, [UInt8])
-    {
-        let (kid, material) = try KeyMaterial.generate(kind)
+    /// A key of `kind` for the ring: `spare` (made by ``makeSpares(kinds:now:rotating:dropping:)``) when given, else
+    /// one made now. Its entry and its sealed material.
+    private func generate(
+        _ kind: KeyInfo.Kind, now: Int64, signsFrom: Int64, generation: Int64, spare: Spare? = nil
+    ) throws(KeyStoreError) -> (KeySchedule.Entry, [UInt8]) {
+        let made: Spare
+        if let spare { made = spare } else { made = try makeSpare(kind) }
         let entry = KeySchedule.Entry(
-            kid: kid, kind: kind, createdAt: now, signsFrom: signsFrom, generation: generation)
-        return (entry, try sealer.seal(material, kid: kid, kind: kind))
+            kid: made.kid, kind: kind, createdAt: now, signsFrom: signsFrom, generation: generation)
+        return (entry, made.sealed)
+    }
+
+    /// A key made and sealed ahead of the transaction that may add it.
+    private struct Spare {
+        let kid: String
+        let sealed: [UInt8]
+    }
+
+    private func makeSpare(_ kind: KeyInfo.Kind) throws(KeyStoreError) -> Spare {
+        let (kid, material) = try KeyMaterial.generate(kind)
+        return Spare(kid: kid, sealed: try sealer.seal(material, kid: kid, kind: kind))
+    }
+
+    /// The keys ``synchronize(now:rotating:dropping:)`` will add if the ring stays as it reads now (outside any
+    /// transaction): every kind when rotating, the kind of a key dropped, and each kind the ring lacks.
+    private func makeSpares(kinds: [KeyInfo.Kind], now: Int64, rotating: Bool, dropping kid: String?) throws
+        -> [KeyInfo.Kind: Spare]
+    {
+        let entries = try database.readSync { try Self.read($0).0 }
+        var wanted = Set(kinds.filter { kind in rotating || !entries.contains { $0.kind == kind } })
+        if let kid, let dropped = entries.first(where: { $0.kid == kid }), kinds.contains(dropped.kind) {
+            wanted.insert(dropped.kind)
+        }
+        var spares: [KeyInfo.Kind: Spare] = [:]
+        for kind in wanted { spares[kind] = try makeSpare(kind) }
+        return spares
     }
 
     private func open(_ entry: KeySchedule.Entry, _ sealed: [UInt8]) throws(KeyStoreError) -> JWTKey {

@@ -1,3 +1,4 @@
+import DNS
 import Foundation
 import Logging
 import PosternTestSupport

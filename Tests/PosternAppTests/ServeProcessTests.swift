@@ -3,7 +3,7 @@ import Testing
 
 /// `postern serve` as an operator runs it: the built executable with the shipped config file, port 0,
 /// a fresh data directory; it prints its port, answers, and exits 0 on SIGTERM and SIGINT.
-@Suite("postern serve as a process", .timeLimit(.minutes(1)))
+@Suite("postern serve as a process", .timeLimit(.minutes(3)))
 struct ServeProcessTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
