@@ -131,8 +131,8 @@ public final class AgentAuthService: Sendable {
     /// The accounts table, for operator commands (revoke, delete).
     public var accountStore: AgentAccountStore { accounts }
 
-    /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` and
-    /// `POST /api/v1/capability` (deferred).
+    /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` (deferred) and
+    /// `POST /api/v1/capability` (completing: it hands its work to the worker pool itself).
     public func register(into router: inout ContextRouter) {
         router.add(
             .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
@@ -146,8 +146,10 @@ public final class AgentAuthService: Sendable {
             })
         router.add(
             .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
-            .deferred { [self] request, context, _ in
-                await middleware.run(.capability, context) { await capability(request, context) }
+            .completing { [self] request, context, _, completion in
+                middleware.runCompleting(.capability, context, completion) { answer in
+                    capability(request, context, answer: answer)
+                }
             })
     }
 

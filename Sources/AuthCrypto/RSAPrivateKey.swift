@@ -12,6 +12,8 @@ public final class RSAPrivateKey: Sendable {
     let key: EVPKey
     /// The matching public key.
     public let publicKey: RSAPublicKey
+    /// The signing contexts, set up once for every signature this key makes.
+    private let signer: RSASigner
 
     private init(key: EVPKey) throws(CryptoError) {
         guard key.isRSA else { throw CryptoError(.unsupportedKey, "not an RSA key") }
@@ -20,6 +22,7 @@ public final class RSAPrivateKey: Sendable {
         }
         self.key = key
         self.publicKey = try RSAPublicKey(derivedFrom: key)
+        self.signer = try RSASigner(key: key)
     }
 
     /// Generates a new key with public exponent 65537.
@@ -56,7 +59,7 @@ public final class RSAPrivateKey: Sendable {
     }
 
     /// The length of every signature this key makes, in bytes.
-    public var signatureByteCount: Int { key.maximumSignatureSize }
+    public var signatureByteCount: Int { signer.signatureByteCount }
 
     /// Signs `message` with RSASSA-PKCS1-v1_5 and SHA-256 (JWS "RS256").
     /// - Throws: `CryptoError` `.signingFailed`.
@@ -66,9 +69,10 @@ public final class RSAPrivateKey: Sendable {
         }
     }
 
-    /// Signs `message` with RSASSA-PKCS1-v1_5 and SHA-256 without copying it.
+    /// Signs `message` with RSASSA-PKCS1-v1_5 and SHA-256 without copying it, on a context set up once
+    /// (``RSASigner``).
     /// - Throws: `CryptoError` `.signingFailed`.
     public func signSHA256(_ message: UnsafeBufferPointer<UInt8>) throws(CryptoError) -> [UInt8] {
-        try key.sign(message, digest: EVP_sha256())
+        try signer.sign(message)
     }
 }

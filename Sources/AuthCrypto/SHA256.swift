@@ -17,9 +17,24 @@ public enum SHA256 {
         return text.withUTF8 { digest($0) }
     }
 
-    private static func digest(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        oneShotDigest(input, EVP_sha256(), byteCount: byteCount, name: "SHA-256")
+    /// Returns the 32-byte SHA-256 digest of the bytes `input` points to, without copying them.
+    public static func hash(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        digest(input)
     }
+
+    private static func digest(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        oneShotDigest(input, messageDigest, byteCount: byteCount, name: "SHA-256")
+    }
+
+    /// SHA-256 fetched from the provider store once. `EVP_sha256()` is a legacy handle: every `EVP_Digest` and
+    /// every context set up with it fetches the implementation again, a lookup under the store's lock (OpenSSL 3).
+    /// `EVP_sha256()` when the fetch fails (the digest is the same; only that lookup comes back).
+    static var messageDigest: OpaquePointer? { fetched.pointer ?? EVP_sha256() }
+
+    /// `@unchecked Sendable`: a fetched `EVP_MD` is immutable and OpenSSL allows it to be shared between threads;
+    /// it is never freed (it lives as long as the process).
+    private struct Fetched: @unchecked Sendable { let pointer: OpaquePointer? }
+    private static let fetched = Fetched(pointer: EVP_MD_fetch(nil, "SHA256", nil))
 }
 
 /// `EVP_Digest` of `input` with `type`, which gives `byteCount` bytes; traps only on allocation failure inside

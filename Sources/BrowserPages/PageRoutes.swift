@@ -4,8 +4,9 @@ import ServerKit
 
 /// The one middleware of the browser pages, shared by every family of them that people sign in to (the owner pages and
 /// the web inbox with its Pro dashboard): one page budget per client address (IPv6 per /64) across all of them, the
-/// same 429 page with `Retry-After`, and the same 500 page for an error nothing else answered (reported with the
-/// request id). The runtime builds one and hands it to each family; a family standing alone (a test's) builds its own.
+/// same 429 page with `Retry-After`, the same 503 page with `Retry-After` while the database cannot answer, and the
+/// same 500 page for any other error nothing else answered (reported with the request id). The runtime builds one and
+/// hands it to each family; a family standing alone (a test's) builds its own.
 public final class PageRoutes: Sendable {
     /// What a stream route's handler gets: the request, its context and path parameters, and the writer.
     public typealias StreamHandler =
@@ -18,6 +19,10 @@ public final class PageRoutes: Sendable {
     public static let tooManyRequestsMessage = "Too many requests from your address. Please wait a moment."
     /// The page 500's words: nothing about what failed.
     public static let internalErrorMessage = "Something went wrong on our side. Please try again."
+    /// The page 503's words, when the database cannot answer for a moment (a failover, a full disk).
+    public static let unavailableMessage = "The service is briefly unavailable. Please try again in a moment."
+    /// The page 503's `Retry-After`, in seconds: as the mailbox API's and the remote-hash pages'.
+    static var unavailableRetryAfter: Int { 1 }
 
     /// - Parameters:
     ///   - requestsPerMinute: each client address's budget of page requests, across every family (refilled
@@ -44,8 +49,20 @@ public final class PageRoutes: Sendable {
             tooManyRequests: { _, _ in
                 BrowserPage.message(.tooManyRequests, "Too many requests", Self.tooManyRequestsMessage)
             },
-            failure: { _ in
-                (BrowserPage.message(.internalServerError, "Something went wrong", Self.internalErrorMessage), true)
+            failure: { error in
+                // The shared table: a database that cannot answer now is the store's state, a 503 with
+                // `Retry-After` as at every other door (issue 73), not a defect to log.
+                switch ServiceFailure(error) {
+                case .unavailable:
+                    var page = BrowserPage.message(.serviceUnavailable, "Try again shortly", Self.unavailableMessage)
+                    page.headers.setRetryAfter(seconds: Self.unavailableRetryAfter)
+                    return (page, false)
+                case .internalError:
+                    return (
+                        BrowserPage.message(.internalServerError, "Something went wrong", Self.internalErrorMessage),
+                        true
+                    )
+                }
             },
             onUnexpectedError: onUnexpectedError)
     }

@@ -58,14 +58,26 @@ public final class WorkerPool: Sendable {
     ///   does not stop `work` once queued.
     public func run<T: Sendable>(_ lane: Lane = .other, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            let accepted = state.enqueue(lane: lane) {
-                let result = Result { try work() }
-                return { continuation.resume(with: result) }
-            }
-            if !accepted {
-                continuation.resume(throwing: WorkerPoolError.overloaded)
-            }
+            submit(lane, work) { continuation.resume(with: $0) }
         }
+    }
+
+    /// Runs `work` on one of the pool's threads, queued in `lane`, and calls `completion` with its result on that
+    /// thread, once the thread counts as free again; for a caller that is not a Swift concurrency task (a route
+    /// that answers through a completion), which then has no task to resume between the pool and its answer.
+    ///
+    /// When the pool refuses the job (every thread busy and the lane's queue full, or after ``shutdown()``),
+    /// `completion` is called at once, on the calling thread, with `WorkerPoolError.overloaded`.
+    /// - Warning: `completion` runs on a worker thread: it must be quick and must not block.
+    public func submit<T: Sendable>(
+        _ lane: Lane = .other, _ work: @escaping @Sendable () throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let accepted = state.enqueue(lane: lane) {
+            let result = Result { try work() }
+            return { completion(result) }
+        }
+        if !accepted { completion(.failure(WorkerPoolError.overloaded)) }
     }
 
     /// Refuses new work, lets the threads finish every job already queued, and returns once they have

@@ -45,7 +45,8 @@ final class PosternResponder: HTTPResponder {
         HTTPRoute(routerMatch: router.match(method: method, path: path))
     }
 
-    /// Immediate handlers, 404 and 405 at once, on the event loop; a deferred handler later, in a Task.
+    /// Immediate handlers, 404 and 405 at once, on the event loop; a deferred handler later, in a Task; a completing
+    /// one later, through its completion.
     func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let matched, let parameters):
@@ -57,6 +58,10 @@ final class PosternResponder: HTTPResponder {
                 return .later { [self] completion in
                     let context = RequestContext(request, trustedProxies: trustedProxies)
                     Task { completion(await handler(request, context, parameters)) }
+                }
+            case .completing(let handler):
+                return .later { [self] completion in
+                    handler(request, RequestContext(request, trustedProxies: trustedProxies), parameters, completion)
                 }
             case .stream(let handler):
                 return .stream { [self] writer in

@@ -7,6 +7,13 @@ public enum ContextRouteHandler: Sendable {
     case immediate(@Sendable (HTTPRequest, RequestContext, RouteParameters) -> HTTPResponse)
     /// Runs in a Swift concurrency Task; may await the worker pool or storage.
     case deferred(@Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse)
+    /// Called on the event loop, where it must not block; answers by calling its completion exactly once, from any
+    /// thread: for a handler that hands its work to a worker pool itself (`WorkerPool.submit`),
+    /// so that no Swift concurrency task stands between the loop, the pool and the answer (a task to start, a
+    /// continuation to resume, a cooperative thread to wake: tens of microseconds of a capability's CPU).
+    case completing(
+        @Sendable (HTTPRequest, RequestContext, RouteParameters, _ completion: @escaping @Sendable (HTTPResponse) -> Void)
+            -> Void)
     /// Answers through a response writer (an open-ended `text/event-stream`, or a complete refusal). Called on the
     /// event loop: it must not block, so it starts a Task for its work.
     case stream(@Sendable (HTTPRequest, RequestContext, RouteParameters, any HTTPResponseWriter) -> Void)
@@ -23,6 +30,10 @@ public enum ContextRouteHandler: Sendable {
         switch self {
         case .immediate(let handler): return handler(request, context, parameters)
         case .deferred(let handler): return await handler(request, context, parameters)
+        case .completing(let handler):
+            return await withCheckedContinuation { continuation in
+                handler(request, context, parameters) { continuation.resume(returning: $0) }
+            }
         case .stream(let handler):
             let writer = CollectingResponseWriter()
             handler(request, context, parameters, writer)

@@ -80,6 +80,19 @@ public final class SurfaceMiddleware<RateClass: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// As `run`, for a handler that answers through a completion (``ContextRouteHandler/completing(_:)``): charges
+    /// `rateClass` at once, then lets `handler` answer through the completion it is given, which finishes the answer
+    /// and hands it to `completion`.
+    public func runCompleting(
+        _ rateClass: RateClass, _ context: RequestContext,
+        _ completion: @escaping @Sendable (HTTPResponse) -> Void,
+        _ handler: (_ answer: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+    ) {
+        let decision = charge(rateClass, context)
+        if let decision, !decision.allowed { return completion(refusal(rateClass, decision)) }
+        handler { [self] response in completion(finish(response, decision)) }
+    }
+
     /// As `run`, inline on the connection's queue (cheap, non-blocking handlers).
     public func runNow(
         _ rateClass: RateClass, _ context: RequestContext, _ handler: () throws -> HTTPResponse

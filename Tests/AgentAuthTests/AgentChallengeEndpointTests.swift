@@ -114,7 +114,9 @@ struct AgentChallengeEndpointTests {
         }
     }
 
-    @Test("Routes: challenge is immediate, session and capability are deferred", arguments: StorageBackend.allCases)
+    @Test(
+        "Routes: challenge is immediate, session deferred, capability completing (no task between loop and pool)",
+        arguments: StorageBackend.allCases)
     func routes(_ backend: StorageBackend) throws {
         let harness = try AgentHarness(backend)
         func kind(_ method: HTTPMethod, _ path: String) -> String {
@@ -122,13 +124,14 @@ struct AgentChallengeEndpointTests {
             switch route.handler {
             case .immediate: return "immediate"
             case .deferred: return "deferred"
+            case .completing: return "completing"
             case .stream: return "stream"
             case .webSocket: return "webSocket"
             }
         }
         #expect(kind(.POST, "/api/v1/challenge") == "immediate")
         #expect(kind(.POST, "/api/v1/session") == "deferred")
-        #expect(kind(.POST, "/api/v1/capability") == "deferred")
+        #expect(kind(.POST, "/api/v1/capability") == "completing")
         #expect(kind(.GET, "/llms.txt") == "none")  // the app composes one guide for every surface
         guard case .methodNotAllowed = harness.router.match(method: .GET, path: "/api/v1/challenge") else {
             Issue.record("GET /api/v1/challenge should be 405")

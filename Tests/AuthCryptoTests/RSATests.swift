@@ -68,6 +68,24 @@ struct RSATests {
         #expect(!Self.key.publicKey.verifySHA256(signature: Array(signature.dropLast()), message: message))
     }
 
+    @Test("RS256 from 32 threads at once (contexts kept, reused and duplicated) equals the one-thread signature")
+    func concurrentSignaturesAreTheSame() async throws {
+        let key = try RSAPrivateKey.generate()
+        let messages = (0..<8).map { utf8("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ\($0)In0") }
+        let expected = try messages.map { try key.signSHA256($0) }
+        let signatures = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for round in 0..<32 {
+                group.addTask { (round % 8, try key.signSHA256(messages[round % 8])) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(signatures.count == 32)
+        for (index, signature) in signatures {
+            #expect(signature == expected[index])
+            #expect(key.publicKey.verifySHA256(signature: signature, message: messages[index]))
+        }
+    }
+
     @Test("PKCS#1 private (BEGIN RSA PRIVATE KEY) and PKCS#1 public (BEGIN RSA PUBLIC KEY) PEMs load")
     func pkcs1() throws {
         let pkcs8 = try Self.key.pkcs8PEM

@@ -123,6 +123,33 @@ struct WorkerPoolTests {
         pool.shutdown()
     }
 
+    @Test("submit calls its completion on a worker thread with the work's result, or at once with .overloaded")
+    func submitCompletes() throws {
+        let pool = WorkerPool(threads: 1, queueLimit: 0, name: "submit-test")
+        let outcome = Mutex<(value: Int, thread: String)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        pool.submit(.signing, { 6 * 7 }) { result in
+            outcome.withLock { $0 = ((try? result.get()) ?? 0, Thread.current.name ?? "") }
+            done.signal()
+        }
+        done.wait()
+        let completed = try #require(outcome.withLock { $0 })
+        #expect(completed.value == 42)
+        #expect(completed.thread.hasPrefix("submit-test"))
+        // With the only thread busy and no queue, the refusal comes back before submit returns.
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        pool.submit(.other, { started.signal(); release.wait() }) { _ in }
+        started.wait()
+        let refusal = Mutex<WorkerPoolError?>(nil)
+        pool.submit(.signing, { 0 }) { result in
+            if case .failure(let error) = result { refusal.withLock { $0 = error as? WorkerPoolError } }
+        }
+        #expect(refusal.withLock { $0 } == .overloaded)
+        release.signal()
+        pool.shutdown()
+    }
+
     @Test("refuses at once with .overloaded when the queue is full")
     func overload() async throws {
         let pool = WorkerPool(threads: 1, queueLimit: 1)

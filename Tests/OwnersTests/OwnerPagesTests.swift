@@ -139,6 +139,24 @@ struct OwnerPagesTests {
         #expect(try await open.service.owners.list().map(\.email) == ["ada@example.com"])
     }
 
+    // SQLite's `query_only` makes the one writer refuse writes, as a database in a failover does (issue 73); PostgreSQL's
+    // outage is shown by PostgresClient's tests and the failover stage.
+    @Test("sign-up while the database cannot write answers the 503 page with Retry-After, as every other door does")
+    func signUpDatabaseUnavailable() async throws {
+        let harness = try OwnersHarness(.sqlite) { $0.signUpOpen = true }
+        let page = await harness.send(.GET, "/owner/sign-up?next=/owner")
+        let token = try #require(OwnersHarness.csrf(in: page))
+        try harness.test.database.writeSync { try $0.execute("PRAGMA query_only = ON") }
+        let response = await harness.send(
+            .POST, "/owner/sign-up",
+            form: ["email": "ada@example.com", "password": "correct horse", "csrf_token": token, "next": "/owner"])
+        #expect(response.status.code == 503)
+        #expect(response.headers["Retry-After"] == "1")
+        #expect(response.text.contains("briefly unavailable"))
+        #expect(!response.text.lowercased().contains("sqlite") && !response.text.lowercased().contains("readonly"))
+        #expect(harness.cookies["postern_owner"] == nil)
+    }
+
     @Test(
         "sign-up with an email that has an account answers as for a new account: no words, no session, no change",
         arguments: StorageBackend.allCases)
