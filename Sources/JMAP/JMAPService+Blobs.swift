@@ -78,14 +78,14 @@ extension JMAPService {
                     throw SetError.invalidProperties("A blob needs `data`: an array of data sources.", ["data"])
                 }
                 guard sources.count <= configuration.maxDataSources else {
-                    throw SetError(type: "tooManyDataSources", description: "At most \(configuration.maxDataSources).")
+                    throw SetError(.tooManyDataSources, description: "At most \(configuration.maxDataSources).")
                 }
                 var data: [UInt8] = []
                 for source in sources {
                     data += try await dataSource(source, call, room: call.uploadBytesLeft - data.count)
                 }
                 if let refusal = takeUploadVolume(data.count, for: call.client) {
-                    throw SetError(type: "rateLimit", description: RequestError.uploadVolume(refusal).detail)
+                    throw SetError(.rateLimit, description: RequestError.uploadVolume(refusal).detail)
                 }
                 let type = Self.mediaType(value["type"]?.stringValue) ?? "application/octet-stream"
                 let id: String
@@ -93,7 +93,7 @@ extension JMAPService {
                     id = try await store.putBlob(
                         address: call.account.address, type: type, data: data, quota: call.account.quota, now: clock())
                 } catch MailStoreError.quotaExceeded {
-                    throw SetError(type: "overQuota", description: "The blob would pass the account's quota.")
+                    throw SetError(.overQuota, description: "The blob would pass the account's quota.")
                 }
                 call.uploadBytesLeft -= data.count
                 call.createdIDs[creationID] = id
@@ -116,7 +116,7 @@ extension JMAPService {
         func fitting(_ length: Int) throws(SetError) {
             guard length <= room else {
                 throw SetError(
-                    type: "tooLarge",
+                    .tooLarge,
                     description: "The blobs of one request hold at most \(configuration.maxSizeUpload) bytes.")
             }
         }
@@ -136,7 +136,7 @@ extension JMAPService {
         }
         if let given = source["blobId"]?.stringValue {
             guard let id = call.id(given), let blob = try await store.blob(address: call.account.address, id: id) else {
-                var error = SetError(type: "blobNotFound", description: "No blob \(given) in this account.")
+                var error = SetError(.blobNotFound, description: "No blob \(given) in this account.")
                 error.notFound = [.string(given)]
                 throw error
             }
@@ -144,7 +144,7 @@ extension JMAPService {
             let offset = source["offset"]?.intValue ?? 0
             let length = source["length"]?.intValue ?? (count - offset)
             guard offset >= 0, length >= 0, offset <= count, length <= count - offset else {
-                throw SetError(type: "invalidProperties", description: "The slice passes the end of blob \(given).")
+                throw SetError(.invalidProperties, description: "The slice passes the end of blob \(given).")
             }
             try fitting(Int(length))
             return Array(blob.data[Int(offset)..<Int(offset + length)])
