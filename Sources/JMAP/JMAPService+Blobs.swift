@@ -1,3 +1,4 @@
+import Base64Coding
 import Directory
 import Foundation
 import HTTP1
@@ -128,11 +129,11 @@ extension JMAPService {
             return Array(text.utf8)
         }
         if let base64 = source["data:asBase64"]?.stringValue, pairs.count == 1 {
-            guard let data = Data(base64Encoded: base64) else {
+            guard let data = Base64.decode(base64) else {
                 throw SetError.invalidProperties("`data:asBase64` is not base64.", ["data"])
             }
             try fitting(data.count)
-            return Array(data)
+            return data
         }
         if let given = source["blobId"]?.stringValue {
             guard let id = call.id(given), let blob = try await store.blob(address: call.account.address, id: id) else {
@@ -184,11 +185,11 @@ extension JMAPService {
                 switch property {
                 case "size": pairs.append(("size", .int(Int64(blob.data.count))))
                 case "data:asText": pairs.append(("data:asText", text.map(JSONValue.string) ?? .null))
-                case "data:asBase64": pairs.append(("data:asBase64", .string(Data(slice).base64EncodedString())))
+                case "data:asBase64": pairs.append(("data:asBase64", .string(Base64.encode(Array(slice)))))
                 default:
                     pairs.append(
                         text.map { ("data:asText", .string($0)) }
-                            ?? ("data:asBase64", .string(Data(slice).base64EncodedString())))
+                            ?? ("data:asBase64", .string(Base64.encode(Array(slice)))))
                 }
             }
             if wanted.contains(where: { $0.hasPrefix("data") }) {
