@@ -74,14 +74,17 @@ let package = Package(
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
         // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "SocketServer", "ServerTLS", "ClientAddress", "Time",
+            "Base64Coding", "SocketServer", "ServerTLS", "ClientAddress", "Time",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
         // RSA) and, in its own instance, Fetch's network I/O.
         .target(name: "ComputePool"),
         // Crypto primitives over OpenSSL, libscrypt and libargon2.
-        .target(name: "AuthCrypto", dependencies: ["COpenSSL", "COpenSSLInit", "CScrypt", "CArgon2"]),
+        .target(name: "AuthCrypto", dependencies: ["Base64Coding", "COpenSSL", "COpenSSLInit", "CScrypt", "CArgon2"]),
+        // Base64 (padded, strict or a mail reader's lenient) and Base64URL over one codec: every target's one
+        // encoder and decoder (issue 67). Pure: no dependency.
+        .target(name: "Base64Coding"),
         // JSONValue: an order-keeping JSON value with a strict, bounded parser and a serializer (JOSE, JMAP).
         .target(name: "JSON"),
         // Strict definite-length CBOR (RFC 8949) in canonical form, bounded: the decoder under WebAuthn's attestation
@@ -123,7 +126,7 @@ let package = Package(
         // What every surface shares on a request's path: the request context built once per request,
         // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
         // Pure MIME parsing: raw RFC 5322 bytes in, the fields, bodies and attachments the mail APIs read out.
-        .target(name: "MIME", dependencies: ["Time"]),
+        .target(name: "MIME", dependencies: ["Time", "Base64Coding"]),
         // An email address as every surface compares it (issue 66): the local part lower-cased by ASCII rules only, the
         // domain in IDNA's ASCII form (Punycode), one normalisation in one place. Pure: no dependency.
         .target(name: "EmailAddresses"),
@@ -146,13 +149,13 @@ let package = Package(
         .target(name: "JMAP", dependencies: [
             "EmailAddresses",
             "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
-            "ClientAddress", "Time", "WebSocket",
+            "ClientAddress", "Time", "WebSocket", "Base64Coding",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
             "EmailAddresses",
             "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress", "MIME",
-            "SMTPOutcomes",
+            "SMTPOutcomes", "Base64Coding",
         ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
@@ -265,7 +268,7 @@ let package = Package(
         .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto", "OutboundSocket", "EmailAddresses"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
-        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress", "MIME"]),
+        .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "Base64Coding", "ClientAddress", "MIME"]),
         // Outbound DKIM: each domain's RSA and Ed25519 keys in dkim_keys, sealed on
         // PostgreSQL as the signing keys are, made on first need, rotated, and their DNS records.
         .target(name: "DKIMKeys", dependencies: [
@@ -361,6 +364,7 @@ let package = Package(
             "LeasedQueue", "Storage", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"]),
+        .testTarget(name: "Base64CodingTests", dependencies: ["Base64Coding"]),
         .testTarget(name: "SigningKeysTests", dependencies: ["SigningKeys", "JWT", "JSON", "AuthCrypto", "Storage", "PosternTestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),

@@ -1,3 +1,4 @@
+import Base64Coding
 /// The Argon2 flavours (RFC 9106 section 3.1 `y`).
 public enum Argon2Variant: String, Sendable, Hashable, CaseIterable {
     /// Argon2d: data-dependent memory access.
@@ -53,7 +54,7 @@ public struct Argon2Hash: Sendable, Hashable {
     /// The PHC string, always with `v=`.
     public var encoded: String {
         "$\(variant.rawValue)$v=\(version)$m=\(memoryKiB),t=\(iterations),p=\(parallelism)$"
-            + "\(Base64Codec.standard.encode(salt))$\(Base64Codec.standard.encode(hash))"
+            + "\(Base64.encodeUnpadded(salt))$\(Base64.encodeUnpadded(hash))"
     }
 
     /// Parses a PHC string without hashing anything.
@@ -87,10 +88,10 @@ public struct Argon2Hash: Sendable, Hashable {
         guard iterations >= 1 else { throw invalid("t must be at least 1") }
         guard parallelism >= 1, parallelism <= 0xFF_FFFF else { throw invalid("p out of range") }
         guard UInt64(memory) >= 8 * UInt64(parallelism) else { throw invalid("m must be at least 8 per lane") }
-        guard let salt = Base64Codec.standard.decode(String(decoding: fields[index + 1], as: UTF8.self)),
+        guard let salt = Base64.decodeUnpadded(String(decoding: fields[index + 1], as: UTF8.self)),
             saltLengths.contains(salt.count)
         else { throw invalid("bad salt") }
-        guard let hash = Base64Codec.standard.decode(String(decoding: fields[index + 2], as: UTF8.self)),
+        guard let hash = Base64.decodeUnpadded(String(decoding: fields[index + 2], as: UTF8.self)),
             hashLengths.contains(hash.count)
         else { throw invalid("bad hash") }
         return Argon2Hash(

@@ -32,7 +32,7 @@ extension JMAPOutbound {
     func checkQueueRoom(_ raw: [UInt8], sender: String, quota: Int64) async throws {
         guard raw.count <= maxMessageBytes else {
             var error = SetError(
-                type: "tooLarge",
+                .tooLarge,
                 description: "The email is larger than the \(maxMessageBytes) bytes this server sends to "
                     + "other domains. Nothing was sent.")
             error.maxSize = maxMessageBytes
@@ -41,7 +41,7 @@ extension JMAPOutbound {
         let queued = try await ledger.queuedBytes(sender: sender)
         guard queued + Int64(raw.count) <= quota else {
             throw SetError(
-                type: "overQuota",
+                .overQuota,
                 description: "Mail of yours still waiting to leave (\(queued) bytes) and this email would pass your "
                     + "quota of \(quota) bytes; it frees as the queue delivers. Nothing was sent.")
         }

@@ -1,3 +1,4 @@
+import Base64Coding
 import Directory
 import Foundation
 import HTTP1
@@ -78,14 +79,14 @@ extension JMAPService {
                     throw SetError.invalidProperties("A blob needs `data`: an array of data sources.", ["data"])
                 }
                 guard sources.count <= configuration.maxDataSources else {
-                    throw SetError(type: "tooManyDataSources", description: "At most \(configuration.maxDataSources).")
+                    throw SetError(.tooManyDataSources, description: "At most \(configuration.maxDataSources).")
                 }
                 var data: [UInt8] = []
                 for source in sources {
                     data += try await dataSource(source, call, room: call.uploadBytesLeft - data.count)
                 }
                 if let refusal = takeUploadVolume(data.count, for: call.client) {
-                    throw SetError(type: "rateLimit", description: RequestError.uploadVolume(refusal).detail)
+                    throw SetError(.rateLimit, description: RequestError.uploadVolume(refusal).detail)
                 }
                 let type = Self.mediaType(value["type"]?.stringValue) ?? "application/octet-stream"
                 let id: String
@@ -93,7 +94,7 @@ extension JMAPService {
                     id = try await store.putBlob(
                         address: call.account.address, type: type, data: data, quota: call.account.quota, now: clock())
                 } catch MailStoreError.quotaExceeded {
-                    throw SetError(type: "overQuota", description: "The blob would pass the account's quota.")
+                    throw SetError(.overQuota, description: "The blob would pass the account's quota.")
                 }
                 call.uploadBytesLeft -= data.count
                 call.createdIDs[creationID] = id
@@ -116,7 +117,7 @@ extension JMAPService {
         func fitting(_ length: Int) throws(SetError) {
             guard length <= room else {
                 throw SetError(
-                    type: "tooLarge",
+                    .tooLarge,
                     description: "The blobs of one request hold at most \(configuration.maxSizeUpload) bytes.")
             }
         }
@@ -128,15 +129,15 @@ extension JMAPService {
             return Array(text.utf8)
         }
         if let base64 = source["data:asBase64"]?.stringValue, pairs.count == 1 {
-            guard let data = Data(base64Encoded: base64) else {
+            guard let data = Base64.decode(base64) else {
                 throw SetError.invalidProperties("`data:asBase64` is not base64.", ["data"])
             }
             try fitting(data.count)
-            return Array(data)
+            return data
         }
         if let given = source["blobId"]?.stringValue {
             guard let id = call.id(given), let blob = try await store.blob(address: call.account.address, id: id) else {
-                var error = SetError(type: "blobNotFound", description: "No blob \(given) in this account.")
+                var error = SetError(.blobNotFound, description: "No blob \(given) in this account.")
                 error.notFound = [.string(given)]
                 throw error
             }
@@ -144,7 +145,7 @@ extension JMAPService {
             let offset = source["offset"]?.intValue ?? 0
             let length = source["length"]?.intValue ?? (count - offset)
             guard offset >= 0, length >= 0, offset <= count, length <= count - offset else {
-                throw SetError(type: "invalidProperties", description: "The slice passes the end of blob \(given).")
+                throw SetError(.invalidProperties, description: "The slice passes the end of blob \(given).")
             }
             try fitting(Int(length))
             return Array(blob.data[Int(offset)..<Int(offset + length)])
@@ -184,11 +185,11 @@ extension JMAPService {
                 switch property {
                 case "size": pairs.append(("size", .int(Int64(blob.data.count))))
                 case "data:asText": pairs.append(("data:asText", text.map(JSONValue.string) ?? .null))
-                case "data:asBase64": pairs.append(("data:asBase64", .string(Data(slice).base64EncodedString())))
+                case "data:asBase64": pairs.append(("data:asBase64", .string(Base64.encode(Array(slice)))))
                 default:
                     pairs.append(
                         text.map { ("data:asText", .string($0)) }
-                            ?? ("data:asBase64", .string(Data(slice).base64EncodedString())))
+                            ?? ("data:asBase64", .string(Base64.encode(Array(slice)))))
                 }
             }
             if wanted.contains(where: { $0.hasPrefix("data") }) {

@@ -161,7 +161,7 @@ extension JMAPService {
             throw SetError.invalidProperties("The message could not be written: \(error).", [])
         }
         guard raw.count <= configuration.maxSizeUpload else {
-            throw SetError(type: "tooLarge", description: "The message would pass \(configuration.maxSizeUpload) bytes.")
+            throw SetError(.tooLarge, description: "The message would pass \(configuration.maxSizeUpload) bytes.")
         }
         let parsed: ParsedMessage
         do {
@@ -177,7 +177,7 @@ extension JMAPService {
                 record, address: call.account.address, quota: call.account.quota, folder: folder, keywords: keywords,
                 now: now)
         } catch MailStoreError.quotaExceeded {
-            throw SetError(type: "overQuota", description: "The account's mail would pass its quota.")
+            throw SetError(.overQuota, description: "The account's mail would pass its quota.")
         }
         let thread = try await store.message(address: call.account.address, id: id)?.summary.threadID ?? id
         return .object([
@@ -231,7 +231,7 @@ extension JMAPService {
         }
         if let blobID = body["blobId"]?.stringValue {
             guard let blob = try await store.blob(address: call.account.address, id: call.id(blobID) ?? blobID) else {
-                throw SetError(type: "blobNotFound", description: "No blob \(blobID) in this account.")
+                throw SetError(.blobNotFound, description: "No blob \(blobID) in this account.")
             }
             return String(decoding: blob.data, as: UTF8.self)
         }
@@ -265,7 +265,7 @@ extension JMAPService {
                 disposition: item["disposition"]?.stringValue == "inline" ? "inline" : "attachment", data: blob.data))
         }
         if !missing.isEmpty {
-            var error = SetError(type: "blobNotFound", description: "No such blob in this account.")
+            var error = SetError(.blobNotFound, description: "No such blob in this account.")
             error.notFound = missing
             throw error
         }

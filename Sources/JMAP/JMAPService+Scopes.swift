@@ -65,7 +65,7 @@ extension JMAPService {
 
     /// What the implicit `Email/set` answers a principal that may send but not change mail.
     static let onlySending = SetError(
-        type: "forbidden",
+        .forbidden,
         description: "This grant may send but not change mail: after a submission it may only drop $draft, mark "
             + "it $sent and keep the email in Sent. Changing or destroying mail needs the \(changingMailNeeds.scope) scope.")
 

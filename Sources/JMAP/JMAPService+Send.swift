@@ -29,7 +29,11 @@ extension JMAPService {
                     throw SendFailure.failed(step, type: failure.type, description: failure.description)
                 }
                 if let (_, refused) = answer.arguments["notCreated"]?.objectValue?.first {
-                    throw SendFailure.refused(step, SetError(json: refused) ?? SetError(type: "refused", description: ""))
+                    // Every refusal this server writes is a SetError.Kind; anything else is the server's own fault.
+                    guard let error = SetError(json: refused) else {
+                        throw SendFailure.failed(step, type: "serverFail", description: "")
+                    }
+                    throw SendFailure.refused(step, error)
                 }
             }
             guard let emailID = draft?["id"]?.stringValue, let threadID = draft?["threadId"]?.stringValue,

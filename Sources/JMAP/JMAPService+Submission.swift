@@ -36,7 +36,7 @@ extension JMAPService {
                 response.notCreated.append((creationID, error.json))
             }
         }
-        let final = SetError(type: "cannotUnsend", description: "Submissions are final at once.").json
+        let final = SetError(.cannotUnsend, description: "Submissions are final at once.").json
         for (id, _) in try arguments.object("update") ?? [] { response.notUpdated.append((id, final)) }
         for id in try arguments.strings("destroy") ?? [] { response.notDestroyed.append((id, final)) }
         // The submissions' own changes are to the submitted emails (moved to Sent).
@@ -94,7 +94,7 @@ extension JMAPService {
         // is not local (the domain deleted, lapsed or verified by someone else), nothing is sent as it.
         guard case .local = try await directory.resolve(account.address) else {
             throw SetError(
-                type: "forbiddenFrom",
+                .forbiddenFrom,
                 description: "\(account.address) is no longer a mailbox of this server: nothing can be sent as it.")
         }
         guard let given = properties["emailId"]?.stringValue else {
@@ -102,12 +102,12 @@ extension JMAPService {
         }
         guard let emailID = call.id(given), let message = try await store.message(address: account.address, id: emailID),
             let raw = try await store.raw(address: account.address, id: emailID)
-        else { throw SetError(type: "invalidEmail", description: "No email \(given) in this account.") }
+        else { throw SetError(.invalidEmail, description: "No email \(given) in this account.") }
         // Only what this account wrote is sent as it stands: a received message's header is someone else's (its From
         // among it); it is forwarded by a new message that carries or quotes it, never sent again as its bytes.
         guard try await store.origin(address: account.address, id: emailID) == .written else {
             throw SetError(
-                type: "invalidEmail",
+                .invalidEmail,
                 description: "Email \(given) was received by this account, not written in it: send a new Email that "
                     + "quotes or attaches it instead.")
         }
@@ -125,7 +125,7 @@ extension JMAPService {
             else { throw SetError.invalidProperties("`envelope` has mailFrom and rcptTo addresses.", ["envelope"]) }
             // Compared as addresses (ASCII case only: a KELVIN SIGN is not a `k`).
             guard EmailAddress.same(from, account.address) else {
-                throw SetError(type: "forbiddenMailFrom", description: "mailFrom must be \(account.address).")
+                throw SetError(.forbiddenMailFrom, description: "mailFrom must be \(account.address).")
             }
             mailFrom = from
             recipients = rcptTo
@@ -133,7 +133,7 @@ extension JMAPService {
         var seen = Set<String>()
         recipients = recipients.filter { seen.insert(EmailAddress.key($0)).inserted }
         guard !recipients.isEmpty else {
-            throw SetError(type: "noRecipients", description: "The email and envelope name no recipient.")
+            throw SetError(.noRecipients, description: "The email and envelope name no recipient.")
         }
         let invalid = recipients.filter { !Self.isAddress($0) }
         var local: [Recipient] = []
@@ -148,7 +148,7 @@ extension JMAPService {
         }
         if !unknown.isEmpty {
             var error = SetError(
-                type: "invalidRecipients",
+                .invalidRecipients,
                 description: "No such mailbox here: \(unknown.joined(separator: ", ")). Nothing was sent.")
             error.invalidRecipients = unknown
             throw error
@@ -278,7 +278,7 @@ extension JMAPService {
             case .holder: "for all the inboxes of this inbox's owner together"
             }
         return SetError(
-            type: "forbiddenToSend",
+            .forbiddenToSend,
             description: "The \(reached.limit.name) limit of \(reached.limit.count) recipients on other domains "
                 + "\(whose) is reached; it frees by \(RFC3339.format(reached.freesAt)). Nothing was sent.")
     }
@@ -298,14 +298,14 @@ extension JMAPService {
         do {
             originators = try Originators(message: raw)
         } catch {
-            throw SetError(type: "invalidEmail", description: "\(error) Nothing was sent.")
+            throw SetError(.invalidEmail, description: "\(error) Nothing was sent.")
         }
         let own = { (address: MailAddress) in EmailAddress.same(address.email, account.address) }
         guard !originators.from.isEmpty, originators.from.allSatisfy(own) else {
-            throw SetError(type: "forbiddenFrom", description: "The From of the email must be \(account.address).")
+            throw SetError(.forbiddenFrom, description: "The From of the email must be \(account.address).")
         }
         guard originators.sender.allSatisfy(own) else {
-            throw SetError(type: "forbiddenFrom", description: "The Sender of the email must be \(account.address).")
+            throw SetError(.forbiddenFrom, description: "The Sender of the email must be \(account.address).")
         }
         let directory = self.directory
         let elsewhere = { (address: MailAddress) in
@@ -314,7 +314,7 @@ extension JMAPService {
         }
         guard originators.replyTo.allSatisfy({ own($0) || elsewhere($0) }) else {
             throw SetError(
-                type: "forbiddenFrom",
+                .forbiddenFrom,
                 description: "The Reply-To of the email may name \(account.address) or addresses elsewhere, "
                     + "not another mailbox here.")
         }

@@ -2,8 +2,8 @@ import JSON
 
 /// A per-object error of a `/set` method (RFC 8620 section 5.3).
 public struct SetError: Error, Sendable, Equatable {
-    /// The error's type (`invalidProperties`, `forbiddenToSend`, …).
-    public let type: String
+    /// What kind of refusal it is; its raw value is the wire `type` (`invalidProperties`, `forbiddenToSend`, …).
+    public let kind: Kind
     /// What was wrong, for the client.
     public let description: String
     /// `invalidProperties`: the properties at fault.
@@ -16,10 +16,10 @@ public struct SetError: Error, Sendable, Equatable {
     public var maxSize: Int? = nil
 
     init(
-        type: String, description: String, properties: [String]? = nil, notFound: [JSONValue]? = nil,
+        _ kind: Kind, description: String, properties: [String]? = nil, notFound: [JSONValue]? = nil,
         invalidRecipients: [String]? = nil, maxSize: Int? = nil
     ) {
-        self.type = type
+        self.kind = kind
         self.description = description
         self.properties = properties
         self.notFound = notFound
@@ -27,24 +27,25 @@ public struct SetError: Error, Sendable, Equatable {
         self.maxSize = maxSize
     }
 
-    /// The error of a `/set` answer's `notCreated` (the reverse of ``json``); nil when `json` has no `type`.
+    /// The error of a `/set` answer's `notCreated` (the reverse of ``json``); nil when `json`'s `type` is not a
+    /// ``Kind`` (this server writes no other).
     init?(json: JSONValue) {
-        guard let type = json["type"]?.stringValue else { return nil }
+        guard let kind = json["type"]?.stringValue.flatMap(Kind.init(rawValue:)) else { return nil }
         self.init(
-            type: type, description: json["description"]?.stringValue ?? "",
+            kind, description: json["description"]?.stringValue ?? "",
             properties: json["properties"]?.arrayValue?.compactMap(\.stringValue), notFound: json["notFound"]?.arrayValue,
             invalidRecipients: json["invalidRecipients"]?.arrayValue?.compactMap(\.stringValue),
             maxSize: json["maxSize"]?.intValue.map(Int.init))
     }
 
     static func invalidProperties(_ description: String, _ properties: [String]) -> SetError {
-        SetError(type: "invalidProperties", description: description, properties: properties)
+        SetError(.invalidProperties, description: description, properties: properties)
     }
 
-    static let notFound = SetError(type: "notFound", description: "No such object in this account.")
+    static let notFound = SetError(.notFound, description: "No such object in this account.")
 
     var json: JSONValue {
-        var pairs: [(String, JSONValue)] = [("type", .string(type)), ("description", .string(description))]
+        var pairs: [(String, JSONValue)] = [("type", .string(kind.rawValue)), ("description", .string(description))]
         if let properties { pairs.append(("properties", .array(properties.map(JSONValue.string)))) }
         if let notFound { pairs.append(("notFound", .array(notFound))) }
         if let invalidRecipients { pairs.append(("invalidRecipients", .array(invalidRecipients.map(JSONValue.string)))) }

@@ -1,3 +1,4 @@
+import Base64Coding
 import Foundation
 import JMAP
 import JSON
@@ -89,7 +90,7 @@ struct MCPToolArguments: Sendable {
                 guard base64.utf8.count <= limits.maxAttachmentBytes / 3 * 4 + 4 else {
                     throw invalid("The attachments of \(tool) are over \(limits.maxAttachmentBytes) bytes.")
                 }
-                guard let bytes = Data(base64Encoded: base64) else {
+                guard let bytes = Base64.decode(base64) else {
                     throw invalid("`content_base64` of \(item["filename"]?.stringValue ?? "") is not base64.")
                 }
                 total += bytes.count

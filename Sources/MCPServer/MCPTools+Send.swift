@@ -26,7 +26,7 @@ extension MCPTools {
         do {
             sent = try await jmap.send(message, as: call.principal, client: call.client, requestID: call.requestID)
         } catch SendFailure.refused(_, let error) {
-            throw Failure("\(error.type): \(error.description) Nothing was sent.")
+            throw Failure("\(error.kind.rawValue): \(error.description) Nothing was sent.")
         } catch SendFailure.failed(_, let type, let description) {
             throw Failure("\(type): \(description)")
         }

@@ -1,3 +1,4 @@
+import Base64Coding
 import Foundation
 
 /// How ``MIMEComposer`` writes values into header fields so that none can end its field or change its structure:
@@ -97,7 +98,7 @@ enum HeaderText {
             chunk += bytes
         }
         if !chunk.isEmpty || words.isEmpty { words.append(chunk) }
-        return words.map { "=?UTF-8?B?" + Data($0).base64EncodedString() + "?=" }
+        return words.map { "=?UTF-8?B?" + Base64.encode($0) + "?=" }
     }
 
     /// `text` with every control character but tab (C0, DEL, C1: CR and LF among them) and the Unicode line and

@@ -1,3 +1,4 @@
+import Base64Coding
 import Foundation
 import Time
 
@@ -165,10 +166,7 @@ public enum MIMEComposer {
     }
 
     private static func base64(_ bytes: [UInt8]) -> [UInt8] {
-        let options: Data.Base64EncodingOptions = [
-            .lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed,
-        ]
-        return Array(Data(bytes).base64EncodedString(options: options).utf8)
+        Array(Base64.encode(bytes, lineLength: 76, lineEnding: "\r\n").utf8)
     }
 
     /// `"Name" <local@domain>`, or encoded words for a name that is not short printable ASCII; `<local@domain>`

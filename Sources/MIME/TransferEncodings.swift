@@ -1,3 +1,5 @@
+import Base64Coding
+
 /// Content-Transfer-Encoding decoders: lenient, as mail readers are.
 enum TransferEncodings {
     /// Decodes `bytes` by `encoding` (`base64`, `quoted-printable`; anything else is taken as is).
@@ -9,33 +11,10 @@ enum TransferEncodings {
         }
     }
 
-    /// Base64, skipping every byte outside the alphabet (line breaks, spaces, stray characters) and stopping at
-    /// the first `=`.
+    /// Base64 as a mail reader takes it: Base64Coding's lenient decoder (every byte outside the alphabet skipped,
+    /// the first `=` ends it).
     static func base64(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
-            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
-            case UInt8(ascii: "="): return output
-            default: continue
-            }
-            buffer = buffer << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
-            }
-        }
-        return output
+        Base64.decodeLenient(bytes)
     }
 
     /// Quoted-printable (RFC 2045 6.7): `=XX` escapes, soft line breaks `=` CRLF; a malformed `=` stays literal.

@@ -1,3 +1,4 @@
+import Base64Coding
 import AuthCrypto
 import Foundation
 
@@ -32,7 +33,7 @@ public struct DKIMSigner: Sendable {
     /// - Throws: `CryptoError` `.signingFailed`.
     public func signatureFields(for message: [UInt8]) throws(CryptoError) -> String {
         let headers = MessageHeaders(message)
-        let bodyHash = Data(SHA256.hash(DKIMCanonicalization.relaxed.body(headers.body))).base64EncodedString()
+        let bodyHash = Base64.encode(SHA256.hash(DKIMCanonicalization.relaxed.body(headers.body)))
         var names: [String] = []
         for name in Self.signedFieldNames {
             names += Array(repeating: name, count: headers.fields(named: name).count)
@@ -48,7 +49,7 @@ public struct DKIMSigner: Sendable {
             let unsigned = Self.fold(tags)
             let signature = try Self.signature(
                 headers: headers, names: names, unsignedField: Array(unsigned.utf8), key: key)
-            fields += unsigned + Self.foldValue(Data(signature).base64EncodedString(), column: 3) + "\r\n"
+            fields += unsigned + Self.foldValue(Base64.encode(signature), column: 3) + "\r\n"
         }
         return fields
     }

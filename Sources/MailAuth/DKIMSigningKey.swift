@@ -1,3 +1,4 @@
+import Base64Coding
 import AuthCrypto
 import Foundation
 
@@ -40,7 +41,7 @@ public struct DKIMSigningKey: Sendable {
     public init(selector: String, ed25519 key: Ed25519PrivateKey) {
         self.init(
             selector: selector, algorithm: .ed25519SHA256,
-            publicKeyBase64: Data(key.publicKey.rawRepresentation).base64EncodedString()
+            publicKeyBase64: Base64.encode(key.publicKey.rawRepresentation)
         ) { (input: [UInt8]) throws(CryptoError) -> [UInt8] in try key.sign(SHA256.hash(input)) }
     }
 

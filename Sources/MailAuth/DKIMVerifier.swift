@@ -1,3 +1,4 @@
+import Base64Coding
 import AuthCrypto
 import Foundation
 
@@ -49,8 +50,8 @@ public struct DKIMVerifier: Sendable {
             return outcome(.permerror, "", "", "malformed tag list")
         }
         guard tags["v"] == "1", let domain = tags["d"]?.lowercased(), let selector = tags["s"],
-            let signedNames = tags.compact("h"), let bodyHash = tags.compact("bh").flatMap({ Data(base64Encoded: $0) }),
-            let signature = tags.compact("b").flatMap({ Data(base64Encoded: $0) }), !signature.isEmpty
+            let signedNames = tags.compact("h"), let bodyHash = tags.compact("bh").flatMap(Base64.decode),
+            let signature = tags.compact("b").flatMap(Base64.decode), !signature.isEmpty
         else {
             return outcome(.permerror, tags["d"]?.lowercased() ?? "", tags["s"] ?? "", "missing or bad required tag")
         }
@@ -94,14 +95,14 @@ public struct DKIMVerifier: Sendable {
         guard let key = records.lazy.compactMap(DKIMTagList.init).first(where: { $0["p"] != nil }) else {
             return outcome(.permerror, domain, selector, "no key record at \(keyName)")
         }
-        guard let publicKey = key.compact("p"), !publicKey.isEmpty, let keyBytes = Data(base64Encoded: publicKey)
+        guard let publicKey = key.compact("p"), !publicKey.isEmpty, let keyBytes = Base64.decode(publicKey)
         else { return outcome(.fail, domain, selector, "key revoked or unreadable") }
         let keyType = key["k"] ?? "rsa"
         let verified: Bool
         switch (algorithm, keyType) {
         case ("rsa-sha256", "rsa"):
             let pem =
-                "-----BEGIN PUBLIC KEY-----\n" + keyBytes.base64EncodedString(options: .lineLength64Characters)
+                "-----BEGIN PUBLIC KEY-----\n" + Base64.encode(keyBytes, lineLength: 64)
                 + "\n-----END PUBLIC KEY-----\n"
             guard let rsa = try? RSAPublicKey(pem: pem) else {
                 return outcome(.permerror, domain, selector, "RSA key unreadable or under 2048 bits")

@@ -72,21 +72,20 @@ struct JMAPWebInboxSender: WebInboxSender {
 
     /// Why JMAP did not create the draft.
     static func draftRefusal(_ error: SetError) -> WebInboxSendRefusal.Reason {
-        switch error.type {
-        case "invalidProperties" where error.properties?.contains("to") == true: return .invalidAddress
-        case "overQuota": return .overQuota
+        switch error.kind {
+        case .invalidProperties where error.properties?.contains("to") == true: return .invalidAddress
+        case .overQuota: return .overQuota
         default: return .unwritable
         }
     }
 
     /// Why JMAP did not submit it.
     static func submissionRefusal(_ error: SetError) -> WebInboxSendRefusal.Reason {
-        switch error.type {
-        case "invalidRecipients":
-            return .unknownRecipients(error.invalidRecipients ?? [])
-        case "noRecipients": return .noRecipients
-        case "forbiddenToSend": return .limitReached
-        case "forbiddenFrom", "forbiddenMailFrom": return .notAllowed
+        switch error.kind {
+        case .invalidRecipients: return .unknownRecipients(error.invalidRecipients ?? [])
+        case .noRecipients: return .noRecipients
+        case .forbiddenToSend: return .limitReached
+        case .forbiddenFrom, .forbiddenMailFrom: return .notAllowed
         default: return .unwritable
         }
     }

@@ -1,3 +1,4 @@
+import Base64Coding
 import Foundation
 
 /// Where an `AUTH` exchange (RFC 4954) stands while the server waits for the client's next base64 line.
@@ -17,8 +18,8 @@ enum SMTPAuthExchange: Equatable {
     static func decode(_ line: some Collection<UInt8>) -> String? {
         let text = String(decoding: line, as: UTF8.self)
         if text == "=" { return "" }
-        guard let data = Data(base64Encoded: text) else { return nil }
-        return String(bytes: data, encoding: .utf8)
+        guard let bytes = Base64.decode(text) else { return nil }
+        return String(bytes: bytes, encoding: .utf8)
     }
 
     /// Splits a decoded PLAIN response (RFC 4616) into user name and password: `authzid NUL authcid NUL passwd`,

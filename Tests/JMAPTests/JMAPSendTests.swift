@@ -69,7 +69,7 @@ struct JMAPSendTests {
                 Issue.record("not a refused submission: \(String(describing: failure))")
                 continue
             }
-            #expect(error.type == "invalidRecipients")
+            #expect(error.kind == .invalidRecipients)
             #expect(error.invalidRecipients == ["nobody@mail.test"])
             #expect(error.description.hasSuffix("Nothing was sent."))
         }
@@ -90,7 +90,7 @@ struct JMAPSendTests {
             Issue.record("not a refused draft: \(String(describing: failure))")
             return
         }
-        #expect(error.type == "invalidProperties")
+        #expect(error.kind == .invalidProperties)
         #expect(error.properties == ["to"])
 
         var attached = SubmissionDraft(to: ["bob@mail.test"], subject: "x", body: "y")

@@ -1,3 +1,4 @@
+@testable import JMAP
 import MailDelivery
 import Testing
 import WebInbox
@@ -27,5 +28,23 @@ struct WebInboxSendReportTests {
         expected.delivered = ["here@agents.test"]
         expected.queued = ["new@far.example", "later@far.example"]
         #expect(report == expected)
+    }
+
+    @Test("a JMAP refusal becomes the page's reason by its kind, never by its words")
+    func refusalsByKind() {
+        let misleading = "forbiddenToSend overQuota noRecipients"
+        #expect(JMAPWebInboxSender.draftRefusal(.invalidProperties(misleading, ["to"])) == .invalidAddress)
+        #expect(JMAPWebInboxSender.draftRefusal(.invalidProperties(misleading, ["subject"])) == .unwritable)
+        #expect(JMAPWebInboxSender.draftRefusal(SetError(.overQuota, description: "")) == .overQuota)
+        #expect(JMAPWebInboxSender.draftRefusal(SetError(.tooLarge, description: misleading)) == .unwritable)
+        #expect(
+            JMAPWebInboxSender.submissionRefusal(
+                SetError(.invalidRecipients, description: "", invalidRecipients: ["nobody@agents.test"]))
+                == .unknownRecipients(["nobody@agents.test"]))
+        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.noRecipients, description: "")) == .noRecipients)
+        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.forbiddenToSend, description: "")) == .limitReached)
+        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.forbiddenFrom, description: "")) == .notAllowed)
+        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.forbiddenMailFrom, description: "")) == .notAllowed)
+        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.invalidEmail, description: misleading)) == .unwritable)
     }
 }

@@ -1,7 +1,8 @@
-/// Unpadded base64 with a chosen alphabet; strict on decode.
+/// Unpadded base64 with a chosen alphabet; strict on decode: the one codec under ``Base64`` and ``Base64URL``.
 ///
 /// Decoding refuses padding, whitespace, characters outside the alphabet, a length of 1 modulo 4
-/// and non-zero bits after the last byte, so every byte string has exactly one accepted encoding.
+/// and (when `canonical`, the default) non-zero bits after the last byte, so every byte string has exactly one
+/// accepted encoding.
 struct Base64Codec: Sendable {
     private let alphabet: [UInt8]
     private let reverse: [UInt8]
@@ -70,8 +71,9 @@ struct Base64Codec: Sendable {
         }
     }
 
-    /// Decodes `text`; nil when it is not a canonical unpadded encoding.
-    func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// Decodes `text`; nil when it is not an unpadded encoding (a canonical one unless `canonical` is false, which
+    /// lets the bits after the last byte be anything, as RFC 4648 section 3.5 allows a decoder).
+    func decode(_ text: UnsafeBufferPointer<UInt8>, canonical: Bool = true) -> [UInt8]? {
         let count = text.count
         if count % 4 == 1 { return nil }
         let length = count / 4 * 3 + max(0, count % 4 - 1)
@@ -95,11 +97,11 @@ struct Base64Codec: Sendable {
                 switch count - index {
                 case 2:
                     let a = table[Int(text[index])], b = table[Int(text[index + 1])]
-                    if (a | b) & 0xc0 != 0 || b & 0x0f != 0 { return false }
+                    if (a | b) & 0xc0 != 0 || (canonical && b & 0x0f != 0) { return false }
                     output[out] = a << 2 | b >> 4
                 case 3:
                     let a = table[Int(text[index])], b = table[Int(text[index + 1])], c = table[Int(text[index + 2])]
-                    if (a | b | c) & 0xc0 != 0 || c & 0x03 != 0 { return false }
+                    if (a | b | c) & 0xc0 != 0 || (canonical && c & 0x03 != 0) { return false }
                     output[out] = a << 2 | b >> 4
                     output[out + 1] = (b & 0x0f) << 4 | c >> 2
                 default:
@@ -113,8 +115,8 @@ struct Base64Codec: Sendable {
         return valid ? output : nil
     }
 
-    func decode(_ text: String) -> [UInt8]? {
+    func decode(_ text: String, canonical: Bool = true) -> [UInt8]? {
         var text = text
-        return text.withUTF8 { decode($0) }
+        return text.withUTF8 { decode($0, canonical: canonical) }
     }
 }
