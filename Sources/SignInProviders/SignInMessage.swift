@@ -16,6 +16,10 @@ public enum SignInMessage {
     public static func passwordRemovalSlowed(retryAfter seconds: Int64) -> String {
         "Too many wrong passwords. Try again in \(seconds) seconds."
     }
+    /// The password question not asked: too many wrong passwords for the account's email, as its sign-in counts them.
+    public static func signInSlowed(retryAfter seconds: Int64) -> String {
+        "Too many failed sign-ins for this email. Try again in \(seconds) second\(seconds == 1 ? "" : "s")."
+    }
     /// A change refused because it would leave the account no way in (``SignInWays``).
     public static let lastWay =
         "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a password)."
