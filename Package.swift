@@ -316,7 +316,7 @@ let package = Package(
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
-                "SMTPOutcomes", "WebAuthn", "WebSocket",
+                "SMTPOutcomes", "WebAuthn", "WebSocket", "SignInProviders", "Fetch",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",

@@ -52,6 +52,11 @@ struct OwnerSignInFamily: SignInFamily {
         try await service.browser.owner(of: request)?.owner.id
     }
 
+    func lastProof(_ request: HTTPRequest) async throws -> Int64? {
+        guard let token = request.cookie(OwnerBrowser.sessionCookie) else { return nil }
+        return try await service.browser.sessions.openedAt(token: token)
+    }
+
     func signedInRoute(_ area: SignInArea, _ handler: @escaping @Sendable (Call) async throws -> HTTPResponse)
         -> ContextRouteHandler
     {
@@ -84,6 +89,7 @@ struct OwnerSignInFamily: SignInFamily {
         case .wrongPassword: flash = .wrongPassword
         case .slowed: flash = .slowed
         case .lastWay: flash = .lastWay
+        case .proofNeeded: flash = .proofNeeded
         case .unlinked: flash = .unlinked
         case .notLinked: return BrowserPage.message(.notFound, OwnerInboxPages.title, SignInMessage.notLinked)
         case .linkNotStarted(let words): return BrowserPage.message(.badRequest, OwnerInboxPages.title, words)

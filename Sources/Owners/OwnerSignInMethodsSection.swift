@@ -48,6 +48,8 @@ enum OwnerSignInMethodsFlash: String, Equatable {
     case unlinked = "signin.unlinked"
     /// The change would leave no way to sign in (``SignInWays``).
     case lastWay = "signin.last_way"
+    /// A passkey not added, a provider not linked: the session's sign-in is not recent (issue 66 item 4).
+    case proofNeeded = "signin.proof_needed"
 
     /// What `/owner` says.
     var words: String {
@@ -66,6 +68,7 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .linkedToAnother: SignInMessage.linked(.linkedToAnother).words
         case .unlinked: SignInMessage.unlinked
         case .lastWay: SignInMessage.lastWay
+        case .proofNeeded: SignInMessage.proofNeeded
         }
     }
 }

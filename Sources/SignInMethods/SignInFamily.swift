@@ -39,6 +39,10 @@ public protocol SignInFamily: Sendable {
     func hasPassword(_ account: String) async throws -> Bool
     /// The signed-in account of `request`, for a provider link begun at the pre-session start; nil when signed out.
     func signedInAccount(_ request: HTTPRequest) async throws -> String?
+    /// When the account last proved itself on `request`'s session (Unix seconds): the sign-in that opened it (a
+    /// password, a passkey, a provider; for a Pro user also a `tm_pro_` token); nil when there is none (issue 66
+    /// item 4).
+    func lastProof(_ request: HTTPRequest) async throws -> Int64?
 
     // MARK: Pages, the frame and the notice
 
@@ -158,6 +162,9 @@ public enum SignInNotice: Equatable, Sendable {
     case unlinked
     /// A link refused before the provider was asked: the sentence.
     case linkNotStarted(String)
+    /// A way in not added: the session's sign-in is older than ``SignInMethodsController/proofWindow``
+    /// (``SignInMessage/proofNeeded``).
+    case proofNeeded
 }
 
 /// The paths, cookies and words of one family's sign-in methods.

@@ -13,7 +13,8 @@ import ServerKit
 ///   (``SignInThrottle``, the family's namespace), by the credential id and the client's address. Another family's
 ///   passkey is an unknown one.
 /// - Signed in: `POST <passkeys>/options` answers the registration's options; `POST <passkeys>` (`credential`,
-///   `name`) stores the passkey; `.../{passkeyId}/rename` (`name`) and `.../{passkeyId}/remove`. Each answers with the
+///   `name`) stores the passkey, both only on a session whose sign-in is recent (``proofWindow``, issue 66 item 4:
+///   else a 403 `{"error":"proof_needed"}` and the ``SignInNotice/proofNeeded`` notice); `.../{passkeyId}/rename` (`name`) and `.../{passkeyId}/remove`. Each answers with the
 ///   family's notice. A passkey that is not the account's is an unknown one.
 /// - `POST <passwordRemoval>` (`password`, to confirm): an account left another way in (a passkey that signs in or a
 ///   linked provider, ``SignInWays``) removes its password, under the password sign-in's backoff; removing the last
@@ -117,6 +118,10 @@ extension SignInMethodsController {
 
     func registrationOptions(_ call: Family.Call) async throws -> HTTPResponse {
         guard let ceremonies else { return HTTPResponse.noStoreJSON(.notFound, ["error": "not_found"]) }
+        // The script then posts the form without a credential, and the registration answers with the notice.
+        guard try await hasFreshProof(call.request) else {
+            return HTTPResponse.noStoreJSON(.forbidden, ["error": "proof_needed"])
+        }
         let options = try await ceremonies.registrationOptions(
             for: family.passkeyHolder(call.account), name: call.label, now: family.now())
         return HTTPResponse.noStoreJSON(.ok, options)
@@ -124,6 +129,10 @@ extension SignInMethodsController {
 
     func addPasskey(_ call: Family.Call) async throws -> HTTPResponse {
         guard let ceremonies else { return try await family.notice(.passkeyRefused, call) }
+        guard try await hasFreshProof(call.request) else {
+            onCeremony("registration", "proof_needed")
+            return try await family.notice(.proofNeeded, call)
+        }
         let fields = call.request.formFields()
         do {
             let passkey = try await ceremonies.register(

@@ -10,7 +10,9 @@ import SignInProviders
 /// - `POST <providerStart>` (`provider`, the pre-session `csrf_token`; at the shared `/oidc/start` also `surface` and
 ///   `intent` `sign-in` or `link`, a link needing a session, and `next`): begins a login transaction (``SignInFlow``),
 ///   sets the pre-session ``SignInFlow/browserCookie`` it is bound to and sends the browser to the provider.
-///   `POST <linkStart>` (`provider`), signed in, begins a link from "Sign-in methods".
+///   `POST <linkStart>` (`provider`), signed in, begins a link from "Sign-in methods". A link begins only on a
+///   session whose sign-in is recent (``proofWindow``, issue 66 item 4), else it is refused (`signin.link_refused`,
+///   reason `proof_needed`) with ``SignInMessage/proofNeeded``.
 /// - `GET /oidc/callback` (``SignInFlow/answer(_:surfaces:fallback:client:clear:)``, every family's) hands this
 ///   family's logins to ``signInCompleted(_:_:client:clear:)``, which applies ``ProviderLinking``: a known identity
 ///   signs in; one whose verified email an account has makes **no session** and asks that account's password at
@@ -28,7 +30,9 @@ extension SignInMethodsController: SignInSurfacePages {
     public func registerProviders(into router: inout ContextRouter, bodyLimit limit: Int) {
         guard flow != nil else { return }
         let paths = family.paths, pages = family.pages
-        router.add(.POST, paths.providerStart, bodyLimit: limit, pages.limited { request, _ in try await start(request) })
+        router.add(
+            .POST, paths.providerStart, bodyLimit: limit,
+            pages.limited { request, context in try await start(request, client: context.clientAddress?.description) })
         router.add(.GET, paths.linkQuestion, pages.limited { request, _ in linkPage(request) })
         router.add(
             .POST, paths.linkQuestion, bodyLimit: limit,
@@ -43,7 +47,7 @@ extension SignInMethodsController: SignInSurfacePages {
 
     // MARK: - Start
 
-    func start(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func start(_ request: HTTPRequest, client: String?) async throws -> HTTPResponse {
         let fields = request.formFields(), paths = family.paths
         guard family.forms.csrfValid(fields, request) else {
             return family.startRefused(.forbidden, request, words: family.csrfMessage)
@@ -57,6 +61,10 @@ extension SignInMethodsController: SignInSurfacePages {
                 guard let signedIn = try await family.signedInAccount(request) else {
                     return HTMLPage.redirect(to: paths.signInForLink)
                 }
+                guard try await hasFreshProof(request) else {
+                    await refuseLink(signedIn, provider: fields["provider"] ?? "", client: client)
+                    return family.startRefused(.forbidden, request, words: SignInMessage.proofNeeded)
+                }
                 account = signedIn
             }
         }
@@ -66,10 +74,21 @@ extension SignInMethodsController: SignInSurfacePages {
     }
 
     func startLink(_ call: Family.Call) async throws -> HTTPResponse {
-        try await begin(
+        guard try await hasFreshProof(call.request) else {
+            await refuseLink(call.account, provider: call.request.formFields()["provider"] ?? "", client: call.client)
+            return try await family.notice(.proofNeeded, call)
+        }
+        return try await begin(
             call.request.formFields()["provider"] ?? "", account: call.account,
             returnTo: family.returnPath(nil)
         ) { _, words in try await family.notice(.linkNotStarted(words), call) }
+    }
+
+    /// `signin.link_refused` (reason `proof_needed`): a link asked for on a session whose sign-in is not recent.
+    private func refuseLink(_ account: String, provider: String, client: String?) async {
+        await record(
+            account, .signInLinkRefused, target: provider, client: client,
+            details: AuditDetails.json(["reason": "proof_needed"]))
     }
 
     private func begin(

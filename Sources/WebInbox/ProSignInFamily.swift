@@ -48,6 +48,13 @@ struct ProSignInFamily: SignInFamily {
     /// Never asked: a Pro user's link begins on a signed-in page (``SignInPaths/linkStart``).
     func signedInAccount(_ request: HTTPRequest) async throws -> String? { nil }
 
+    /// A Pro user's session proves them as of its sign-in: their password, a passkey, a provider, or a `tm_pro_`
+    /// token they made (a credential as strong as the password that made it; revoking it ends its sessions).
+    func lastProof(_ request: HTTPRequest) async throws -> Int64? {
+        guard let token = request.cookie(WebInboxService.sessionCookie) else { return nil }
+        return try await inbox.sessions.openedAt(token: token)
+    }
+
     func signedInRoute(_ area: SignInArea, _ handler: @escaping @Sendable (Call) async throws -> HTTPResponse)
         -> ContextRouteHandler
     {
@@ -82,6 +89,7 @@ struct ProSignInFamily: SignInFamily {
         case .notLinked: flash = WebInboxFlash(error: SignInMessage.notLinked)
         case .unlinked: flash = WebInboxFlash(notice: SignInMessage.unlinked)
         case .linkNotStarted(let words): flash = WebInboxFlash(error: words)
+        case .proofNeeded: flash = WebInboxFlash(error: SignInMessage.proofNeeded)
         }
         try await call.put(flash)
         return HTMLPage.redirect(to: WebInboxService.dashboardPath)

@@ -264,17 +264,6 @@ func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentO
         accounts: AgentAccountStore(database: database), domain: WebInboxHarness.agentDomain, clock: { clock.now })
 }
 
-/// A provider's transport that is never reached: every call fails.
-struct UnreachableProvider: ProviderTransport {
-    func fetch(_ url: String) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
-    func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchResponse {
-        throw FetchError.invalidURL
-    }
-    func post(
-        _ url: String, headers: [(String, String)], body: [UInt8], readingBody: Bool, startWithin: Duration
-    ) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
-}
-
 /// JMAP's authenticator here: no bearer proves anyone (the web inbox runs JMAP in-process, as an owner's inbox).
 struct NoBearers: PrincipalAuthenticator {
     func principal(for credentials: Credentials) async throws -> Principal? { nil }
