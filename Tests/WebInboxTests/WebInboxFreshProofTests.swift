@@ -33,7 +33,7 @@ struct WebInboxFreshProofTests {
             transport: discovery)
         let (adaID, _) = try await harness.proLogin("ada@example.com")
         let store = PasskeyStore(database: harness.test.database)
-        let ceremonies = try #require(harness.service.passkeys?.ceremonies)
+        let ceremonies = try #require(harness.signInMethods.controller.ceremonies)
         let stale = try await WebInboxPasskeyTests.proBrowser(harness, "ada@example.com")
         harness.clock.advance(Self.stale)
 

@@ -50,7 +50,7 @@ struct WebInboxProviderTests {
         _ harness: WebInboxHarness, _ identity: ProviderIdentity, provider: SignInProvider = provider(),
         linkingFor: String? = nil
     ) async throws -> ProviderOutcome {
-        switch try await harness.service.signInMethods.outcome(
+        switch try await harness.signInMethods.controller.outcome(
             identity, provider: provider, linkingFor: linkingFor, client: nil)
         {
         case .signIn(let id): .signIn(proUserID: id)
@@ -251,7 +251,7 @@ extension WebInboxProviderTests {
         let request = HTTPRequest(
             method: .GET, target: "/oidc/callback", version: .http1_1, headers: HTTPHeaders(), body: [],
             remoteAddress: "192.0.2.9", requestID: "webinbox-provider-test")
-        let opened = try await harness.service.signInMethods.session(
+        let opened = try await harness.signInMethods.controller.session(
             newID, provider: Self.provider(logout: true), returnTo: "/inbox", request, client: nil, setCookies: [])
         let cookie = try #require(
             opened.headers.values("Set-Cookie").first { $0.hasPrefix(WebInboxService.sessionCookie + "=") })
