@@ -48,6 +48,10 @@ let package = Package(
         // Pure RFC 6455: the opening handshake's checks, the frame parser and encoder, and the session machine
         // (fragments, UTF-8, pings, the closing handshake). No sockets, no crypto: the caller hashes the key.
         .target(name: "WebSocket", dependencies: ["HTTP1", "ConfigurationReading"]),
+        // Pure IMAP4rev1/IMAP4rev2 (RFC 3501, RFC 9051): the command framer and parser (literals, LITERAL+/-), the
+        // response encoder and the session machine that asks its driver for sign-in and mailbox data. No sockets, no
+        // store: nothing serves it yet (docs/imap.md).
+        .target(name: "IMAP", dependencies: ["Time"]),
         // Settings by their environment names, read strictly through a reader scoped to one part's prefix; the error
         // that names a bad value's key. Nothing else: every target that has settings can read its own.
         .target(name: "ConfigurationReading"),
@@ -120,28 +124,33 @@ let package = Package(
         // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
         // Pure MIME parsing: raw RFC 5322 bytes in, the fields, bodies and attachments the mail APIs read out.
         .target(name: "MIME", dependencies: ["Time"]),
+        // An email address as every surface compares it (issue 66): the local part lower-cased by ASCII rules only, the
+        // domain in IDNA's ASCII form (Punycode), one normalisation in one place. Pure: no dependency.
+        .target(name: "EmailAddresses"),
         // Who is local and who a request acts as: the directory port each surface implements for its own accounts,
         // the agent inbox rule, the capability token's typed claims, the principal a mail API serves.
-        .target(name: "Directory", dependencies: ["JWT", "JSON"]),
+        .target(name: "Directory", dependencies: ["JWT", "JSON", "EmailAddresses"]),
         // What every durable queue shares (the webhook events', the outbound recipients'): the lease its rows are held
         // by (a token, SKIP LOCKED on PostgreSQL, work recorded under the token, the next due time), the one wake-up
         // primitive, and the one runner loop of rounds and waits its dispatcher runs.
         .target(name: "LeasedQueue", dependencies: ["Storage", .product(name: "Logging", package: "swift-log")]),
         // The local mail store: every local address's messages (raw and parsed).
-        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue"]),
+        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
-        .target(name: "MailDelivery", dependencies: ["Directory", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
+        .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
         .target(name: "ServerKit", dependencies: [
             "HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading", "WebSocket",
         ]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
+            "EmailAddresses",
             "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
             "ClientAddress", "Time", "WebSocket",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
+            "EmailAddresses",
             "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress", "MIME",
             "SMTPOutcomes",
         ]),
@@ -151,8 +160,9 @@ let package = Package(
         // Surface 1: Atomic Mail compatible agent signup.
         // Custom domains, one model for every surface: owners' and Mail.td Pro users' claims in one table,
         // the ownership rules once; surfaces answer for their own mailboxes through a port.
-        .target(name: "CustomDomains", dependencies: ["Storage", "DNS", "AuthCrypto", "JSON"]),
+        .target(name: "CustomDomains", dependencies: ["Storage", "DNS", "AuthCrypto", "JSON", "EmailAddresses"]),
         .target(name: "AgentAuth", dependencies: [
+            "EmailAddresses",
             "HTTP1", "ServerKit", "ClientAddress", "JWT", "AuthCrypto", "Storage", "ComputePool", "AgentPoW", "Directory",
             "CustomDomains", "MailStore",
             .product(name: "Metrics", package: "swift-metrics"),
@@ -173,6 +183,7 @@ let package = Package(
         // Owners: people who sign in with email and password and hold agent inboxes (issue 28): accounts with
         // per-account sign-in backoff, browser sessions, CSRF, the sign-in pages, and the owner pages.
         .target(name: "Owners", dependencies: [
+            "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
             "SignInProviders", "SignInMethods", "EmbeddedResources", .product(name: "Metrics", package: "swift-metrics"),
@@ -187,6 +198,7 @@ let package = Package(
         // id_token's checks over JWT's published keys, the login transactions and the linked identities (the only
         // target with SQL of signin_transactions and signin_identities).
         .target(name: "SignInProviders", dependencies: [
+            "EmailAddresses",
             "ConfigurationReading", "Fetch", "JSON", "JWT", "AuthCrypto", "Storage", "HTTP1",
         ]),
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
@@ -210,12 +222,14 @@ let package = Package(
         // one-time links read mail, in the browser pages' frame and forms; the owners' sessions, backoff and error
         // pages.
         .target(name: "WebInbox", dependencies: [
+            "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
             "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
             "SignInMethods",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
+            "EmailAddresses",
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
             "Fetch", "Audit", "CustomDomains", "Time", "WebSocket",
             .product(name: "Metrics", package: "swift-metrics"),
@@ -237,6 +251,7 @@ let package = Package(
         // on, what it may read) and the sandbox's verdicts, and the Pro dashboard at /inbox/dashboard, a controller over
         // MailboxAccounts, Webhooks and MailSandbox in the web inbox's frame and session.
         .target(name: "MailboxWebInbox", dependencies: [
+            "EmailAddresses",
             "WebInbox", "MailboxAccounts", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
             "ServerKit", "BrowserPages", "SignInProviders",
         ]),
@@ -253,7 +268,7 @@ let package = Package(
         // bounded by a deadline, TCP and the TLS client (OpenSSL), with one closed error.
         .target(name: "OutboundSocket", dependencies: ["COpenSSL"]),
         // A stub DNS resolver (UDP, TCP on truncation, a deadline): TXT and MX lookups for domain verification.
-        .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto"]),
+        .target(name: "DNS", dependencies: ["ComputePool", "AuthCrypto", "EmailAddresses"]),
         // Sender authentication of received mail: SPF (RFC 7208 subset), DKIM (RFC 6376, RSA and Ed25519) and DMARC
         // (RFC 7489), over a DNS port. The SMTP sandbox shows the verdicts.
         .target(name: "MailAuth", dependencies: ["DNS", "AuthCrypto", "ClientAddress", "MIME"]),
@@ -266,6 +281,7 @@ let package = Package(
         // RFC 7505), MTA-STS (RFC 8461), the message as it leaves (Received, Bcc removed, DKIM-signed), the direct and
         // relay transports behind MailDelivery's OutboundTransport, and delivery status notifications (RFC 3464).
         .target(name: "MailTransfer", dependencies: [
+            "EmailAddresses",
             "OutboundSocket", "MailDelivery", "MIME", "SMTPClient", "SMTPOutcomes", "DNS", "MailAuth", "DKIMKeys", "Fetch", "ComputePool",
             "AuthCrypto",
             "ConfigurationReading", "Time",
@@ -281,11 +297,13 @@ let package = Package(
         ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
+            "EmailAddresses",
             "OutboundSocket", "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
+            "EmailAddresses",
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys",
             "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
@@ -324,6 +342,7 @@ let package = Package(
         .testTarget(name: "TimeTests", dependencies: ["Time"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
+        .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
             "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -359,6 +378,7 @@ let package = Package(
         ]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
+        .testTarget(name: "EmailAddressesTests", dependencies: ["EmailAddresses", "PosternTestSupport"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
         .testTarget(name: "CustomDomainsTests", dependencies: [
             "CustomDomains", "DNS", "Storage", "EmbeddedResources", "PosternTestSupport", "DKIMKeys", "ComputePool",

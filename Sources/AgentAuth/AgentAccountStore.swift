@@ -59,6 +59,15 @@ public struct AgentAccountStore: Sendable {
         }
     }
 
+    /// Deletes every account created at or after `since` (Unix seconds), live or revoked: the operator's reset of the
+    /// accounts a test run made (their owner links go with them). Returns how many went.
+    /// - Throws: storage errors.
+    public func deleteAccounts(createdSince since: Int64) async throws -> Int {
+        try await database.write { connection in
+            try connection.run("DELETE FROM agent_accounts WHERE created_at >= ?", [.integer(since)])
+        }
+    }
+
     /// Records a login with the API key at `now` (`last_login_at`); a later time already recorded stays.
     /// - Throws: storage errors.
     public func recordLogin(id: String, now: Int64) async throws {

@@ -40,8 +40,8 @@ public struct AgentAuthError: Error, Sendable, Equatable {
     /// 400: `powHex` is missing or not 128 hex characters.
     public static let invalidPowHex = AgentAuthError(
         status: 400, message: "powHex must be 128 hexadecimal characters",
-        hint: "Send the lowercase hex of the 64-byte scrypt output for \"<challenge>:<nonce>\", "
-            + "then retry with the same challenge.",
+        hint: "Send the lowercase hex of the 64-byte scrypt output for \"<challenge>:<nonce>\" (<challenge>: the "
+            + "challenge response's `challenge` field, the JWT's jti), then retry with the same challenge.",
         anchor: "proof-of-work")
     /// 400: `powHex` has fewer leading zero bits than the challenge's difficulty.
     public static let insufficientWork = AgentAuthError(
@@ -53,9 +53,10 @@ public struct AgentAuthError: Error, Sendable, Equatable {
     /// 401: the recomputed scrypt output differs from `powHex`.
     public static let powMismatch = AgentAuthError(
         status: 401, message: "Proof of work does not match the challenge",
-        hint: "Compute scrypt over the UTF-8 bytes of \"<challenge>:<nonce>\" with the UTF-8 bytes of the salt "
-            + "text (not its decoded hex), N=16384, r=8, p=1, dkLen=64. The challenge is used up: request a "
-            + "fresh one from POST /api/v1/challenge and solve it again.",
+        hint: "Compute scrypt over the UTF-8 bytes of \"<challenge>:<nonce>\", where <challenge> is the "
+            + "`challenge` field of the challenge response (the challenge JWT's jti claim, not the JWT itself), "
+            + "with the UTF-8 bytes of the salt text (not its decoded hex), N=16384, r=8, p=1, dkLen=64. The "
+            + "challenge is used up: request a fresh one from POST /api/v1/challenge and solve it again.",
         anchor: "proof-of-work")
     /// 400: the username breaks the pattern.
     public static let invalidUsername = AgentAuthError(

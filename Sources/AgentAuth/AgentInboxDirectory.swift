@@ -1,5 +1,6 @@
 import CustomDomains
 import Directory
+import EmailAddresses
 
 /// The agent surface's side of the directory: `<username>@<inbox domain>` is local while the agent named
 /// `username` is live (not revoked), and so is an address on an owner's custom domain while a live agent is named by
@@ -19,13 +20,13 @@ public struct AgentInboxDirectory: AccountDirectory {
     public init(accounts: AgentAccountStore, claims: CustomDomains? = nil, domain: String, quota: Int64) {
         self.accounts = accounts
         self.claims = claims ?? CustomDomains(database: accounts.database)
-        self.domain = domain.lowercased()
+        self.domain = EmailDomain.key(domain)
         self.quota = quota
     }
 
     /// Whether `domain` is the agent inbox domain.
     public func serves(domain: String) -> Bool {
-        domain.lowercased() == self.domain
+        EmailDomain.key(domain) == self.domain
     }
 
     /// Local when the username is a live agent's, or, off the agent domain, the whole address is a live agent's whose

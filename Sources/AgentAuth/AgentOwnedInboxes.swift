@@ -1,4 +1,5 @@
 import Directory
+import EmailAddresses
 import Foundation
 import MailStore
 import Storage
@@ -16,7 +17,7 @@ public struct AgentOwnedInboxes: OwnedInboxes {
     ///   - clock: Unix seconds.
     public init(accounts: AgentAccountStore, domain: String, clock: @escaping @Sendable () -> Int64) {
         self.accounts = accounts
-        self.domain = domain.lowercased()
+        self.domain = EmailDomain.key(domain)
         self.clock = clock
     }
 
@@ -53,7 +54,7 @@ public struct AgentOwnedInboxes: OwnedInboxes {
         case .reserved? where custom == nil: throw OwnedInboxError.reservedUsername
         case .reserved?, nil: break
         }
-        let username = custom.map { localPart + "@" + $0.lowercased() } ?? localPart
+        let username = custom.map { localPart + "@" + EmailDomain.key($0) } ?? localPart
         let id = UUID().uuidString.lowercased()
         let key = AgentAPIKey.generate()
         let now = clock()

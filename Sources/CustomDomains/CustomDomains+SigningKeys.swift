@@ -1,4 +1,5 @@
 import DNS
+import EmailAddresses
 
 extension CustomDomains {
     /// The `_domainkey` TXT records `domain` (any case) publishes for the keys its outbound mail is signed with, one
@@ -6,7 +7,7 @@ extension CustomDomains {
     /// - Throws: the signing keys' errors.
     public func signingKeyRecords(on domain: String) async throws -> [SigningKeyRecord] {
         guard let signingKeys else { return [] }
-        return try await signingKeys.records(for: domain.lowercased())
+        return try await signingKeys.records(for: EmailDomain.key(domain))
     }
 
     /// Looks each of ``signingKeyRecords(on:)`` up now, at once: published when a TXT record at its name carries the

@@ -1,5 +1,6 @@
 import AuthCrypto
 import DNS
+import EmailAddresses
 import Foundation
 import Storage
 
@@ -47,10 +48,11 @@ public struct CustomDomains: Sendable {
         self.verificationWindow = verificationWindow
     }
 
-    /// The verified claim on `domain` (any case), whoever holds it, or nil.
+    /// The verified claim on `domain` (any ASCII case, or its Unicode form: ``EmailDomain/key(_:)``), whoever holds
+    /// it, or nil.
     /// - Throws: storage errors.
     public func verifiedClaim(on domain: String) async throws -> DomainClaim? {
-        let domain = domain.lowercased()
+        let domain = EmailDomain.key(domain)
         return try await database.read { connection in try DomainClaimRows.verified(domain, connection) }
     }
 
@@ -187,7 +189,7 @@ public struct CustomDomains: Sendable {
     /// domain): the holder must not make a second mailbox at it, which would read that one's mail.
     /// - Throws: storage errors.
     public func isAddressHeldElsewhere(_ address: String, than holder: DomainHolder) async throws -> Bool {
-        let address = address.lowercased()
+        let address = EmailAddress.key(address)
         for surface in mailboxes where surface.holderKind != holder.kind {
             if try await surface.hasMailbox(at: address) { return true }
         }

@@ -1,18 +1,21 @@
-/// An address split at its `@`, lower-cased: the form every directory resolves.
+import EmailAddresses
+
+/// An address split at its `@`, normalised (``EmailAddress``: ASCII case folded, the domain's IDNA form): the form
+/// every directory resolves.
 public struct AddressParts: Sendable, Hashable {
     /// The part before the `@`, never empty.
     public let localPart: String
     /// The part after the `@`.
     public let domain: String
 
-    /// `address` lower-cased and split; nil unless it has exactly one `@` and a local part before it.
+    /// `address` normalised and split; nil unless ``EmailAddress`` takes it (exactly one `@`, a local part before it,
+    /// a domain after it).
     public init?(_ address: String) {
-        let parts = address.lowercased().split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty else { return nil }
-        localPart = String(parts[0])
-        domain = String(parts[1])
+        guard let parsed = EmailAddress(address) else { return nil }
+        localPart = parsed.localPart
+        domain = parsed.domain.name
     }
 
-    /// `local@domain`, lower-cased.
+    /// `local@domain`, normalised.
     public var text: String { localPart + "@" + domain }
 }

@@ -1,3 +1,5 @@
+import EmailAddresses
+
 /// Every surface's accounts as one directory: an address is local when one member has it, unknown when a member
 /// serves its domain but none has it, foreign otherwise.
 public struct LocalDirectory: AccountDirectory {
@@ -8,9 +10,9 @@ public struct LocalDirectory: AccountDirectory {
         self.members = members
     }
 
-    /// Whether any member serves `domain` (any case).
+    /// Whether any member serves `domain` (any ASCII case, or its Unicode form).
     public func serves(domain: String) -> Bool {
-        let domain = domain.lowercased()
+        let domain = EmailDomain.key(domain)
         return members.contains { $0.serves(domain: domain) }
     }
 

@@ -1,3 +1,5 @@
+import EmailAddresses
+
 /// The inboxes an owner's grant reaches, as principals: ownership read fresh (``OwnedInboxes``) on every call, the
 /// mailbox resolved in the directory, the grant's scopes as the principal's permissions. Shared by JMAP's
 /// `X-Atomic-Account-Id` path and MCP's `agent_id` selection.
@@ -53,8 +55,10 @@ public struct OwnerPrincipals: Sendable {
         }
         let held = try await inboxes(of: grant)
         if let agent {
-            let wanted = agent.lowercased()
-            guard let inbox = held.first(where: { $0.accountID == wanted || $0.address.lowercased() == wanted }) else {
+            let wantedID = ASCIICase.lowered(agent)
+            guard
+                let inbox = held.first(where: { $0.accountID == wantedID || EmailAddress.same($0.address, agent) })
+            else {
                 throw AuthenticationRefusal(
                     .accessDenied, "agent_id \(agent) is not an inbox the signed-in owner holds; call list_agents.")
             }
@@ -78,9 +82,8 @@ public struct OwnerPrincipals: Sendable {
     /// owner does not hold that live inbox now, or it is no longer served here.
     /// - Throws: storage errors.
     public func principal(ownerID: String, address: String) async throws -> Principal? {
-        let wanted = address.lowercased()
         let held = try await inboxes.inboxes(ownerID: ownerID)
-        guard let inbox = held.first(where: { $0.address.lowercased() == wanted }),
+        guard let inbox = held.first(where: { EmailAddress.same($0.address, address) }),
             case .local(let mailbox) = try await directory.resolve(inbox.address)
         else { return nil }
         return Principal(accountID: inbox.accountID, mailbox: mailbox)

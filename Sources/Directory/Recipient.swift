@@ -1,6 +1,8 @@
+import EmailAddresses
+
 /// A local mailbox as delivery sees it: its address, how much its mail may take, and who holds it.
 public struct Recipient: Sendable, Hashable {
-    /// The address, lower-cased.
+    /// The address, normalised (``EmailAddress/key(_:)``).
     public let address: String
     /// Bytes its mail may take.
     public let quota: Int64
@@ -11,12 +13,12 @@ public struct Recipient: Sendable, Hashable {
     public let holderID: String?
 
     /// - Parameters:
-    ///   - address: the mailbox's address; kept lower-cased.
+    ///   - address: the mailbox's address; kept normalised.
     ///   - quota: bytes its mail may take.
     ///   - accountID: the account with the address, if the directory has accounts.
     ///   - holderID: the user who holds the mailbox, if any.
     public init(address: String, quota: Int64, accountID: String? = nil, holderID: String? = nil) {
-        self.address = address.lowercased()
+        self.address = EmailAddress.key(address)
         self.quota = quota
         self.accountID = accountID
         self.holderID = holderID

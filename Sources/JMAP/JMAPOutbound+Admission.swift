@@ -1,4 +1,5 @@
 import Directory
+import EmailAddresses
 import MailDelivery
 import MailStore
 import SMTPOutcomes
@@ -58,7 +59,7 @@ extension JMAPOutbound {
         id: String, sender: String?, store: MailStore, directory: any AccountDirectory, now: Int64
     ) async throws -> HeldRelease? {
         guard let (entry, raw) = try await store.outboxMessage(id: id),
-            sender.map({ $0.lowercased() == entry.sender.lowercased() }) ?? true
+            sender.map({ EmailAddress.same($0, entry.sender) }) ?? true
         else { return nil }
         guard case .local(let account) = try await directory.resolve(entry.sender) else {
             return .senderNotLocal(entry.sender)

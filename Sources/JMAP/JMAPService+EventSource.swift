@@ -75,14 +75,12 @@ extension JMAPService {
     }
 
     /// Writes state events and pings until the stream ends, the task is cancelled, the bearer stops authenticating
-    /// or (with `closeafter=state`) the first state event is out.
+    /// or (with `closeafter=state`) the first state event is out. The account's change stream
+    /// (``MailStore/changeStream(of:from:quiet:until:recheck:)``) wakes it and checks the bearer before each element.
     private func pushEvents(
         _ account: JMAPAccount, _ request: HTTPRequest, _ options: EventSourceRequest, _ writer: any HTTPResponseWriter
     ) async throws {
-        let changes = store.changes
-        let clock = ContinuousClock()
         var sent = options.lastEvent
-        var lastEventAt = clock.now
         let quiet: Duration = options.ping > 0 ? .seconds(options.ping) : configuration.eventSourceRecheck
         let mailTypes = options.types.filter { $0 != EventSourceRequest.submissionType }
         // An id naming the mail state alone (a stream that did not watch EmailSubmission, a client that took a
@@ -91,40 +89,32 @@ extension JMAPService {
             known.submission = try await outbound?.ledger.state(accountID: account.id)
             sent = known
         }
-        while !writer.hasEnded {
-            try Task.checkCancellation()
-            let ticket = changes.ticket()
-            let mail = try await store.state(address: account.address)
-            let submission =
-                options.watchesSubmissions ? try await outbound?.ledger.state(accountID: account.id) : nil
-            let now = EventSourceState(mail: mail, submission: submission)
-            if now != sent {
-                let changed = try await changedStates(account, since: sent, now: now, mailTypes: mailTypes)
-                if !changed.isEmpty {
-                    guard try await authenticate(request) == account else { return }
-                    writer.write(EventSourceEvent.state(accountID: account.id, changed: changed, id: now.id))
-                    onEventStream(.pushed(isState: true))
-                    lastEventAt = clock.now
-                    sent = now
-                    if options.closeAfterState { return }
+        let stream = store.changeStream(of: account.address, from: nil, quiet: quiet) { [self] in
+            try await authenticate(request) == account
+        }
+        for try await event in stream {
+            guard !writer.hasEnded else { return }
+            if event == .quiet {
+                if options.ping > 0 {
+                    writer.write(EventSourceEvent.ping(interval: options.ping))
+                    onEventStream(.pushed(isState: false))
                 }
+                continue
             }
-            // Parked on the change stream until this address changes, or until a ping (or a credential check) is due.
-            while !writer.hasEnded {
-                let left = quiet - (clock.now - lastEventAt)
-                if left <= .zero {
-                    guard try await authenticate(request) == account else { return }
-                    if options.ping > 0 {
-                        writer.write(EventSourceEvent.ping(interval: options.ping))
-                        onEventStream(.pushed(isState: false))
-                    }
-                    lastEventAt = clock.now
-                    continue
-                }
-                await changes.wait(for: account.address, after: ticket, timeout: left)
-                try Task.checkCancellation()
-                if changes.ticket() != ticket { break }
+            let mail: Int64
+            if case .changed(let change) = event { mail = change.state } else {
+                mail = try await store.state(address: account.address)
             }
+            let now = EventSourceState(
+                mail: mail,
+                submission: options.watchesSubmissions ? try await outbound?.ledger.state(accountID: account.id) : nil)
+            guard now != sent else { continue }
+            let changed = try await changedStates(account, since: sent, now: now, mailTypes: mailTypes)
+            guard !changed.isEmpty else { continue }
+            writer.write(EventSourceEvent.state(accountID: account.id, changed: changed, id: now.id))
+            onEventStream(.pushed(isState: true))
+            sent = now
+            if options.closeAfterState { return }
         }
     }
 

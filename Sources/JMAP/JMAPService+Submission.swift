@@ -1,4 +1,5 @@
 import Directory
+import EmailAddresses
 import Foundation
 import JSON
 import MIME
@@ -122,14 +123,15 @@ extension JMAPService {
             guard let from = envelope["mailFrom"]?["email"]?.stringValue,
                 let rcptTo = envelope["rcptTo"]?.arrayValue?.compactMap({ $0["email"]?.stringValue })
             else { throw SetError.invalidProperties("`envelope` has mailFrom and rcptTo addresses.", ["envelope"]) }
-            guard from.lowercased() == account.address else {
+            // Compared as addresses (ASCII case only: a KELVIN SIGN is not a `k`).
+            guard EmailAddress.same(from, account.address) else {
                 throw SetError(type: "forbiddenMailFrom", description: "mailFrom must be \(account.address).")
             }
             mailFrom = from
             recipients = rcptTo
         }
         var seen = Set<String>()
-        recipients = recipients.filter { seen.insert($0.lowercased()).inserted }
+        recipients = recipients.filter { seen.insert(EmailAddress.key($0)).inserted }
         guard !recipients.isEmpty else {
             throw SetError(type: "noRecipients", description: "The email and envelope name no recipient.")
         }
@@ -298,7 +300,7 @@ extension JMAPService {
         } catch {
             throw SetError(type: "invalidEmail", description: "\(error) Nothing was sent.")
         }
-        let own = { (address: MailAddress) in address.email.lowercased() == account.address }
+        let own = { (address: MailAddress) in EmailAddress.same(address.email, account.address) }
         guard !originators.from.isEmpty, originators.from.allSatisfy(own) else {
             throw SetError(type: "forbiddenFrom", description: "The From of the email must be \(account.address).")
         }

@@ -200,22 +200,19 @@ final class JMAPSocketSession: Sendable {
                 known.submission = try await service.outbound?.ledger.state(accountID: account.id)
                 sent = known
             }
-            while !channel.isClosed && !Task.isCancelled {
-                let ticket = store.changes.ticket()
+            // The account's change stream checks the bearer before each element (a `quiet` one at the recheck
+            // interval): it ends when the bearer no longer opens the account.
+            let stream = store.changeStream(
+                of: account.address, quiet: service.configuration.eventSourceRecheck
+            ) { [self] in await stillAuthenticates(account) }
+            for try await event in stream where event != .quiet {
                 let now = try await current()
-                if now != sent {
-                    let changed = try await service.changedStates(account, since: sent, now: now, mailTypes: mailTypes)
-                    if !changed.isEmpty {
-                        guard await stillAuthenticates(account) else { return }
-                        send(EventSourceEvent.stateChange(accountID: account.id, changed: changed, pushState: now.id))
-                    }
-                    sent = now
+                guard now != sent else { continue }
+                let changed = try await service.changedStates(account, since: sent, now: now, mailTypes: mailTypes)
+                if !changed.isEmpty {
+                    send(EventSourceEvent.stateChange(accountID: account.id, changed: changed, pushState: now.id))
                 }
-                await store.changes.wait(
-                    for: account.address, after: ticket, timeout: service.configuration.eventSourceRecheck)
-                if store.changes.ticket() == ticket, !Task.isCancelled {
-                    guard await stillAuthenticates(account) else { return }
-                }
+                sent = now
             }
         } catch {
             if !Task.isCancelled { fail(error) }

@@ -1,4 +1,5 @@
 import Directory
+import EmailAddresses
 import JMAP
 import JSON
 import SMTPOutcomes
@@ -110,12 +111,12 @@ extension MCPTools {
         func emails(_ key: String) -> [String] {
             (original[key]?.arrayValue ?? []).compactMap { $0["email"]?.stringValue }
         }
-        let own = call.principal.mailbox.address.lowercased()
+        let own = call.principal.mailbox.address
         var to = emails("replyTo").isEmpty ? emails("from") : emails("replyTo")
         var cc: [String] = []
         if all {
-            to += emails("to").filter { $0.lowercased() != own && !to.contains($0) }
-            cc = emails("cc").filter { $0.lowercased() != own && !to.contains($0) }
+            to += emails("to").filter { !EmailAddress.same($0, own) && !to.contains($0) }
+            cc = emails("cc").filter { !EmailAddress.same($0, own) && !to.contains($0) }
         }
         guard !to.isEmpty else { throw Failure("no_recipient: message \(id) names no sender to reply to.") }
         let subject = original["subject"]?.stringValue ?? ""

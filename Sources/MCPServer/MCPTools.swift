@@ -1,5 +1,6 @@
 import ClientAddress
 import Directory
+import EmailAddresses
 import JMAP
 import JSON
 import MailStore
@@ -216,7 +217,7 @@ struct MCPTools: Sendable {
         switch connection {
         case .inbox(let principal):
             guard let agent else { return principal }
-            guard agent == principal.accountID || agent.lowercased() == principal.mailbox.address.lowercased() else {
+            guard agent == principal.accountID || EmailAddress.same(agent, principal.mailbox.address) else {
                 throw Failure(
                     "access_denied: agent_id \(agent) is not an inbox of this connection; call list_agents and pass "
                         + "its accountId.")

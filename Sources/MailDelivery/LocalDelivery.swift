@@ -1,4 +1,5 @@
 import Directory
+import EmailAddresses
 import MIME
 import MailStore
 
@@ -74,12 +75,12 @@ public struct LocalDelivery: Sendable {
     public func store(_ envelope: MailEnvelope, data: [UInt8]) async throws -> String {
         var recipients: [MailStore.Recipient] = []
         func add(_ recipient: Directory.Recipient, for original: String) {
-            let original = original.lowercased()
+            let original = EmailAddress.key(original)
             if let index = recipients.firstIndex(where: { $0.address == recipient.address }) {
-                recipients[index].envelopeTo = (recipients[index].envelopeTo ?? "") + ", " + original
+                recipients[index].envelopeTo.append(original)
             } else {
                 var copy = MailStore.Recipient(recipient)
-                copy.envelopeTo = original
+                copy.envelopeTo = [original]
                 recipients.append(copy)
             }
         }

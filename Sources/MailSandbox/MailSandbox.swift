@@ -114,7 +114,7 @@ public final class MailSandbox: Sendable {
                 to: [
                     MailStore.Recipient(
                         address: sandbox.address, quota: configuration.sandboxQuota,
-                        envelopeTo: recipients.joined(separator: ", "),
+                        envelopeTo: recipients,
                         holder: MailHolder(ownerID: owner, accountID: sandbox.accountID))
                 ],
                 folder: .inbox, now: now)[0]

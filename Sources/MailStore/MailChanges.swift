@@ -17,15 +17,15 @@ public final class MailChanges: Sendable {
 
     private struct Waiter {
         var address: String
-        var continuation: CheckedContinuation<Void, Never>?
+        var continuation: CheckedContinuation<Bool, Never>?
     }
 
     private struct State {
         var generation: UInt64 = 0
         var waiters: [UInt64: Waiter] = [:]
         var nextID: UInt64 = 0
-        /// Waiters woken (by an announcement, their timeout or cancellation) before they had parked.
-        var wokenEarly: Set<UInt64> = []
+        /// Waiters woken before they had parked: true by an announcement, false by their timeout or cancellation.
+        var wokenEarly: [UInt64: Bool] = [:]
     }
 
     private let state = Mutex(State())
@@ -65,32 +65,35 @@ public final class MailChanges: Sendable {
     }
 
     /// Returns when `address` is announced after `ticket`, at once when anything was announced since, or after
-    /// `timeout`, or when the task is cancelled. The caller looks at the store again in every case.
-    public func wait(for address: String, after ticket: Ticket, timeout: Duration) async {
+    /// `timeout`, or when the task is cancelled. The caller looks at the store again in every case; the result says
+    /// whether an announcement woke it (true also when anything was announced between the ticket and the wait),
+    /// false after the timeout or cancellation.
+    @discardableResult
+    public func wait(for address: String, after ticket: Ticket, timeout: Duration) async -> Bool {
         await park(address, after: ticket, timeout: timeout)
     }
 
-    private func park(_ address: String, after ticket: Ticket, timeout: Duration) async {
+    private func park(_ address: String, after ticket: Ticket, timeout: Duration) async -> Bool {
         let id: UInt64? = state.withLock { state in
             guard state.generation == ticket.generation else { return nil }
             state.nextID += 1
             state.waiters[state.nextID] = Waiter(address: address)
             return state.nextID
         }
-        guard let id else { return }
+        guard let id else { return true }
         let timer = Task {
             try? await Task.sleep(for: timeout)
             self.wake(id)
         }
         defer { timer.cancel() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state in
-                    if state.wokenEarly.remove(id) != nil { return true }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let early: Bool? = state.withLock { state in
+                    if let announced = state.wokenEarly.removeValue(forKey: id) { return announced }
                     state.waiters[id]?.continuation = continuation
-                    return false
+                    return nil
                 }
-                if resumeNow { continuation.resume() }
+                if let early { continuation.resume(returning: early) }
             }
         } onCancel: {
             self.wake(id)
@@ -98,25 +101,30 @@ public final class MailChanges: Sendable {
     }
 
     private func wake(where matches: (String) -> Bool) {
-        let woken: [CheckedContinuation<Void, Never>] = state.withLock { state in
+        let woken: [CheckedContinuation<Bool, Never>] = state.withLock { state in
             state.generation &+= 1
-            var woken: [CheckedContinuation<Void, Never>] = []
+            var woken: [CheckedContinuation<Bool, Never>] = []
             for (id, waiter) in state.waiters where matches(waiter.address) {
                 state.waiters[id] = nil
-                if let continuation = waiter.continuation { woken.append(continuation) } else { state.wokenEarly.insert(id) }
+                if let continuation = waiter.continuation {
+                    woken.append(continuation)
+                } else {
+                    state.wokenEarly[id] = true
+                }
             }
             return woken
         }
-        for continuation in woken { continuation.resume() }
+        for continuation in woken { continuation.resume(returning: true) }
         anyChange.signal()
     }
 
+    /// Ends waiter `id`'s wait without an announcement (its timeout, or its task cancelled).
     private func wake(_ id: UInt64) {
-        let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
+        let continuation: CheckedContinuation<Bool, Never>? = state.withLock { state in
             guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
-            if waiter.continuation == nil { state.wokenEarly.insert(id) }
+            if waiter.continuation == nil { state.wokenEarly[id] = false }
             return waiter.continuation
         }
-        continuation?.resume()
+        continuation?.resume(returning: false)
     }
 }

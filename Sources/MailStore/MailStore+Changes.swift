@@ -71,26 +71,33 @@ extension MailStore {
         }
     }
 
-    /// How long a waiter parks before it looks again without being woken, on SQLite: another process writing the
-    /// same file (`postern mail deliver`) cannot wake it. PostgreSQL's instances wake each other (NOTIFY).
+    /// How long a change stream parks before it looks again without being woken, on SQLite: another process writing
+    /// the same file (`postern mail deliver`) cannot wake it. PostgreSQL's instances wake each other (NOTIFY).
     static let unannouncedLookInterval: Duration = .seconds(1)
 
     /// The wait primitive of `/messages/wait` (and MCP's `wait_for_message`): calls `look` at once and again each
-    /// time `address`'s mail changes, until it returns a value (returned) or `timeout` passes or the task is
-    /// cancelled (nil). Nothing polls: a waiter parks on ``changes`` between looks (on SQLite it also looks again
-    /// each second, for other processes' writes).
+    /// time `address`'s mail changes (its ``changeStream(of:from:quiet:until:recheck:)``), until it returns a value
+    /// (returned) or `timeout` passes or the task is cancelled (nil).
     public func waitFor<T: Sendable>(
         address: String, timeout: Duration, _ look: @Sendable () async throws -> T?
     ) async throws -> T? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let ticket = changes.ticket()
-            if let found = try await look() { return found }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero, !Task.isCancelled else { return nil }
-            let pause = database.dialect == .sqlite ? min(remaining, Self.unannouncedLookInterval) : remaining
-            await changes.wait(for: address, after: ticket, timeout: pause)
-        }
+        let from = try await state(address: address)
+        return try await firstLook(in: changeStream(of: address, from: from, until: .now + timeout), look)
+    }
+
+    /// What `look` first finds, looking once at once and again at each element of `stream`; nil when the stream ends
+    /// or the task is cancelled first.
+    func firstLook<T: Sendable>(
+        in stream: MailChangeStream, _ look: @Sendable () async throws -> T?
+    ) async throws -> T? {
+        var elements = stream.makeAsyncIterator()
+        if let found = try await look() { return found }
+        do {
+            while try await elements.next() != nil {
+                if let found = try await look() { return found }
+            }
+        } catch is CancellationError {}
+        return nil
     }
 
     /// The oldest unread message in `address`'s inbox as soon as there is one, nil after `timeout`.

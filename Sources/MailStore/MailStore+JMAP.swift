@@ -1,3 +1,4 @@
+import EmailAddresses
 import Foundation
 import Storage
 
@@ -248,10 +249,12 @@ extension MailStore {
         column.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
     }
 
-    /// Every message the outbox keeps, oldest first: of `sender` only (compared without case) when one is named.
+    /// Every message the outbox keeps, oldest first: of `sender` only (compared as addresses are,
+    /// ``EmailAddress/same(_:_:)``) when one is named. SQL's `lower` only narrows the rows (older rows keep the
+    /// sender's case as it was written, and PostgreSQL's `lower` folds KELVIN SIGN onto `k`): the address decides.
     public func outbox(sender: String? = nil) async throws -> [OutboxEntry] {
-        let filter = sender.map { (sql: "WHERE lower(sender) = ?", bindings: [SQLValue.text($0.lowercased())]) }
-        return try await database.read { connection in
+        let filter = sender.map { (sql: "WHERE lower(sender) = ?", bindings: [SQLValue.text(EmailAddress.key($0))]) }
+        let entries: [OutboxEntry] = try await database.read { connection in
             try connection.query(
                 """
                 SELECT id, sender, recipients, length(raw) AS size, created_at, submission_id FROM mail_outbox
@@ -265,5 +268,7 @@ extension MailStore {
                     submissionID: row.text("submission_id"))
             }
         }
+        guard let sender else { return entries }
+        return entries.filter { EmailAddress.same($0.sender, sender) }
     }
 }

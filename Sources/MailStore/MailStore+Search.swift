@@ -1,3 +1,4 @@
+import EmailAddresses
 import Storage
 
 /// What a store-wide search asks of a message: each field set is a case-insensitive substring that must match.
@@ -71,16 +72,10 @@ extension MailStore {
     }
 
     /// The oldest message that matches `search` as soon as there is one (at once when one is stored), nil after
-    /// `timeout`. Parks on ``changes`` for a change at any address between looks, as ``waitFor(address:timeout:_:)``.
+    /// `timeout`. Looks again at each change at any address (the change stream of every address).
     public func oldestMatch(_ search: MailSearch, timeout: Duration) async throws -> MailSummary? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let ticket = changes.anyChange.ticket()
-            if let found = try await matching(search, newestFirst: false, limit: 1, offset: 0).first { return found }
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero, !Task.isCancelled else { return nil }
-            let pause = database.dialect == .sqlite ? min(remaining, Self.unannouncedLookInterval) : remaining
-            await changes.anyChange.wait(after: ticket, timeout: pause)
+        try await firstLook(in: changeStream(of: nil, until: .now + timeout)) {
+            try await matching(search, newestFirst: false, limit: 1, offset: 0).first
         }
     }
 
@@ -108,27 +103,29 @@ extension MailStore {
     }
 
     /// Whether `address` holds a message whose SMTP envelope named `recipient`: one of the `RCPT TO`s kept in
-    /// `envelope_to`, matched whole (lower-cased), so `bob@x.org` is not found in mail to `jimbob@x.org`. The
+    /// `envelope_to`, matched whole and exactly as delivery stored it (``EmailAddress/key(_:)``: no `LOWER`, which
+    /// PostgreSQL applies by Unicode's rules and so folds KELVIN SIGN onto `k`), so `bob@x.org` is not found in mail
+    /// to `jimbob@x.org`. The
     /// mailbox `postern web link` opens for an address only the catch-all took.
     public func holdsMail(address: String, sentTo recipient: String) async throws -> Bool {
         // envelope_to joins the recipients with ", ": framed by ", " on both sides, each one reads ", r, ".
-        let pattern = "%, " + Self.likeEscaped(recipient.lowercased()) + ", %"
+        let pattern = "%, " + Self.likeEscaped(EmailAddress.key(recipient)) + ", %"
         return try await database.read { connection in
             try !connection.query(
                 """
                 SELECT 1 FROM mail_messages
-                    WHERE address = ? AND (', ' || LOWER(envelope_to) || ', ') LIKE ? ESCAPE '\\' LIMIT 1
-                """, [.text(address.lowercased()), .text(pattern)]
+                    WHERE address = ? AND (', ' || envelope_to || ', ') LIKE ? ESCAPE '\\' LIMIT 1
+                """, [.text(EmailAddress.key(address)), .text(pattern)]
             ).isEmpty
         }
     }
 
-    /// `address` (lower-cased, as addresses are stored) when it holds a message, else nil: one mailbox of the
+    /// `address` (normalised, as addresses are stored: ``EmailAddress/key(_:)``) when it holds a message, else nil: one mailbox of the
     /// operator's read-only view of all mail, looked up alone (one row at most), never by listing ``addresses()``.
     public func holdingAddress(_ address: String) async throws -> String? {
         try await database.read { connection in
             try connection.query(
-                "SELECT address FROM mail_messages WHERE address = ? LIMIT 1", [.text(address.lowercased())]
+                "SELECT address FROM mail_messages WHERE address = ? LIMIT 1", [.text(EmailAddress.key(address))]
             ).first?.text("address")
         }
     }
@@ -169,7 +166,7 @@ extension MailStore {
         contains(search.text, in: ["text_body", "html_body"])
         if let address = search.address, !address.isEmpty {
             conditions.append("address = ?")
-            values.append(.text(address.lowercased()))
+            values.append(.text(EmailAddress.key(address)))
         }
         switch search.since {
         case .message(let receivedAt, let sequence)?:

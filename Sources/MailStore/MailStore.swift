@@ -30,13 +30,13 @@ public struct MailStore: Sendable {
     public struct Recipient: Sendable, Equatable {
         public var address: String
         public var quota: Int64
-        /// The envelope recipients (`RCPT TO`) that led to this copy, joined by `, `, kept in `envelope_to`
-        /// (migration 0029); nil when no SMTP envelope brought the message.
-        public var envelopeTo: String?
+        /// The envelope recipients (`RCPT TO`) that led to this copy, in the order they were given; kept in
+        /// `envelope_to` (migration 0029) joined by `, `. Empty when no SMTP envelope brought the message.
+        public var envelopeTo: [String]
         /// Who holds the inbox (the delivery's directory said so); nil for an unheld one, which no observer hears of.
         public var holder: MailHolder?
 
-        public init(address: String, quota: Int64, envelopeTo: String? = nil, holder: MailHolder? = nil) {
+        public init(address: String, quota: Int64, envelopeTo: [String] = [], holder: MailHolder? = nil) {
             self.address = address
             self.quota = quota
             self.envelopeTo = envelopeTo
@@ -272,7 +272,7 @@ public struct MailStore: Sendable {
 
     static func insert(
         _ message: NewMailMessage, id: String, address: String, folder: MailFolder, keywords: Set<String>,
-        isRead: Bool, origin: MailOrigin = .received, now: Int64, envelopeTo: String? = nil,
+        isRead: Bool, origin: MailOrigin = .received, now: Int64, envelopeTo: [String] = [],
         _ connection: any SQLConnection
     ) throws {
         let thread = try threadID(of: message, address: address, connection) ?? id
@@ -292,7 +292,8 @@ public struct MailStore: Sendable {
                 message.sentAt.map(SQLValue.integer) ?? .null, optional(message.textBody),
                 optional(message.htmlBody), .text(message.preview), .integer(Int64(message.raw.count)),
                 .integer(now), .blob(message.raw), .text(thread), .text(keywordsJSON(keywords)),
-                .integer(isRead ? 1 : 0), .text(json(message.bcc)), optional(envelopeTo), .text(origin.rawValue),
+                .integer(isRead ? 1 : 0), .text(json(message.bcc)), optional(MailSummary.envelopeColumn(envelopeTo)),
+                .text(origin.rawValue),
             ])
         for (position, attachment) in message.attachments.enumerated() {
             _ = try connection.run(
@@ -367,7 +368,7 @@ public struct MailStore: Sendable {
             id: id, address: address, folder: folder, envelopeFrom: row.text("envelope_from") ?? "",
             from: addresses(row.text("from_json")), subject: row.text("subject"), preview: row.text("preview") ?? "",
             size: size, isRead: row.int("is_read") == 1, receivedAt: received, threadID: row.text("thread_id") ?? id,
-            keywords: keywords(row.text("keywords")), envelopeTo: row.text("envelope_to"))
+            keywords: keywords(row.text("keywords")), envelopeTo: MailSummary.envelopeRecipients(row.text("envelope_to")))
     }
 
     static func attachmentInfo(_ row: SQLRow) -> MailAttachmentInfo? {

@@ -16,10 +16,24 @@ public struct MailSummary: Sendable, Equatable {
     public var threadID: String
     /// Keywords other than `$seen` (which `isRead` is), sorted.
     public var keywords: [String]
-    /// The envelope recipients that led to this copy, joined by `, ` (`envelope_to`); nil when no SMTP envelope
-    /// brought it.
-    public var envelopeTo: String? = nil
+    /// The envelope recipients (`RCPT TO`) that led to this copy, each one whole, in the order they were given;
+    /// empty when no SMTP envelope brought it (a message a mailbox wrote or sent).
+    public var envelopeTo: [String] = []
 
     /// Every keyword, `$seen` included when the message was read: what JMAP shows and patches.
     public var allKeywords: Set<String> { isRead ? Set(keywords + ["$seen"]) : Set(keywords) }
+}
+
+extension MailSummary {
+    /// The `envelope_to` column's text for `recipients`: joined by `, ` (the form its search reads, see
+    /// ``MailSearch/to``); nil for none.
+    static func envelopeColumn(_ recipients: [String]) -> String? {
+        recipients.isEmpty ? nil : recipients.joined(separator: ", ")
+    }
+
+    /// The recipients the `envelope_to` column holds; empty for NULL.
+    static func envelopeRecipients(_ column: String?) -> [String] {
+        guard let column, !column.isEmpty else { return [] }
+        return column.split(separator: ", ").map(String.init)
+    }
 }

@@ -1,4 +1,5 @@
 import AuthCrypto
+import EmailAddresses
 import MIME
 import MailAuth
 import Time
@@ -58,7 +59,7 @@ public struct OutboundMessagePreparer: Sendable {
         return Array((received + signatures).utf8) + message
     }
 
-    /// Every `From` and `Sender` mailbox of `message` is `sender` (any case), and there is a `From`.
+    /// Every `From` and `Sender` mailbox of `message` is `sender` (any ASCII case), and there is a `From`.
     static func checkOriginators(_ message: [UInt8], sender: String) throws(OutboundPreparationError) {
         let originators: Originators
         do {
@@ -66,9 +67,10 @@ public struct OutboundMessagePreparer: Sendable {
         } catch {
             throw .originators(error.description)
         }
-        let sender = sender.lowercased()
         guard !originators.from.isEmpty else { throw .originators("The email has no From field.") }
-        guard (originators.from + originators.sender).allSatisfy({ $0.email.lowercased() == sender }) else {
+        // Compared as addresses (``EmailAddress``): ASCII case only, so a look-alike such as KELVIN SIGN is another
+        // sender, never folded onto the envelope's.
+        guard (originators.from + originators.sender).allSatisfy({ EmailAddress.same($0.email, sender) }) else {
             throw .originators("The From or Sender of the email is not its envelope sender.")
         }
     }

@@ -1,4 +1,5 @@
 import ComputePool
+import EmailAddresses
 import MailDelivery
 import SMTPClient
 import SMTPOutcomes
@@ -14,7 +15,7 @@ struct OutboundPreparation: Sendable {
     /// The text to send, or the reply line that defers every recipient.
     func prepare(_ batch: OutboundBatch) async -> Result<[UInt8], PreparationFailure> {
         let (preparer, signers, now) = (preparer, signers, now)
-        let domain = batch.sender.split(separator: "@").last.map { String($0).lowercased() } ?? ""
+        let domain = batch.sender.split(separator: "@").last.map { EmailDomain.key($0) } ?? ""
         do {
             return try await pool.run {
                 do {

@@ -1,8 +1,11 @@
-/// A mailbox address, lower-cased and checked: `local@domain`.
+import EmailAddresses
+
+/// A mailbox address, normalised and checked: `local@domain`.
 ///
 /// Rules (Mail.td publishes none; these are ours): the whole address is at most 254 characters; the
 /// local part is 1 to 64 characters of `a-z 0-9 . _ -`, starts and ends with a letter or digit and
-/// has no `..`; the domain is whatever follows the single `@` (membership is checked separately).
+/// has no `..`; the domain is whatever follows the single `@`, in IDNA's ASCII form (membership is checked
+/// separately).
 public struct MailboxAddress: Sendable, Hashable, CustomStringConvertible {
     /// The part before `@`.
     public let local: String
@@ -12,24 +15,17 @@ public struct MailboxAddress: Sendable, Hashable, CustomStringConvertible {
     /// `local@domain`.
     public var description: String { "\(local)@\(domain)" }
 
-    /// Parses and normalises (lower-cases) `text`; `nil` when it breaks a rule above.
+    /// Parses and normalises `text` as every address is (``EmailAddress``: ASCII case only, the domain's IDNA form, so
+    /// a look-alike such as KELVIN SIGN is refused, never folded onto `k`); `nil` when it breaks a rule above.
     public init?(_ text: String) {
-        let lowered = text.lowercased()
-        guard lowered.utf8.count <= 254 else { return nil }
-        let parts = lowered.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[1].isEmpty else { return nil }
-        let local = parts[0]
+        guard text.utf8.count <= 254, let address = EmailAddress(text) else { return nil }
+        let local = address.localPart
         guard (1...64).contains(local.utf8.count), !local.contains("..") else { return nil }
         let bytes = Array(local.utf8)
         for byte in bytes where !Self.isLocalByte(byte) { return nil }
         guard Self.isAlphanumeric(bytes[0]), Self.isAlphanumeric(bytes[bytes.count - 1]) else { return nil }
-        let domain = parts[1]
-        for byte in domain.utf8
-        where !(Self.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")) {
-            return nil
-        }
-        self.local = String(local)
-        self.domain = String(domain)
+        self.local = local
+        self.domain = address.domain.name
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

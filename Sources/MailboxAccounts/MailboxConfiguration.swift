@@ -1,5 +1,6 @@
 import CustomDomains
 import Directory
+import EmailAddresses
 import Fetch
 import PasswordHashing
 import ServerKit
@@ -124,8 +125,8 @@ public struct MailboxConfiguration: Sendable {
         self.issuer = issuer
         self.powDifficulty = powDifficulty
         self.challengeTTL = challengeTTL
-        self.domains = domains.map { $0.lowercased() }
-        self.proDomains = proDomains.map { $0.lowercased() }
+        self.domains = domains.map { EmailDomain.key($0) }
+        self.proDomains = proDomains.map { EmailDomain.key($0) }
         self.rateLimitsEnabled = rateLimitsEnabled
         self.quotas = quotas
         self.powRequired = powRequired

@@ -1,5 +1,6 @@
 import CustomDomains
 import Directory
+import EmailAddresses
 import Storage
 
 /// The mailbox surface's side of the directory: an address on a mailbox domain (public or Pro-only) is local when
@@ -25,13 +26,13 @@ public struct MailboxDirectory: AccountDirectory {
     ) {
         self.store = MailboxStore(database: database)
         self.claims = claims ?? CustomDomains(database: database)
-        self.domains = Set(domains.map { $0.lowercased() })
+        self.domains = Set(domains.map { EmailDomain.key($0) })
         self.catchAllQuota = catchAllQuota
     }
 
     /// Whether `domain` is a mailbox domain.
     public func serves(domain: String) -> Bool {
-        domains.contains(domain.lowercased())
+        domains.contains(EmailDomain.key(domain))
     }
 
     /// Local when a mailbox account has the address on a mailbox domain, or the address is on a verified custom

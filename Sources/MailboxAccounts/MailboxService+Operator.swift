@@ -1,3 +1,4 @@
+import EmailAddresses
 import MIME
 import Storage
 
@@ -48,15 +49,12 @@ extension MailboxService {
             id: user.id, email: email, maxAccounts: maxAccounts, accountCount: 0, createdAt: user.createdAt)
     }
 
-    /// A Pro user's login as stored: trimmed and lower-cased; nil unless it is one `@` between two non-empty parts,
-    /// without white space, 254 bytes at most.
+    /// A Pro user's login as stored: trimmed, then normalised as every address is (``EmailAddress``: ASCII case folded,
+    /// the domain's IDNA form); nil unless it is an address without white space, 254 bytes at most.
     public static func normalizedProEmail(_ text: String) -> String? {
-        let email = text.trimmingSpaces().lowercased()
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 254,
-            !email.contains(where: { $0.isWhitespace })
-        else { return nil }
-        return email
+        let trimmed = text.trimmingSpaces()
+        guard trimmed.utf8.count <= 254, !trimmed.contains(where: { $0.isWhitespace }) else { return nil }
+        return EmailAddress.normalized(trimmed)
     }
 
     /// Sets the password of the Pro user with `email` (`postern pro set-password`) and moves its token epoch on, so
@@ -65,8 +63,9 @@ extension MailboxService {
     /// - Throws: `MailboxError` (`.passwordTooShort`, `.passwordTooLong`), `StorageError`, `WorkerPoolError`.
     public func setProUserPassword(email: String, password: String) async throws -> Bool {
         try PasswordPolicy.validateNew(password)
-        let email = email.trimmingSpaces().lowercased()
-        guard try await store.proUser(email: email) != nil else { return false }
+        guard let email = Self.normalizedProEmail(email), try await store.proUser(email: email) != nil else {
+            return false
+        }
         return try await store.setProUserPassword(email: email, hash: try await hasher.hash(password))
     }
 

@@ -27,7 +27,8 @@ extension MailboxService {
     /// email exists or not).
     public func signInProUser(email: String, password: String) async throws -> String? {
         guard PasswordPolicy.isPlausible(password) else { return nil }
-        return try await activeProUser(store.proUser(email: email.lowercased()), provenBy: password)?.id
+        let user = try await Self.normalizedProEmail(email).asyncFlatMap { try await store.proUser(email: $0) }
+        return try await activeProUser(user, provenBy: password)?.id
     }
 
     /// `user` when `password` is theirs and they are active; nil otherwise, at the same cost when there is no `user`

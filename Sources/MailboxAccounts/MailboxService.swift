@@ -3,6 +3,7 @@ import CustomDomains
 import AuthCrypto
 import ComputePool
 import DNS
+import EmailAddresses
 import HTTP1
 import JWT
 import MailStore
@@ -46,8 +47,13 @@ public final class MailboxService: Sendable {
     let audit: AuditTrail
     /// What keeps records beside the store's messages (the sandbox's), forgotten with every message by the operator.
     let recordsBesideMessages: [any MailboxMessageRecords]
+    /// The other surfaces' accounts (the agents'), removed with the Mail.td accounts by `?reset=accounts`.
+    let accountsBesideMailboxes: [any OperatorAccountReset]
     /// The operator's resets on this instance, for the open `/api/operator/events` sockets.
     let operatorResets = OperatorResets()
+    /// When this service was made (``clock``'s seconds): the accounts an operator's `?reset=accounts` removes are
+    /// those created from then on.
+    let startedAt: Int64
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -80,6 +86,8 @@ public final class MailboxService: Sendable {
     ///   - audit: where Pro tokens and domains made, verified and removed are recorded (actor `pro`, no owner).
     ///   - recordsBesideMessages: what keeps records of its own beside the mail store's messages (the sandbox's),
     ///     forgotten when the operator deletes every message.
+    ///   - accountsBesideMailboxes: the other surfaces' accounts (the agents'), which the operator's
+    ///     `?reset=accounts` removes with the Mail.td accounts made since the start.
     /// - Throws: `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, store: MailboxStore, mail: MailStore,
@@ -87,13 +95,16 @@ public final class MailboxService: Sendable {
         customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
-        recordsBesideMessages: [any MailboxMessageRecords] = []
+        recordsBesideMessages: [any MailboxMessageRecords] = [],
+        accountsBesideMailboxes: [any OperatorAccountReset] = []
     ) throws {
         self.audit = audit
         self.recordsBesideMessages = recordsBesideMessages
+        self.accountsBesideMailboxes = accountsBesideMailboxes
+        self.startedAt = clock()
         var configuration = configuration
-        configuration.domains = configuration.domains.map { $0.lowercased() }
-        configuration.proDomains = configuration.proDomains.map { $0.lowercased() }
+        configuration.domains = configuration.domains.map { EmailDomain.key($0) }
+        configuration.proDomains = configuration.proDomains.map { EmailDomain.key($0) }
         self.configuration = configuration
         self.store = store
         self.mail = mail

@@ -21,8 +21,9 @@ import WebSocket
 ///    `id` the id the Mail.td messages API serves and `preview_text` the first 100 characters of the list's preview
 ///    (``MailboxSocketSession/preview(_:)``). Only mail arriving after `auth_ok` is sent: nothing is replayed after a
 ///    reconnect (list `GET /api/accounts/{id}/messages` for that).
-/// 4. The token is checked again before each event: revoked or expired (a password reset, the account deleted), the
-///    socket is closed with 1008 (reason `token_revoked`).
+/// 4. The token is checked again before each batch of events (what one change of the account's mail brought) and at
+///    least every 30 s: revoked or expired (a password reset, the account deleted), the socket is closed with 1008
+///    (reason `token_revoked`).
 /// 5. What the client sends after `auth_ok` is ignored. Keep-alive is WebSocket's own: the server pings every 30 s
 ///    and closes a client silent for 60 s; a reader that falls behind is closed with 1008; shutdown closes with 1001.
 struct MailboxSocketController: MailboxController {
@@ -114,38 +115,34 @@ final class MailboxSocketSession: Sendable {
     }
 
     /// Sends `auth_ok`, then an event per message arriving in the account's inbox, until the socket closes or the
-    /// token no longer holds.
+    /// token no longer holds (the account's change stream checks it before each element, then the socket is closed).
     private func push(_ account: MailboxAccountRecord, _ bearer: MailboxBearer) async throws {
         let mail = surface.mail
-        let address = account.address
-        var known = try await mail.state(address: address)
+        let known = try await mail.state(address: account.address)
         channel.send(.text(#"{"type":"auth_ok"}"#))
         let clock = ContinuousClock()
         let refreshEvery = Duration.seconds(MailboxSocketController.claimSeconds / 3)
         var refreshed = clock.now
-        // SQLite: another process's writes (`postern mail deliver`) are not announced; look each second too.
-        let pause: Duration = surface.store.database.dialect == .sqlite ? .seconds(1) : refreshEvery
-        while !channel.isClosed && !Task.isCancelled {
-            let ticket = mail.changes.ticket()
-            let state = try await mail.state(address: address)
-            if state != known {
-                let log = try await mail.changes(address: address, since: known)?.log ?? []
-                for change in log where change.kind == .created && change.folderAfter == .inbox {
-                    guard case .account? = try? await surface.authorizer.principal(bearer) else {
-                        channel.close(.policyViolation, reason: "token_revoked")
-                        return
-                    }
-                    guard let message = try await mail.message(address: address, id: change.messageID) else { continue }
+        let stream = mail.changeStream(of: account.address, from: known, quiet: refreshEvery) { [self] in
+            guard case .account? = try? await surface.authorizer.principal(bearer) else {
+                channel.close(.policyViolation, reason: "token_revoked")
+                return false
+            }
+            return true
+        }
+        for try await event in stream {
+            if case .changed(let change) = event {
+                for arrival in change.arrivals {
+                    guard let message = try await mail.message(address: account.address, id: arrival.messageID)
+                    else { continue }
                     channel.send(.text(Self.event(message.summary, account: account)))
                 }
-                known = state
             }
             if clock.now - refreshed >= refreshEvery {
                 let now = surface.clock()
                 try await surface.store.refreshSocket(id: socketID, expiresAt: now + MailboxSocketController.claimSeconds)
                 refreshed = clock.now
             }
-            await mail.changes.wait(for: address, after: ticket, timeout: pause)
         }
     }
 

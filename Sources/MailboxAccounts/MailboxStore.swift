@@ -91,6 +91,14 @@ public struct MailboxStore: Sendable {
         }
     }
 
+    /// Deletes every account created at or after `since` (Unix seconds): the operator's reset of the accounts a test
+    /// run made. Returns how many went.
+    func deleteAccounts(createdSince since: Int64) async throws -> Int {
+        try await database.write { connection in
+            try connection.run("DELETE FROM mailbox_accounts WHERE created_at >= ?", [.integer(since)])
+        }
+    }
+
     /// Stores a new verifier (dropping any pre-`auth_key` hash) and bumps the token epoch, so every earlier
     /// token fails.
     func resetPassword(accountID: String, verifier: [UInt8]) async throws -> Bool {

@@ -59,9 +59,10 @@ extension OperatorController {
             var resets = surface.operatorResets.value
             var held = try await mail.count(MailSearch()) > 0
             var resetSinceMail = false
-            let pause: Duration = surface.store.database.dialect == .sqlite ? .seconds(1) : .seconds(30)
-            while !channel.isClosed && !Task.isCancelled {
-                let ticket = mail.changes.anyChange.ticket()
+            // Every address's change stream: each announcement (and on SQLite each look for other processes'
+            // writes) is a look here, from the first (what arrived while the above was read).
+            var stream = mail.changeStream(of: nil).makeAsyncIterator()
+            repeat {
                 let total = try await mail.count(MailSearch())
                 // One reset per emptying: a DELETE here both empties the store and counts, and is said once; a
                 // second reset with no mail between says nothing new.
@@ -83,8 +84,7 @@ extension OperatorController {
                     channel.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
                     point = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
                 }
-                await mail.changes.anyChange.wait(after: ticket, timeout: pause)
-            }
+            } while try await stream.next() != nil
         } catch {
             if !Task.isCancelled { channel.close(.internalError, reason: "") }
         }

@@ -22,7 +22,7 @@ extension OperatorController {
         let headers = parsed?.headers ?? []
         let pairs: [(String, JSONValue)] = [
             ("envelope_from", .string(message.summary.envelopeFrom)),
-            ("envelope_to", message.summary.envelopeTo.map(JSONValue.string) ?? .null),
+            ("envelope_to", .array(message.summary.envelopeTo.map(JSONValue.string))),
             ("bcc", MailboxMessageJSON.addressList(message.bcc)),
             ("reply_to", MailboxMessageJSON.addressList(message.replyTo)),
             ("date", MailboxJSON.time(message.sentAt)),

@@ -52,15 +52,19 @@ struct OperatorController: MailboxController {
                 refusal.headers.replaceOrAdd("WWW-Authenticate", "Bearer")
                 return refusal
             }
-            return try await handler(call)
+            do {
+                return try await handler(call)
+            } catch let refused as OperatorParameterError {
+                return refused.response
+            }
         }
     }
 
     /// `GET /api/operator/messages?to=&from=&subject=&text=&since=&start=&limit=`: `{"messages": [...], "total": n,
     /// "start": n}`, newest first: `limit` (1 to 100, default 100) of the `total` matches after the newest `start`.
     private func searchMessages(_ call: MailboxCall) async throws -> HTTPResponse {
-        let limit = try call.integerQuery("limit", in: 1...Self.operatorListLimit, fallback: Self.operatorListLimit)
-        let start = try call.integerQuery("start", in: 0...Self.operatorListStartMaximum, fallback: 0)
+        let limit = try call.operatorInteger("limit", in: 1...Self.operatorListLimit, fallback: Self.operatorListLimit)
+        let start = try call.operatorInteger("start", in: 0...Self.operatorListStartMaximum, fallback: 0)
         let search = try await operatorSearch(call)
         let found = try await mail.search(search, limit: limit, start: start)
         return MailboxJSON.response(
@@ -74,7 +78,7 @@ struct OperatorController: MailboxController {
     /// `GET /api/operator/messages/wait?to=&subject=&since=&timeout=S`: the oldest matching message (after `since`)
     /// as soon as there is one, or 204 after `timeout` seconds (default 30, at most 120).
     private func waitForMatch(_ call: MailboxCall) async throws -> HTTPResponse {
-        let seconds = try call.integerQuery(
+        let seconds = try call.operatorInteger(
             "timeout", in: 0...Self.operatorWaitMaximum, fallback: Self.operatorWaitDefault)
         guard let found = try await mail.oldestMatch(try await operatorSearch(call), timeout: .seconds(seconds)) else {
             return MailboxJSON.noContent()
@@ -82,18 +86,40 @@ struct OperatorController: MailboxController {
         return MailboxJSON.response(.ok, Self.operatorPairs(found))
     }
 
-    /// `DELETE /api/operator/messages`: every message of every address (and what the sandboxes add to theirs);
-    /// `{"deleted": n}`. Each address's JMAP state moves, as a deletion through JMAP would move it.
+    /// What `DELETE /api/operator/messages?reset=` removes.
+    enum ResetScope: String {
+        /// Every message (the default): the accounts stay.
+        case messages
+        /// Every message, and the accounts created since this server started (Mail.td's and the agents'), so that a
+        /// suite may create the same address or username again.
+        case accounts
+    }
+
+    /// `DELETE /api/operator/messages[?reset=messages|accounts]`: every message of every address (and what the
+    /// sandboxes add to theirs), `{"deleted": n}`; with `reset=accounts` also the accounts created since the server
+    /// started, Mail.td's and the agents', `{"deleted": n, "accounts_deleted": m}`. Each address's JMAP state moves, as a deletion through
+    /// JMAP would move it. Another `reset` value is 400 `invalid_request` naming `reset`.
     private func resetMessages(_ call: MailboxCall) async throws -> HTTPResponse {
+        guard let scope = ResetScope(rawValue: call.request.queryItem("reset") ?? "messages") else {
+            throw OperatorParameterError(parameter: "reset", message: "reset must be messages or accounts")
+        }
         let deleted = try await mail.deleteEverything()
         for records in surface.recordsBesideMessages { try await records.deleteEveryRecord() }
+        var answer: [(String, JSONValue)] = [("deleted", .int(Int64(deleted)))]
+        if scope == .accounts {
+            var accounts = try await surface.store.deleteAccounts(createdSince: surface.startedAt)
+            for others in surface.accountsBesideMailboxes {
+                accounts += try await others.deleteAccounts(createdSince: surface.startedAt)
+            }
+            answer.append(("accounts_deleted", .int(Int64(accounts))))
+        }
         surface.operatorResets.record()
         mail.changes.anyChange.signal()
-        return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
+        return MailboxJSON.response(.ok, answer)
     }
 
     /// The filters of `call`'s query. `since` is an RFC 3339 time (messages of its second on) or the id of a stored
-    /// message (those that arrived after it); anything else, an unknown id included, is a 400.
+    /// message (those that arrived after it); anything else, an unknown id included, is a 400 naming `since`.
     private func operatorSearch(_ call: MailboxCall) async throws -> MailSearch {
         let request = call.request
         var since: MailSearchPoint?
@@ -103,7 +129,7 @@ struct OperatorController: MailboxController {
             } else if let point = try await mail.point(ofMessage: text) {
                 since = point
             } else {
-                throw MailboxError.invalidRequest
+                throw OperatorParameterError.since
             }
         }
         return MailSearch(
@@ -115,7 +141,7 @@ struct OperatorController: MailboxController {
     static func operatorPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
         MailboxMessageJSON.summaryPairs(summary) + [
             ("address", .string(summary.address)),
-            ("envelope_to", summary.envelopeTo.map(JSONValue.string) ?? .null),
+            ("envelope_to", .array(summary.envelopeTo.map(JSONValue.string))),
         ]
     }
 }

@@ -1,4 +1,5 @@
 import Directory
+import EmailAddresses
 import MailDelivery
 import MailSandbox
 import MailboxAccounts
@@ -58,7 +59,7 @@ public struct MailboxWebInboxSignIn: WebInboxSignIn, WebInboxCaptures {
 
     public func linkBinding(address: String) async throws -> WebInboxSessionBinding? {
         // The SMTP catch-all's copies stay under its reserved address, which no account can take.
-        if address.lowercased() == RecipientPolicy.catchAllAddress { return .catchAll }
+        if EmailAddress.same(address, RecipientPolicy.catchAllAddress) { return .catchAll }
         guard case .local(let recipient) = try await directory.resolve(address) else { return nil }
         return .account(id: recipient.accountID)
     }

@@ -1,4 +1,5 @@
 import Audit
+import EmailAddresses
 
 /// The rules an owner's email and password follow.
 public enum OwnerCredentials {
@@ -7,17 +8,13 @@ public enum OwnerCredentials {
     /// Longest password accepted, in bytes: Argon2 takes any length, this bounds the work a request can ask for.
     public static let maximumPasswordBytes = 1024
 
-    /// `email` lower-cased when it looks like an address, else nil.
+    /// `email` as an address is compared (``EmailAddress``: ASCII case folded, the domain's IDNA form) when it looks
+    /// like one with a dotted domain, else nil.
     public static func normalizedEmail(_ email: String) -> String? {
-        let text = email.lowercased()
-        guard text.utf8.count <= 254, !text.contains(" "), !AuditText.containsControl(text) else {
-            return nil
-        }
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
-            !parts[1].hasSuffix(".")
+        guard email.utf8.count <= 254, !email.contains(" "), !AuditText.containsControl(email),
+            let address = EmailAddress(email), address.domain.name.contains(".")
         else { return nil }
-        return text
+        return address.text
     }
 
     /// Whether `password` may be set.

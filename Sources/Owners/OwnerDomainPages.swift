@@ -3,6 +3,7 @@ import BrowserPages
 import CustomDomains
 import DNS
 import Directory
+import EmailAddresses
 import HTTP1
 import ServerKit
 
@@ -117,7 +118,7 @@ public struct OwnerDomainPages: Sendable {
         }
         let suffix = "@" + domain.domain
         let remaining = try await inboxes.inboxes(ownerID: owner.id)
-            .filter { $0.address.lowercased().hasSuffix(suffix) }
+            .filter { EmailAddress.key($0.address).hasSuffix(suffix) }
         guard remaining.isEmpty else {
             return try await page(request, owner, status: .conflict) {
                 let addresses = remaining.map(\.address).joined(separator: ", ")
@@ -151,7 +152,7 @@ public struct OwnerDomainPages: Sendable {
         else { return BrowserPage.message(.notFound, "Your domains", "No such verified domain.") }
         let localPart = request.formFields()["local_part"] ?? ""
         // A Pro user's account left at this address (the domain was theirs before) keeps its mail under it.
-        let address = (localPart + "@" + domain.domain).lowercased()
+        let address = EmailAddress.key(localPart + "@" + domain.domain)
         if try await service.domains.isAddressHeldElsewhere(address, ownerID: owner.id) {
             return try await page(request, owner, status: .conflict) { $0.error = "That address is taken." }
         }

@@ -1,5 +1,6 @@
 import CustomDomains
 import DNS
+import EmailAddresses
 import Storage
 
 /// Owners' custom domains: add, check by DNS, list, delete, as claims held by owners in ``CustomDomains`` (one table
@@ -34,7 +35,7 @@ public struct OwnerDomains: Sendable {
         self.claims = claims
         self.resolver = resolver
         self.mxHost = mxHost
-        self.served = Set(served.map { $0.lowercased() })
+        self.served = Set(served.map { EmailDomain.key($0) })
         self.limit = limit
         self.clock = clock
     }

@@ -1,6 +1,7 @@
 import Audit
 import BrowserPages
 import Directory
+import EmailAddresses
 import HTTP1
 import ServerKit
 
@@ -197,7 +198,7 @@ public struct OwnerInboxPages: Sendable {
         guard let typed = request.formFields()["confirm"] else {
             return HTMLPage.response(.ok, confirmation.render(), setCookies: cookies)
         }
-        guard typed.trimmingASCIIWhitespace.lowercased() == inbox.address.lowercased() else {
+        guard EmailAddress.same(typed.trimmingASCIIWhitespace, inbox.address) else {
             confirmation.error = "Type the inbox's address exactly to delete it. Nothing was deleted."
             return HTMLPage.response(.unprocessableEntity, confirmation.render(), setCookies: cookies)
         }

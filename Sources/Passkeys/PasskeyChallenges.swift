@@ -9,6 +9,11 @@ import Storage
 /// once (two instances racing with one challenge: one wins), and it is accepted only for the ceremony and the holder
 /// it was issued to, before it expires. A challenge presented for another ceremony or person is spent all the same: a
 /// ceremony that fails starts again with a new one. Time is the caller's (`now`, Unix seconds).
+///
+/// A sign-in's challenge is issued to anyone who asks (issue 66 item 6): the rows nobody signed in holds are capped in
+/// all (``unauthenticatedLimit``, counted in the database so every instance shares it), and each client's by the pages'
+/// budget (60 requests a minute, five minutes each). Past the cap ``issue(_:for:now:)`` throws
+/// ``PasskeyChallengesFull`` until challenges expire; a registration, by a signed-in holder, is never refused.
 public struct PasskeyChallenges: Sendable {
     /// What a challenge was issued for.
     public enum Ceremony: String, Sendable {
@@ -23,22 +28,39 @@ public struct PasskeyChallenges: Sendable {
     /// The length of a challenge, in bytes.
     public static let byteCount = 32
 
+    /// Most unexpired challenges issued to nobody (sign-ins) at once, across instances: 10,000 by default, what
+    /// 30 clients at the pages' budget fill in five minutes, and some 0.6 MB of rows.
+    public static let defaultUnauthenticatedLimit = 10_000
+
     /// The database holding `passkey_challenges`.
     public let database: any SQLDatabase
+    /// Most unexpired challenges issued to nobody at once (``defaultUnauthenticatedLimit``).
+    public let unauthenticatedLimit: Int
 
     /// Challenges kept in `database` (migrated to 0047).
-    public init(database: any SQLDatabase) {
+    public init(database: any SQLDatabase, unauthenticatedLimit: Int = defaultUnauthenticatedLimit) {
         self.database = database
+        self.unauthenticatedLimit = unauthenticatedLimit
     }
 
     /// A new challenge for `ceremony`, bound to `holder` (nil: a sign-in whose holder the credential will name).
     /// - Returns: the challenge's bytes, for the browser (`PublicKeyCredential*Options.challenge`).
-    /// - Throws: `StorageError`.
+    /// - Throws: ``PasskeyChallengesFull`` for one issued to nobody past ``unauthenticatedLimit``; `StorageError`.
     public func issue(_ ceremony: Ceremony, for holder: PasskeyHolder?, now: Int64) async throws -> [UInt8] {
         let challenge = SecureRandom.bytes(Self.byteCount)
         let (owner, proUser) = holder?.columns ?? (nil, nil)
+        let limit = unauthenticatedLimit
         _ = try await database.write { connection in
-            try connection.run(
+            if holder == nil {
+                let held = try connection.query(
+                    """
+                    SELECT COUNT(*) AS n FROM passkey_challenges
+                    WHERE owner_id IS NULL AND pro_user_id IS NULL AND expires_at >= ?
+                    """, [.integer(now)]
+                ).first?.int("n") ?? 0
+                guard held < limit else { throw PasskeyChallengesFull() }
+            }
+            return try connection.run(
                 """
                 INSERT INTO passkey_challenges (digest, ceremony, owner_id, pro_user_id, expires_at)
                 VALUES (?, ?, ?, ?, ?)
@@ -87,3 +109,7 @@ public struct PasskeyChallenges: Sendable {
         try connection.run("DELETE FROM passkey_challenges WHERE expires_at < ?", [.integer(now)])
     }
 }
+
+/// Too many sign-in challenges issued to nobody are waiting (``PasskeyChallenges/unauthenticatedLimit``): the
+/// surface answers 503 and the browser tries again once some expire.
+public struct PasskeyChallengesFull: Error, Sendable, Equatable {}

@@ -20,16 +20,18 @@ extension Operations {
     /// of what was recorded escaped (``AuditText/escaped(_:)``: a line feed typed at a form forges no line); with
     /// `json`, one JSON object a line (``jsonLine(_:)``), the exact text, control characters as `\u` escapes.
     /// - Parameters:
-    ///   - since: an RFC 3339 time (`2026-11-01T00:00:00Z`) or Unix seconds; nil for every event kept.
+    ///   - since: an RFC 3339 time (`2026-11-01T00:00:00Z`), Unix seconds, or a time ago (`90s`, `10m`, `2h`, `7d`);
+    ///     nil for every event kept.
     ///   - ownerEmail: only the events of the owner with this email (their `/owner` page's).
     ///   - limit: most events shown, 1 to 100,000.
     ///   - json: one JSON object a line instead of text.
+    ///   - now: Unix seconds, what a time ago counts back from.
     /// - Throws: ``AuditQueryError`` for an unreadable `since`, a bad limit or an email no owner has; storage errors.
     public static func auditLines(
         configuration: PosternConfiguration, since: String?, ownerEmail: String?, limit: Int, json: Bool = false,
-        logger: Logger
+        logger: Logger, now: Int64 = unixNow()
     ) async throws -> [String] {
-        let start = try since.map(parseSince)
+        let start = try since.map { try parseSince($0, now: now) }
         guard (1...100_000).contains(limit) else { throw AuditQueryError(description: "--limit must be 1 to 100000") }
         let database = try migratedDatabase(configuration, logger: logger)
         defer { database.close() }
@@ -43,11 +45,20 @@ extension Operations {
         return events.reversed().map(json ? jsonLine : describe)
     }
 
-    /// `2026-11-01T00:00:00Z` or Unix seconds.
-    static func parseSince(_ text: String) throws -> Int64 {
+    /// `2026-11-01T00:00:00Z`, Unix seconds, or a time ago: a whole number and one of `s`, `m`, `h`, `d` (`10m`
+    /// is `now` less 600 seconds).
+    static func parseSince(_ text: String, now: Int64) throws -> Int64 {
         if let seconds = Int64(text), seconds >= 0 { return seconds }
         if let seconds = RFC3339.parse(text) { return seconds }
-        throw AuditQueryError(description: "--since must be a time like 2026-11-01T00:00:00Z or Unix seconds")
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count >= 0,
+            count <= 36_500 * 86_400 / unit
+        {
+            return now - count * unit
+        }
+        throw AuditQueryError(
+            description: "--since must be a time like 2026-11-01T00:00:00Z, Unix seconds, or a time ago like 10m "
+                + "(s, m, h or d)")
     }
 
     /// One text line of `event`, every recorded field escaped: whatever was typed, it stays on its line and drives

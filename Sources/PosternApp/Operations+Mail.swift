@@ -1,4 +1,5 @@
 import Audit
+import EmailAddresses
 import Foundation
 import Logging
 import MailDelivery
@@ -42,10 +43,10 @@ extension Operations {
         }
         do {
             let id = try await mail.delivery.store(
-                MailEnvelope(mailFrom: "", recipients: recipients.map { $0.lowercased() }), data: Array(data))
+                MailEnvelope(mailFrom: "", recipients: recipients.map { EmailAddress.key($0) }), data: Array(data))
             recordOperator(
                 database, target: "mail deliver",
-                details: ["message_id": id, "to": recipients.map { $0.lowercased() }.joined(separator: " ")],
+                details: ["message_id": id, "to": recipients.map { EmailAddress.key($0) }.joined(separator: " ")],
                 logger: logger)
             return id
         } catch LocalDeliveryError.stored(.quotaExceeded(let address)) {
@@ -138,7 +139,7 @@ extension Operations {
         let store = MailStore(database: database)
         let found = try await store.search(MailSearch(address: address), limit: limit)
         var written: [String: MailMessageRecord] = [:]
-        let unenveloped = Dictionary(grouping: found.filter { $0.envelopeTo == nil }, by: \.address)
+        let unenveloped = Dictionary(grouping: found.filter { $0.envelopeTo.isEmpty }, by: \.address)
         for (mailbox, summaries) in unenveloped {
             written.merge(try await store.messages(address: mailbox, ids: summaries.map(\.id))) { first, _ in first }
         }
@@ -146,27 +147,34 @@ extension Operations {
             let received = RFC3339.format(summary.receivedAt)
             let sender = summary.from.first?.email ?? (summary.envelopeFrom.isEmpty ? "<>" : summary.envelopeFrom)
             let headerRecipients = written[summary.id].map { ($0.to + $0.cc).map(\.email).joined(separator: ", ") }
-            let recipients = summary.envelopeTo ?? headerRecipients.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
+            let enveloped = summary.envelopeTo.isEmpty ? nil : summary.envelopeTo.joined(separator: ", ")
+            let recipients = enveloped ?? headerRecipients.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
             return "\(summary.id)  \(received)  \(summary.address)  \(summary.folder.rawValue)  from \(sender)  "
                 + "to \(recipients)  " + (summary.subject ?? "(no subject)")
         }
     }
 
-    /// `postern mail show ID [--raw]`: the message's headers as the store read them and its text body, or with
-    /// `raw` its RFC 5322 bytes as received.
+    /// `postern mail show ID --raw`: the message's RFC 5322 bytes as received.
     /// - Throws: ``ConfigurationError`` when no address has message `id`.
-    public static func mailShow(
-        configuration: PosternConfiguration, id: String, raw: Bool = false, logger: Logger
-    ) async throws -> String {
+    public static func mailRaw(configuration: PosternConfiguration, id: String, logger: Logger) async throws -> [UInt8] {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let store = MailStore(database: database)
+        let id = id.lowercased()
+        guard let address = try await store.address(ofMessage: id), let raw = try await store.raw(address: address, id: id)
+        else { throw ConfigurationError(key: "ID", message: "\(id): no such message") }
+        return raw
+    }
+
+    /// `postern mail show ID`: the message's headers as the store read them, one a line, an empty line and its text
+    /// body's lines (a stored field stays on its line: the command line's writer escapes a line feed in it).
+    /// - Throws: ``ConfigurationError`` when no address has message `id`.
+    public static func mailShow(configuration: PosternConfiguration, id: String, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
         let store = MailStore(database: database)
         let id = id.lowercased()
         guard let address = try await store.address(ofMessage: id),
             let message = try await store.message(address: address, id: id)
         else { throw ConfigurationError(key: "ID", message: "\(id): no such message") }
-        if raw {
-            return String(decoding: try await store.raw(address: address, id: id) ?? [], as: UTF8.self)
-        }
         func list(_ addresses: [MailAddress]) -> String {
             addresses.map { address in
                 guard let name = address.name, !name.isEmpty else { return address.email }
@@ -178,7 +186,7 @@ extension Operations {
             "Id: \(summary.id)", "Stored-Under: \(summary.address)",
             "Received: \(RFC3339.format(summary.receivedAt))",
             "Envelope-From: \(summary.envelopeFrom.isEmpty ? "<>" : summary.envelopeFrom)",
-            "Envelope-To: \(summary.envelopeTo ?? "-")", "From: \(list(summary.from))", "To: \(list(message.to))",
+            "Envelope-To: \(summary.envelopeTo.isEmpty ? "-" : summary.envelopeTo.joined(separator: ", "))", "From: \(list(summary.from))", "To: \(list(message.to))",
         ]
         if !message.cc.isEmpty { lines.append("Cc: \(list(message.cc))") }
         lines.append("Subject: \(summary.subject ?? "")")
@@ -190,7 +198,9 @@ extension Operations {
             lines.append("Attachment: \(attachment.filename ?? "(unnamed)") (\(attachment.contentType), \(attachment.size) bytes)")
         }
         lines.append("")
-        lines.append(message.textBody ?? message.htmlBody ?? "")
-        return lines.joined(separator: "\n")
+        let body = message.textBody ?? message.htmlBody ?? ""
+        return lines + body.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            String(line.hasSuffix("\r") ? line.dropLast() : line)
+        }
     }
 }

@@ -115,7 +115,7 @@ extension Operations {
     private static func owner(
         email: String, _ database: any SQLDatabase, _ configuration: PosternConfiguration
     ) async throws -> Owner? {
-        let email = email.lowercased()
+        let email = OwnerCredentials.normalizedEmail(email) ?? email
         return try await ownerStore(database, configuration).list().first { $0.email == email }
     }
 }

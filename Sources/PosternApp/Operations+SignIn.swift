@@ -40,7 +40,8 @@ extension Operations {
             case (.oidc(let issuer), .success(let metadata)?):
                 lines.append("  oidc issuer \(issuer): discovery ok (authorization \(metadata.authorizationEndpoint))")
             case (.oidc(let issuer), .failure(let error)?):
-                lines.append("  oidc issuer \(issuer): discovery FAILED: \(error)")
+                let words = ProviderDiscoveryCheck.words(error, provider: provider, configuredIssuer: issuer)
+                lines.append("  oidc issuer \(issuer): discovery FAILED: \(words)")
             case (.oidc(let issuer), nil):
                 lines.append("  oidc issuer \(issuer)")
             case (.github(let web, let api), _):

@@ -1,3 +1,4 @@
+import EmailAddresses
 import Foundation
 import Logging
 import MailDelivery
@@ -48,7 +49,7 @@ extension Operations {
     /// mail whose envelope named `address`). Nil when no mailbox holds its mail.
     /// - Throws: storage errors.
     static func mailbox(holding address: String, mail: Surfaces.LocalMail) async throws -> String? {
-        let wanted = address.trimmingCharacters(in: .whitespaces).lowercased()
+        let wanted = EmailAddress.key(address.trimmingCharacters(in: .whitespaces))
         let catchAll = RecipientPolicy.catchAllAddress
         if wanted == "catch-all" || wanted == catchAll { return catchAll }
         if case .local(let recipient) = try await mail.delivery.resolve(wanted) { return recipient.address }

@@ -1,4 +1,5 @@
 import Audit
+import EmailAddresses
 import Foundation
 import JWT
 import SigningKeys
@@ -128,7 +129,7 @@ public enum Operations {
     /// `revoked` with its time for a revoked one.
     public static func listAgents(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
-        let domain = configuration.agent.inboxDomain.lowercased()
+        let domain = EmailDomain.key(configuration.agent.inboxDomain)
         let (agents, emails) = try await database.read { connection in
             try connection.readTransaction {
                 let agents = try AgentAccountStore.listing(connection)

@@ -1,6 +1,7 @@
 import AgentAuth
 import CustomDomains
 import Directory
+import EmailAddresses
 import JMAP
 import MailboxAccounts
 import OutboundQueue
@@ -50,7 +51,7 @@ public struct OutboundSenderRule: Sendable {
     ) {
         let claims = claims ?? CustomDomains(database: database)
         self.mode = mode
-        self.agentDomain = agentDomain.lowercased()
+        self.agentDomain = EmailDomain.key(agentDomain)
         self.agents = AgentAccountStore(database: database)
         self.claims = claims
         self.mailboxes = MailboxDirectory(database: database, domains: mailboxDomains, claims: claims)

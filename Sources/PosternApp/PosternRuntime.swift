@@ -3,6 +3,7 @@ import ClientAddress
 import ComputePool
 import CustomDomains
 import DKIMKeys
+import EmailAddresses
 import Fetch
 import Foundation
 import HTTP1
@@ -274,7 +275,7 @@ public final class PosternRuntime: Service {
                     changesKept: configuration.storage.mailChangesKept, auditDays: configuration.storage.auditDays,
                     servedDomains: Set(
                         ([configuration.agent.inboxDomain] + configuration.mailbox.domains
-                            + configuration.mailbox.proDomains).map { $0.lowercased() }),
+                            + configuration.mailbox.proDomains).map { EmailDomain.key($0) }),
                     clock: now))
         }
         let outbound =

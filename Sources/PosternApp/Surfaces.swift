@@ -5,6 +5,7 @@ import ComputePool
 import CustomDomains
 import DNS
 import Directory
+import EmailAddresses
 import HTTP1
 import JWT
 import Logging
@@ -79,6 +80,9 @@ enum Surfaces {
             onUnexpectedError: reporter("owners", logger))
         // Sign-in with identity providers (issue 54): the buttons, the flow's routes and "Sign-in methods" on /owner.
         let signIn = try signInFlow(configuration, identity: identity, database: database, clock: clock)
+        // Each provider's discovery tried once now, so that a misconfigured one is a warning at start, not a "try
+        // later" on the page (issue 68); the server does not wait for it.
+        if let signIn { Task { await ProviderDiscoveryCheck.warn(signIn, logger: logger) } }
         let signInIdentities = SignInIdentityStore(database: database, clock: clock)
         let owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
@@ -360,11 +364,11 @@ enum Surfaces {
     {
         var mailbox = c.mailbox
         mailbox.issuer = issuer
-        mailbox.domains = c.mailbox.domains.map { $0.lowercased() }
-        mailbox.proDomains = c.mailbox.proDomains.map { $0.lowercased() }
+        mailbox.domains = c.mailbox.domains.map { EmailDomain.key($0) }
+        mailbox.proDomains = c.mailbox.proDomains.map { EmailDomain.key($0) }
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
-        mailbox.otherServedDomains = [c.agent.inboxDomain.lowercased()]
+        mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)]
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname
@@ -389,7 +393,8 @@ enum Surfaces {
             pool: pool, resolver: resolver ?? Self.resolver(c, threads: DNSResolver.threadPool()),
             customDomains: customDomains ?? Self.customDomains(database: database, signingKeys: nil), clock: clock,
             onUnexpectedError: reporter("mailbox", logger),
-            audit: audit, recordsBesideMessages: [SandboxStore(database: database)])
+            audit: audit, recordsBesideMessages: [SandboxStore(database: database)],
+            accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))])
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

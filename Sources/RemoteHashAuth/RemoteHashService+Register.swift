@@ -1,3 +1,4 @@
+import EmailAddresses
 import Fetch
 import Foundation
 import HTTP1
@@ -78,9 +79,10 @@ extension RemoteHashService {
         return html(failure.status, page, setCookies: [setCookie])
     }
 
-    /// Trimmed and lowercased; the table compares case-insensitively as well.
+    /// Trimmed and normalised as every address is (``EmailAddress/key(_:)``: ASCII case only, the domain's IDNA
+    /// form); the table holds that form and compares it exactly.
     func normalizedEmail(_ raw: String?) -> String {
-        (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        EmailAddress.key((raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// A pragmatic address check: `local@domain`, no spaces or controls, a dotted domain of

@@ -7,13 +7,15 @@ struct RemoteUser: Sendable, Equatable {
     var tokenVersion: Int64
 }
 
-/// The users of this surface. An email matches whatever its case: SQLite's column compares with
-/// COLLATE NOCASE, PostgreSQL's is matched by `lower(email)` (a unique index keeps one row per email).
+/// The users of this surface, by their email as the service normalised it (``EmailAddress/key(_:)``), compared
+/// exactly: SQLite's column compares with COLLATE NOCASE (ASCII case only), and PostgreSQL's `=` is exact; its
+/// `lower(email)`, which follows Unicode's rules and so folds KELVIN SIGN onto `k`, only keeps one row per email in
+/// its unique index (issue 66).
 public struct RemoteUserStore: Sendable {
     let database: any SQLDatabase
 
-    /// `email = ?` as this database matches emails.
-    private var emailIs: String { database.dialect == .sqlite ? "email = ?" : "lower(email) = lower(?)" }
+    /// How a row is found by its email: exactly, in the normalised form.
+    private var emailIs: String { "email = ?" }
 
     /// How many users there are, read on `connection` (the start-up check for lost keys).
     /// - Throws: storage errors.
@@ -21,7 +23,7 @@ public struct RemoteUserStore: Sendable {
         try connection.query("SELECT COUNT(*) AS n FROM remote_users").first?.int("n") ?? 0
     }
 
-    /// The user registered with `email` (case-insensitive), if any.
+    /// The user registered with `email` (normalised), if any.
     func find(email: String) async throws -> RemoteUser? {
         let emailIs = emailIs
         return try await database.read { connection in

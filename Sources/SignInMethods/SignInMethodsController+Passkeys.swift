@@ -58,7 +58,11 @@ extension SignInMethodsController {
         guard let ceremonies, family.forms.csrfValid(request.formFields(), request) else {
             return HTTPResponse.noStoreJSON(.forbidden, ["error": "csrf"])
         }
-        return HTTPResponse.noStoreJSON(.ok, try await ceremonies.signInOptions(now: family.now()))
+        do {
+            return HTTPResponse.noStoreJSON(.ok, try await ceremonies.signInOptions(now: family.now()))
+        } catch is PasskeyChallengesFull {
+            return HTTPResponse.noStoreJSON(.serviceUnavailable, ["error": "busy"])
+        }
     }
 
     func passkeySignIn(_ request: HTTPRequest, client: ClientAddressKey, address: String?) async throws

@@ -108,7 +108,9 @@ extension SignInMethodsController: SignInSurfacePages {
             return try await refused(.badRequest, SignInMessage.unknownProvider)
         } catch SignInFlow.StartError.provider(let error) {
             await recordRefusal(actor: Self.actor(name), reason: "discovery", detail: "\(error)", client: nil)
-            return try await refused(.serviceUnavailable, SignInMessage.unreachable)
+            return try await refused(.serviceUnavailable, SignInMessage.unavailable(error))
+        } catch SignInFlow.StartError.busy {
+            return try await refused(.serviceUnavailable, SignInMessage.busy)
         }
     }
 
@@ -119,7 +121,7 @@ extension SignInMethodsController: SignInSurfacePages {
         -> HTTPResponse
     {
         await recordRefusal(actor: Self.actor(""), reason: refusal.reason, client: client)
-        return refusedPage(SignInMessage.failed, setCookies: [clear])
+        return refusedPage(refusal.words, setCookies: [clear])
     }
 
     /// A login of this family through every check: ``outcome(_:provider:linkingFor:client:)`` decides.

@@ -22,9 +22,12 @@ public enum ProviderError: Error, Sendable, Equatable {
 /// address policy, TLS checks and size limits) and kept for ``documentLifetime`` seconds, and the id_token check with
 /// them.
 ///
-/// A token whose `kid` the keys do not hold (the provider rotated) fetches the JWKS again once, and at most once every
-/// ``refetchInterval`` seconds, so that a stream of made-up kids cannot make the server fetch without end: within it,
-/// the unknown kid is refused.
+/// A token whose `kid` the keys do not hold (the provider rotated, or moved its keys to another `jwks_uri`) reads the
+/// discovery document and the JWKS again once, and at most once every ``refetchInterval`` seconds, so that a stream of
+/// made-up kids cannot make the server fetch without end: within it, the unknown kid is refused. An answer that hangs
+/// on what the document promises now (a callback without RFC 9207's `iss`) reads it again likewise first
+/// (``currentDiscovery()``, issue 66 item 7), so a provider that starts promising `iss` is held to it within a minute,
+/// not an hour.
 public actor ProviderKeys {
     /// How long a discovery document or JWKS is kept before it is fetched again, in seconds: an hour.
     public static let documentLifetime: Int64 = 3600
@@ -56,8 +59,21 @@ public actor ProviderKeys {
     /// The provider's discovery document, fetched when none is kept or it is older than ``documentLifetime``.
     /// - Throws: ``ProviderError`` `.unreachable`, `.status`, `.discovery`.
     public func discovery() async throws(ProviderError) -> ProviderMetadata {
+        try await discovery(keptFor: Self.documentLifetime)
+    }
+
+    /// The provider's discovery document as it is now: fetched again unless the copy kept is less than
+    /// ``refetchInterval`` seconds old. For an answer that hangs on what the provider promises (a callback without
+    /// RFC 9207's `iss`: a provider that started promising it since must not be taken at its old word).
+    /// - Throws: ``ProviderError`` `.unreachable`, `.status`, `.discovery`.
+    public func currentDiscovery() async throws(ProviderError) -> ProviderMetadata {
+        try await discovery(keptFor: Self.refetchInterval)
+    }
+
+    /// The discovery document kept, when it is younger than `lifetime` seconds; else fetched and kept.
+    private func discovery(keptFor lifetime: Int64) async throws(ProviderError) -> ProviderMetadata {
         let now = clock()
-        if let (metadata, fetchedAt) = metadata, now - fetchedAt < Self.documentLifetime { return metadata }
+        if let (metadata, fetchedAt) = metadata, now - fetchedAt < lifetime { return metadata }
         let body = try await fetch(ProviderMetadata.discoveryURL(issuer: issuer), document: "discovery")
         do {
             let fetched = try ProviderMetadata(document: body, issuer: issuer, allowHTTP: allowHTTP)
@@ -69,7 +85,8 @@ public actor ProviderKeys {
     }
 
     /// Verifies an id_token from this provider for `clientID` and the login's `nonce`, with the keys kept or fetched;
-    /// on an unknown kid, with the JWKS fetched again when the last fetch is ``refetchInterval`` seconds old.
+    /// on an unknown kid, with the discovery document (its `jwks_uri`) and the JWKS read again when the last JWKS
+    /// fetch is ``refetchInterval`` seconds old.
     /// - Throws: ``ProviderError``; `.token` with the id_token's refusal.
     public func verify(idToken: String, clientID: String, nonce: String) async throws(ProviderError) -> IDTokenClaims {
         let metadata = try await discovery()
@@ -84,7 +101,7 @@ public actor ProviderKeys {
         do {
             return try IDToken.verify(idToken, keys: current.0, expecting: expectation, now: now)
         } catch  where error.code == .unknownKey && now - current.fetchedAt >= Self.refetchInterval {
-            current = (try await fetchKeys(metadata), now)
+            current = (try await fetchKeys(try await currentDiscovery()), now)
         } catch {
             throw .token(error)
         }

@@ -8,7 +8,10 @@
 ///    nothing new; one linked to another account is refused (it stays where it is).
 /// 2. A known identity signs into its account.
 /// 3. Without an email the provider verified, nothing more: no link, no sign-up (an unverified address proves nothing,
-///    and matching it to an account would hand that account to whoever typed it at the provider).
+///    and matching it to an account would hand that account to whoever typed it at the provider). A verified email
+///    whose local part is not ASCII is refused likewise (issue 66): it is compared as every address is
+///    (``EmailAddress``: ASCII case only, so `K` written as KELVIN SIGN is never `k`), but no account's email may be
+///    claimed, matched or proven through a spelling an operator's eye cannot tell from another.
 /// 4. An account already has that email: with `_TRUST_EMAIL` and that account's email proven (`email_verified_at`),
 ///    the identity is linked and signs in; otherwise nothing is linked and no session is made: the page asks that
 ///    account's password (the pre-hijack rule of Keycloak #53041; Kratos and Keycloak ask the same). An account without
@@ -40,6 +43,8 @@ public enum ProviderLinking {
         case linkedToAnother = "linked_to_another"
         /// The provider gave no email it verified.
         case emailNotVerified = "email_not_verified"
+        /// The provider's verified email has a local part that is not ASCII (an RFC 6531 address).
+        case emailNotASCII = "email_not_ascii"
         /// The account with that email has no password to prove the link with.
         case accountWithoutPassword = "account_without_password"
         /// Nobody is linked and sign-up is off for this provider.
@@ -69,7 +74,10 @@ public enum ProviderLinking {
             return linkedTo == linkingFor ? .alreadyLinked : .refuse(.linkedToAnother)
         }
         if let linkedTo { return .signIn(account: linkedTo) }
-        guard let email = verifiedEmail(identity, normalize: normalize) else { return .refuse(.emailNotVerified) }
+        guard identity.emailVerified, let given = identity.email, let email = normalize(given) else {
+            return .refuse(.emailNotVerified)
+        }
+        guard isASCIILocalPart(email) else { return .refuse(.emailNotASCII) }
         if let candidate {
             if provider.trustEmail, candidate.emailVerified { return .linkByTrustedEmail(account: candidate.account) }
             guard candidate.hasPassword else { return .refuse(.accountWithoutPassword) }
@@ -83,9 +91,16 @@ public enum ProviderLinking {
         return .signUp(email: email)
     }
 
-    /// The identity's email by `normalize`, when the provider verified it and it is an address; else nil.
+    /// The identity's email by `normalize`, when the provider verified it and it is an address whose local part is
+    /// ASCII (rule 3); else nil: nothing is looked up, linked or proven by it.
     public static func verifiedEmail(_ identity: ProviderIdentity, normalize: (String) -> String?) -> String? {
-        guard identity.emailVerified, let email = identity.email else { return nil }
-        return normalize(email)
+        guard identity.emailVerified, let given = identity.email, let email = normalize(given), isASCIILocalPart(email)
+        else { return nil }
+        return email
+    }
+
+    /// Whether the part of the surface's spelling `email` before its `@` is ASCII (rule 3).
+    static func isASCIILocalPart(_ email: String) -> Bool {
+        email.unicodeScalars.prefix { $0 != "@" }.allSatisfy(\.isASCII)
     }
 }

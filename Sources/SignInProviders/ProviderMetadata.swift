@@ -23,15 +23,27 @@ public struct DiscoveryError: Error, Sendable, Equatable, CustomStringConvertibl
     public let code: Code
     /// The document's member at fault, e.g. `token_endpoint`.
     public let member: String
+    /// For ``Code/issuerMismatch``, the issuer the provider's document states (at most ``foundLimit`` characters);
+    /// nil when it states none, or for another code.
+    public let found: String?
+
+    /// The most of a stated issuer kept in ``found``.
+    public static let foundLimit = 256
 
     /// Creates an error.
-    public init(_ code: Code, member: String) {
+    public init(_ code: Code, member: String, found: String? = nil) {
         self.code = code
         self.member = member
+        self.found = found.map { String($0.prefix(Self.foundLimit)) }
     }
 
-    /// "<code>: <member>".
-    public var description: String { "\(code.rawValue): \(member)" }
+    /// "<code>: <member>", and for an issuer mismatch the issuer the provider states, quoted with its control
+    /// characters escaped (it is the provider's text).
+    public var description: String {
+        guard code == .issuerMismatch else { return "\(code.rawValue): \(member)" }
+        guard let found else { return "\(code.rawValue): the provider's document states no issuer" }
+        return "\(code.rawValue): the provider's document states issuer \(found.debugDescription)"
+    }
 }
 
 /// The members of a provider's OpenID Connect discovery document (OpenID Connect Discovery 1.0 section 3) sign-in
@@ -78,7 +90,7 @@ public struct ProviderMetadata: Sendable, Equatable {
             let parsed = try? JSONValue.parse(document, limits: .init(maximumDepth: 8)), parsed.objectValue != nil
         else { throw DiscoveryError(.malformed, member: "document") }
         guard let stated = parsed["issuer"]?.stringValue, stated.utf8.elementsEqual(issuer.utf8) else {
-            throw DiscoveryError(.issuerMismatch, member: "issuer")
+            throw DiscoveryError(.issuerMismatch, member: "issuer", found: parsed["issuer"]?.stringValue)
         }
         func endpoint(_ member: String, required: Bool) throws(DiscoveryError) -> String? {
             guard let value = parsed[member] else {

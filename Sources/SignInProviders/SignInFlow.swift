@@ -94,6 +94,8 @@ public final class SignInFlow: Sendable {
         case returnPathNotLocal
         /// The provider's discovery document could not be had.
         case provider(ProviderError)
+        /// Too many sign-ins are waiting for their callback (``SignInTransactionStore/unauthenticatedLimit``).
+        case busy
     }
 
     /// - Parameters:
@@ -171,6 +173,8 @@ public final class SignInFlow: Sendable {
                 provider: name, surface: surface, account: account, returnTo: returnTo, browser: browser)
         } catch SignInTransactionError.returnPathNotLocal {
             throw StartError.returnPathNotLocal
+        } catch SignInTransactionError.full {
+            throw StartError.busy
         }
         let url = transaction.authorizationURL(
             provider: provider, endpoints: endpoints, state: state, redirectURI: redirectURI)
@@ -190,12 +194,13 @@ public final class SignInFlow: Sendable {
             case .code(_, let state, _): state
             case .refused(_, let state): state
             }
-        guard let state, let browser, let transaction = try await transactions.take(state: state, browser: browser)
-        else { throw SignInRefusal.noTransaction }
-        guard case .code(let code, _, let issuerParameter) = callback else {
-            if case .refused(let error, _) = callback { throw SignInRefusal.providerRefused(error) }
-            throw SignInRefusal.malformedCallback
-        }
+        let transaction: SignInTransaction? =
+            if let state, let browser { try await transactions.take(state: state, browser: browser) } else { nil }
+        // The provider's own answer first: a person who cancelled there is told so, and the audit keeps the provider's
+        // `error`, even when the callback brings no state (some providers leave it out of an error) or no cookie.
+        if case .refused(let error, _) = callback { throw SignInRefusal.providerRefused(error) }
+        guard let transaction else { throw SignInRefusal.noTransaction }
+        guard case .code(let code, _, let issuerParameter) = callback else { throw SignInRefusal.malformedCallback }
         guard let provider = configuration.provider(named: transaction.provider),
             let transport = transports[provider.name]
         else { throw SignInRefusal.unknownProvider }
@@ -210,7 +215,9 @@ public final class SignInFlow: Sendable {
             guard let keys = keys[provider.name] else { throw SignInRefusal.unknownProvider }
             let metadata: ProviderMetadata
             do {
-                metadata = try await keys.discovery()
+                // Without `iss` the answer hangs on whether the provider promises it now: the document is read again
+                // when the copy kept is a minute old (a provider that started promising it is held to it).
+                metadata = try await issuerParameter == nil ? keys.currentDiscovery() : keys.discovery()
             } catch {
                 throw SignInRefusal.provider(error)
             }

@@ -3,6 +3,21 @@ public enum SignInMessage {
     public static let failed = "Signing in with the provider did not work. Nothing was changed: please try again."
     public static let unknownProvider = "That sign-in provider is not available here."
     public static let unreachable = "The sign-in provider cannot be reached right now. Please try again later."
+    /// The provider answers, but not as this server is set up to expect (its discovery document was refused: another
+    /// issuer, a missing endpoint): trying again will not help.
+    public static let misconfigured =
+        "This sign-in provider is misconfigured on this server, so it cannot be used. Please tell the server's operator."
+    /// The person cancelled at the provider (`error=access_denied` at the callback).
+    public static let cancelled = "You cancelled at the provider: nothing was changed. Sign in again when you want to."
+
+    /// The sentence for a provider that could not be used at the start of a sign-in: misconfigured when its discovery
+    /// document was refused, unreachable otherwise.
+    public static func unavailable(_ error: ProviderError) -> String {
+        if case .discovery = error { return misconfigured }
+        return unreachable
+    }
+    /// Too many sign-ins wait for their provider's answer (``SignInFlow/StartError/busy``).
+    public static let busy = "Too many sign-ins are in progress here right now. Please try again in a few minutes."
     public static let linkExpired = "This link request expired or was never made. Sign in with the provider again."
     public static let wrongPassword = "Wrong password: nothing was linked."
     public static let notLinked = "That sign-in is not linked to your account."
@@ -43,6 +58,8 @@ public enum SignInMessage {
         case .linkedToAnother: "That sign-in is linked to another account."
         case .emailNotVerified:
             "No account here is linked to your \(provider.displayName) sign-in, and it gave no verified email address."
+        case .emailNotASCII:
+            "No account here is linked to your \(provider.displayName) sign-in, and its email address has characters before the @ that accounts here cannot take."
         case .accountWithoutPassword:
             "An account here already uses that email. Sign in to it the way you usually do, then link \(provider.displayName) from your account page."
         case .signUpClosed: "No account here is linked to your \(provider.displayName) sign-in."
@@ -52,12 +69,22 @@ public enum SignInMessage {
 }
 
 extension SignInRefusal {
-    /// The refusal's reason as the audit trail records it (`*.signin_failed`'s `reason`).
+    /// The sentence the page shows: that the person cancelled, for a provider's `access_denied`; else that the
+    /// sign-in did not work.
+    public var words: String {
+        if case .providerRefused("access_denied") = self { return SignInMessage.cancelled }
+        return SignInMessage.failed
+    }
+
+    /// The refusal's reason as the audit trail records it (`*.signin_failed`'s `reason`); a provider's refusal with
+    /// its `error` code (`provider_refused:access_denied`), kept to the code's characters (RFC 6749 section 4.1.2.1:
+    /// printable ASCII but `"` and `\`; here letters, digits, `_`, `-` and `.`, at most 64).
     public var reason: String {
         switch self {
         case .malformedCallback: "malformed_callback"
         case .noTransaction: "no_transaction"
-        case .providerRefused: "provider_refused"
+        case .providerRefused(let error):
+            "provider_refused:" + Self.errorCode(error)
         case .unknownProvider: "unknown_provider"
         case .issuerParameter: "iss_parameter"
         case .provider(.token): "id_token"
@@ -67,5 +94,17 @@ extension SignInRefusal {
         case .noIDToken: "no_id_token"
         case .userDocument: "user_document"
         }
+    }
+}
+
+extension SignInRefusal {
+    /// `text` (a provider's `error`, its words) kept to the characters of an error code: ASCII letters, digits, `_`,
+    /// `-` and `.`, at most 64.
+    static func errorCode(_ text: String) -> String {
+        let kept = text.unicodeScalars.filter { scalar in
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                || "_-.".unicodeScalars.contains(scalar)
+        }
+        return String(String.UnicodeScalarView(kept.prefix(64)))
     }
 }

@@ -1,4 +1,5 @@
 import ConfigurationReading
+import EmailAddresses
 import Fetch
 import Foundation
 
@@ -143,7 +144,7 @@ public struct SignInProvidersConfiguration: Sendable, Equatable {
         let trustEmail = try config.flag("TRUST_EMAIL") ?? false
         var allowedDomains: [String] = []
         if let items = config.list("ALLOWED_DOMAINS") {
-            allowedDomains = items.map { $0.lowercased() }
+            allowedDomains = items.map { EmailDomain.key($0) }
             guard allowedDomains.allSatisfy(isDomainName) else {
                 throw config.error("ALLOWED_DOMAINS", "must be comma-separated domain names")
             }

@@ -30,25 +30,42 @@ public enum SignInTransactionError: Error, Sendable, Equatable {
     /// The return path is not a local path (`/...`, not `//...` nor with a backslash or a control character): a
     /// sign-in must never end on another site.
     case returnPathNotLocal
+    /// Too many sign-ins without an account are waiting for their callback (``SignInTransactionStore/unauthenticatedLimit``).
+    case full
 }
 
 /// The login transactions (`signin_transactions`), in the database so that any instance behind the balancer can answer
 /// a provider's callback. `state` and the browser's pre-session token are stored as SHA-256 digests only. A transaction
 /// is single use (taking it deletes it, whatever the outcome), bound to the browser that began it (a callback URL
 /// carried to another browser, the login CSRF of RFC 6749 section 10.12, opens nothing) and lives ``lifetime`` seconds.
+///
+/// A sign-in's transaction is made for anyone who asks (`POST /oidc/start`, issue 66 item 6): the rows with no account
+/// are capped in all (``unauthenticatedLimit``, counted in the database so every instance shares it), and each
+/// client's by the pages' budget (60 requests a minute, ten minutes each). Past the cap ``begin(provider:surface:account:returnTo:browser:)``
+/// throws ``SignInTransactionError/full`` until transactions expire; a signed-in person's link is never refused.
 public struct SignInTransactionStore: Sendable {
     /// How long a login may take between the redirect and the callback, in seconds: ten minutes.
     public static let lifetime: Int64 = 600
+    /// Most unexpired sign-in transactions without an account at once, across instances: 10,000 by default, what
+    /// 17 clients at the pages' budget fill in ten minutes.
+    public static let defaultUnauthenticatedLimit = 10_000
 
     let database: any SQLDatabase
     let clock: @Sendable () -> Int64
+    /// Most unexpired transactions without an account at once (``defaultUnauthenticatedLimit``).
+    let unauthenticatedLimit: Int
 
     /// - Parameters:
     ///   - database: a database with migration 0048 applied.
     ///   - clock: Unix seconds.
-    public init(database: any SQLDatabase, clock: @escaping @Sendable () -> Int64) {
+    ///   - unauthenticatedLimit: most unexpired transactions without an account at once.
+    public init(
+        database: any SQLDatabase, clock: @escaping @Sendable () -> Int64,
+        unauthenticatedLimit: Int = defaultUnauthenticatedLimit
+    ) {
         self.database = database
         self.clock = clock
+        self.unauthenticatedLimit = unauthenticatedLimit
     }
 
     /// Begins a login: a fresh state, nonce and PKCE verifier, stored for ``lifetime`` seconds.
@@ -59,7 +76,8 @@ public struct SignInTransactionStore: Sendable {
     ///   - returnTo: the local path to go back to.
     ///   - browser: the browser's pre-session token (its cookie), which the callback must present again.
     /// - Returns: the `state` for the authorization request, and the transaction.
-    /// - Throws: ``SignInTransactionError/returnPathNotLocal``; the database's errors.
+    /// - Throws: ``SignInTransactionError/returnPathNotLocal``; ``SignInTransactionError/full`` for a sign-in (no
+    ///   `account`) past ``unauthenticatedLimit``; the database's errors.
     public func begin(
         provider: String, surface: SignInProvider.Surface, account: String?, returnTo: String, browser: String
     ) async throws -> (state: String, transaction: SignInTransaction) {
@@ -74,8 +92,16 @@ public struct SignInTransactionStore: Sendable {
             account.map(SQLValue.text) ?? .null, .text(transaction.nonce), .text(transaction.codeVerifier),
             .text(returnTo), .integer(now), .integer(now + Self.lifetime),
         ]
+        let limit = unauthenticatedLimit
         _ = try await database.write { connection in
-            try connection.run(
+            if account == nil {
+                let waiting = try connection.query(
+                    "SELECT COUNT(*) AS n FROM signin_transactions WHERE account IS NULL AND expires_at > ?",
+                    [.integer(now)]
+                ).first?.int("n") ?? 0
+                guard waiting < limit else { throw SignInTransactionError.full }
+            }
+            return try connection.run(
                 """
                 INSERT INTO signin_transactions (state_digest, browser_digest, provider, surface, account, nonce,
                     code_verifier, return_to, created_at, expires_at)

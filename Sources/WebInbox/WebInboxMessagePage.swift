@@ -41,6 +41,16 @@ struct WebInboxMessagePage {
             parts += "<h2>Text</h2><pre id=\"text-body\">\(text)</pre>"
         }
         if parts.isEmpty { parts = "<p id=\"no-body\">This message has no text.</p>" }
+        // The links the message holds, each once (``MessageLinks``, as the operator API lists them): the sandboxed
+        // frame's copy of the HTML part has its links taken out (issue 68), so here they are to open.
+        var links: HTML = ""
+        let found = MessageLinks.find(text: record.textBody, html: record.htmlBody)
+        if !found.isEmpty {
+            let items = found.map { link -> HTML in
+                "<li><a class=\"message-link\" href=\"\(link)\" rel=\"noopener noreferrer\" target=\"_blank\">\(link)</a></li>"
+            }.joined()
+            links = "<section class=\"card\"><h2>Links</h2><ul id=\"links\">\(items)</ul></section>"
+        }
         var attachments: HTML = ""
         if !record.attachments.isEmpty {
             let items = record.attachments.map { info -> HTML in
@@ -78,6 +88,7 @@ struct WebInboxMessagePage {
             <section class="card"><dl class="headers" id="headers">\(headers)</dl><p>\(reply)\(actions)</p></section>
             \(authResults.map(Self.verdicts))
             <section class="card" id="body">\(parts)</section>
+            \(links)
             \(attachments)
             </article>
             """

@@ -76,38 +76,22 @@ extension WebInboxService {
     }
 
     /// Writes events and pings until the stream ends, the task is cancelled, or the viewer may no longer read
-    /// `mailbox`.
+    /// `mailbox` (the mailbox's change stream asks before each element).
     private func pushLive(
         _ request: HTTPRequest, _ mailbox: String, from known: Int64?, _ writer: any HTTPResponseWriter
     ) async throws {
-        let changes = mail.changes
-        let clock = ContinuousClock()
-        let quiet = Duration.seconds(configuration.pingSeconds)
-        var sent = known
-        var lastWrite = clock.now
-        while !writer.hasEnded {
-            try Task.checkCancellation()
-            let ticket = changes.ticket()
-            let state = try await mail.state(address: mailbox)
-            if state != sent {
-                guard try await mayRead(request, mailbox) else { return }
-                let arrived = try await arrived(mailbox, since: sent, now: state)
-                writer.write(WebInboxLiveEvent.change(state: state, arrived: arrived))
-                sent = state
-                lastWrite = clock.now
-            }
-            // Parked on the change stream until the mailbox changes, or until a ping (and a check) is due.
-            while !writer.hasEnded {
-                let left = quiet - (clock.now - lastWrite)
-                if left <= .zero {
-                    guard try await mayRead(request, mailbox) else { return }
-                    writer.write(WebInboxLiveEvent.ping)
-                    lastWrite = clock.now
-                    continue
-                }
-                await changes.wait(for: mailbox, after: ticket, timeout: left)
-                try Task.checkCancellation()
-                if changes.ticket() != ticket { break }
+        let stream = mail.changeStream(of: mailbox, from: known, quiet: .seconds(configuration.pingSeconds)) {
+            [self] in try await mayRead(request, mailbox)
+        }
+        for try await event in stream {
+            guard !writer.hasEnded else { return }
+            switch event {
+            case .changed(let change):
+                writer.write(WebInboxLiveEvent.change(state: change.state, arrived: !change.arrivals.isEmpty))
+            case .quiet:
+                writer.write(WebInboxLiveEvent.ping)
+            case .woken:
+                continue
             }
         }
     }
@@ -117,15 +101,6 @@ extension WebInboxService {
     private func mayRead(_ request: HTTPRequest, _ mailbox: String) async throws -> Bool {
         guard let reader = try await viewer(of: request) else { return false }
         return try await reader.readable(mailbox, in: mail) == mailbox
-    }
-
-    /// Whether a message arrived in `mailbox`'s inbox between states `since` and `now` (false when `since` is unknown
-    /// or no longer in the change log: the page is refreshed without saying so).
-    private func arrived(_ mailbox: String, since: Int64?, now: Int64) async throws -> Bool {
-        guard let since, since < now, let changes = try await mail.changes(address: mailbox, since: since) else {
-            return false
-        }
-        return changes.log.contains { $0.kind == .created && $0.folderAfter == .inbox }
     }
 }
 

@@ -2,6 +2,7 @@ import AuthCrypto
 import BrowserPages
 import ClientAddress
 import Directory
+import EmailAddresses
 import HTTP1
 import MailStore
 import Owners
@@ -248,7 +249,7 @@ public final class WebInboxService: Sendable {
     static let throttleNamespace = "inbox"
 
     /// A Pro user's name in the backoff, as their password sign-in counts it.
-    static func proUserName(email: String) -> String { "pro\u{0}" + email.lowercased() }
+    static func proUserName(email: String) -> String { "pro\u{0}" + EmailAddress.key(email) }
 
     /// The backoff's keys of a Pro user's password from `client`: the sign-in's, which every other door that checks
     /// the password (the provider-link question, the password's removal) shares, so that none is a way around it.
@@ -273,7 +274,7 @@ public final class WebInboxService: Sendable {
         switch kind {
         case "pro" where !token.isEmpty: name = "token\u{0}" + Base64URL.encode(SHA256.hash(Array(token.utf8)))
         case "pro": name = Self.proUserName(email: page.email)
-        default: name = "account\u{0}" + page.address.lowercased()
+        default: name = "account\u{0}" + EmailAddress.key(page.address)
         }
         let credentials: WebInboxCredentials =
             switch kind {

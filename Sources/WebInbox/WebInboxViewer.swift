@@ -1,4 +1,5 @@
 import BrowserPages
+import EmailAddresses
 import MailStore
 
 /// Who reads, as one request found them: the label shown, the mailboxes they may read (asked afresh), and the
@@ -31,12 +32,11 @@ struct WebInboxViewer: Sendable {
     /// live list's streams are counted per session.
     var session = ""
 
-    /// The mailbox of this viewer's that `mailbox` names (compared lower-cased), as stored; nil when it is none of
+    /// The mailbox of this viewer's that `mailbox` names (compared as addresses are, ``EmailAddress``), as stored; nil when it is none of
     /// theirs. The all-mail view asks `store` for that one address, never for the list of them all.
     func readable(_ mailbox: String, in store: MailStore) async throws -> String? {
         if readsAllMail { return try await store.holdingAddress(mailbox) }
-        let wanted = mailbox.lowercased()
-        return mailboxes.first { $0.lowercased() == wanted }
+        return mailboxes.first { EmailAddress.same($0, mailbox) }
     }
 
     /// Whether this is the operator's read-only view of all mail (``WebInboxPrincipal/allMail``).

@@ -22,7 +22,8 @@ struct Agent: AsyncParsableCommand {
         var username: String
         @Option(help: "Proof-of-work salt text when the server's challenge body has none.")
         var salt: String = AgentAuthConfiguration.defaultPoWSalt
-        @Flag(help: "Print one JSON object on standard output and nothing else (no progress).") var json = false
+        @Flag(help: "Print one JSON object on standard output and nothing else (the progress stays on standard error).")
+        var json = false
 
         func run() async throws {
             // Checked here, so that a name the server would refuse costs no proof of work.
@@ -35,10 +36,10 @@ struct Agent: AsyncParsableCommand {
             case nil: break
             }
             let base = try baseURL(url)
-            defer { if !json { AgentClientEvents.endProgressLine() } }
+            defer { AgentClientEvents.endProgressLine() }
             do {
                 let client = try AgentClient(salt: salt)
-                report(try await client.signup(url: base, username: username, events: json ? nil : .terminal), json)
+                report(try await client.signup(url: base, username: username, events: .terminal), json)
             } catch let error as AgentClientError {
                 fail(AgentCLIError.words(for: error, url: url, username: username))
             }
@@ -52,14 +53,15 @@ struct Agent: AsyncParsableCommand {
         @Option(name: .customLong("api-key"), help: "The API key printed at signup.") var apiKey: String
         @Option(help: "Proof-of-work salt text when the server's challenge body has none.")
         var salt: String = AgentAuthConfiguration.defaultPoWSalt
-        @Flag(help: "Print one JSON object on standard output and nothing else (no progress).") var json = false
+        @Flag(help: "Print one JSON object on standard output and nothing else (the progress stays on standard error).")
+        var json = false
 
         func run() async throws {
             let base = try baseURL(url)
-            defer { if !json { AgentClientEvents.endProgressLine() } }
+            defer { AgentClientEvents.endProgressLine() }
             do {
                 let client = try AgentClient(salt: salt)
-                report(try await client.login(url: base, apiKey: apiKey, events: json ? nil : .terminal), json)
+                report(try await client.login(url: base, apiKey: apiKey, events: .terminal), json)
             } catch let error as AgentClientError {
                 fail(AgentCLIError.words(for: error, url: url, username: nil))
             }
@@ -72,19 +74,19 @@ struct Agent: AsyncParsableCommand {
             discussion: """
                 "owner -" is an inbox nobody holds; "last login never" an API key not used to log in since signup.
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try await Operations.listAgents(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try await Operations.listAgents(configuration: configuration, logger: logger))
         }
     }
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke an agent account of this server: its API key and sessions stop working at once.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The agent's username.") var username: String
 
         func run() async throws {
@@ -92,7 +94,7 @@ struct Agent: AsyncParsableCommand {
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard try await Operations.revokeAgent(configuration: configuration, username: username, logger: logger)
             else { throw CommandFailure("no live agent account named \(username)") }
-            print("revoked \(username)")
+            Terminal.write("revoked \(username)")
         }
     }
 }
@@ -112,9 +114,9 @@ private func fail(_ message: String) -> Never {
 
 private func report(_ credentials: AgentCredentials, _ json: Bool) {
     guard json else {
-        if let apiKey = credentials.apiKey { print("apiKey: \(apiKey)") }
-        print("inbox: \(credentials.inbox)")
-        print("capability (expires in \(credentials.capabilityExpiresIn) s): \(credentials.capabilityToken)")
+        if let apiKey = credentials.apiKey { Terminal.write("apiKey: \(apiKey)") }
+        Terminal.write("inbox: \(credentials.inbox)")
+        Terminal.write("capability (expires in \(credentials.capabilityExpiresIn) s): \(credentials.capabilityToken)")
         return
     }
     var object: [String: Any] = [
@@ -124,7 +126,7 @@ private func report(_ credentials: AgentCredentials, _ json: Bool) {
     if let apiKey = credentials.apiKey { object["api_key"] = apiKey }
     if let username = credentials.username { object["username"] = username }
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-    print(String(decoding: data, as: UTF8.self))
+    Terminal.writeJSON(Array(data))
 }
 
 extension AgentClientEvents {

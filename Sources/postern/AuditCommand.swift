@@ -12,8 +12,9 @@ struct AuditCommand: AsyncParsableCommand {
             POSTERN_AUDIT_DAYS (90). A control character in what was recorded (an email typed at the sign-in form) \
             is shown as an escape, \\u{0A}; --json prints one JSON object a line with the exact text.
             """)
-    @OptionGroup var options: ConfigurationOptions
-    @Option(help: "Only events at or after this time: 2026-11-01T00:00:00Z or Unix seconds.") var since: String?
+    @OptionGroup var options: DataOptions
+    @Option(help: "Only events at or after this time: 2026-11-01T00:00:00Z, Unix seconds, or a time ago (10m, 2h, 7d).")
+    var since: String?
     @Option(help: "Only the events of the owner with this email (what their /owner page shows).") var owner: String?
     @Option(help: "Most events shown (default 1000).") var limit = 1000
     @Flag(help: "One JSON object a line (the exact text; control characters as \\u escapes).") var json = false
@@ -25,10 +26,11 @@ struct AuditCommand: AsyncParsableCommand {
             for line in try await Operations.auditLines(
                 configuration: configuration, since: since, ownerEmail: owner, limit: limit, json: json, logger: logger)
             {
-                print(line)
+                Terminal.write(line)
             }
         } catch let error as Operations.AuditQueryError {
-            throw ValidationError(error.description)
+            // The message alone, not the usage: the flags were well formed, their value was not.
+            throw CommandFailure(error.description)
         }
     }
 }

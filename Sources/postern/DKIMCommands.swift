@@ -16,7 +16,7 @@ struct DKIM: AsyncParsableCommand {
                 needs them, so this works before any mail was sent. The RSA value is longer than 255 characters: \
                 most DNS providers split it themselves; in a zone file write it as several quoted strings.
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The domain mail is sent from.")
         var domain: String
 
@@ -24,7 +24,7 @@ struct DKIM: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.showDKIM(configuration: configuration, domain: domain, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }
@@ -37,7 +37,7 @@ struct DKIM: AsyncParsableCommand {
                 see them, the new signatures do not verify). Keep the old records a few days, until mail signed with \
                 the old keys has been delivered and checked.
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The domain mail is sent from.")
         var domain: String
 
@@ -45,7 +45,7 @@ struct DKIM: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.rotateDKIM(configuration: configuration, domain: domain, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }

@@ -5,7 +5,7 @@ import PosternApp
 /// What `owner show` and `pro show` take (the configuration, `--email`) and do: print what `show` finds, every way the
 /// person signs in.
 struct ShowOptions: ParsableArguments {
-    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var options: DataOptions
     @Option(help: "The email of the owner or Pro user.") var email: String
 
     /// Prints the lines `show` gives for the configuration and email, or fails naming `holder` (`owner`, `Pro user`)
@@ -17,24 +17,24 @@ struct ShowOptions: ParsableArguments {
         guard let lines = try await show(configuration, email, logger) else {
             throw CommandFailure("no \(holder) has email '\(email)'")
         }
-        for line in lines { print(line) }
+        Terminal.write(lines: lines)
     }
 }
 
 /// After `owner set-password` or `pro set-password` (issue 66 item 4): the other ways in that still stand, each with
 /// when it was added, and how to remove one the person does not recognise (a passkey by `remove`, a linked provider by
 /// its "Unlink" once they sign in with the new password).
-func printOtherWays(_ ways: [String], remove: String) {
+func writeOtherWays(_ ways: [String], remove: String) {
     guard !ways.isEmpty else { return }
-    print("other ways in still stand (remove any added by someone else: a passkey with `\(remove)`, a linked provider")
-    print("  with \"Unlink\" in Sign-in methods once signed in with this password):")
-    for line in ways { print(line) }
+    Terminal.write("other ways in still stand (remove any added by someone else: a passkey with `\(remove)`, a linked")
+    Terminal.write("  provider with \"Unlink\" in Sign-in methods once signed in with this password):")
+    Terminal.write(lines: ways)
 }
 
 /// What `owner passkeys remove` and `pro passkeys remove` take (the configuration, `--email`, `--id`) and do (issue
 /// 56): remove a lost device's passkey, and say what came of it.
 struct PasskeyRemovalOptions: ParsableArguments {
-    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var options: DataOptions
     @Option(help: "The email of the owner or Pro user.") var email: String
     @Option(help: "The passkey's id (from `owner show` or `pro show`).") var id: String
 
@@ -47,7 +47,7 @@ struct PasskeyRemovalOptions: ParsableArguments {
     ) async throws {
         let (configuration, logger) = try await options.loadWithLogger()
         switch try await remove(configuration, email, id, logger) {
-        case .removed: print("removed passkey \(id) of \(email)")
+        case .removed: Terminal.write("removed passkey \(id) of \(email)")
         case .noHolder: throw CommandFailure("no \(holder) has email '\(email)'")
         case .noPasskey: throw CommandFailure("\(email) has no passkey '\(id)'")
         }

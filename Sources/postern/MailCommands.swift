@@ -11,7 +11,7 @@ struct Mail: AsyncParsableCommand {
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store an RFC 5322 message file in local mailboxes, as SMTP would; prints the message id.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("to"), help: "A local address: a mailbox account or an agent inbox (repeatable).")
         var recipients: [String]
         @Argument(help: "The message file (headers, a blank line, the body).") var file: String
@@ -19,7 +19,7 @@ struct Mail: AsyncParsableCommand {
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.deliverMail(
+            Terminal.write(try await Operations.deliverMail(
                 configuration: configuration, recipients: recipients, file: file, logger: logger))
         }
     }
@@ -31,7 +31,7 @@ struct Mail: AsyncParsableCommand {
             discussion: "A release goes through the checks of a new submission (outbound delivery on, a sender that "
                 + "may write outside, the limits, the size and the sender's quota): released mail is queued to leave; "
                 + "mail that still fails a check stays held, and the line says why.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("release"), help: "Release this held message.") var release: String?
         @Flag(name: .customLong("all"), help: "Release every held message.") var all = false
 
@@ -43,13 +43,13 @@ struct Mail: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             guard release != nil || all else {
-                for line in try await Operations.outbox(configuration: configuration, logger: logger) { print(line) }
+                Terminal.write(lines: try await Operations.outbox(configuration: configuration, logger: logger))
                 return
             }
             do {
                 let lines = try await Operations.releaseOutbox(
                     configuration: configuration, id: release, logger: logger)
-                for line in lines { print(line) }
+                Terminal.write(lines: lines)
             } catch let error as OutboxReleaseError {
                 throw CommandFailure(error.description)
             }
@@ -61,7 +61,7 @@ struct Mail: AsyncParsableCommand {
             abstract: "List the outbound queue, make messages due now (--retry ID, --all) or delete one (--delete ID).",
             discussion: "As Postfix's postqueue -p, postqueue -f and postsuper -d. A deleted message's waiting "
                 + "recipients end failed (no bounce is sent); its submission stays readable over JMAP.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("retry"), help: "Make this message's waiting recipients due now.") var retry: String?
         @Flag(name: .customLong("all"), help: "With no --retry ID: make every waiting recipient due now.")
         var all = false
@@ -80,7 +80,7 @@ struct Mail: AsyncParsableCommand {
                     .list
                 }
             for line in try await Operations.queue(configuration: configuration, action, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }
@@ -91,20 +91,20 @@ struct Mail: AsyncParsableCommand {
             abstract: "Forget that a domain took mail over TLS, so that a failed STARTTLS may be retried in the clear.",
             discussion: "Direct delivery never falls back to plain text for a domain it once delivered to over TLS "
                 + "(chasquid's domaininfo). Use this when such a domain has really lost its TLS.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Argument(help: "The destination domain.") var domain: String
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.tlsReset(configuration: configuration, domain: domain, logger: logger))
+            Terminal.write(try await Operations.tlsReset(configuration: configuration, domain: domain, logger: logger))
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List stored messages, newest first: every address's, one address's, or the catch-all's.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(name: .customLong("address"), help: "Only the messages stored under this address.")
         var address: String?
         @Flag(name: .customLong("catch-all"), help: "Only the catch-all's (POSTERN_SMTP_ACCEPT=any).")
@@ -122,21 +122,26 @@ struct Mail: AsyncParsableCommand {
             let lines = try await Operations.mailList(
                 configuration: configuration, address: catchAll ? Operations.catchAllAddress : address, limit: limit,
                 logger: logger)
-            for line in lines { print(line) }
+            Terminal.write(lines: lines)
         }
     }
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show one stored message: its headers and text, or its raw bytes.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Flag(name: .customLong("raw"), help: "Print the message as received (RFC 5322).") var raw = false
         @Argument(help: "The message id, as `postern mail list` prints it.") var id: String
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.mailShow(configuration: configuration, id: id, raw: raw, logger: logger))
+            if raw {
+                // The exact bytes into a file or a pipe; on a terminal, escaped as everything else is.
+                Terminal.writeExact(try await Operations.mailRaw(configuration: configuration, id: id, logger: logger))
+            } else {
+                Terminal.write(lines: try await Operations.mailShow(configuration: configuration, id: id, logger: logger))
+            }
         }
     }
 }

@@ -11,13 +11,13 @@ struct OIDCCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the redirect URI, then each provider, its rules and its discovery state (fetched now).")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try await Operations.showSignInProviders(configuration: configuration, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }

@@ -5,13 +5,13 @@ import PosternApp
 /// `postern migrate`: applies pending migrations and exits.
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Apply pending database migrations and exit.")
-    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var options: DataOptions
 
     func run() async throws {
-        let configuration = try await options.load()
+        let configuration = try await options.load(.creates)
         let logger = bootstrapLogging(level: configuration.observability.logLevel)
         let applied = try Operations.migrate(configuration: configuration, logger: logger)
-        print(applied.isEmpty ? "no pending migrations" : "applied: \(applied.joined(separator: ", "))")
+        Terminal.write(applied.isEmpty ? "no pending migrations" : "applied: \(applied.joined(separator: ", "))")
     }
 }
 
@@ -22,12 +22,12 @@ struct Keys: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List signing keys, active and retired.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try Operations.listKeys(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try Operations.listKeys(configuration: configuration, logger: logger))
         }
     }
 
@@ -40,12 +40,12 @@ struct Keys: AsyncParsableCommand {
                 are published at once and sign after POSTERN_KEY_PROMOTION_SECONDS (the reload interval plus the \
                 JWKS cache time and the 30 s leeway, 360 s by default).
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try Operations.rotateKeys(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try Operations.rotateKeys(configuration: configuration, logger: logger))
         }
     }
 
@@ -59,7 +59,7 @@ struct Keys: AsyncParsableCommand {
                 reload, within POSTERN_KEY_RELOAD_SECONDS (30); restart it to drop it now. The JWT_PRIVATE_KEY key \
                 cannot be retired here: replace or unset the variable. For a planned change use `keys rotate`.
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The key id (`postern keys list`).")
         var kid: String
         @Flag(help: "Drop the key now (required: a planned retirement is `keys rotate`).")
@@ -75,7 +75,7 @@ struct Keys: AsyncParsableCommand {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             for line in try Operations.retireKeyNow(configuration: configuration, kid: kid, logger: logger) {
-                print(line)
+                Terminal.write(line)
             }
         }
     }
@@ -90,14 +90,14 @@ struct Backup: AsyncParsableCommand {
             the signing keys, so treat it as a secret. On PostgreSQL use pg_dump instead and keep POSTERN_KEY_SECRET \
             with the dump (docs/postgres.md).
             """)
-    @OptionGroup var options: ConfigurationOptions
+    @OptionGroup var options: DataOptions
     @Option(help: "Destination file; must not exist.") var to: String
 
     func run() async throws {
         let configuration = try await options.load()
         let logger = bootstrapLogging(level: configuration.observability.logLevel)
         try Operations.backup(configuration: configuration, to: to, logger: logger)
-        print("backup written to \(to)")
+        Terminal.write("backup written to \(to)")
     }
 }
 
@@ -118,6 +118,6 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         let logger = bootstrapLogging(level: "info")
         let schema = try Operations.restore(from: from, dataDirectory: dataDirectory, logger: logger)
-        print("restored schema \(schema) into \(dataDirectory)")
+        Terminal.write("restored schema \(schema) into \(dataDirectory)")
     }
 }

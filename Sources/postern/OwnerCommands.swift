@@ -12,16 +12,16 @@ struct OwnerCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The owner's email (their sign-in).") var email: String
         @OptionGroup var password: PasswordOptions
 
         func run() async throws {
             let password = try password.read()
-            let configuration = try await options.load()
+            let configuration = try await options.load(.creates)
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             do {
-                print(try await Operations.createOwner(
+                Terminal.write(try await Operations.createOwner(
                     configuration: configuration, email: email, password: password, logger: logger))
             } catch let error as OwnerError {
                 throw ownerValidationError(error, email: email)
@@ -37,7 +37,7 @@ struct OwnerCommand: AsyncParsableCommand {
                 send mail to other domains; a self-registered owner's outside mail stays in the outbox until then. \
                 --withdraw takes the approval back.
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The owner's email.") var email: String
         @Flag(help: "Withdraw the approval instead: their inboxes' outside mail stays in the outbox again.")
         var withdraw = false
@@ -49,7 +49,7 @@ struct OwnerCommand: AsyncParsableCommand {
                 try await Operations.approveOwner(
                     configuration: configuration, email: email, approved: !withdraw, logger: logger)
             else { throw ValidationError("no owner has email '\(email)'") }
-            print(withdraw ? "approval withdrawn for \(email)" : "approved \(email)")
+            Terminal.write(withdraw ? "approval withdrawn for \(email)" : "approved \(email)")
         }
     }
 
@@ -57,7 +57,7 @@ struct OwnerCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set-password",
             abstract: "Set an owner's password; every browser signed in as them is signed out.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The owner's email.") var email: String
         @OptionGroup var password: PasswordOptions
 
@@ -73,21 +73,21 @@ struct OwnerCommand: AsyncParsableCommand {
                 throw ownerValidationError(error, email: email)
             }
             guard found else { throw CommandFailure("no owner has email '\(email)'") }
-            print("password set for \(email); their sessions ended")
+            Terminal.write("password set for \(email); their sessions ended")
             let ways = try await Operations.otherWaysIn(
                 configuration: configuration, email: email, owner: true, logger: logger) ?? []
-            printOtherWays(ways, remove: "postern owner passkeys remove --email \(email) --id ID")
+            writeOtherWays(ways, remove: "postern owner passkeys remove --email \(email) --id ID")
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List owners, oldest first.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try await Operations.listOwners(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try await Operations.listOwners(configuration: configuration, logger: logger))
         }
     }
 
@@ -126,7 +126,7 @@ struct OwnerCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove an owner: their sign-ins, inbox links and app grants end; the inboxes stay.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The owner's email.") var email: String
 
         func run() async throws {
@@ -135,7 +135,7 @@ struct OwnerCommand: AsyncParsableCommand {
             guard try await Operations.removeOwner(configuration: configuration, email: email, logger: logger) else {
                 throw CommandFailure("no owner has email '\(email)'")
             }
-            print("removed \(email)")
+            Terminal.write("removed \(email)")
         }
     }
 }

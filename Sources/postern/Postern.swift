@@ -36,9 +36,50 @@ struct ConfigurationOptions: ParsableArguments {
         }
     }
 
+}
+
+/// The flags of a command that works on a server's data: the configuration's, and `--ports-file` to take the data
+/// directory from the record a running server wrote. Before it returns the configuration, ``load(_:)`` looks there
+/// (``CommandDataDirectory``): a command that reads makes no data directory, and each says which one it read when no
+/// server runs there.
+struct DataOptions: ParsableArguments {
+    @OptionGroup var base: ConfigurationOptions
+    @Option(
+        name: .customLong("ports-file"),
+        help: "The ports file of the running server (`serve --ports-file`): its data directory (and URL).")
+    var portsFile: String?
+
+    /// The running server's record named by `--ports-file`, nil without the flag.
+    func runningServer() throws -> RunningServerRecord.Contents? {
+        guard let portsFile else { return nil }
+        guard let bytes = FileManager.default.contents(atPath: portsFile),
+            let running = RunningServerRecord.read(Array(bytes))
+        else { throw CommandFailure("cannot read the ports file \(portsFile)") }
+        return running
+    }
+
+    /// ``ConfigurationOptions/load(_:)`` with the data directory of `--ports-file` (an explicit `--data-dir` wins),
+    /// after looking there: a missing database is an error for a command that `.reads`, made (and said) for one that
+    /// `.creates`; a line on standard error names the directory when no server runs there.
+    func load(_ use: CommandDataDirectory.Use = .reads) async throws -> PosternConfiguration {
+        var overrides: [String: String] = [:]
+        if base.dataDir == nil, let directory = try runningServer()?.dataDirectory {
+            overrides["POSTERN_DATA_DIR"] = directory
+        }
+        let configuration = try await base.load(overrides)
+        let finding: CommandDataDirectory.Finding
+        do {
+            finding = try CommandDataDirectory.find(configuration, use: use)
+        } catch let missing as CommandDataDirectory.Missing {
+            throw CommandFailure(missing.description)
+        }
+        if let note = finding.note { FileHandle.standardError.write(Data("postern: \(note)\n".utf8)) }
+        return configuration
+    }
+
     /// ``load(_:)``, and the logger an operator command logs through at the configuration's level.
-    func loadWithLogger() async throws -> (PosternConfiguration, Logger) {
-        let configuration = try await load()
+    func loadWithLogger(_ use: CommandDataDirectory.Use = .reads) async throws -> (PosternConfiguration, Logger) {
+        let configuration = try await load(use)
         return (configuration, bootstrapLogging(level: configuration.observability.logLevel))
     }
 }

@@ -10,7 +10,7 @@ struct Pro: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a Pro user.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The Pro user's email (their login).") var email: String
         @OptionGroup var password: PasswordOptions
         @Option(name: .customLong("max-accounts"), help: "Most mailbox accounts the user may own (default 100).")
@@ -20,9 +20,9 @@ struct Pro: AsyncParsableCommand {
 
         func run() async throws {
             let password = try password.read()
-            let configuration = try await options.load()
+            let configuration = try await options.load(.creates)
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            print(try await Operations.createProUser(
+            Terminal.write(try await Operations.createProUser(
                 configuration: configuration, email: email, password: password, maxAccounts: maxAccounts,
                 maxDomains: maxDomains, logger: logger))
         }
@@ -30,12 +30,12 @@ struct Pro: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List Pro users and their account counts.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
 
         func run() async throws {
             let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
-            for line in try await Operations.listProUsers(configuration: configuration, logger: logger) { print(line) }
+            Terminal.write(lines: try await Operations.listProUsers(configuration: configuration, logger: logger))
         }
     }
 
@@ -43,7 +43,7 @@ struct Pro: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set-password",
             abstract: "Set a Pro user's password (at least 6 characters); the tokens it signed in for stop working.")
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The Pro user's email.") var email: String
         @OptionGroup var password: PasswordOptions
 
@@ -54,10 +54,10 @@ struct Pro: AsyncParsableCommand {
             guard try await Operations.setProUserPassword(
                 configuration: configuration, email: email, password: password, logger: logger)
             else { throw CommandFailure("no Pro user has email '\(email)'") }
-            print("password set for \(email); its earlier sign-ins ended")
+            Terminal.write("password set for \(email); its earlier sign-ins ended")
             let ways = try await Operations.otherWaysIn(
                 configuration: configuration, email: email, owner: false, logger: logger) ?? []
-            printOtherWays(ways, remove: "postern pro passkeys remove --email \(email) --id ID")
+            writeOtherWays(ways, remove: "postern pro passkeys remove --email \(email) --id ID")
         }
     }
 

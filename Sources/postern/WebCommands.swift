@@ -17,14 +17,10 @@ struct Web: AsyncParsableCommand {
                 configuration. An address is resolved as delivery routes it: a +tag address to its mailbox, \
                 `catch-all` or an address the catch-all took to the catch-all's mailbox.
                 """)
-        @OptionGroup var options: ConfigurationOptions
+        @OptionGroup var options: DataOptions
         @Option(help: "The address whose mail to open (an agent inbox, a Mail.td account, a +tag address, catch-all).")
         var address: String?
         @Flag(help: "Open every stored message of every mailbox, read-only (no send, no delete).") var all = false
-        @Option(
-            name: .customLong("ports-file"),
-            help: "The ports file of the running server (`serve --ports-file`): its URL and data directory.")
-        var portsFile: String?
 
         func validate() throws {
             guard (address != nil) != all else {
@@ -33,28 +29,18 @@ struct Web: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var overrides: [String: String] = [:]
-            var baseURL: String?
-            if let portsFile {
-                guard let bytes = FileManager.default.contents(atPath: portsFile),
-                    let running = RunningServerRecord.read(Array(bytes))
-                else { throw CommandFailure("cannot read the ports file \(portsFile)") }
-                baseURL = running.baseURL
-                if options.dataDir == nil, let directory = running.dataDirectory {
-                    overrides["POSTERN_DATA_DIR"] = directory
-                }
-            }
-            let configuration = try await options.load(overrides)
+            let baseURL = try options.runningServer()?.baseURL
+            let configuration = try await options.load()
             let logger = bootstrapLogging(level: configuration.observability.logLevel)
             if all {
-                print(
+                Terminal.write(
                     try await Operations.webInboxAllMailLink(
                         configuration: configuration, baseURL: baseURL, logger: logger))
                 return
             }
             let address = address ?? ""
             do {
-                print(
+                Terminal.write(
                     try await Operations.webInboxLink(
                         configuration: configuration, address: address, baseURL: baseURL, logger: logger))
             } catch WebInboxLinkError.notLocal {

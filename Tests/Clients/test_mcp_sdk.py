@@ -2,7 +2,8 @@
 (Authorization: Bearer, X-API-Key, Authorization: ApiKey) connects and lists the tools (ClientSession's initialize,
 and Client's auto mode, which probes server/discover first), whose input schemas are valid
 JSON Schema (the `jsonschema` package checks them); every tool is called; bad input (an unknown tool, wrong argument
-types, oversized arguments, another key's session id) gets a JSON-RPC error and sends nothing.
+types, oversized arguments, another key's session id) gets a JSON-RPC error and sends nothing. docs/api/mcp.md's
+example runs as written first.
 
 Self-contained: installs mcp and jsonschema into .build/client-sdks/ (pip --target), signs two agents up through the
 agent surface (proof of work at difficulty 2), runs against .build/debug/postern (or $POSTERN_BIN).
@@ -10,13 +11,15 @@ agent surface (proof of work at difficulty 2), runs against .build/debug/postern
 
 import asyncio
 import base64
+import contextlib
+import io
 import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, agent_signup, http, install_packages, postern
+from postern_testkit import ROOT, Checks, agent_signup, http, install_packages, postern
 
 VERSION = "2.3.0"
 check = Checks()
@@ -194,10 +197,25 @@ async def main_async(base, alice_key, bob_key):
     check(status == 200 and body["resource"].endswith("/mcp"), "RFC 9728 metadata names the resource")
 
 
+def docs_example(base, key):
+    """Runs docs/api/mcp.md's `mcp` SDK example as written, with this server's URL and the agent's key for its two
+    placeholders: it prints the tool names, then read_inbox's answer."""
+    with open(os.path.join(ROOT, "docs", "api", "mcp.md")) as docs:
+        code = re.search(r"From Python with the `mcp` SDK.*?```python\n(.*?)```", docs.read(), re.S).group(1)
+    code = code.replace("http://127.0.0.1:8080/mcp", base + "/mcp").replace("<api key>", key)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "docs/api/mcp.md", "exec"), {"__name__": "docs_example"})
+    names, inbox = printed.getvalue().splitlines()[:2]
+    check("'read_inbox'" in names and "'wait_for_message'" in names, "docs/api/mcp.md's example lists the tools")
+    check("messages" in json.loads(inbox), "docs/api/mcp.md's example reads the inbox")
+
+
 def main():
     install()
     with postern(env={"POSTERN_AGENT_POW_DIFFICULTY": "2", "POSTERN_AGENT_POW_DYNAMIC": "off"}) as base:
         alice_key, bob_key = signup(base, "alice-mcp"), signup(base, "bob-mcp")
+        docs_example(base, alice_key)
         asyncio.run(main_async(base, alice_key, bob_key))
     check.finish("test_mcp_sdk")
 

@@ -10,7 +10,7 @@ minutes before they are issued) and `other` (an address whose discovery document
   leave Postern.
 - An expired id_token (the mock's own `exp`, checked here to be past by more than the 60 s skew).
 
-Each: no session, the one page ("Signing in with the provider did not work", or for discovery "cannot be reached"),
+Each: no session, the one page ("Signing in with the provider did not work", or for discovery "misconfigured"),
 and the reason on the operator's audit trail (`owner.signin_failed`). The already-covered ones (no state, an unknown or
 replayed state, another nonce) are test_oidc_owners.py's. The swapped callbacks (the login transactions' take and
 spend) run on SQLite and on PostgreSQL (postern_testkit.postgres), the others on SQLite.
@@ -133,9 +133,9 @@ def discovery_issuer(base):
     _, _, html = browser.request("GET", "/owner/sign-in")
     status, location, body = browser.request("POST", "/oidc/start",
                                              browser.form(html, "/oidc/start") | {"provider": "other"})
-    check(status == 503 and location is None and "cannot be reached" in body and not browser.session()
-          and browser.cookie("postern_oidc") is None,
-          "a discovery document naming another issuer: the button stays at Postern, no transaction, no session")
+    check(status == 503 and location is None and "misconfigured on this server" in body
+          and "cannot be reached" not in body and not browser.session() and browser.cookie("postern_oidc") is None,
+          "a discovery document naming another issuer: misconfigured (not away), no transaction, no session")
     failure = [e for e in audit_events(base) if e["action"] == "owner.signin_failed" and e["target"] == "oidc:other"][-1:]
     detail = failure[0]["details"].get("detail", "") if failure else ""
     check(failure and failure[0]["details"]["reason"] == "discovery" and "issuer" in detail.lower(),

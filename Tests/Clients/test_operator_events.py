@@ -47,7 +47,7 @@ def main():
         first, second = json.loads(every.recv()), json.loads(every.recv())
         check(first["type"] == "new" and first["message"]["subject"] == "for ann"
               and second["message"]["subject"] == "for bob", "every new message, in arrival order, none from before")
-        check(first["message"]["envelope_to"] == "ann@example.org" and "id" in first["message"]
+        check(first["message"]["envelope_to"] == ["ann@example.org"] and "id" in first["message"]
               and "preview_text" in first["message"], "the message is the operator list's summary")
         listed = http(server, "GET", "/api/operator/messages/" + first["message"]["id"], bearer=TOKEN)
         check(listed[0] == 200, "its id reads through /api/operator/messages/{id}")

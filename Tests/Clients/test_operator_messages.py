@@ -63,7 +63,7 @@ def whole_message(server):
     check(status == 200, f"GET /{{id}}: 200 ({status})")
     check(detail["links"] == [LINK, LINK + "&from=html"], "links: the text's URL whole, then the HTML's href decoded")
     check(detail["from"] == "App <app@example.com>" and detail["to"] == ["ann@example.org"], "from and to")
-    check(detail["envelope_to"] == "ann@example.org" and detail["address"] == "catch-all@postern.invalid",
+    check(detail["envelope_to"] == ["ann@example.org"] and detail["address"] == "catch-all@postern.invalid",
           "the envelope recipient, stored in the catch-all")
     check(detail["subject"] == "Confirm your address" and detail["date"] == "2025-06-15T13:06:40Z",
           "subject and date (the Date header in UTC)")
@@ -127,10 +127,14 @@ def queue(server):
     check(status == 200 and len(page["messages"]) == 2 and page["start"] == 1 and page["total"] == everything,
           "limit and start page the list; total counts every match")
     check(page["messages"][0]["subject"] == "code 2", "start=1 passes over the newest")
-    for query in ("?limit=0", "?limit=101", "?limit=ten", "?start=-1", "?start=1000001", "?since=nope",
-                  "?since=2025-02-30T25:00:00Z", "/wait?since=nope&timeout=0"):
+    for query, parameter in (("?limit=0", "limit"), ("?limit=101", "limit"), ("?limit=ten", "limit"),
+                             ("?start=-1", "start"), ("?start=1000001", "start"), ("?since=nope", "since"),
+                             ("?since=now", "since"), ("?since=2025-02-30T25:00:00Z", "since"),
+                             ("/wait?since=nope&timeout=0", "since")):
         status, _, answer = call(server, "GET", query)
-        check((status, answer) == (400, {"error": "invalid_request"}), f"{query}: 400 invalid_request")
+        check(status == 400 and answer.get("error") == "invalid_request" and answer.get("parameter") == parameter
+              and answer.get("message", "").startswith(parameter + " must be"),
+              f"{query}: 400 invalid_request naming {parameter}")
 
 
 def main():

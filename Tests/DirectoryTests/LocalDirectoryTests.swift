@@ -72,10 +72,13 @@ struct LocalDirectoryTests {
         await #expect(throws: Unreadable.self) { try await directory.resolve("a@down.test") }
     }
 
-    @Test("addresses split at their one @ into a non-empty local part and a domain, lower-cased")
+    @Test("addresses split at their one @ into a non-empty local part and a domain, ASCII case folded, nothing else")
     func addressParts() {
         #expect(AddressParts("Ada@Example.Test")?.text == "ada@example.test")
-        #expect(AddressParts("ada@")?.domain == "")
+        #expect(AddressParts("ada@") == nil)
+        // Issue 66: KELVIN SIGN stays itself (Swift's lowercased() made it `k`), and a Unicode domain is its A-label.
+        #expect(AddressParts("\u{212A}ate@Example.Test")?.text == "\u{212A}ate@example.test")
+        #expect(AddressParts("ada@B\u{00FC}cher.Test")?.domain == "xn--bcher-kva.test")
         #expect(AddressParts("@example.test") == nil)
         #expect(AddressParts("a@b@c") == nil)
         #expect(AddressParts("plain") == nil)

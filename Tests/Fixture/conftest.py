@@ -51,7 +51,7 @@ def next_mail(postern):
 
         def next_mail(to, timeout=10):
             deadline = time.monotonic() + timeout
-            while not (found := [m for m in arrived if to.lower() in (m["address"], m["envelope_to"])]):
+            while not (found := [m for m in arrived if to.lower() in [m["address"], *m["envelope_to"]]]):
                 try:
                     event = json.loads(events.recv(timeout=max(deadline - time.monotonic(), 0.01)))
                 except TimeoutError:

@@ -59,6 +59,17 @@ def test_the_next_message_gives_the_whole_link(postern, next_mail):
     assert message["subject"] == "welcome" and message["links"] == [link]
 
 
+def test_the_next_message_finds_each_recipient_of_one_catch_all_copy(postern, next_mail):
+    # One message to three addresses the server does not hold: one copy in the catch-all, envelope_to listing all
+    # three (issue 68: it was one string "a, b, c", which the fixture's equality never matched).
+    tag = uuid.uuid4().hex[:12]
+    recipients = [f"{tag}-{n}@example.org" for n in ("a", "b", "c")]
+    send(postern["smtp"], ", ".join(recipients), "to three")
+    message = next_mail(recipients[1])
+    assert message["subject"] == "to three" and message["envelope_to"] == recipients
+    assert message["address"] == "catch-all@postern.invalid"
+
+
 def test_the_next_message_is_a_queue_in_arrival_order(postern, next_mail):
     address = f"{uuid.uuid4().hex[:12]}@example.org"
     for subject in ("first", "second", "third"):

@@ -30,14 +30,15 @@ struct JMAPSubmissionOriginTests {
     }
 
     /// `EmailSubmission/set` of `emailID` to `recipient`; the refusal's type and description, nil when created.
-    static func submit(_ emailID: String, as agent: JMAPAgent, to recipient: String, in harness: JMAPHarness)
-        async throws -> Refusal?
-    {
+    static func submit(
+        _ emailID: String, as agent: JMAPAgent, to recipient: String, in harness: JMAPHarness, mailFrom: String? = nil
+    ) async throws -> Refusal? {
         let responses = try await harness.call(agent, [
             ["EmailSubmission/set",
              ["accountId": agent.accountID,
               "create": ["s1": ["emailId": emailID,
-                                "envelope": ["mailFrom": ["email": agent.address], "rcptTo": [["email": recipient]]]]]],
+                                "envelope": ["mailFrom": ["email": mailFrom ?? agent.address],
+                                             "rcptTo": [["email": recipient]]]]]],
              "c1"]
         ])
         let response = try #require(responses.first)
@@ -89,6 +90,34 @@ struct JMAPSubmissionOriginTests {
         let refusal = try #require(try await Self.submit(id, as: own, to: bob.address, in: harness))
         #expect(["invalidEmail", "forbiddenFrom"].contains(refusal.type), "\(refusal)")
         #expect(try await harness.ids(bob, in: "inbox").isEmpty)
+    }
+
+    @Test(
+        "a From or an envelope mailFrom that is the account's address only under Unicode's case folding (KELVIN SIGN) is refused, nothing delivered (issue 66)",
+        arguments: StorageBackend.allCases)
+    func lookAlikeSender(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let own = try await harness.signUp("kathy")
+        let bob = try await harness.signUp("bobby")
+        let lookAlike = "\u{212A}athy@" + own.address.split(separator: "@")[1]
+        #expect(lookAlike.lowercased() == own.address)  // what the old comparison saw
+        let spoofed = try await Self.store(
+            "From: \(lookAlike)\r\nTo: \(bob.address)\r\nSubject: look again\r\n\r\nhi\r\n", at: own, in: harness,
+            origin: .written)
+        let refusal = try #require(try await Self.submit(spoofed, as: own, to: bob.address, in: harness))
+        #expect(["invalidEmail", "forbiddenFrom"].contains(refusal.type), "\(refusal)")
+        let honest = try await Self.store(
+            "From: \(own.address)\r\nTo: \(bob.address)\r\nSubject: mine\r\n\r\nhi\r\n", at: own, in: harness,
+            origin: .written)
+        let envelope = try #require(
+            try await Self.submit(honest, as: own, to: bob.address, in: harness, mailFrom: lookAlike))
+        #expect(envelope.type == "forbiddenMailFrom", "\(envelope)")
+        #expect(try await harness.ids(bob, in: "inbox").isEmpty)
+        // The account's own address in another ASCII case is the account's.
+        #expect(
+            try await Self.submit(honest, as: own, to: bob.address, in: harness, mailFrom: own.address.uppercased())
+                == nil)
     }
 
     @Test(

@@ -75,7 +75,7 @@ struct MailSearchSinceTests {
         let store = MailStore(database: db.database)
         _ = try await store.deliver(
             MailStoreTests.message("caught"),
-            to: [.init(address: "catch@mail.localhost", quota: 10_000, envelopeTo: "jimbob@x.org, ann_e@x.org")],
+            to: [.init(address: "catch@mail.localhost", quota: 10_000, envelopeTo: ["jimbob@x.org", "ann_e@x.org"])],
             folder: .inbox, now: 10)
         #expect(try await store.holdsMail(address: "catch@mail.localhost", sentTo: "jimbob@x.org"))
         #expect(try await store.holdsMail(address: "catch@mail.localhost", sentTo: "Ann_E@x.org"))

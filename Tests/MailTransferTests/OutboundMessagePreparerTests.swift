@@ -88,11 +88,15 @@ struct OutboundPreparerOriginatorTests {
             "From: own@agents.test\r\nSender: ceo@agents.test\r\n",
             "From: own@agents.test\r\nFrom: ceo@agents.test\r\n",
             "Subject: no From at all\r\n",
+            // The sender only under Unicode's case folding (issue 66): KELVIN SIGN is not a `k`.
+            "From: \u{212A}ate@agents.test\r\n",
+            "From: kate@agents.test\r\nSender: \u{212A}ate@agents.test\r\n",
         ])
     func refused(_ header: String) throws {
         let content = Array((header + "To: bob@far.test\r\n\r\nbody\r\n").utf8)
         #expect(throws: OutboundPreparationError.self) {
-            try Self.preparer.prepare(content, queueID: "Q1", sender: "own@agents.test", now: 0, signer: nil)
+            let sender = header.contains("ate@") ? "kate@agents.test" : "own@agents.test"
+            _ = try Self.preparer.prepare(content, queueID: "Q1", sender: sender, now: 0, signer: nil)
         }
     }
 

@@ -21,6 +21,8 @@ struct MailboxRulesTests {
             "", "nodomain", "@mail.localhost", "a@", "a@@mail.localhost", "a@b@mail.localhost", ".a@mail.localhost",
             "a.@mail.localhost", "a..b@mail.localhost", "a b@mail.localhost", "ä@mail.localhost", "a+b@mail.localhost",
             String(repeating: "a", count: 65) + "@mail.localhost", "a@mail localhost", "a@mail/localhost",
+            // Look-alikes Swift's lowercased() folded onto ASCII (issue 66): KELVIN SIGN in the local part and domain.
+            "\u{212A}ate@mail.localhost", "kate@mail.\u{212A}ocalhost", "\u{0130}ris@mail.localhost",
         ])
     func addressRejected(_ text: String) {
         #expect(MailboxAddress(text) == nil)

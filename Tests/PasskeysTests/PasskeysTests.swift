@@ -141,4 +141,37 @@ struct PasskeysTests {
         #expect(try await store.credential(withID: laptop.credentialID) == nil)
         #expect(try await !challenges.consume(challenge, .registration, for: Self.pro, now: 1))
     }
+
+    @Test(
+        "a burst of sign-in challenges stops at the cap across instances; a registration never does; expired ones free room (issue 66)",
+        arguments: StorageBackend.allCases)
+    func signInCap(_ backend: StorageBackend) async throws {
+        let test = try Self.database(backend)
+        let here = PasskeyChallenges(database: test.database, unauthenticatedLimit: 5)
+        let there = PasskeyChallenges(database: try test.another(), unauthenticatedLimit: 5)
+        var refused = 0
+        for index in 0..<12 {
+            do {
+                _ = try await (index % 2 == 0 ? here : there).issue(.signIn, for: nil, now: 100)
+            } catch is PasskeyChallengesFull {
+                refused += 1
+            }
+        }
+        func rows(_ condition: String) throws -> Int64 {
+            try test.database.writeSync {
+                try $0.query("SELECT COUNT(*) AS n FROM passkey_challenges WHERE \(condition)", []).first?.int("n") ?? -1
+            }
+        }
+        #expect(refused == 7)
+        #expect(try rows("owner_id IS NULL AND pro_user_id IS NULL") == 5)
+        // A signed-in holder's registration is not held back by strangers' sign-ins.
+        let registration = try await here.issue(.registration, for: Self.ada, now: 100)
+        #expect(try await here.consume(registration, .registration, for: Self.ada, now: 100))
+        // Once they expire (the purge deletes them every minute), sign-ins are issued again.
+        let later = 100 + PasskeyChallenges.lifetime + 1
+        let fresh = try await here.issue(.signIn, for: nil, now: later)
+        #expect(try await here.consume(fresh, .signIn, for: nil, now: later))
+        #expect(try await here.purgeExpired(now: later) == 5)
+    }
 }
+

@@ -80,6 +80,19 @@ struct AuditCommandTests {
         let bySeconds = try await Operations.auditLines(
             configuration: configuration, since: "1900000200", ownerEmail: nil, limit: 100, logger: logger)
         #expect(bySeconds.count == 1 && bySeconds[0].contains("ada-two"))
+        // A time ago counts back from now: 150 s before 1_900_000_300 keeps the last event, 5 minutes all three.
+        for (ago, count) in [("150s", 1), ("5m", 3), ("1h", 3), ("0d", 0)] {
+            let found = try await Operations.auditLines(
+                configuration: configuration, since: ago, ownerEmail: nil, limit: 100, logger: logger,
+                now: 1_900_000_300)
+            #expect(found.count == count, "\(ago): \(found)")
+        }
+        for unreadable in ["m", "10x", "-5m", "10 m"] {
+            await #expect(throws: Operations.AuditQueryError.self, "\(unreadable)") {
+                try await Operations.auditLines(
+                    configuration: configuration, since: unreadable, ownerEmail: nil, limit: 100, logger: logger)
+            }
+        }
         await #expect(throws: Operations.AuditQueryError.self) {
             try await Operations.auditLines(
                 configuration: configuration, since: nil, ownerEmail: "nobody@example.com", limit: 100, logger: logger)

@@ -55,6 +55,13 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
             agentDomain: server.runtime.configuration.agent.inboxDomain, inProcess: server, child: nil, childData: nil)
     }
 
+    /// How long the child-process harness's client waits for a byte of an answer, in seconds. Its requests make the
+    /// server build answers of tens of megabytes (the resource budgets' doubling echoes: 21 s for the whole test on an
+    /// idle machine, in the debug build); beside a build at load 11-15 the answer came after more than the client's
+    /// usual 30 s, and the client's own receive timeout, not the server, gave up on it. A slow answer is still an
+    /// answer: the harness waits for it.
+    static let childReceiveTimeout = 300
+
     /// `postern serve` as a child process (the built executable, port 0, a fresh data directory), for requests
     /// that could bring the server process down: a crash there fails a test instead of the whole test run.
     /// With `addressSpace`, under `prlimit --as` (bytes of virtual memory): an allocation past it kills the
@@ -88,7 +95,8 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
             }
         }
         return JMAPHarness(
-            client: try TestHTTPClient(port: child.port), baseURL: "http://127.0.0.1:\(child.port)",
+            client: try TestHTTPClient(port: child.port, receiveTimeout: Self.childReceiveTimeout),
+            baseURL: "http://127.0.0.1:\(child.port)",
             agentDomain: PosternConfiguration().agent.inboxDomain, inProcess: nil, child: child, childData: data)
     }
 

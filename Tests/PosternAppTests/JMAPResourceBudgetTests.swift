@@ -34,8 +34,15 @@ struct JMAPResourceBudgetTests {
         defer { Task { await harness.stop() } }
         let agent = try await harness.signUp("amplifier")
 
-        let response = try await harness.post(
-            ["using": [JMAPHarness.core], "methodCalls": Self.doublingEchoes(31)], token: agent.capability)
+        let response: TestResponse
+        do {
+            response = try await harness.post(
+                ["using": [JMAPHarness.core], "methodCalls": Self.doublingEchoes(31)], token: agent.capability)
+        } catch {
+            // Who ended it: the client (TestClientError.timedOut) or the server (.closed; its output says why).
+            Issue.record("\(error); the server's output:\n\(harness.output)")
+            throw error
+        }
         #expect(response.status == 200, "\(response.status): \(response.text.prefix(300))\n\(harness.output)")
         let budget = 32 * 1024 * 1024 + 64 * 1024
         #expect(response.body.count <= budget, "\(response.body.count) bytes")

@@ -44,6 +44,7 @@ struct MailListCommandTests {
 
         let id = try #require(alice.first?.split(separator: " ").first.map(String.init))
         let shown = try await Operations.mailShow(configuration: configuration, id: id, logger: logger)
+            .joined(separator: "\n")
         for line in [
             "Id: \(id)", "Stored-Under: alice@agents.localhost", "Envelope-From: app@example.com",
             "Envelope-To: alice+news@agents.localhost", "From: App <app@example.com>", "To: alice@agents.localhost",
@@ -51,7 +52,8 @@ struct MailListCommandTests {
         ] {
             #expect(shown.contains(line), "\(line) in \(shown)")
         }
-        let raw = try await Operations.mailShow(configuration: configuration, id: id, raw: true, logger: logger)
+        let raw = String(
+            decoding: try await Operations.mailRaw(configuration: configuration, id: id, logger: logger), as: UTF8.self)
         // As received: the server's Received field on top of the bytes the client sent.
         #expect(raw.hasPrefix("Received: from ") && raw.hasSuffix(first), "\(raw)")
 

@@ -1,8 +1,11 @@
+import AuthCrypto
 import Foundation
 import Logging
 import MailDelivery
 import MailStore
+import MailboxAccounts
 import PosternTestSupport
+import Storage
 import Testing
 
 @testable import PosternApp
@@ -95,13 +98,13 @@ struct OperatorAPITests {
             try await client.request("GET", "/api/operator/messages?to=bob", headers: Self.auth).json()["messages"]
                 as? [[String: Any]])
         #expect(listed.first?["address"] as? String == RecipientPolicy.catchAllAddress)
-        #expect(listed.first?["envelope_to"] as? String == "bob@example.org")
+        #expect(listed.first?["envelope_to"] as? [String] == ["bob@example.org"])
         #expect(listed.first?["sender"] as? String == "app@example.com")
         let alice = try #require(
             try await client.request("GET", "/api/operator/messages?to=alice", headers: Self.auth).json()["messages"]
                 as? [[String: Any]])
         #expect(alice.first?["address"] as? String == "alice@agents.localhost")
-        #expect(alice.first?["envelope_to"] as? String == "alice+signup@agents.localhost")
+        #expect(alice.first?["envelope_to"] as? [String] == ["alice+signup@agents.localhost"])
     }
 
     @Test("wait: the oldest match at once, 204 after its timeout without one", arguments: StorageBackend.allCases)
@@ -120,6 +123,72 @@ struct OperatorAPITests {
         #expect(none.status == 204)
         let tooLong = try await client.request("GET", "/api/operator/messages/wait?timeout=121", headers: Self.auth)
         #expect(tooLong.status == 400)
+    }
+
+    @Test(
+        "one catch-all copy for three recipients: envelope_to lists each; the wait's to= finds it by any of them",
+        arguments: StorageBackend.allCases)
+    func envelopeRecipientsAreAList(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
+        defer { Task { await server.stop() } }
+        let recipients = ["a@example.org", "b@example.net", "c@example.com"]
+        try await Self.send(server, to: recipients, subject: "to three")
+        let client = try server.client()
+        for recipient in recipients {
+            let found = try await client.request(
+                "GET", "/api/operator/messages/wait?to=\(recipient)&timeout=5", headers: Self.auth)
+            #expect(found.status == 200, "\(recipient)")
+            let message = try found.json()
+            #expect(message["envelope_to"] as? [String] == recipients)
+            #expect(message["address"] as? String == RecipientPolicy.catchAllAddress)
+        }
+        let listed = try #require(
+            try await client.request("GET", "/api/operator/messages", headers: Self.auth).json()["messages"]
+                as? [[String: Any]])
+        #expect(listed.count == 1 && listed.first?["envelope_to"] as? [String] == recipients)
+    }
+
+    @Test(
+        "reset=accounts removes the accounts made since the start (Mail.td's, agents'), so the same address is created again",
+        arguments: StorageBackend.allCases)
+    func resetAccounts(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        func create(_ address: String) async throws -> Int {
+            let challenge = try await client.request("GET", "/api/challenge").json()
+            let id = try #require(challenge["id"] as? String)
+            let nonce = ProofOfWork.solve(
+                salt: try #require(challenge["salt"] as? String), difficulty: challenge["difficulty"] as? Int ?? 0)
+            let body = #"{"address":"\#(address)","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#
+            return try await client.request(
+                "POST", "/api/accounts", headers: [("Content-Type", "application/json")], body: Array(body.utf8)
+            ).status
+        }
+        #expect(try await create("suite@mail.localhost") == 201)
+        let kept = try await client.request("DELETE", "/api/operator/messages", headers: Self.auth)
+        #expect(kept.status == 200)
+        #expect(try kept.json()["accounts_deleted"] == nil)
+        #expect(try await create("suite@mail.localhost") == 409)
+        // Two agents: one from before the server started (created_at 1), one from after (created far ahead).
+        try await CatchAllTests.addAgent("older", to: server)
+        try await server.runtime.database.write { connection in
+            _ = try connection.run(
+                "INSERT INTO agent_accounts (id, username, api_key_digest, created_at) VALUES (?, ?, ?, 4000000000)",
+                [.text("newer"), .text("newer"), .blob(SHA256.hash("newer"))])
+        }
+        let reset = try await client.request("DELETE", "/api/operator/messages?reset=accounts", headers: Self.auth)
+        #expect(reset.status == 200)
+        #expect(try reset.json()["accounts_deleted"] as? Int == 2)
+        #expect(try await create("suite@mail.localhost") == 201)
+        let agents = try await server.runtime.database.read { connection in
+            try connection.query("SELECT username FROM agent_accounts ORDER BY username").compactMap { $0.text("username") }
+        }
+        #expect(agents == ["older"])
+        let unknown = try await client.request("DELETE", "/api/operator/messages?reset=everything", headers: Self.auth)
+        #expect(unknown.status == 400)
+        #expect(try unknown.json()["error"] as? String == "invalid_request")
+        #expect(try unknown.json()["parameter"] as? String == "reset")
     }
 
     @Test("wait: a parked request wakes when matching mail arrives", arguments: StorageBackend.allCases)

@@ -74,7 +74,7 @@ struct OperatorMessageAPITests {
         #expect(message["cc"] as? [String] == ["audit@example.org"])
         #expect(message["reply_to"] as? [String] == ["help@example.com"])
         #expect(message["envelope_from"] as? String == "app@example.com")
-        #expect(message["envelope_to"] as? String == "ann@example.org")
+        #expect(message["envelope_to"] as? [String] == ["ann@example.org"])
         #expect(message["date"] as? String == "2025-06-15T15:06:40Z")
         #expect(message["message_id"] as? String == "confirm-1@example.com")
         #expect(message["is_read"] as? Bool == false)
@@ -179,12 +179,22 @@ struct OperatorMessageAPITests {
         let future = try await client.request(
             "GET", "/api/operator/messages/wait?since=2999-01-01T00:00:00%2B01:00&timeout=0", headers: Self.auth)
         #expect(future.status == 204)
-        for query in [
-            "?limit=0", "?limit=101", "?limit=x", "?start=-1", "?start=1000001", "?since=", "?since=no-such-id",
-            "?since=2025-13-01T00:00:00Z", "/wait?since=no-such-id&timeout=0",
+        // Each refusal names the parameter at fault and what it must be (issue 68), never echoing the value.
+        for (query, parameter) in [
+            ("?limit=0", "limit"), ("?limit=101", "limit"), ("?limit=x", "limit"), ("?start=-1", "start"),
+            ("?start=1000001", "start"), ("?since=", "since"), ("?since=no-such-id", "since"), ("?since=now", "since"),
+            ("?since=2025-13-01T00:00:00Z", "since"), ("/wait?since=no-such-id&timeout=0", "since"),
+            ("/wait?timeout=121", "timeout"),
         ] {
             let refused = try await client.request("GET", "/api/operator/messages" + query, headers: Self.auth)
-            #expect(refused.status == 400 && refused.text == #"{"error":"invalid_request"}"#, "\(query)")
+            #expect(refused.status == 400, "\(query)")
+            let body = try refused.json()
+            #expect(body["error"] as? String == "invalid_request" && body["parameter"] as? String == parameter, "\(query)")
+            let message = try #require(body["message"] as? String)
+            #expect(message.hasPrefix("\(parameter) must be"), "\(query): \(message)")
+            #expect(!message.contains("no-such-id") && !message.contains("2025-13"), "\(query): \(message)")
         }
+        let limit = try await client.request("GET", "/api/operator/messages?limit=0", headers: Self.auth)
+        #expect(try limit.json()["message"] as? String == "limit must be a whole number from 1 to 100")
     }
 }

@@ -28,12 +28,19 @@ struct OutboxReleaseCommandTests {
 
         #expect(
             try await Operations.releaseOutbox(configuration: off, id: id, logger: logger)
-                == ["\(id)  still held: outbound delivery is off on this server"])
+                == [
+                    "\(id)  still held: outbound delivery is off in this command's configuration",
+                    "judged with this command's configuration (POSTERN_OUTBOUND_DELIVERY=off here); a running "
+                        + "server's settings are not read: give this command the server's --config",
+                ])
         var on = off
         on.outbound.mode = .direct
         #expect(
             try await Operations.releaseOutbox(configuration: on, id: nil, logger: logger)
-                == ["\(id)  still held: this inbox needs an owner before it can write outside"])
+                == [
+                    "\(id)  still held: this inbox needs an owner before it can write outside",
+                    Operations.judgedHere(on),
+                ])
         #expect(try await Operations.outbox(configuration: on, logger: logger).count == 1)
 
         on.outboundQueue.senders = .all

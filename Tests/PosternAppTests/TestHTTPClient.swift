@@ -8,7 +8,10 @@ import Glibc
 
 enum TestClientError: Error {
     case connect(Int32)
+    /// The server closed the connection (or reset it).
     case closed
+    /// Nothing came for the client's receive timeout: the harness gave up, the server did not close.
+    case timedOut(seconds: Int)
     case malformed(String)
 }
 
@@ -21,14 +24,20 @@ enum TestClientError: Error {
 final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// How long one read waits for a byte before it throws ``TestClientError/timedOut(seconds:)``.
+    let receiveTimeout: Int
 
-    init(port: Int, host: String = "127.0.0.1") throws {
+    /// A connection to `host`:`port` whose reads give up after `receiveTimeout` seconds without a byte (30 by
+    /// default; a harness whose requests make the server build a large answer waits longer, see
+    /// ``JMAPHarness/startProcess(addressSpace:)``).
+    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Int = 30) throws {
+        self.receiveTimeout = receiveTimeout
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         inet_pton(AF_INET, host, &address.sin_addr)
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -144,8 +153,17 @@ final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
 
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count <= 0 { throw TestClientError.closed }
-        buffer.append(contentsOf: chunk[..<count])
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[..<count])
+                return
+            }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                throw TestClientError.timedOut(seconds: receiveTimeout)
+            }
+            throw TestClientError.closed
+        }
     }
 }

@@ -25,14 +25,19 @@ struct ProviderKeysTests {
             var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
             configuration.maxBodyBytes = 64 * 1024
             fetcher = try Fetcher(configuration: configuration)
+            publishDiscovery(jwks: "/jwks")
+            publish(keys)
+        }
+
+        /// Serves the discovery document naming `jwks` as its `jwks_uri`.
+        func publishDiscovery(jwks: String) {
             let discovery: JSONValue = [
                 "issuer": .string(issuer), "authorization_endpoint": .string(origin.url("/authorize")),
-                "token_endpoint": .string(origin.url("/token")), "jwks_uri": .string(origin.url("/jwks")),
+                "token_endpoint": .string(origin.url("/token")), "jwks_uri": .string(origin.url(jwks)),
                 "response_types_supported": ["code"], "id_token_signing_alg_values_supported": ["RS256", "EdDSA"],
             ]
             origin.set(
                 "/.well-known/openid-configuration", body: String(decoding: discovery.serialize(), as: UTF8.self))
-            publish(keys)
         }
 
         deinit {
@@ -107,6 +112,25 @@ struct ProviderKeysTests {
         #expect(provider.fetches("/jwks") == 3)
     }
 
+    @Test("a provider that moves its keys to another jwks_uri is read again at the unknown kid, once a minute (issue 66)")
+    func movedKeys() async throws {
+        let provider = try Provider(keys: [TestSigner.rs256.jwk])
+        let keys = provider.keys()
+        _ = try await keys.verify(
+            idToken: try provider.token(.rs256, kid: "rsa1"), clientID: Self.clientID, nonce: Self.nonce)
+        provider.origin.set(
+            "/keys-2026",
+            body: String(
+                decoding: JSONValue.object([("keys", .array([TestSigner.edDSA.jwk]))]).serialize(), as: UTF8.self))
+        provider.publishDiscovery(jwks: "/keys-2026")
+        provider.clock.advance(ProviderKeys.refetchInterval)
+        let claims = try await keys.verify(
+            idToken: try provider.token(.edDSA, kid: "ed1"), clientID: Self.clientID, nonce: Self.nonce)
+        #expect(claims.subject == "alice")
+        #expect(provider.fetches("/.well-known/openid-configuration") == 2 && provider.fetches("/keys-2026") == 1)
+        #expect(provider.fetches("/jwks") == 1)
+    }
+
     @Test("an expired token, a wrong nonce, a failing JWKS and another issuer's document are refused")
     func refusals() async throws {
         let provider = try Provider(keys: [TestSigner.rs256.jwk])
@@ -133,7 +157,7 @@ struct ProviderKeysTests {
         let other = ProviderKeys(
             issuer: provider.issuer + "/", allowHTTP: true, fetcher: provider.fetcher, clock: { 0 })
         let mismatch = await #expect(throws: ProviderError.self) { try await other.discovery() }
-        #expect(mismatch == .discovery(DiscoveryError(.issuerMismatch, member: "issuer")))
+        #expect(mismatch == .discovery(DiscoveryError(.issuerMismatch, member: "issuer", found: provider.issuer)))
         let strict = ProviderKeys(issuer: provider.issuer, allowHTTP: false, fetcher: provider.fetcher, clock: { 0 })
         let http = await #expect(throws: ProviderError.self) { try await strict.discovery() }
         #expect(http == .discovery(DiscoveryError(.badEndpoint, member: "authorization_endpoint")))

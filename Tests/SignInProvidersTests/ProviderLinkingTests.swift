@@ -41,4 +41,24 @@ struct ProviderLinkingTests {
             Self.decide(candidate: unproven, normalize: { $0 })
                 == .confirmPassword(account: "pro-7", email: "ada@example.com"))
     }
+
+    @Test("a verified email whose local part is not ASCII links, proves and makes nothing: email_not_ascii (issue 66)")
+    func nonASCIILocalPart() {
+        let kelvin = ProviderIdentity(
+            issuer: "https://sso.example", subject: "43", email: "\u{212A}ate@example.com", emailVerified: true, name: nil)
+        let proven: ProviderLinking.Candidate = (
+            account: "pro-7", email: "kate@example.com", emailVerified: true, hasPassword: true)
+        for candidate in [nil, proven] {
+            #expect(
+                ProviderLinking.decide(
+                    identity: kelvin, provider: Self.provider, linkingFor: nil, linkedTo: nil, candidate: candidate,
+                    normalize: { $0 }) == .refuse(.emailNotASCII))
+        }
+        #expect(ProviderLinking.verifiedEmail(kelvin, normalize: { $0 }) == nil)
+        // Linking from a signed-in account's settings asks nothing of the email.
+        #expect(
+            ProviderLinking.decide(
+                identity: kelvin, provider: Self.provider, linkingFor: "pro-7", linkedTo: nil, candidate: nil,
+                normalize: { $0 }) == .link(account: "pro-7"))
+    }
 }

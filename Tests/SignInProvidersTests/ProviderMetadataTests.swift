@@ -65,8 +65,9 @@ struct ProviderMetadataTests {
         arguments: ["https://accounts.example.com/", "https://ACCOUNTS.example.com", "https://evil.example", ""])
     func issuerMismatch(stated: String) {
         let error = #expect(throws: DiscoveryError.self) { try Self.read(["issuer": .string(stated)]) }
-        #expect(error == DiscoveryError(.issuerMismatch, member: "issuer"))
-        #expect((#expect(throws: DiscoveryError.self) { try Self.read(["issuer": nil]) })?.code == .issuerMismatch)
+        #expect(error == DiscoveryError(.issuerMismatch, member: "issuer", found: stated))
+        let missing = #expect(throws: DiscoveryError.self) { try Self.read(["issuer": nil]) }
+        #expect(missing == DiscoveryError(.issuerMismatch, member: "issuer", found: nil))
     }
 
     @Test(

@@ -25,21 +25,11 @@ struct SignInFlowTests {
         var issuer: String { origin.url("") }
 
         init(
-            _ backend: StorageBackend, issParameter: Bool = false, userinfo: Bool = false, logout: Bool = false
+            _ backend: StorageBackend, issParameter: Bool = false, userinfo: Bool = false, logout: Bool = false,
+            issuerSuffix: String = ""
         ) throws {
             origin = try TestOrigin()
             test = try backend.makeDatabase()
-            var discovery: [(String, JSONValue)] = [
-                ("issuer", .string(origin.url(""))), ("authorization_endpoint", .string(origin.url("/authorize"))),
-                ("token_endpoint", .string(origin.url("/token"))), ("jwks_uri", .string(origin.url("/jwks"))),
-                ("code_challenge_methods_supported", ["S256"]),
-            ]
-            if issParameter { discovery.append(("authorization_response_iss_parameter_supported", true)) }
-            if userinfo { discovery.append(("userinfo_endpoint", .string(origin.url("/userinfo")))) }
-            discovery.append(("end_session_endpoint", .string(origin.url("/logout?realm=staff"))))
-            origin.set(
-                "/.well-known/openid-configuration",
-                body: String(decoding: JSONValue.object(discovery).serialize(), as: UTF8.self))
             origin.set(
                 "/jwks",
                 body: String(
@@ -47,7 +37,7 @@ struct SignInFlowTests {
             var configuration = SignInProvidersConfiguration()
             configuration.providers = [
                 SignInProvider(
-                    name: "corp", kind: .oidc(issuer: origin.url("")), clientID: SignInFlowTests.clientID,
+                    name: "corp", kind: .oidc(issuer: origin.url("") + issuerSuffix), clientID: SignInFlowTests.clientID,
                     clientSecret: .init("secret"), displayName: "Corp", scopes: ["openid", "email"],
                     surfaces: [.owners], allowPrivateNetwork: true, logout: logout),
                 SignInProvider(
@@ -64,9 +54,30 @@ struct SignInFlowTests {
                 configuration: configuration, publicURL: "https://postern.example/",
                 transactions: SignInTransactionStore(database: test.database, clock: { clock.now }),
                 transport: { _ in fetcher }, clock: { clock.now })
+            publishDiscovery(issParameter: issParameter, userinfo: userinfo)
         }
 
         deinit { origin.stop() }
+
+        /// Serves the discovery document: promising RFC 9207's `iss` or not, with a userinfo endpoint or not.
+        func publishDiscovery(issParameter: Bool, userinfo: Bool = false) {
+            var discovery: [(String, JSONValue)] = [
+                ("issuer", .string(origin.url(""))), ("authorization_endpoint", .string(origin.url("/authorize"))),
+                ("token_endpoint", .string(origin.url("/token"))), ("jwks_uri", .string(origin.url("/jwks"))),
+                ("code_challenge_methods_supported", ["S256"]),
+            ]
+            if issParameter { discovery.append(("authorization_response_iss_parameter_supported", true)) }
+            if userinfo { discovery.append(("userinfo_endpoint", .string(origin.url("/userinfo")))) }
+            discovery.append(("end_session_endpoint", .string(origin.url("/logout?realm=staff"))))
+            origin.set(
+                "/.well-known/openid-configuration",
+                body: String(decoding: JSONValue.object(discovery).serialize(), as: UTF8.self))
+        }
+
+        /// How many times the discovery document was fetched.
+        var discoveryFetches: Int {
+            origin.receivedRequests.filter { $0.hasPrefix("GET /.well-known/openid-configuration ") }.count
+        }
 
         /// Begins a login; returns the authorization URL's query and the browser token.
         func begin(_ provider: String = "corp") async throws -> (query: [String: String], browser: String) {
@@ -167,6 +178,41 @@ struct SignInFlowTests {
         withExtendedLifetime(harness) {}
     }
 
+    @Test(
+        "the provider's access_denied, with or without a state: the person cancelled, the audit reason names the error",
+        arguments: [StorageBackend.sqlite])
+    func cancelledAtTheProvider(_ backend: StorageBackend) async throws {
+        let harness = try Harness(backend)
+        let (query, browser) = try await harness.begin()
+        for items in [[("error", "access_denied"), ("state", query["state"] ?? "")], [("error", "access_denied")]] {
+            let refusal = await #expect(throws: SignInRefusal.self) { try await harness.finish(items, browser: browser) }
+            #expect(refusal == .providerRefused("access_denied"), "\(items)")
+            #expect(refusal?.reason == "provider_refused:access_denied")
+            #expect(refusal?.words == SignInMessage.cancelled)
+        }
+        // Another error is a failed sign-in, and its code is kept to a code's characters in the audit.
+        let other = SignInRefusal.providerRefused("server_error\n<b>x</b>")
+        #expect(other.words == SignInMessage.failed && other.reason == "provider_refused:server_errorbxb")
+        #expect(SignInRefusal.noTransaction.words == SignInMessage.failed)
+    }
+
+    @Test("an issuer configured with a trailing slash: discovery names the issuer the provider states; misconfigured")
+    func trailingSlashIssuer() async throws {
+        let harness = try Harness(.sqlite, issuerSuffix: "/")
+        let mismatch = ProviderError.discovery(DiscoveryError(.issuerMismatch, member: "issuer", found: harness.issuer))
+        let states = await harness.flow.discoveryStates()
+        #expect(states.first?.state.flatMap { try? $0.get() } == nil)
+        if case .failure(let error)? = states.first?.state { #expect(error == mismatch) } else { Issue.record("\(states)") }
+        await #expect(throws: SignInFlow.StartError.provider(mismatch)) {
+            try await harness.flow.begin(provider: "corp", surface: .owners, account: nil, returnTo: "/owner")
+        }
+        #expect(SignInMessage.unavailable(mismatch) == SignInMessage.misconfigured)
+        #expect(SignInMessage.unavailable(.status(503, document: "discovery")) == SignInMessage.unreachable)
+        #expect(
+            "\(DiscoveryError(.issuerMismatch, member: "issuer", found: harness.issuer))"
+                == "issuerMismatch: the provider's document states issuer \"\(harness.issuer)\"")
+    }
+
     @Test("a provider that promises RFC 9207's iss must send it", arguments: [StorageBackend.sqlite])
     func issPromised(_ backend: StorageBackend) async throws {
         let harness = try Harness(backend, issParameter: true)
@@ -180,6 +226,40 @@ struct SignInFlowTests {
         let completed = try await harness.finish(
             [("code", "c"), ("state", again["state"] ?? ""), ("iss", harness.issuer)], browser: againBrowser)
         #expect(completed.identity.subject == "alice")
+    }
+
+    @Test(
+        "a provider that starts promising RFC 9207's iss is held to it within a minute, not an hour; one that stops is read again before a callback without iss is refused (issue 66)",
+        arguments: [StorageBackend.sqlite])
+    func issPromiseChanges(_ backend: StorageBackend) async throws {
+        let harness = try Harness(backend)
+        let start = harness.clock.now
+        func callback(iss: String?) async throws -> CompletedSignIn {
+            let (query, browser) = try await harness.begin()
+            try harness.answerToken(nonce: query["nonce"])
+            return try await harness.finish(
+                [("code", "c"), ("state", query["state"] ?? "")] + (iss.map { [("iss", $0)] } ?? []), browser: browser)
+        }
+        // Not promised: a callback without iss is taken.
+        #expect(try await callback(iss: nil).identity.subject == "alice")
+        let fetched = harness.discoveryFetches
+        // The provider starts promising it. Within the minute the copy kept stands (a callback cannot make Postern
+        // fetch without end); past it, a callback without iss, a mix-up attacker's, reads the document again and is
+        // refused, well within the hour the document is otherwise kept.
+        harness.publishDiscovery(issParameter: true)
+        #expect(try await callback(iss: nil).identity.subject == "alice")
+        #expect(harness.discoveryFetches == fetched)
+        harness.clock.advance(ProviderKeys.refetchInterval)
+        await #expect(throws: SignInRefusal.issuerParameter) { try await callback(iss: nil) }
+        #expect(harness.discoveryFetches == fetched + 1)
+        #expect(try await callback(iss: harness.issuer).identity.subject == "alice")
+        // It stops promising it: a callback without iss is refused while the kept copy is fresh, then read again.
+        harness.publishDiscovery(issParameter: false)
+        await #expect(throws: SignInRefusal.issuerParameter) { try await callback(iss: nil) }
+        harness.clock.advance(ProviderKeys.refetchInterval)
+        #expect(try await callback(iss: nil).identity.subject == "alice")
+        #expect(harness.discoveryFetches == fetched + 2)
+        #expect(harness.clock.now - start < ProviderKeys.documentLifetime)
     }
 
     @Test("begin refuses a provider that does not sign into the surface, and a return path off the site")

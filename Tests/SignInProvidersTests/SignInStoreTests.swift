@@ -86,6 +86,38 @@ struct SignInStoreTests {
         #expect(try await store.take(state: kept, browser: "victim") == begun)
     }
 
+    @Test(
+        "a burst of sign-ins stops at the cap across instances, with full; a signed-in link never does; expired ones free room (issue 66)",
+        arguments: StorageBackend.allCases)
+    func signInCap(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock()
+        let here = SignInTransactionStore(database: test.database, clock: { clock.now }, unauthenticatedLimit: 5)
+        let there = SignInTransactionStore(database: try test.another(), clock: { clock.now }, unauthenticatedLimit: 5)
+        var refused = 0
+        for index in 0..<12 {
+            do {
+                _ = try await (index % 2 == 0 ? here : there).begin(
+                    provider: "corp", surface: .owners, account: nil, returnTo: "/", browser: "b\(index)")
+            } catch SignInTransactionError.full {
+                refused += 1
+            }
+        }
+        #expect(refused == 7)
+        let rows = try test.database.writeSync {
+            try $0.query("SELECT COUNT(*) AS n FROM signin_transactions", []).first?.int("n") ?? -1
+        }
+        #expect(rows == 5)
+        // A signed-in person linking a provider is not held back by strangers' sign-ins.
+        let (state, begun) = try await here.begin(
+            provider: "corp", surface: .owners, account: "o-1", returnTo: "/owner", browser: "me")
+        #expect(try await here.take(state: state, browser: "me") == begun)
+        // Once they expire, sign-ins begin again.
+        clock.advance(SignInTransactionStore.lifetime)
+        _ = try await here.begin(provider: "corp", surface: .owners, account: nil, returnTo: "/", browser: "late")
+        #expect(try await here.purge() == 5)
+    }
+
     @Test("expired transactions are purged, live ones kept", arguments: StorageBackend.allCases)
     func purge(_ backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()

@@ -179,6 +179,27 @@ struct WebInboxPagesTests {
     }
 
     @Test(
+        "the message page lists the links the message holds, each once, to open; none for a message without",
+        arguments: StorageBackend.allCases)
+    func extractedLinks(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await Self.signedIn(backend)
+        let linked = try await harness.deliver(
+            WebInboxHarness.plain(
+                subject: "Confirm", body: "Confirm: https://app.example/c?t=1&x=2 or https://app.example/c?t=1&x=2"),
+            to: "reader@mail.localhost")
+        let page = await browser.send(.GET, Self.mailbox + "/" + linked)
+        #expect(page.status == .ok)
+        #expect(
+            page.text.contains(
+                "<ul id=\"links\"><li><a class=\"message-link\" href=\"https://app.example/c?t=1&amp;x=2\" "
+                    + "rel=\"noopener noreferrer\" target=\"_blank\">https://app.example/c?t=1&amp;x=2</a></li></ul>"),
+            "\(page.text)")
+        let plain = try await harness.deliver(
+            WebInboxHarness.plain(subject: "No links", body: "Nothing to follow."), to: "reader@mail.localhost")
+        #expect(!(await browser.send(.GET, Self.mailbox + "/" + plain)).text.contains("id=\"links\""))
+    }
+
+    @Test(
         "attachments download as octet-stream attachments; the raw source is inert plain text",
         arguments: StorageBackend.allCases)
     func partsAreInert(_ backend: StorageBackend) async throws {

@@ -1,0 +1,34 @@
+/// Every limit of an IMAP session in one place: what one command may hold, how deep it may nest, how much input may
+/// wait unanswered, and how long a client may stay silent. Each bound keeps a session's memory fixed whatever the
+/// client sends; a command past one is answered with a tagged `BAD` naming the limit (``IMAPCommandError``).
+public struct IMAPLimits: Sendable, Equatable {
+    /// The most bytes of command text, literals excluded (all the lines of one command together). RFC 7162 §4 asks
+    /// servers to take at least 8,000; Dovecot takes 64 KiB, which this matches so that long UID sets from `mbsync`
+    /// pass. A longer command is read to its end, dropped and answered `BAD`. Default 65,536.
+    public var maxLineBytes = 65_536
+    /// The most bytes of one command's literals together (an `APPEND`'s message is one). A synchronizing literal
+    /// past it is refused before the client sends it (`BAD [TOOBIG]`, no continuation request). Default 32 MiB.
+    public var maxLiteralBytes = 32 * 1024 * 1024
+    /// The most bytes of a non-synchronizing literal (`{n+}`): RFC 7888's `LITERAL-` bound. A larger one was sent
+    /// without asking, so it is read and dropped and the command answered `BAD [TOOBIG]`. Default 4,096.
+    public var maxNonSynchronizingLiteralBytes = 4096
+    /// How deeply parentheses may nest in one command (search keys, `OR`/`NOT` chains, lists). Default 32.
+    public var maxNestingDepth = 32
+    /// The most ranges and numbers of one sequence set (`1,3,5:9` is three). Default 16,384.
+    public var maxSequenceSetRanges = 16_384
+    /// The most commands answered from input already buffered before the session hands the turn back to its
+    /// driver (``IMAPSession/hasBufferedInput``): a client that pipelines 10,000 commands gets every answer, in
+    /// turns of this many, with the output of one turn bounded. Default 64.
+    public var maxPipelinedCommands = 64
+    /// The most bytes received and not yet read as commands (pipelined behind the one in progress). The driver stops
+    /// reading from the socket while ``IMAPSession/wantsInput`` is false. Default 256 KiB.
+    public var maxBufferedInputBytes = 256 * 1024
+    /// How long a session may stay silent before the server logs it out (RFC 9051 §5.4: at least 30 minutes; an
+    /// IDLE that clients re-issue every 29 minutes keeps it open). Default 30 minutes.
+    public var autologout: Duration = .seconds(30 * 60)
+    /// How long a session that has not signed in may stay silent. Default 60 s, as for SMTP's first command.
+    public var unauthenticatedTimeout: Duration = .seconds(60)
+
+    /// The defaults.
+    public init() {}
+}

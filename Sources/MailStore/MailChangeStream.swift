@@ -1,0 +1,121 @@
+import Storage
+
+/// The one "wait for a change, then push" of the server: an async sequence of ``MailStreamEvent``s for one address
+/// (or for every address), which every push door consumes and formats (JMAP's event source and WebSocket, the web
+/// inbox's live list, mail.cx's `/api/ws`, the operator's events, `/messages/wait` and MCP's wait).
+///
+/// Made by ``MailStore/changeStream(of:from:quiet:until:recheck:)``. Its iterator takes a ticket on the store's
+/// ``MailChanges`` when it is made and each time it hands out an element, before the consumer looks at anything, so
+/// that nothing announced meanwhile is missed. Each call of `next()`, in the consumer's task:
+/// 1. looks at the address's state (after the ticket);
+/// 2. a state other than the last one handed out (or than `from`): reads the change log between the two, runs the
+///    re-check, and returns ``MailStreamEvent/changed(_:)``;
+/// 3. woken by an announcement for the address without a state move: the re-check, then ``MailStreamEvent/woken``;
+/// 4. `quiet` passed since the last element: the re-check, then ``MailStreamEvent/quiet``;
+/// 5. else parks on the ticket until the address is announced (this instance's writes; on PostgreSQL every
+///    instance's, through `NOTIFY postern_mail`), the next quiet element is due, `until` passes, or, on SQLite, the
+///    look interval (``MailStore/unannouncedLookInterval``) passes: another process writing the same file
+///    (`postern mail deliver`) announces nothing here, so the state is looked at again each second. Then 1 again.
+///
+/// It ends (nil) when the re-check says no or when `until` passes, and throws `CancellationError` when the
+/// consumer's task is cancelled (a closed socket, a shut-down server), so a consumer's socket lives exactly as long
+/// as its loop. A stream of every address (`of: nil`) has no state to compare: every announcement, and on SQLite
+/// every look, is ``MailStreamEvent/woken``.
+public struct MailChangeStream: AsyncSequence, Sendable {
+    public typealias Element = MailStreamEvent
+
+    let store: MailStore
+    let address: String?
+    let from: Int64?
+    let quiet: Duration?
+    let until: ContinuousClock.Instant?
+    let recheck: @Sendable () async throws -> Bool
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(
+            stream: self, known: from, lastElement: .now,
+            tickets: (store.changes.ticket(), store.changes.anyChange.ticket()))
+    }
+
+    /// The stream's position: the state last handed out, when the last element went, and the tickets taken as it
+    /// went (before the consumer looked at anything the element made it look at).
+    public struct Iterator: AsyncIteratorProtocol {
+        let stream: MailChangeStream
+        var known: Int64?
+        var lastElement: ContinuousClock.Instant
+        var tickets: (address: MailChanges.Ticket, any: Int)?
+
+        public mutating func next() async throws -> MailStreamEvent? {
+            let store = stream.store
+            let changes = store.changes
+            let sqlite = store.database.dialect == .sqlite
+            var announced = false
+            while true {
+                try Task.checkCancellation()
+                let (ticket, anyTicket) = tickets ?? (changes.ticket(), changes.anyChange.ticket())
+                tickets = nil
+                if let address = stream.address {
+                    let state = try await store.state(address: address)
+                    if state != known {
+                        var log: [MailChange]?
+                        if let known { log = try await store.changes(address: address, since: known)?.log }
+                        let change = MailStreamChange(address: address, previous: known, state: state, log: log)
+                        guard try await stream.recheck() else { return nil }
+                        return hand(.changed(change), state: state)
+                    }
+                }
+                if announced {
+                    guard try await stream.recheck() else { return nil }
+                    return hand(.woken, state: known)
+                }
+                let now = ContinuousClock.now
+                if let until = stream.until, now >= until { return nil }
+                var pause = Duration.seconds(3600)
+                if let quiet = stream.quiet {
+                    let left = quiet - (now - lastElement)
+                    if left <= .zero {
+                        guard try await stream.recheck() else { return nil }
+                        return hand(.quiet, state: known)
+                    }
+                    pause = Swift.min(pause, left)
+                }
+                if let until = stream.until { pause = Swift.min(pause, until - now) }
+                let looking = sqlite && pause > MailStore.unannouncedLookInterval
+                if looking { pause = MailStore.unannouncedLookInterval }
+                if let address = stream.address {
+                    announced = await changes.wait(for: address, after: ticket, timeout: pause)
+                } else {
+                    await changes.anyChange.wait(after: anyTicket, timeout: pause)
+                    // Every address: no state to compare, so each announcement and each look is a wake-up.
+                    announced = changes.anyChange.ticket() != anyTicket || looking
+                }
+            }
+        }
+
+        /// Hands `event` out: the tickets for the next park are taken now, before the consumer looks.
+        private mutating func hand(_ event: MailStreamEvent, state: Int64?) -> MailStreamEvent {
+            tickets = (stream.store.changes.ticket(), stream.store.changes.anyChange.ticket())
+            known = state
+            lastElement = .now
+            return event
+        }
+    }
+}
+
+extension MailStore {
+    /// The change stream of `address`'s mail, or of every address's (`of: nil`); see ``MailChangeStream``.
+    /// - Parameters:
+    ///   - from: the state the consumer knows (a client's `Last-Event-ID`, the state a page was rendered at): a
+    ///     different state now is the first element at once. Nil: the first look is a change from nothing.
+    ///   - quiet: how long without an element before a ``MailStreamEvent/quiet`` one (pings, and the re-check when
+    ///     nothing happens); nil: never.
+    ///   - until: when the stream ends (a wait's timeout); nil: never.
+    ///   - recheck: whether the consumer may still listen (its bearer, its session), run before every element; the
+    ///     stream ends when it says no.
+    public func changeStream(
+        of address: String?, from: Int64? = nil, quiet: Duration? = nil, until: ContinuousClock.Instant? = nil,
+        recheck: @escaping @Sendable () async throws -> Bool = { true }
+    ) -> MailChangeStream {
+        MailChangeStream(store: self, address: address, from: from, quiet: quiet, until: until, recheck: recheck)
+    }
+}
