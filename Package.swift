@@ -189,7 +189,13 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
-            "SignInProviders", "EmbeddedResources", .product(name: "Metrics", package: "swift-metrics"),
+            "SignInProviders", "SignInMethods", "EmbeddedResources", .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // Sign-in methods, one owner for every family (issue 67): the passkey ceremonies' routes, the provider flow's
+        // start, completion, password question and unlink, the last-way rule and the password's removal, written once
+        // over the SignInFamily port that owners (Owners) and Pro users (WebInbox) fill.
+        .target(name: "SignInMethods", dependencies: [
+            "HTTP1", "ServerKit", "BrowserPages", "Passkeys", "SignInProviders", "Audit", "ClientAddress", "AuthCrypto",
         ]),
         // Sign-in with identity providers (issue 54): the providers' configuration, OpenID Connect discovery and the
         // id_token's checks over JWT's published keys, the login transactions and the linked identities (the only
@@ -222,6 +228,7 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
             "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
+            "SignInMethods",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -331,7 +338,7 @@ let package = Package(
             dependencies: [
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
-                "SMTPOutcomes", "WebAuthn", "WebSocket", "OutboundSocket",
+                "SMTPOutcomes", "WebAuthn", "WebSocket", "OutboundSocket", "SignInProviders", "Fetch",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",
@@ -439,7 +446,7 @@ let package = Package(
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
-            "SignInProviders", "Fetch", "BrowserPages", .product(name: "Logging", package: "swift-log"),
+            "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
             "OAuthResource", "Directory", "JWT", "JSON", "AuthCrypto", "Storage", "PostgresClient", "HTTP1", "ServerKit",

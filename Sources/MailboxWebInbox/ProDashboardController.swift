@@ -16,14 +16,21 @@ public struct ProDashboardController: Sendable {
 
     let inbox: WebInboxService
     let port: MailboxProDashboard
+    /// "Sign-in methods" (the Pro mount of the sign-in methods); nil shows none.
+    let signInMethods: ProSignInMethods?
 
     /// - Parameters:
     ///   - inbox: the web inbox whose sessions and frame the dashboard is served in (built with `linksDashboard`).
     ///   - surface: the Mail.td surface: accounts, API tokens, custom domains.
     ///   - webhooks: the Pro users' webhooks.
     ///   - sandboxes: the Pro users' SMTP sandboxes.
-    public init(inbox: WebInboxService, surface: MailboxService, webhooks: WebhooksController, sandboxes: MailSandbox) {
+    ///   - signInMethods: the Pro users' sign-in methods, whose section the dashboard shows; nil shows none.
+    public init(
+        inbox: WebInboxService, surface: MailboxService, webhooks: WebhooksController, sandboxes: MailSandbox,
+        signInMethods: ProSignInMethods? = nil
+    ) {
         self.inbox = inbox
+        self.signInMethods = signInMethods
         port = MailboxProDashboard(surface: surface, webhooks: webhooks, sandboxes: sandboxes)
     }
 
@@ -80,9 +87,9 @@ public struct ProDashboardController: Sendable {
             accounts: try await port.accounts(proUserID: user), tokens: try await port.tokens(proUserID: user),
             domains: try await port.domains(proUserID: user), webhook: webhook?.webhook,
             deliveries: webhook?.deliveries ?? [], sandbox: try await port.sandbox(proUserID: user),
-            flash: try await call.takeFlash() ?? WebInboxFlash(), signInMethods: try await inbox.signInMethodsSection(call))
+            flash: try await call.takeFlash() ?? WebInboxFlash(), signInMethods: try await signInMethods?.section(call) ?? .empty)
         // "Sign-in methods" loads the passkey forms' script, from this origin only.
-        return HTMLPage.response(.ok, page.render(call), policy: inbox.offersPasskeys ? .script(.self) : .page)
+        return HTMLPage.response(.ok, page.render(call), policy: signInMethods?.offersPasskeys == true ? .script(.self) : .page)
     }
 
     /// `POST .../tokens` (`name`): the token shown once.

@@ -23,7 +23,7 @@ struct ProDashboardPage {
     /// What the last post did, shown this once.
     var flash: WebInboxFlash
     /// "Sign-in methods": the user's password, passkeys and linked providers
-    /// (``WebInboxService/signInMethodsSection(_:)``); empty without passkeys and providers.
+    /// (``ProSignInMethods/section(_:)``); empty without passkeys and providers.
     var signInMethods: HTML = .empty
 
     func render(_ call: WebInboxProUserCall) -> HTML {

@@ -43,7 +43,7 @@ public final class OwnerService: Sendable {
     /// "Sign-in methods" offers to link.
     let signInButtons: [SignInProvider]
     /// The owners' linked provider identities (issue 54): shown under "Sign-in methods" and counted as ways in
-    /// (``OwnerSignInWays``); nil (a service given none) shows and counts none.
+    /// (``SignInWays``); nil (a service given none) shows and counts none.
     public let identities: SignInIdentityStore?
     /// Where signing out of a session a provider opened sends the browser next: the provider's end-session URL when
     /// its `_LOGOUT` is on (``SignInProviders/SignInFlow/endSessionURL(provider:)``), else nil (the sign-in page).

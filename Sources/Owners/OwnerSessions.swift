@@ -57,6 +57,19 @@ public struct OwnerSessions: Sendable {
         }
     }
 
+    /// When the unexpired session `token` was opened (Unix seconds): every owner session is opened by a sign-in that
+    /// proved the owner (password, passkey, provider) or by the sign-up that set the password; nil when there is none.
+    public func openedAt(token: String) async throws -> Int64? {
+        guard token.utf8.count == 43 else { return nil }
+        let now = clock()
+        return try await database.read { connection in
+            try connection.query(
+                "SELECT created_at FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
+                [.blob(Self.digest(token)), .integer(now)]
+            ).first?.int("created_at")
+        }
+    }
+
     /// Ends session `token` (signing out); nothing when there is none.
     /// - Returns: the sign-in provider the session came in through; nil when it came in otherwise, or there was none.
     @discardableResult

@@ -1,13 +1,14 @@
 import BrowserPages
 import Passkeys
 import ServerKit
+import SignInMethods
 import SignInProviders
 
 /// The one "Sign-in methods" section of `/owner` (issues 54 and 56): every way the owner signs in, each shown by a
 /// part of its own: the password (``SignInPasswordPart``), the passkeys
 /// (``OwnerPasskeyParts/passkeys(_:ceremonies:csrfToken:)``, when passkeys are kept) and the linked providers
 /// (``SignInProviderPart``, when providers are configured or one is linked). No change made here leaves the owner
-/// without a way in (``OwnerSignInWays``).
+/// without a way in (``SignInWays``).
 struct OwnerSignInMethodsSection {
     var password: HTML
     /// Empty when the server keeps no passkeys.
@@ -45,8 +46,10 @@ enum OwnerSignInMethodsFlash: String, Equatable {
     case alreadyLinked = "signin.already_linked"
     case linkedToAnother = "signin.linked_to_another"
     case unlinked = "signin.unlinked"
-    /// The change would leave no way to sign in (``OwnerSignInWays``).
+    /// The change would leave no way to sign in (``SignInWays``).
     case lastWay = "signin.last_way"
+    /// A passkey not added, a provider not linked: the session's sign-in is not recent (issue 66 item 4).
+    case proofNeeded = "signin.proof_needed"
 
     /// What `/owner` says.
     var words: String {
@@ -54,7 +57,7 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .passkeyAdded: "Passkey added: you can sign in with it now."
         case .passkeyRenamed: "Passkey renamed."
         case .passkeyRemoved: "Passkey removed: it no longer signs you in."
-        case .passkeyRefused: OwnerService.passkeyRefused
+        case .passkeyRefused: SignInMethodsController<OwnerSignInFamily>.passkeyRefused
         case .invalidPasskeyName: "A passkey's name has 1 to 64 characters."
         case .unknownPasskey: "That passkey is not one of yours."
         case .passwordRemoved: SignInMessage.passwordRemoved
@@ -65,6 +68,7 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .linkedToAnother: SignInMessage.linked(.linkedToAnother).words
         case .unlinked: SignInMessage.unlinked
         case .lastWay: SignInMessage.lastWay
+        case .proofNeeded: SignInMessage.proofNeeded
         }
     }
 }

@@ -2,6 +2,7 @@ import Audit
 import Logging
 import Owners
 import Passkeys
+import SignInProviders
 import Storage
 import Time
 
@@ -61,11 +62,39 @@ extension Operations {
             let summary = try await mailbox.listProUsers().first(where: { $0.id == user.id })
         else { return nil }
         let passkeys = try await PasskeyStore(database: database).credentials(of: .proUser(user.id))
+        let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
+            .identities(surface: .pro, account: user.id)
         return [
             describe(summary),
             "  password: " + (user.hasPassword ? "set" : "none (removed, or made by a sign-in provider)"),
             "  email: " + (user.emailVerified ? "proven" : "not proven"),
         ] + (passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:)))
+            + (identities.isEmpty ? [] : ["  sign-in identities: \(identities.count)"] + identities.map(describe(identity:)))
+    }
+
+    /// What `owner set-password` and `pro set-password` print after the new password (issue 66 item 4): every other
+    /// way in that still stands (passkeys, linked sign-in identities), each with when it was added, so that the
+    /// operator recovering an account sees what a thief may have added and removes it (`passkeys remove`; a linked
+    /// provider is unlinked from "Sign-in methods" by the person, signed in with the new password). Empty when there
+    /// is none; nil when nobody of the family has `email`.
+    /// - Parameter owner: true for an owner, false for a Pro user.
+    /// - Throws: storage errors.
+    public static func otherWaysIn(configuration: PosternConfiguration, email: String, owner: Bool, logger: Logger)
+        async throws -> [String]?
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let account: String?
+        if owner {
+            account = try await ownerStore(database, configuration).linkCandidate(email: email)?.owner.id
+        } else {
+            account = try await mailboxService(configuration, database: database, logger: logger)
+                .proUserLinkCandidate(email: email)?.id
+        }
+        guard let account else { return nil }
+        let passkeys = try await PasskeyStore(database: database).credentials(of: owner ? .owner(account) : .proUser(account))
+        let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
+            .identities(surface: owner ? .owners : .pro, account: account)
+        return passkeys.map(describe(passkey:)) + identities.map(describe(identity:))
     }
 
     /// `  passkey ID  "NAME"  ALG  created T  last used T|never  synced|this device only[  POSSIBLY CLONED T]`.

@@ -157,32 +157,38 @@ enum Surfaces {
         inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
         inboxSettings.backoff = ownerSettings.backoff
         let inboxAccounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: mail.directory)
+        // Pro users' passkeys run on the owners' ceremonies: one relying party, store and challenge table.
+        let proPasskeys = owners.passkeys.map {
+            WebInboxPasskeys(ceremonies: $0, audit: audit, onCeremony: metrics.passkeyCeremony)
+        }
+        let proProviders = signIn.map {
+            WebInboxProviders(flow: $0, identities: signInIdentities, accounts: inboxAccounts, audit: audit)
+        }
         let inbox = try WebInboxService(
             configuration: inboxSettings, ownerBrowser: owners.browser, pages: pages, ownedInboxes: ownedInboxes,
             signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
             sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
             linksDashboard: true, onLiveStream: metrics.webInboxLiveStream,
-            passkeys: owners.passkeys.map {
-                // Pro users' passkeys run on the owners' ceremonies: one relying party, store and challenge table.
-                WebInboxPasskeys(ceremonies: $0, audit: audit, onCeremony: metrics.passkeyCeremony)
-            },
-            providers: signIn.map {
-                WebInboxProviders(flow: $0, identities: signInIdentities, accounts: inboxAccounts, audit: audit)
-            })
+            signInOffer: WebInboxSignInOffer(passkeys: proPasskeys, providers: proProviders))
         inbox.register(into: &router)
+        // The one sign-in methods controller, mounted for Pro users (the owners' mount is OwnerProviderPages and
+        // OwnerService's passkeys).
+        let proSignIn = ProSignInMethods(inbox: inbox, passkeys: proPasskeys, providers: proProviders)
+        proSignIn.register(into: &router)
         if let signIn, let ownerProviderPages {
             // The one redirect URI of every surface: each login goes back to the surface that began it.
             router.add(
                 .GET, SignInRedirect.path,
                 pages.limited { request, context in
                     try await signIn.answer(
-                        request, surfaces: [.owners: ownerProviderPages, .pro: inbox], fallback: .owners,
+                        request, surfaces: [.owners: ownerProviderPages, .pro: proSignIn], fallback: .owners,
                         client: context.clientAddress?.description,
                         clear: owners.browser.clearCookie(SignInFlow.browserCookie))
                 })
         }
-        ProDashboardController(inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
-            .register(into: &router)
+        ProDashboardController(
+            inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: proSignIn
+        ).register(into: &router)
 
         var mcp = configuration.mcp
         mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL

@@ -31,6 +31,14 @@ public enum SignInMessage {
     public static func passwordRemovalSlowed(retryAfter seconds: Int64) -> String {
         "Too many wrong passwords. Try again in \(seconds) seconds."
     }
+    /// The password question not asked: too many wrong passwords for the account's email, as its sign-in counts them.
+    public static func signInSlowed(retryAfter seconds: Int64) -> String {
+        "Too many failed sign-ins for this email. Try again in \(seconds) second\(seconds == 1 ? "" : "s")."
+    }
+    /// A passkey not added or a provider not linked: the session's sign-in is not recent enough to prove who adds a
+    /// lasting way in (issue 66 item 4).
+    public static let proofNeeded =
+        "Adding a way to sign in needs a recent sign-in: sign out, sign in again (with your password, a passkey or a provider), then add it within 5 minutes."
     /// A change refused because it would leave the account no way in (``SignInWays``).
     public static let lastWay =
         "That is your only way to sign in: add a passkey or link a provider first (or ask the operator for a password)."

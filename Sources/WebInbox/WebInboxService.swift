@@ -43,10 +43,8 @@ public final class WebInboxService: Sendable {
     let captures: (any WebInboxCaptures)?
     /// Told when a live-list stream opens (`true`) and ends (`false`): the server's gauge of them.
     let onLiveStream: @Sendable (Bool) -> Void
-    /// Pro users' passkeys (issue 56); nil: none is offered or shown.
-    let passkeys: WebInboxPasskeys?
-    /// Pro users' sign-in with identity providers (issue 54); nil: no button, no link.
-    let providers: WebInboxProviders?
+    /// What the sign-in page offers Pro users beside the password (``ProSignInMethods`` serves it).
+    let signInOffer: WebInboxSignInOffer
 
     /// Live-list event streams open on this instance now.
     public var openLiveStreams: Int { liveStreams.openCount }
@@ -55,6 +53,8 @@ public final class WebInboxService: Sendable {
     public static let sessionCookie = "postern_inbox"
     /// The pre-session cookie its sign-in forms' CSRF tokens are bound to.
     public static let csrfCookie = "postern_inbox_csrf"
+    /// The sign-in page's provider buttons post here (``ProSignInMethods``).
+    public static let providerStartPath = "/inbox/sign-in/provider"
 
     /// - Parameters:
     ///   - configuration: public URL, lifetimes, page size, backoff.
@@ -71,19 +71,17 @@ public final class WebInboxService: Sendable {
     ///   - linksDashboard: whether a Pro user's pages link to the Pro dashboard at ``dashboardPath``, which the Mail.td
     ///     side serves through ``proUserRoute(_:)``.
     ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
-    ///   - passkeys: Pro users' passkey ceremonies, audit trail and counter; nil offers Pro users no passkey.
-    ///   - providers: Pro users' identity providers (``WebInboxService+Providers``); nil offers none.
+    ///   - signInOffer: the passkey button and provider buttons of the sign-in page, and where a provider's session
+    ///     signs out to (``ProSignInMethods``, mounted beside, serves them); none by default.
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, ownerBrowser: OwnerBrowser, pages: PageRoutes,
         ownedInboxes: any OwnedInboxes, signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
         captures: (any WebInboxCaptures)? = nil, linksDashboard: Bool = false,
-        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }, passkeys: WebInboxPasskeys? = nil,
-        providers: WebInboxProviders? = nil
+        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }, signInOffer: WebInboxSignInOffer = .none
     ) throws {
-        self.passkeys = passkeys
-        self.providers = providers
+        self.signInOffer = signInOffer
         self.onLiveStream = onLiveStream
         self.sender = sender
         self.captures = captures
@@ -140,8 +138,6 @@ public final class WebInboxService: Sendable {
         router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
         registerCompose(into: &router)
         registerLive(into: &router)
-        registerPasskeys(into: &router)
-        registerProviders(into: &router)
         router.add(.GET, "/inbox/m/{mailbox}/{id}", page { [self] in try await message($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/html", page { [self] in try await htmlPart($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/raw", page { [self] in try await rawSource($0, $1, $2) })
@@ -314,7 +310,7 @@ public final class WebInboxService: Sendable {
             let provider = try await sessions.close(token: token)
             try await flashes.forget(session: token)
             // Postern's session is over whatever follows; with the provider's _LOGOUT on, it is ended there next.
-            if let provider, let providers { next = await providers.flow.endSessionURL(provider: provider) }
+            if let provider { next = await signInOffer.providerLogout(provider) }
         }
         let clear = forms.cookie(Self.sessionCookie, "", maxAge: 0)
         // The provider's end-session page is another site: a 303 there from this form's answer is one the page's CSP
@@ -380,8 +376,8 @@ public final class WebInboxService: Sendable {
     /// The sign-in page, with the Pro passkey button when Pro users are offered passkeys.
     func signInForm() -> WebInboxSignInForm {
         var page = WebInboxSignInForm(proOpen: signIns != nil)
-        page.passkeys = signIns != nil && passkeys != nil
-        if signIns != nil { page.providers = providers?.buttons ?? [] }
+        page.passkeys = signIns != nil && signInOffer.passkeys
+        if signIns != nil { page.providers = signInOffer.providers }
         return page
     }
 

@@ -54,6 +54,18 @@ public struct WebInboxSessions: Sendable {
         }
     }
 
+    /// When the unexpired session `token` was opened (Unix seconds); nil when there is none.
+    func openedAt(token: String) async throws -> Int64? {
+        guard token.utf8.count == 43 else { return nil }
+        let now = clock()
+        return try await database.read { connection in
+            try connection.query(
+                "SELECT created_at FROM web_inbox_sessions WHERE token_digest = ? AND expires_at > ?",
+                [.blob(Self.digest(token)), .integer(now)]
+            ).first?.int("created_at")
+        }
+    }
+
     /// Ends session `token`; nothing when there is none.
     /// - Returns: the sign-in provider the session came in through; nil when it came in otherwise, or there was none.
     @discardableResult

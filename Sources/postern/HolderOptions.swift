@@ -21,6 +21,16 @@ struct ShowOptions: ParsableArguments {
     }
 }
 
+/// After `owner set-password` or `pro set-password` (issue 66 item 4): the other ways in that still stand, each with
+/// when it was added, and how to remove one the person does not recognise (a passkey by `remove`, a linked provider by
+/// its "Unlink" once they sign in with the new password).
+func writeOtherWays(_ ways: [String], remove: String) {
+    guard !ways.isEmpty else { return }
+    Terminal.write("other ways in still stand (remove any added by someone else: a passkey with `\(remove)`, a linked")
+    Terminal.write("  provider with \"Unlink\" in Sign-in methods once signed in with this password):")
+    Terminal.write(lines: ways)
+}
+
 /// What `owner passkeys remove` and `pro passkeys remove` take (the configuration, `--email`, `--id`) and do (issue
 /// 56): remove a lost device's passkey, and say what came of it.
 struct PasskeyRemovalOptions: ParsableArguments {

@@ -74,6 +74,9 @@ struct OwnerCommand: AsyncParsableCommand {
             }
             guard found else { throw CommandFailure("no owner has email '\(email)'") }
             Terminal.write("password set for \(email); their sessions ended")
+            let ways = try await Operations.otherWaysIn(
+                configuration: configuration, email: email, owner: true, logger: logger) ?? []
+            writeOtherWays(ways, remove: "postern owner passkeys remove --email \(email) --id ID")
         }
     }
 

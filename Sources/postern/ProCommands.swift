@@ -55,6 +55,9 @@ struct Pro: AsyncParsableCommand {
                 configuration: configuration, email: email, password: password, logger: logger)
             else { throw CommandFailure("no Pro user has email '\(email)'") }
             Terminal.write("password set for \(email); its earlier sign-ins ended")
+            let ways = try await Operations.otherWaysIn(
+                configuration: configuration, email: email, owner: false, logger: logger) ?? []
+            writeOtherWays(ways, remove: "postern pro passkeys remove --email \(email) --id ID")
         }
     }
 

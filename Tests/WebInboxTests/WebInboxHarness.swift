@@ -56,6 +56,8 @@ final class WebInboxHarness: Sendable {
     /// The Pro users' webhooks, over the same surface (their `/api/user/webhooks` routes are on ``router``).
     let webhooks: WebhooksController
     let service: WebInboxService
+    /// Pro users' sign-in methods (the one controller's Pro mount), routed beside the web inbox.
+    let signInMethods: ProSignInMethods
     let mail: MailStore
     let router: ContextRouter
 
@@ -65,7 +67,7 @@ final class WebInboxHarness: Sendable {
     ///   - configure: changes to the web inbox's settings (the live list's limits).
     ///   - relyingParty: Pro users' passkeys' relying party (the audit trail in the database's table); nil offers no
     ///     passkeys.
-    ///   - provider: an identity provider for Pro users (``WebInboxProviders``, the audit trail in the database's
+    ///   - provider: an identity provider for Pro users (``WebInboxProviders``, mounted by ``ProSignInMethods``, the audit trail in the database's
     ///     table): the tests hand the web inbox verified identities; nil offers none.
     ///   - transport: the provider's transport; default: one never reached.
     init(
@@ -119,6 +121,23 @@ final class WebInboxHarness: Sendable {
             MailboxDirectory(database: database, domains: mailboxSettings.domains + mailboxSettings.proDomains), agents,
         ])
         let accounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
+        let passkeys = relyingParty.map {
+            WebInboxPasskeys(
+                ceremonies: PasskeyCeremonies(
+                    party: $0, store: PasskeyStore(database: database), challenges: PasskeyChallenges(database: database)),
+                audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
+        }
+        let providers = provider.map { provider in
+            var providers = SignInProvidersConfiguration()
+            providers.providers = [provider]
+            return WebInboxProviders(
+                flow: SignInFlow(
+                    configuration: providers, publicURL: Self.publicURL,
+                    transactions: SignInTransactionStore(database: database, clock: { clock.now }),
+                    transport: { _ in transport }, clock: { clock.now }),
+                identities: SignInIdentityStore(database: database, clock: { clock.now }), accounts: accounts,
+                audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
+        }
         service = try WebInboxService(
             configuration: settings, ownerBrowser: owners.browser, pages: owners.pages,
             ownedInboxes: makeOwnedInboxes(database, clock),
@@ -126,31 +145,17 @@ final class WebInboxHarness: Sendable {
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
             captures: accounts, linksDashboard: true,
-            passkeys: relyingParty.map {
-                WebInboxPasskeys(
-                    ceremonies: PasskeyCeremonies(
-                        party: $0, store: PasskeyStore(database: database),
-                        challenges: PasskeyChallenges(database: database)),
-                    audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
-            },
-            providers: provider.map { provider in
-                var providers = SignInProvidersConfiguration()
-                providers.providers = [provider]
-                return WebInboxProviders(
-                    flow: SignInFlow(
-                        configuration: providers, publicURL: Self.publicURL,
-                        transactions: SignInTransactionStore(database: database, clock: { clock.now }),
-                        transport: { _ in transport }, clock: { clock.now }),
-                    identities: SignInIdentityStore(database: database, clock: { clock.now }), accounts: accounts,
-                    audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
-            })
+            signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers))
+        signInMethods = ProSignInMethods(inbox: service, passkeys: passkeys, providers: providers)
 
         var router = ContextRouter()
         owners.register(into: &router)
         mailbox.register(into: &router)
         webhooks.register(on: &router)
         service.register(into: &router)
-        ProDashboardController(inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox)
+        signInMethods.register(into: &router)
+        ProDashboardController(
+            inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: signInMethods)
             .register(into: &router)
         self.router = router
     }
@@ -262,17 +267,6 @@ final class WebInboxHarness: Sendable {
 func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentOwnedInboxes {
     AgentOwnedInboxes(
         accounts: AgentAccountStore(database: database), domain: WebInboxHarness.agentDomain, clock: { clock.now })
-}
-
-/// A provider's transport that is never reached: every call fails.
-struct UnreachableProvider: ProviderTransport {
-    func fetch(_ url: String) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
-    func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchResponse {
-        throw FetchError.invalidURL
-    }
-    func post(
-        _ url: String, headers: [(String, String)], body: [UInt8], readingBody: Bool, startWithin: Duration
-    ) async throws(FetchError) -> FetchResponse { throw FetchError.invalidURL }
 }
 
 /// JMAP's authenticator here: no bearer proves anyone (the web inbox runs JMAP in-process, as an owner's inbox).

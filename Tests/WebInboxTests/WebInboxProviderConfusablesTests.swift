@@ -14,7 +14,7 @@ import Testing
 struct WebInboxProviderConfusablesTests {
     static func outcome(
         _ harness: WebInboxHarness, _ subject: String, _ email: String, provider: SignInProvider
-    ) async throws -> WebInboxService.ProviderOutcome {
+    ) async throws -> WebInboxProviderTests.ProviderOutcome {
         try await WebInboxProviderTests.outcome(
             harness, WebInboxProviderTests.identity(subject, email), provider: provider)
     }

@@ -4,6 +4,7 @@ import MailboxAccounts
 import Passkeys
 import PosternTestSupport
 import ServerKit
+import SignInMethods
 import SignInProviders
 import Storage
 import Synchronization
@@ -36,11 +37,27 @@ struct WebInboxProviderTests {
         ProviderIdentity(issuer: issuer, subject: subject, email: email, emailVerified: verified, name: nil)
     }
 
+    /// ``SignInOutcome`` with the Pro user's id named as such.
+    enum ProviderOutcome: Equatable {
+        case signIn(proUserID: String)
+        case linked(proUserID: String, SignInLinkOutcome)
+        case confirmPassword(PendingProviderLink)
+        case refused(ProviderLinking.Refusal?)
+    }
+
+    /// What the one sign-in methods controller, mounted for Pro users, makes of `identity`.
     static func outcome(
         _ harness: WebInboxHarness, _ identity: ProviderIdentity, provider: SignInProvider = provider(),
         linkingFor: String? = nil
-    ) async throws -> WebInboxService.ProviderOutcome {
-        try await harness.service.providerOutcome(identity, provider: provider, linkingFor: linkingFor, client: nil)
+    ) async throws -> ProviderOutcome {
+        switch try await harness.signInMethods.controller.outcome(
+            identity, provider: provider, linkingFor: linkingFor, client: nil)
+        {
+        case .signIn(let id): .signIn(proUserID: id)
+        case .linked(let id, let outcome): .linked(proUserID: id, outcome)
+        case .confirmPassword(let pending): .confirmPassword(pending)
+        case .refused(let refusal): .refused(refusal)
+        }
     }
 
     static func linked(_ harness: WebInboxHarness, _ subject: String) async throws -> String? {
@@ -234,8 +251,8 @@ extension WebInboxProviderTests {
         let request = HTTPRequest(
             method: .GET, target: "/oidc/callback", version: .http1_1, headers: HTTPHeaders(), body: [],
             remoteAddress: "192.0.2.9", requestID: "webinbox-provider-test")
-        let opened = try await harness.service.providerSession(
-            newID, provider: Self.provider(logout: true), request, client: nil, setCookies: [])
+        let opened = try await harness.signInMethods.controller.session(
+            newID, provider: Self.provider(logout: true), returnTo: "/inbox", request, client: nil, setCookies: [])
         let cookie = try #require(
             opened.headers.values("Set-Cookie").first { $0.hasPrefix(WebInboxService.sessionCookie + "=") })
         let token = String(cookie.dropFirst(WebInboxService.sessionCookie.count + 1).prefix { $0 != ";" })
