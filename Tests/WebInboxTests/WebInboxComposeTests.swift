@@ -290,7 +290,7 @@ struct WebInboxComposeTests {
         }
         let refused = try await Self.send(browser, ada, ["to": "late@example.org", "subject": "Late", "body": "b"])
         #expect(refused.status == .unprocessableEntity)
-        #expect(refused.text.contains("id=\"error\">This inbox has sent to as many addresses on other domains"))
+        #expect(refused.text.contains("id=\"error\" data-notice=\"error\">This inbox has sent to as many addresses on other domains"))
         #expect(try await Self.messages(harness, ada, in: .sent).count == WebInboxHarness.outsideLimit)
         #expect(try await Self.messages(harness, ada, in: .drafts).isEmpty)
     }
