@@ -143,7 +143,7 @@ let package = Package(
         // a copy per local recipient.
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
         .target(name: "ServerKit", dependencies: [
-            "HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading", "WebSocket",
+            "HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading", "WebSocket", "Time",
         ]),
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [

@@ -7,6 +7,16 @@ import ServerKit
 /// The passkey parts every page family draws alike (issue 56), each run by the passkey forms' script (`data-passkey`,
 /// `data-options`) and each posting to the family's own `base` path (`/owner/passkeys`, `/inbox/passkeys`).
 public enum PasskeyPageParts {
+    /// A registration refused, whatever failed (an error notice).
+    public static let registrationRefused =
+        "That passkey could not be used: it was not added. Try again, or add one on another device."
+    /// A registration the device refused because it already holds a passkey of this account (the form's
+    /// `failure=already-registered`, posted by the script on the browser's `InvalidStateError`).
+    public static let alreadyOnDevice =
+        "This device already holds a passkey for your account: sign in with it, or add a passkey on another device."
+    /// The `failure` value the passkey script posts when the device already holds one of the account's passkeys.
+    public static let alreadyRegisteredFailure = "already-registered"
+
     /// The passkeys' table (`#passkeys`, a `.passkey` row each with its rename and remove forms posting to
     /// `<base>/<id>/rename|remove`), or `#no-passkeys` when there is none.
     /// - Parameter time: a Unix time as the page shows times.
@@ -33,7 +43,7 @@ public enum PasskeyPageParts {
                 <input id="rename-\(passkey.id)" name="name" maxlength="\(PasskeyStore.maximumNameLength)" required value="\(passkey.name)">
                 <button type="submit">Rename</button></form>
                 <form method="post" action="\(base)/\(passkey.id)/remove" class="inline remove-passkey">
-                \(hidden)<button type="submit">Remove</button></form></td>
+                \(hidden)<button type="submit" class="danger">Remove</button></form></td>
                 </tr>
 
                 """
@@ -55,7 +65,7 @@ public enum PasskeyPageParts {
     public static func register(base: String, script: String, hidden: HTML) -> HTML {
         """
         <form method="post" action="\(base)" id="passkey-register" data-passkey="register" data-options="\(base)/options">
-        \(hidden)<input type="hidden" name="credential" value="">
+        \(hidden)<input type="hidden" name="credential" value=""><input type="hidden" name="failure" value="">
         <label for="passkey-name">Name of the new passkey</label>
         <input id="passkey-name" name="name" maxlength="\(PasskeyStore.maximumNameLength)" required value="Passkey">
         <button type="submit" id="passkey-add" hidden>Add a passkey</button>

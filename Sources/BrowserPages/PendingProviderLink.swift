@@ -100,7 +100,7 @@ extension PendingProviderLink {
     {
         """
         <section class="card" id="link-account">
-        \(BrowserPage.flash(error, kind: "error"))
+        \(HTML.notice(error, .error))
         <p>\(account) here already uses <strong id="link-email">\(email)</strong>. Nothing is linked and you are not \
         signed in: to link your \(providerName) sign-in to that account, type its password. If it is not your account, \
         leave this page.</p>

@@ -50,7 +50,7 @@ public struct SignInPasswordPart {
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrfToken)">\
             <label for="current-password">Your password, to remove it</label>
             <input id="current-password" name="password" type="password" autocomplete="current-password" required>
-            <button type="submit">Remove my password</button>
+            <button type="submit" class="danger">Remove my password</button>
             </form>
 
             """

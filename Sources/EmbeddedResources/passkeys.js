@@ -60,9 +60,13 @@
   }
 
   // A ceremony that fails in the browser (cancelled, timed out) still posts, with no credential: the server answers
-  // with its one message, and the page says so.
-  function fail(form) {
+  // with its one message, and the page says so. A registration the device refuses because it already holds one of the
+  // account's passkeys (InvalidStateError) says so in the form's `failure` field, where the form has one.
+  function fail(form, error) {
     form.elements.credential.value = "";
+    if (form.elements.failure) {
+      form.elements.failure.value = error && error.name === "InvalidStateError" ? "already-registered" : "";
+    }
     form.submit();
   }
 
@@ -75,7 +79,7 @@
       return kind === "register"
         ? navigator.credentials.create({ publicKey: creationOptions(json) })
         : navigator.credentials.get({ publicKey: requestOptions(json) });
-    }).then(function (credential) { submit(form, credential); }, function () { fail(form); });
+    }).then(function (credential) { submit(form, credential); }, function (error) { fail(form, error); });
   }
 
   // Autofill (conditional mediation): the email field offers the passkeys; choosing one signs in.

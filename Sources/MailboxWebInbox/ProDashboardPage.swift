@@ -29,7 +29,7 @@ struct ProDashboardPage {
     func render(_ call: WebInboxProUserCall) -> HTML {
         let csrf = call.csrfToken
         let main = [
-            BrowserPage.flash(flash.notice, kind: "notice"), BrowserPage.flash(flash.error, kind: "error"),
+            HTML.notice(flash.notice, .success), HTML.notice(flash.error, .error),
             accountsSection(), signInMethods, tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
         return call.document("Pro dashboard", main: main, css: Self.css)
@@ -37,16 +37,17 @@ struct ProDashboardPage {
 
     private static let path = WebInboxService.dashboardPath
 
-    /// A POST form to `action` with the CSRF field, a button reading `label` and `attributes` on the form.
-    private static func post(_ action: String, _ csrf: String, label: String, id: String? = nil, aria: String? = nil)
-        -> HTML
-    {
+    /// A POST form to `action` with the CSRF field, a button of `style` reading `label` and `attributes` on the form.
+    private static func post(
+        _ action: String, _ csrf: String, label: String, id: String? = nil, aria: String? = nil,
+        style: ButtonStyle = .primary
+    ) -> HTML {
         let formID = id.map { id -> HTML in " id=\"\(id)\"" }
         let name = aria.map { aria -> HTML in " aria-label=\"\(aria)\"" }
         return """
             <form method="post" action="\(action)" class="inline"\(formID)>\
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">\
-            <button type="submit"\(name)>\(label)</button></form>
+            <button type="submit"\(style.classAttribute)\(name)>\(label)</button></form>
             """
     }
 
@@ -103,7 +104,7 @@ struct ProDashboardPage {
             } else {
                 let revoke = Self.post(
                     "\(Self.path)/tokens/\(PercentEncoding.encode(token.id))/revoke", csrf, label: "Revoke",
-                    aria: "Revoke token \(token.name)")
+                    aria: "Revoke token \(token.name)", style: .danger)
                 line += " \(revoke)"
             }
             return line + "</li>" as HTML
@@ -164,7 +165,7 @@ struct ProDashboardPage {
             \(rows)
             </tbody></table></div>
             \(Self.post("\(Self.path)/domains/\(id)/verify", csrf, label: "Verify", aria: "Verify \(domain.claim.domain)"))\
-            \(Self.post("\(Self.path)/domains/\(id)/delete", csrf, label: "Remove", aria: "Remove \(domain.claim.domain)"))
+            \(Self.post("\(Self.path)/domains/\(id)/delete", csrf, label: "Remove", aria: "Remove \(domain.claim.domain)", style: .danger))
             </section>
 
             """
@@ -213,7 +214,7 @@ struct ProDashboardPage {
         let id = PercentEncoding.encode(webhook.id)
         let base = "\(Self.path)/webhook/\(id)"
         let rotate = Self.post(base + "/rotate", csrf, label: "Rotate secret", id: "rotate-webhook-form")
-        let delete = Self.post(base + "/delete", csrf, label: "Delete webhook", id: "delete-webhook-form")
+        let delete = Self.post(base + "/delete", csrf, label: "Delete webhook", id: "delete-webhook-form", style: .danger)
         let failures = "\(webhook.failureCount) " + (webhook.failureCount == 1 ? "failure" : "failures")
         html += """
             <dl class="headers" id="webhook-details">

@@ -72,7 +72,7 @@ enum OAuthPages {
                 <input type="text" id="new_inbox" name="new_inbox" autocomplete="off" pattern="[a-z0-9._-]{5,21}"></p>
                 """ : ""
             let main: HTML = """
-                \(BrowserPage.flash(error, kind: "error"))
+                \(HTML.notice(error, .error))
                 <div class="card">
                 <p id="client"><strong id="client-name">\(clientName ?? "An unnamed app")</strong> \
                 \(clientHost.map { host -> HTML in "from <strong id=\"client-host\">\(host)</strong> " })\
@@ -90,8 +90,8 @@ enum OAuthPages {
                 \(radios.isEmpty ? "<p>You have no inbox yet.</p>" : radios)
                 \(create)
                 \(reach)
-                <p><button type="submit" name="decision" value="approve" id="approve">Allow</button>
-                <button type="submit" name="decision" value="deny" id="deny">Deny</button></p>
+                <p class="choices"><button type="submit" name="decision" value="approve" id="approve">Allow</button>
+                <button type="submit" name="decision" value="deny" id="deny"\(ButtonStyle.secondary.classAttribute)>Deny</button></p>
                 </form>
                 </div>
                 """

@@ -58,7 +58,7 @@ public struct OwnerDomainPages: Sendable {
             let domain = try await service.domains.add(typed, ownerID: owner.id)
             await service.audit.owner(owner.id, .domainAdded, target: domain.domain, client: client)
             return try await page(request, owner, status: .created) {
-                $0.notice = "Added \(domain.domain). Publish the TXT record below, then verify."
+                $0.notice = PageNotice("Added \(domain.domain). Publish the TXT record below, then verify.", .success)
             }
         } catch let error as OwnerDomainError {
             let (status, words): (HTTPStatus, String) =
@@ -104,7 +104,7 @@ public struct OwnerDomainPages: Sendable {
         _ = try await service.domains.checkRecords(domain, check: check)
         return try await page(request, owner) {
             $0.check = (domain.id, check)
-            if domain.verifiedAt != nil { $0.notice = "\(domain.domain) is verified." }
+            if domain.verifiedAt != nil { $0.notice = PageNotice("\(domain.domain) is verified.", .success) }
         }
     }
 
@@ -138,7 +138,7 @@ public struct OwnerDomainPages: Sendable {
         }
         guard deleted else { return BrowserPage.message(.notFound, "Your domains", "No such domain.") }
         await service.audit.owner(owner.id, .domainRemoved, target: domain.domain, client: client)
-        return try await page(request, owner) { $0.notice = "Domain deleted." }
+        return try await page(request, owner) { $0.notice = PageNotice("Domain deleted.", .success) }
     }
 
     private func createInbox(

@@ -12,7 +12,7 @@ struct OwnerDomainsPage {
     var mxHost: String
     /// Days a claim may stay pending.
     var verificationDays: Int64 = 7
-    var notice: String?
+    var notice: PageNotice?
     var error: String?
     /// The last check of one domain, shown beside its records.
     var check: (id: String, result: DomainOwnershipCheck)?
@@ -24,7 +24,7 @@ struct OwnerDomainsPage {
     var typedDomain = ""
 
     func render() -> HTML {
-        var main = BrowserPage.flash(notice, kind: "notice") + BrowserPage.flash(error, kind: "error")
+        var main = HTML.notice(notice) + HTML.notice(error, .error)
         // The way back to the inboxes is the header's (OwnerPageShell's nav, with the web inbox's link).
         if let created {
             main += """
@@ -147,7 +147,7 @@ struct OwnerDomainsPage {
             </form>
             <form method="post" action="/owner/domains/\(domain.id)/delete" class="inline">
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
-            <button type="submit" class="delete">Delete</button>
+            <button type="submit" class="delete danger">Delete</button>
             </form>
 
             """

@@ -13,7 +13,7 @@ struct OwnerInboxDeletePage {
     var error: String?
 
     func render() -> HTML {
-        let main = BrowserPage.flash(error, kind: "error") + """
+        let main = HTML.notice(error, .error) + """
             <section class="card" id="confirm-delete" data-account-id="\(inbox.accountID)">
             <h2>Delete <code id="delete-address">\(inbox.address)</code>?</h2>
             <p>The inbox, its API key and its sessions, and <strong>all of its mail</strong> are deleted for good; an
@@ -23,7 +23,7 @@ struct OwnerInboxDeletePage {
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <label for="confirm">Type the address to confirm</label>
             <input id="confirm" name="confirm" required autocomplete="off" spellcheck="false" placeholder="\(inbox.address)">
-            <button type="submit" id="confirm-delete-button">Delete the inbox and its mail</button>
+            <button type="submit" id="confirm-delete-button" class="danger">Delete the inbox and its mail</button>
             </form>
             <p><a href="/owner" id="cancel-delete">Cancel: keep the inbox</a></p>
             </section>

@@ -1,4 +1,5 @@
 import Directory
+import ServerKit
 
 /// The one-time notice `/owner` shows after a post redirected to it, carried by the ``OwnerBrowser/flashCookie`` as a
 /// code: which fixed text, and at most an account id to name the inbox by. Never a key or anything typed.
@@ -41,6 +42,9 @@ enum OwnerInboxFlash: Equatable {
         else { return nil }
         return .linked(String(code.dropFirst(7)))
     }
+
+    /// What the page shows: each of these is done as asked.
+    func notice(inboxes: [OwnedInbox]) -> PageNotice { PageNotice(words(inboxes: inboxes), .success) }
 
     /// What the page says; an inbox named by the owner's own list only.
     func words(inboxes: [OwnedInbox]) -> String {

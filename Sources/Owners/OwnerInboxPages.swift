@@ -98,8 +98,8 @@ public struct OwnerInboxPages: Sendable {
         }
         return try await page(request, owner, setCookies: cleared) { page in
             page.notice =
-                code.flatMap(OwnerInboxFlash.init(code:))?.words(inboxes: page.inboxes)
-                ?? code.flatMap(OwnerSignInMethodsFlash.init(rawValue:))?.words
+                code.flatMap(OwnerInboxFlash.init(code:))?.notice(inboxes: page.inboxes)
+                ?? code.flatMap(OwnerSignInMethodsFlash.init(rawValue:))?.notice
             page.shownKey = shownKey.map { ($0.address, $0.apiKey, $0.created) }
         }
     }

@@ -16,7 +16,7 @@ struct OwnerInboxesPage {
     var agentDomain: String
     var inboxes: [OwnedInbox]
     var grants: [OwnerGrant]
-    var notice: String?
+    var notice: PageNotice?
     var error: String?
     /// A key just made (an inbox created, a key rotated), carried by the post's 303: whose, and the key, shown once.
     var shownKey: (address: String, apiKey: String, created: Bool)?
@@ -36,11 +36,11 @@ struct OwnerInboxesPage {
     var signInMethods: HTML = .empty
 
     func render() -> HTML {
-        var main = BrowserPage.flash(notice, kind: "notice")
-        if errorForm == nil { main += BrowserPage.flash(error, kind: "error") }
+        var main = HTML.notice(notice)
+        if errorForm == nil { main += HTML.notice(error, .error) }
         if awaitingApproval {
             main += """
-                <p class="flash notice" id="awaiting-approval">Waiting for approval to send outside: your inboxes \
+                <p class="flash warning" role="status" id="awaiting-approval" data-notice="warning">Waiting for approval to send outside: your inboxes \
                 receive mail and write to this server's addresses, but mail to other domains stays in this server's \
                 outbox until the operator approves your account.</p>
 
@@ -63,11 +63,8 @@ struct OwnerInboxesPage {
         return OwnerPageShell.document(title: "Your inboxes", main: main, owner: owner, csrfToken: csrfToken)
     }
 
-    /// `seconds` as `2026-07-01 09:14 UTC`, the exact instant in the `datetime` attribute.
-    static func time(_ seconds: Int64) -> HTML {
-        let full = RFC3339.format(seconds)
-        return "<time datetime=\"\(full)\">\(full.prefix(10)) \(full.dropFirst(11).prefix(5)) UTC</time>"
-    }
+    /// `seconds` as every page shows an instant (``HTML/time(_:)``).
+    static func time(_ seconds: Int64) -> HTML { HTML.time(seconds) }
 
     private func hidden() -> HTML {
         "<input type=\"hidden\" name=\"\(OwnerBrowser.csrfField)\" value=\"\(csrfToken)\">"
@@ -85,15 +82,15 @@ struct OwnerInboxesPage {
         for inbox in inboxes {
             rows += """
                 <tr class="inbox" data-account-id="\(inbox.accountID)">
-                <td class="address" data-label="Address">\(HTML.address(inbox.address))</td><td data-label="Account id"><code class="account-id">\(inbox.accountID)</code></td>
+                <td class="address" data-label="Address"><span class="inbox-address">\(HTML.address(inbox.address))</span><br><code class="account-id" title="Account id">\(inbox.accountID)</code></td>
                 <td class="status" data-label="Status">active</td><td data-label="Linked">\(Self.time(inbox.linkedAt))</td>
                 <td data-label="Activated">\(Self.time(inbox.activatedAt))</td>
                 <td class="actions"><form method="post" action="/owner/inboxes/\(inbox.accountID)/rotate-key" class="inline rotate-key">
                 \(hidden())<button type="submit">Rotate key</button></form>
                 <form method="post" action="/owner/inboxes/\(inbox.accountID)/unlink" class="inline unlink-inbox">
-                \(hidden())<button type="submit">Unlink</button></form>
+                \(hidden())<button type="submit" class="danger">Unlink</button></form>
                 <form method="post" action="/owner/inboxes/\(inbox.accountID)/delete" class="inline delete-inbox">
-                \(hidden())<button type="submit">Delete…</button></form></td>
+                \(hidden())<button type="submit" class="danger">Delete…</button></form></td>
                 </tr>
 
                 """
@@ -101,7 +98,7 @@ struct OwnerInboxesPage {
         return """
             <section class="card" id="inboxes"><h2>Inboxes</h2>
             <table>
-            <thead><tr><th>Address</th><th>Account id</th><th>Status</th><th>Linked</th><th>Activated</th><th></th></tr></thead>
+            <thead><tr><th>Address and account id</th><th>Status</th><th>Linked</th><th>Activated</th><th></th></tr></thead>
             <tbody>
             \(rows)</tbody>
             </table>
@@ -113,8 +110,8 @@ struct OwnerInboxesPage {
     }
 
     private func formsSection() -> HTML {
-        let createError = errorForm == "create" ? BrowserPage.flash(error, kind: "error") : ""
-        let linkError = errorForm == "link" ? BrowserPage.flash(error, kind: "error") : ""
+        let createError = errorForm == "create" ? HTML.notice(error, .error) : ""
+        let linkError = errorForm == "link" ? HTML.notice(error, .error) : ""
         return """
             <div class="split">
             <section class="card" id="create-inbox">
@@ -160,7 +157,7 @@ struct OwnerInboxesPage {
             rows += """
                 <tr class="event" data-action="\(audit(event.action.rawValue))">
                 <td data-label="When">\(Self.time(event.time))</td><td class="action" data-label="What">\(audit(event.action.words))</td>
-                <td class="target" data-label="On">\(audit(event.target))</td><td class="client" data-label="From">\(audit(event.clientAddress ?? ""))</td>
+                <td class="target" data-label="On"><span class="whole">\(audit(event.target))</span></td><td class="client" data-label="From">\(audit(event.clientAddress ?? ""))</td>
                 </tr>
 
                 """
@@ -204,7 +201,7 @@ struct OwnerInboxesPage {
                 <td class="reach" data-label="Can reach">\(reach)</td><td class="default-inbox" data-label="Default inbox">\(inbox)</td>
                 <td data-label="Granted">\(Self.time(grant.grantedAt))</td>
                 <td class="actions"><form method="post" action="/owner/apps/\(grant.id)/revoke" class="inline revoke-app">
-                \(hidden())<button type="submit">Revoke</button></form></td>
+                \(hidden())<button type="submit" class="danger">Revoke</button></form></td>
                 </tr>
 
                 """

@@ -22,13 +22,13 @@ struct OwnerSignInForm {
         let title = signingUp ? "Create your owner account" : "Sign in"
         var other: HTML = ""
         if signingUp {
-            other = "<p class=\"hint\">Have an account? <a href=\"/owner/sign-in?next=\(next)\">Sign in</a>.</p>"
+            other = "<p class=\"hint\">Have an account? <a href=\"/owner/sign-in?next=\(query: next)\">Sign in</a>.</p>"
         } else if signUpOpen {
-            other = "<p class=\"hint\">No account? <a href=\"/owner/sign-up?next=\(next)\">Create one</a>.</p>"
+            other = "<p class=\"hint\">No account? <a href=\"/owner/sign-up?next=\(query: next)\">Create one</a>.</p>"
         }
         let main: HTML = """
             <section class="card" id="sign-in">
-            \(BrowserPage.flash(error, kind: "error"))
+            \(HTML.notice(error, .error))
             <form method="post" action="\(action)" id="sign-in-form">
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <input type="hidden" name="next" value="\(next)">

@@ -32,6 +32,9 @@ enum OwnerSignInMethodsFlash: String, Equatable {
     case passkeyRemoved = "passkey.removed"
     /// A registration was refused (one message whatever failed).
     case passkeyRefused = "passkey.refused"
+    /// A registration the device refused because it already holds a passkey of the owner's (the ceremony's
+    /// `excludeCredentials`; the passkey script posts `failure=already-registered`).
+    case passkeyAlreadyOnDevice = "passkey.already_on_device"
     /// The name was empty, too long, or held control characters.
     case invalidPasskeyName = "passkey.invalid_name"
     /// No such passkey of the owner's.
@@ -57,7 +60,8 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .passkeyAdded: "Passkey added: you can sign in with it now."
         case .passkeyRenamed: "Passkey renamed."
         case .passkeyRemoved: "Passkey removed: it no longer signs you in."
-        case .passkeyRefused: SignInMethodsController<OwnerSignInFamily>.passkeyRefused
+        case .passkeyRefused: PasskeyPageParts.registrationRefused
+        case .passkeyAlreadyOnDevice: PasskeyPageParts.alreadyOnDevice
         case .invalidPasskeyName: "A passkey's name has 1 to 64 characters."
         case .unknownPasskey: "That passkey is not one of yours."
         case .passwordRemoved: SignInMessage.passwordRemoved
@@ -71,6 +75,20 @@ enum OwnerSignInMethodsFlash: String, Equatable {
         case .proofNeeded: SignInMessage.proofNeeded
         }
     }
+
+    /// The colour `/owner` says it in: done, or refused.
+    var kind: PageNotice.Kind {
+        switch self {
+        case .passkeyAdded, .passkeyRenamed, .passkeyRemoved, .passwordRemoved, .linked, .unlinked: .success
+        case .alreadyLinked: .warning
+        case .passkeyRefused, .passkeyAlreadyOnDevice, .invalidPasskeyName, .unknownPasskey, .wrongPassword, .slowed,
+            .linkedToAnother, .lastWay, .proofNeeded:
+            .error
+        }
+    }
+
+    /// What `/owner` shows.
+    var notice: PageNotice { PageNotice(words, kind) }
 }
 
 extension OwnerService {

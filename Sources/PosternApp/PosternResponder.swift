@@ -1,3 +1,4 @@
+import BrowserPages
 import ClientAddress
 import HTTP1
 import HTTPServer
@@ -77,6 +78,7 @@ final class PosternResponder: HTTPResponder {
             response.headers.replaceOrAdd("Allow", allowed.map(\.rawValue).joined(separator: ", "))
             return .now(response)
         case .notFound:
+            if wantsPage(request, path: request.path) { return .now(Self.notFoundPage) }
             return .now(unmatchedResponse(.notFound, path: request.path))
         }
     }
@@ -94,6 +96,25 @@ final class PosternResponder: HTTPResponder {
     func refusal(_ status: HTTPStatus, path: String?) -> HTTPResponse {
         unmatchedResponse(status, path: path ?? "")
     }
+
+    /// Whether an unknown path's 404 is a page: a browser's navigation (`Accept` names `text/html`) to a path no API
+    /// surface's error shape owns (issue 68). An API client, which names no `text/html`, gets the JSON it always did.
+    private func wantsPage(_ request: HTTPRequest, path: String) -> Bool {
+        guard request.method == .GET || request.method == .HEAD,
+            !unmatched.contains(where: { path.hasPrefix($0.prefix) }),
+            let accept = request.headers["Accept"]
+        else { return false }
+        return accept.split(separator: ",").contains { range in
+            range.split(separator: ";").first.map { ASCII.trimmed($0).lowercased() } == "text/html"
+        }
+    }
+
+    /// The 404 page of an unknown page, with the way home.
+    private static let notFoundPage = HTMLPage.response(
+        .notFound,
+        BrowserPage.document(
+            title: "Not found",
+            main: HTML.notice("There is no page at this address.", .error) + "<p><a href=\"/\" id=\"home\">Home</a></p>"))
 
     private func unmatchedResponse(_ status: HTTPStatus, path: String) -> HTTPResponse {
         if let renderer = unmatched.first(where: { path.hasPrefix($0.prefix) }) {

@@ -49,12 +49,8 @@ struct RemotePage {
             landing.map { (landing) -> HTML in "\n<h1>\(landing.title)</h1>\n<p class=\"lead\">\(landing.lead)</p>\n" }
             ?? "\n<h1>Remote Argon2 login</h1>\n<p class=\"lead\">\(demo)</p>\n"
         var html: HTML = ""
-        if let notice {
-            html += "<p class=\"flash notice\" role=\"status\" id=\"notice\">\(notice)</p>\n"
-        }
-        if let error, errorForm == nil {
-            html += "<p class=\"flash error\" role=\"alert\" id=\"error\">\(error)</p>\n"
-        }
+        if let notice { html += HTML.notice(notice, .success) + "\n" }
+        if let error, errorForm == nil { html += HTML.notice(error, .error) + "\n" }
         if let landing {
             html += "\(landing.sections)\n<h2 id=\"demo\">Remote Argon2 login</h2>\n<p>\(demo)</p>\n"
         }

@@ -1,3 +1,5 @@
+import HTTP1
+
 /// A piece of HTML that is safe to send: literal text is the programmer's markup, and every interpolated value that
 /// is not itself `HTML` is escaped (``HTMLText/escape(_:)``), so a page cannot put a user's text in as markup by
 /// forgetting a call. The one way to make `HTML` from text without escaping it is ``init(unsafe:)``.
@@ -6,6 +8,7 @@
 /// let name = "<Ada>"
 /// let item: HTML = "<li class=\"who\">\(name)</li>"   // <li class="who">&lt;Ada&gt;</li>
 /// let list: HTML = "<ul>\(items.joined(separator: "\n"))</ul>"  // items: [HTML], inserted as they are
+/// let link: HTML = "<a href=\"/owner/sign-in?next=\(query: next)\">"  // next percent-encoded, then escaped
 /// ```
 public struct HTML: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// The markup, ready to send.
@@ -64,6 +67,13 @@ public struct HTML: Sendable, Hashable, CustomStringConvertible, ExpressibleBySt
 
         /// Text, escaped.
         public mutating func appendInterpolation(_ value: Substring) { text += HTMLText.escape(String(value)) }
+
+        /// A value in a URL's query, in its own escaping context (issue 67): percent-encoded (``PercentEncoding``),
+        /// then escaped for the attribute, so that `href="/owner/sign-in?next=\(query: next)"` carries all of a
+        /// `next` with `&`, `#` or `=` in it. `scripts/check-html` refuses a query value interpolated without it.
+        public mutating func appendInterpolation(query value: String) {
+            text += HTMLText.escape(PercentEncoding.encode(value))
+        }
 
         /// Any other value's description, escaped (a number, a URL, an enum's text).
         public mutating func appendInterpolation<T: CustomStringConvertible>(_ value: T) {

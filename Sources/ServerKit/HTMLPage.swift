@@ -44,7 +44,7 @@ public enum HTMLPage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="referrer" content="no-referrer">
-        <title>\(title) · Postern</title>
+        <title>\(title == "Postern" ? title : title + " · Postern")</title>
         <style>\(HTML(unsafe: Self.css + css))</style>
         </head>
         <body>
@@ -59,12 +59,14 @@ public enum HTMLPage {
         """
     }
 
-    /// The shared stylesheet.
-    public static let css = """
+    /// The shared stylesheet: the page's own, then the notices' (``PageNotice``) and the buttons' (``ButtonStyle``).
+    public static let css = base + PageNotice.css + ButtonStyle.css
+
+    private static let base = """
         :root{--bg:#f6f5f2;--card:#fff;--ink:#1d232b;--muted:#5b6570;--accent:#2f5d8a;--ok:#1f7a4d;--bad:#b3261e;
         --line:#e2e0da;font-family:system-ui,-apple-system,"Segoe UI",sans-serif}
         *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--ink);line-height:1.5}
-        header,main,footer{max-width:64rem;margin:0 auto;padding:0 1.25rem}header{padding-top:2.5rem}
+        header,main,footer{max-width:72rem;margin:0 auto;padding:0 1.25rem}header{padding-top:2.5rem}
         h1{margin:0 0 .25rem;font-size:1.9rem;letter-spacing:-.01em}h2{margin-top:0;font-size:1.2rem}
         h3{font-size:.95rem;margin:.75rem 0 .25rem;color:var(--muted)}.lead{color:var(--muted);max-width:44rem}
         .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1.25rem 1.5rem;
@@ -78,8 +80,7 @@ public enum HTMLPage {
         pre,textarea,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
         pre{background:#f3f2ee;border:1px solid var(--line);border-radius:8px;padding:.75rem;overflow-x:auto;white-space:pre-wrap;
         word-break:break-all}textarea{word-break:break-all}
-        .flash{padding:.7rem 1rem;border-radius:8px;font-weight:600}.notice{background:#e3f4ea;color:var(--ok)}
-        .error{background:#fbe9e7;color:var(--bad)}.result{border-color:#b9dcc8}.hint{color:var(--muted);font-size:.9rem}
+        .result{border-color:#b9dcc8}.hint{color:var(--muted);font-size:.9rem}
         table{width:100%;border-collapse:collapse;font-size:.9rem}th,td{text-align:left;padding:.45rem .5rem;
         border-bottom:1px solid var(--line);vertical-align:top}footer{color:var(--muted);font-size:.85rem;padding:2rem 1.25rem}
         a{color:var(--accent)}

@@ -78,7 +78,7 @@ public struct PageFrame: Sendable {
                 <form method="post" action="\(account.signOutAction)" id="sign-out-form" class="account">
                 <span id="signed-in-as">\(HTML.address(account.label))</span>
                 <input type="hidden" name="\(account.csrfField)" value="\(account.csrfToken)">
-                <button type="submit" id="sign-out">Sign out</button>
+                <button type="submit" id="sign-out" class="secondary">Sign out</button>
                 </form>
                 """
         }

@@ -94,7 +94,7 @@ struct WebInboxComposeForm {
         // A textarea drops one newline right after its start tag: the one written here, not the body's own.
         let main: HTML = """
             <p><a id="back" href="\(path)">← \(mailbox)</a></p>
-            \(BrowserPage.flash(error, kind: "error"))
+            \(HTML.notice(error, .error))
             <section class="card">
             <form method="post" action="\(path)/compose" id="compose-form">
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">\(replying)
@@ -117,31 +117,35 @@ struct WebInboxComposeForm {
 
     /// What the list says after a send (`notice` of the redirect), by its code; nil for any other code. A held send's
     /// code names its reason (`held.needs_owner`, `partly-held.outbound_off`), worded here.
-    static func notice(_ code: String?) -> String? {
+    static func notice(_ code: String?) -> PageNotice? {
         if let code, let dot = code.firstIndex(of: "."),
             let reason = HeldReason(rawValue: String(code[code.index(after: dot)...]))
         {
             switch code[..<dot] {
             case "held":
-                return "Held in this server's outbox, not sent: \(reason.explanation). It can be released once that "
-                    + "changes."
+                return PageNotice(
+                    "Held in this server's outbox, not sent: \(reason.explanation). It can be released once that "
+                        + "changes.", .warning)
             case "partly-held":
-                return "Delivered to the addresses here; held in this server's outbox for the addresses on other "
-                    + "domains, not sent: \(reason.explanation). It can be released once that changes."
+                return PageNotice(
+                    "Delivered to the addresses here; held in this server's outbox for the addresses on other "
+                        + "domains, not sent: \(reason.explanation). It can be released once that changes.", .warning)
             case "still-held":
-                return "Still held, not sent: \(reason.explanation)."
+                return PageNotice("Still held, not sent: \(reason.explanation).", .warning)
             default: return nil
             }
         }
         return switch code {
-        case "sent": "Sent."
-        case "queued": "Queued: the message is on its way to the addresses on other domains."
-        case "released": "Released: the message is on its way to the addresses on other domains."
+        case "sent": PageNotice("Sent.", .success)
+        case "queued": PageNotice("Queued: the message is on its way to the addresses on other domains.", .success)
+        case "released": PageNotice("Released: the message is on its way to the addresses on other domains.", .success)
         case "release-refused":
-            "Still held, not sent: this inbox's sending limits, the message's size or the inbox's quota do not allow "
-                + "it now. Try again later."
-        case "undelivered": "Not delivered: the recipients' mailboxes are full."
-        case "partly-undelivered": "Sent, but some recipients' mailboxes are full: they did not get it."
+            PageNotice(
+                "Still held, not sent: this inbox's sending limits, the message's size or the inbox's quota do not "
+                    + "allow it now. Try again later.", .warning)
+        case "undelivered": PageNotice("Not delivered: the recipients' mailboxes are full.", .error)
+        case "partly-undelivered":
+            PageNotice("Sent, but some recipients' mailboxes are full: they did not get it.", .warning)
         default: nil
         }
     }

@@ -12,7 +12,7 @@ struct WebInboxListPage {
     var pageSize: Int
     var total: Int
     /// The notice after a post that redirected here (`#notice`), nil for none.
-    var notice: String? = nil
+    var notice: PageNotice? = nil
     /// The mailbox's state when the list was read (before it was): the live stream says when it differs.
     var state: Int64 = 0
     /// An owner's messages from this inbox held in the outbox (`#held`), each with its release button.
@@ -23,7 +23,7 @@ struct WebInboxListPage {
         let folders = MailFolder.allCases.map { folder -> HTML in
             let current: HTML = folder == search.folder ? " aria-current=\"page\"" : ""
             return """
-                <a id="folder-\(folder.rawValue)" href="\(path)?folder=\(folder.rawValue)"\(current)>\
+                <a id="folder-\(folder.rawValue)" href="\(path)?folder=\(query: folder.rawValue)"\(current)>\
                 \(folder.rawValue.capitalized)</a>
                 """
         }.joined(separator: " ")
@@ -39,14 +39,16 @@ struct WebInboxListPage {
             <button type="submit" id="search-submit">Search</button>
             </form>
             """
+        // Mail in Sent (and Drafts) was written here, not received: its time is when it was sent.
+        let when = search.folder == .inbox ? "Received" : "Sent"
         var body: HTML
         if messages.isEmpty {
             body = "<div id=\"messages\"><p id=\"empty\">No messages.</p></div>"
         } else {
-            let rows = messages.map(row).joined(separator: "\n")
+            let rows = messages.map { row($0, when: when) }.joined(separator: "\n")
             body = """
                 <div class="table-wrap"><table id="messages">
-                <thead><tr><th scope="col">From</th><th scope="col">Subject</th><th scope="col">Received</th>
+                <thead><tr><th scope="col">From</th><th scope="col">Subject</th><th scope="col">\(when)</th>
                 <th scope="col">Size</th>\
                 <th scope="col">\(WebInboxPage.paperclip(label: "Attachments"))</th></tr></thead>
                 <tbody>
@@ -79,7 +81,7 @@ struct WebInboxListPage {
         let compose: HTML =
             viewer.ownerID == nil ? "" : "<p><a id=\"compose\" href=\"\(path)/compose\">Write a message</a></p>"
         let main: HTML = """
-            \(BrowserPage.flash(notice, kind: "notice"))
+            \(HTML.notice(notice))
             <nav id="folders" class="\(PageFrame.navigationClass)" aria-label="Folders">\(folders)\(all)</nav>
             \(compose)
             \(heldSection(csrf: csrf))
@@ -115,7 +117,7 @@ struct WebInboxListPage {
             """
     }
 
-    private func row(_ row: MailListPage.Row) -> HTML {
+    private func row(_ row: MailListPage.Row, when: String) -> HTML {
         let summary = row.summary
         let from = summary.from.first.map(WebInboxPage.person) ?? summary.envelopeFrom
         let subject = summary.subject.flatMap { $0.isEmpty ? nil : $0 } ?? "(no subject)"
@@ -135,7 +137,7 @@ struct WebInboxListPage {
             <td data-label="Subject"><span class="subject">\
             <a class="message-link" href="\(link)">\(subject)</a></span>\
             \(unread)<div class="preview">\(summary.preview)</div></td>
-            <td data-label="Received" class="time">\(WebInboxPage.time(summary.receivedAt))</td>
+            <td data-label="\(when)" class="time">\(WebInboxPage.time(summary.receivedAt))</td>
             <td data-label="Size" class="size">\(WebInboxPage.size(summary.size))</td>
             \(attachment)
             </tr>

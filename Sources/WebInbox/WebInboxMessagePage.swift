@@ -22,13 +22,15 @@ struct WebInboxMessagePage {
         headers += "<dt>To</dt><dd id=\"header-to\">\(people(record.to))</dd>"
         if !record.cc.isEmpty { headers += "<dt>Cc</dt><dd id=\"header-cc\">\(people(record.cc))</dd>" }
         headers += "<dt>Subject</dt><dd id=\"header-subject\">\(subject)</dd>"
-        headers += "<dt>Received</dt><dd>\(WebInboxPage.time(summary.receivedAt))</dd>"
+        // A message of Sent or Drafts was written here: it was stored when sent (or saved), never received.
+        let when = summary.folder == .inbox ? "Received" : "Sent"
+        headers += "<dt>\(when)</dt><dd id=\"header-time\">\(WebInboxPage.time(summary.receivedAt))</dd>"
         headers += "<dt>Envelope from</dt><dd>\(summary.envelopeFrom)</dd>"
         var parts: HTML = ""
         if let html = record.htmlBody, !html.isEmpty {
             if remoteContent {
                 parts += """
-                    <p class="flash notice" role="status" id="remote-blocked">\
+                    <p class="flash warning" role="status" id="remote-blocked" data-notice="warning">\
                     Remote content in this message was blocked: nothing was fetched from elsewhere.</p>
                     """
             }
@@ -75,7 +77,7 @@ struct WebInboxMessagePage {
             <button type="submit" id="\(markID)">\(markLabel)</button>
             </form>
             <form method="post" action="\(path)/delete" id="delete-form" class="inline">\(field)
-            <button type="submit" id="delete">Delete</button>
+            <button type="submit" id="delete" class="danger">Delete</button>
             </form>
 
             """

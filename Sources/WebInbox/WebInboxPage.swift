@@ -24,7 +24,7 @@ enum WebInboxPage {
     /// A page with one message, in the frame.
     static func message(_ status: HTTPStatus, _ title: String, _ text: String) -> HTTPResponse {
         HTMLPage.response(
-            status, BrowserPage.document(title: title, main: BrowserPage.flash(text, kind: "error")))
+            status, BrowserPage.document(title: title, main: HTML.notice(text, .error)))
     }
 
     /// The one answer for a mailbox or message the viewer may not read, or that does not exist.
@@ -33,7 +33,7 @@ enum WebInboxPage {
     }
 
     /// A whole page of the signed-in viewer, in the one ``PageFrame`` (`#sign-out-form`, `#sign-out`); a Pro user's
-    /// links to the Pro dashboard (`a#dashboard`).
+    /// links to the Pro dashboard (`a#dashboard`), an owner's back to `/owner` (`a#owner-home`).
     /// - Parameter mainHasNavigation: `main` draws a `nav` of ``PageFrame/navigationClass`` (a list's folders).
     static func document(
         _ title: String, _ viewer: WebInboxViewer, csrf: String, main: HTML, css extra: String = "",
@@ -55,6 +55,11 @@ enum WebInboxPage {
                         WebInboxService.dashboardPath, "Pro dashboard", id: "dashboard",
                         current: title == "Pro dashboard"),
                 ])
+        } else if viewer.ownerID != nil {
+            // An owner reads their inboxes here and manages them at `/owner`: the way back (`a#owner-home`).
+            frame.navigation = PageFrame.Navigation(
+                label: "Owner",
+                links: [PageFrame.Link("/inbox", "Mailboxes"), PageFrame.Link("/owner", "Your inboxes", id: "owner-home")])
         }
         return frame.document(main: main)
     }
@@ -121,11 +126,8 @@ enum WebInboxPage {
         """
     }
 
-    /// `<time>` of Unix seconds, in UTC.
-    static func time(_ seconds: Int64) -> HTML {
-        let text = RFC3339.format(seconds)
-        return "<time datetime=\"\(text)\">\(String(text.map { $0 == "T" ? " " : $0 }))</time>"
-    }
+    /// `<time>` of Unix seconds, as every page shows an instant (``HTML/time(_:)``).
+    static func time(_ seconds: Int64) -> HTML { HTML.time(seconds) }
 
     static let css = """
         h1{overflow-wrap:break-word}

@@ -41,7 +41,7 @@ struct WebInboxSignInForm {
                 """
         }
         let main: HTML = """
-            \(BrowserPage.flash(error, kind: "error"))
+            \(HTML.notice(error, .error))
             <div class="split">
             <section class="card" id="account-sign-in">
             <h2>Mailbox</h2>

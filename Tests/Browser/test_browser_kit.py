@@ -15,7 +15,8 @@ there is the pages' and not the harness's:
 - axe-core finds the serious and critical violations of a broken page and none on a clean one;
 - the keyboard walk names a <div onclick> that Tab cannot reach and nothing on a clean page;
 - the layout rules (postern_testkit.layout) name each thing a page of the old mistakes does (a current link that looks
-  like the others, a 📎, an address broken mid-word, a size wrapped, buttons touching, an empty "Priority:", "1024 MB")
+  like the others, a 📎, an address broken mid-word, a size wrapped, buttons touching, an empty "Priority:", "1024 MB",
+  a Delete styled as the main action, a notice without its kind, a UUID broken, an address over three lines)
   and nothing on a page that keeps them, at 375 px;
 - a download lands in the test's directory with the bytes served, and status_of sends the browser's cookies.
 
@@ -75,13 +76,18 @@ LAYOUT_BROKEN = """<!DOCTYPE html><html lang="en"><head><title>Broken layout</ti
 </style></head><body><nav><a href="/a" aria-current="page">Inbox</a> <a href="/b">Sent</a></nav>
 <table><tr><td class="from narrow">someone.with.a.long.name@example.com</td><td class="size narrower">1234567 B</td>
 <td data-label="Attachments"><span>📎</span></td><td data-label="Priority"></td></tr></table>
-<div class="tight"><button>One</button><button>Two</button></div><p>250 B of 1024 MB</p></body></html>""" % LAYOUT_CSS
+<div class="tight"><button>One</button><button>Two</button></div><p>250 B of 1024 MB</p>
+<p class="flash">Held, not sent.</p><div class="spaced"><button>Delete</button></div>
+<table><tr><td class="narrow">0f8fad5b-d9cb-469f-a165-70867728950e</td></tr></table></body></html>""" % LAYOUT_CSS
 LAYOUT_CLEAN = """<!DOCTYPE html><html lang="en"><head><title>Clean layout</title>%s</head><body>
 <nav><a href="/a" aria-current="page">Inbox</a> <a href="/b">Sent</a></nav>
-<table><tr><td class="from" style="width:150px">someone.<wbr>with.<wbr>a.<wbr>long.<wbr>name<wbr>@example.<wbr>com</td>
+<table><tr><td class="from" style="width:240px">someone.<wbr>with.<wbr>a.<wbr>long.<wbr>name<wbr>@example.<wbr>com</td>
 <td class="size">1234567&nbsp;B</td><td data-label="Attachments"><svg role="img" aria-label="Has attachments"
 width="16" height="16"></svg></td><td></td></tr></table>
-<div class="spaced"><button>One</button><button>Two</button></div><p>250&nbsp;B of 1&nbsp;GiB</p></body></html>""" % LAYOUT_CSS
+<div class="spaced"><button>One</button><button>Two</button><button class="danger">Delete</button>
+<button class="secondary">Deny</button></div><p>250&nbsp;B of 1&nbsp;GiB</p>
+<p class="flash warning">Held, not sent.</p>
+<table><tr><td style="white-space:nowrap">0f8fad5b-d9cb-469f-a165-70867728950e</td></tr></table></body></html>""" % LAYOUT_CSS
 
 
 class BrowserKit(unittest.TestCase):
@@ -244,7 +250,9 @@ class BrowserKit(unittest.TestCase):
         self.driver.get(self.pages.page("/layout-broken", LAYOUT_BROKEN))
         found = layout_problems(self.driver)
         for expected in ("the current link", "an emoji stands for something", "an address breaks mid-word",
-                         "a size wraps", "buttons touch", 'an empty "Priority" label', "a size in decimal units"):
+                         "a size wraps", "buttons touch", 'an empty "Priority" label', "a size in decimal units",
+                         'the "Delete" button is styled as the main action', "a notice without its kind",
+                         "a UUID breaks", "an address takes"):
             self.assertTrue(any(line.startswith(expected) for line in found), (expected, found))
         self.driver.get(self.pages.page("/layout-clean", LAYOUT_CLEAN))
         self.assertEqual(layout_problems(self.driver), [])

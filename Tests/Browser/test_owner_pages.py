@@ -132,7 +132,7 @@ class OwnerPages(unittest.TestCase):
 
     def row(self, address):
         # The string value, not one text node: an address is split by its <wbr> break opportunities.
-        return self.driver.find_element(By.XPATH, "//tr[td[@class='address' and normalize-space()='%s']]" % address)
+        return self.driver.find_element(By.XPATH, "//tr[td[@class='address']/span[@class='inbox-address' and normalize-space()='%s']]" % address)
 
     def cut_off(self):
         """What the page shows past the viewport's width or past an ancestor that clips it (at most ten)."""
@@ -289,7 +289,7 @@ class OwnerPages(unittest.TestCase):
         self.assertLessEqual(revoke["x"] + revoke["width"], card["x"] + card["width"], "Revoke inside the card")
         self.assertTrue(driver.find_element(By.CSS_SELECTOR, "#apps form.revoke-app button").is_displayed())
 
-        # At a laptop's 1280 px and a phone's 375 px, no page scrolls sideways and nothing is cut off: every element
+        # At a laptop's 1280×900 px and a phone's 390×844 px, no page scrolls sideways and nothing is cut off: every element
         # lies inside the viewport and inside the nearest ancestor that clips (a card, a table's wrapper).
         domain = "fit-%s.example" % secrets.token_hex(3)
         driver.get(base + "/owner/domains")
@@ -297,8 +297,8 @@ class OwnerPages(unittest.TestCase):
         self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         # And the page rules of issue 51 (postern_testkit.layout): the current page's link styled apart, addresses
         # whole words, sizes on one line, wrapped buttons apart, no empty label; /owner links to the web inbox.
-        for width in (1280, 375):
-            driver.set_window_size(width, 900)
+        for width, height in ((1280, 900), (390, 844)):
+            driver.set_window_size(width, height)
             for page in ("/owner", "/owner/domains"):  # the second with the domain's TXT token, the longest word
                 driver.get(base + page)
                 self.assertEqual(self.cut_off(), [], "at %d px, %s" % (width, page))
@@ -328,7 +328,7 @@ class OwnerPages(unittest.TestCase):
         self.assertIn("Inbox deleted", notice.text)
         self.assertEqual(driver.current_url, base + "/owner")
         self.assertEqual(driver.find_elements(
-            By.XPATH, "//tr[td[@class='address' and normalize-space()='web-made@agents.localhost']]"), [])
+            By.XPATH, "//tr[td[@class='address']/span[normalize-space()='web-made@agents.localhost']]"), [])
         self.assertFalse(self.server.agent_login_works(created_key))
 
         # Unlink the linked inbox: it leaves the page, its key still works.
@@ -338,7 +338,7 @@ class OwnerPages(unittest.TestCase):
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertIn("Inbox unlinked", notice.text)
         self.assertEqual(driver.find_elements(
-            By.XPATH, "//tr[td[@class='address' and normalize-space()='self-made@agents.localhost']]"), [])
+            By.XPATH, "//tr[td[@class='address']/span[normalize-space()='self-made@agents.localhost']]"), [])
         self.assertTrue(self.server.agent_login_works(new_key))
         self.screenshot("inbox-unlinked")
 

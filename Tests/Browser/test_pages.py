@@ -56,7 +56,7 @@ class RemoteHashPages(unittest.TestCase):
 
     def test_0_landing_page_links_to_what_the_server_serves(self):
         self.driver.get(BASE_URL + "/")
-        self.assertEqual(self.driver.title, "Postern · Postern")
+        self.assertEqual(self.driver.title, "Postern")
         links = {a.get_attribute("id"): a.get_attribute("href") for a in
                  self.driver.find_elements(By.CSS_SELECTOR, "#links a")}
         self.assertEqual(links, {

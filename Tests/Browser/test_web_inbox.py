@@ -11,7 +11,7 @@ in the other agent's inbox, and is in Sent). A hostile HTML message executes not
 hit counter serves its remote URLs and counts zero; the canary `window.top.__pwned` stays unset). Another person's
 message, another owner's inbox and another Pro user's account answer 404. axe-core finds no serious or critical
 violation on any view, and every action of every view is reached by Tab. A screenshot of every view, at 1280 px and at
-375 px, goes to $POSTERN_ARTIFACTS (default ./artifacts)/browser/inbox-<person>-<view>[-375].png.
+390 px, goes to $POSTERN_ARTIFACTS (default ./artifacts)/browser/inbox-<person>-<view>[-390].png.
 
     POSTERN_BIN=.build/debug/postern python3 Tests/Browser/test_web_inbox.py
 
@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from postern_testkit import ROOT, http, postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible, unreachable_by_keyboard  # noqa: E402
 from postern_testkit.browser import (  # noqa: E402
-    PHONE_WIDTH, clear_cookies, click_through, download, hold_until, make_driver, scripts_off, set_viewport, status_of,
+    PHONE_HEIGHT, PHONE_WIDTH, clear_cookies, click_through, download, hold_until, make_driver, scripts_off, set_viewport, status_of,
     waiter)
 from postern_testkit.hostile import HitCounter, arm_canary, canary, hostile_message  # noqa: E402
 from postern_testkit.jmap_agent import JMAPAgent  # noqa: E402
@@ -224,7 +224,7 @@ class WebInbox(unittest.TestCase):
     # -- what every view gets -----------------------------------------------------------------------------------
 
     def view(self, person, name):
-        """Screenshots of the current view at 1280 and 375 px (nothing wider than the phone's viewport), axe's
+        """Screenshots of the current view at 1280 and 390×844 px (nothing wider than the phone's viewport), axe's
         serious and critical violations, and the actions Tab does not reach: all must be none."""
         path = os.path.join(ARTIFACTS, "inbox-%s-%s.png" % (person, name))
         self.assertTrue(self.driver.save_screenshot(path))
@@ -232,12 +232,12 @@ class WebInbox(unittest.TestCase):
         assert_accessible(self.driver, "%s's %s" % (person, name))
         self.assertEqual(unreachable_by_keyboard(self.driver), [], "keyboard on %s's %s" % (person, name))
         self.assertEqual(layout_problems(self.driver), [], "%s's %s at %d px" % (person, name, WIDTH))
-        set_viewport(self.driver, PHONE_WIDTH)
+        set_viewport(self.driver, PHONE_WIDTH, PHONE_HEIGHT)
         try:
             width = self.driver.execute_script("return document.documentElement.scrollWidth")
-            self.assertLessEqual(width, PHONE_WIDTH + 1, "%s's %s scrolls sideways at 375 px" % (person, name))
+            self.assertLessEqual(width, PHONE_WIDTH + 1, "%s's %s scrolls sideways at %d px" % (person, name, PHONE_WIDTH))
             self.assertEqual(layout_problems(self.driver), [], "%s's %s at %d px" % (person, name, PHONE_WIDTH))
-            path = os.path.join(ARTIFACTS, "inbox-%s-%s-375.png" % (person, name))
+            path = os.path.join(ARTIFACTS, "inbox-%s-%s-390.png" % (person, name))
             self.assertTrue(self.driver.save_screenshot(path))
         finally:
             set_viewport(self.driver, WIDTH, 1400)

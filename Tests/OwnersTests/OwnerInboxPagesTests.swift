@@ -84,7 +84,7 @@ struct OwnerInboxPagesTests {
         // The address breaks only before its @ and after its dots (`<wbr>`), never mid-word.
         #expect(
             later.text.contains(
-                "<td class=\"address\" data-label=\"Address\">ada-bot<wbr>@agents.<wbr>localhost</td>"))
+                "<td class=\"address\" data-label=\"Address\"><span class=\"inbox-address\">ada-bot<wbr>@agents.<wbr>localhost</span>"))
         #expect(later.text.contains("<td class=\"status\" data-label=\"Status\">active</td>"))
     }
 

@@ -16,8 +16,8 @@ struct OwnerBrowserPageTests {
             "Browser/test_owner_pages.py", environment: ["POSTERN_BIN": ServeProcessTests.executable.path])
         #expect(status == 0, "owner pages browser test failed:\n\(log)")
         #expect(log.contains("Ran 1 test") && log.contains("owner-09-app-authorized.png"))
-        // Each page at 1280 and 375 px, checked against the layout rules (postern_testkit.layout) before a shot.
-        #expect(log.contains("owner-10-owner-at-1280.png") && log.contains("owner-13-owner-domains-at-375.png"))
+        // Each page at 1280×900 and 390×844 px, checked against the layout rules (postern_testkit.layout) before a shot.
+        #expect(log.contains("owner-10-owner-at-1280.png") && log.contains("owner-13-owner-domains-at-390.png"))
         #expect(log.contains("owner-16-recent-activity.png") && log.contains("owner-17-signed-out.png"))
     }
 }

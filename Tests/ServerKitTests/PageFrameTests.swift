@@ -19,7 +19,7 @@ struct PageFrameTests {
             <header><form method="post" action="/owner/sign-out" id="sign-out-form" class="account">
             <span id="signed-in-as">ada<wbr>@x.<wbr>test</span>
             <input type="hidden" name="csrf_token" value="t&quot;k">
-            <button type="submit" id="sign-out">Sign out</button>
+            <button type="submit" id="sign-out" class="secondary">Sign out</button>
             </form><nav class="page-links" aria-label="Owner"><a href="/owner" aria-current="page">Inboxes</a> · \
             <a id="r" href="/inbox">Read</a></nav><h1>Your &lt;inboxes&gt;</h1></header>
             """

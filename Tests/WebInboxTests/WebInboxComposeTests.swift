@@ -80,7 +80,9 @@ struct WebInboxComposeTests {
         let location = try #require(sent.headers["Location"])
         #expect(location == Self.path(ada) + "?folder=sent&notice=sent")
         let list = await browser.send(.GET, location)
-        #expect(list.text.contains("<p class=\"flash notice\" role=\"status\" id=\"notice\">Sent.</p>"))
+        #expect(
+            list.text.contains(
+                "<p class=\"flash success\" role=\"status\" id=\"notice\" data-notice=\"success\">Sent.</p>"))
         #expect(list.text.contains(">Re: Question</a>"))
 
         let received = try #require(try await Self.messages(harness, bob, in: .inbox).first)
@@ -172,11 +174,20 @@ struct WebInboxComposeTests {
         }
         // A held notice says why in the words an agent or a person acts on, never "does not send".
         #expect(
-            WebInboxComposeForm.notice("held.needs_owner")?.contains(
+            WebInboxComposeForm.notice("held.needs_owner")?.text.contains(
                 "this inbox needs an owner before it can write outside") == true)
         #expect(
-            WebInboxComposeForm.notice("partly-held.outbound_off")?.contains("outbound delivery is off on this server")
-                == true)
+            WebInboxComposeForm.notice("partly-held.outbound_off")?.text.contains(
+                "outbound delivery is off on this server") == true)
+        // Only what went as asked is a success: held, partly delivered or refused is not (issue 68).
+        #expect(WebInboxComposeForm.notice("sent")?.kind == .success)
+        #expect(WebInboxComposeForm.notice("queued")?.kind == .success)
+        #expect(WebInboxComposeForm.notice("held.outbound_off")?.kind == .warning)
+        #expect(WebInboxComposeForm.notice("partly-held.needs_owner")?.kind == .warning)
+        #expect(WebInboxComposeForm.notice("still-held.outbound_off")?.kind == .warning)
+        #expect(WebInboxComposeForm.notice("release-refused")?.kind == .warning)
+        #expect(WebInboxComposeForm.notice("partly-undelivered")?.kind == .warning)
+        #expect(WebInboxComposeForm.notice("undelivered")?.kind == .error)
         #expect(WebInboxComposeForm.notice("held.nonsense") == nil)
         #expect(WebInboxComposeForm.notice("kept") == nil)
         #expect(WebInboxComposeForm.notice("<script>") == nil)
@@ -200,7 +211,7 @@ struct WebInboxComposeTests {
             browser, ada, ["to": "Carol <carol@example.org>", "subject": "Hello", "body": "Hi Carol."])
         #expect(sent.headers["Location"] == Self.path(ada) + "?folder=sent&notice=queued")
         let page = await browser.send(.GET, try #require(sent.headers["Location"]))
-        #expect(page.text.contains("id=\"notice\">Queued"))
+        #expect(page.text.contains("id=\"notice\" data-notice=\"success\">Queued"))
         let sentTo = try await Self.messages(harness, ada, in: .sent).map(\.to)
         #expect(sentTo == [[MailAddress(name: nil, email: "carol@example.org")]])
     }
@@ -235,7 +246,7 @@ struct WebInboxComposeTests {
         let released = try await release(ada)
         #expect(released.headers["Location"] == Self.path(ada) + "?notice=released")
         let after = await browser.send(.GET, try #require(released.headers["Location"]))
-        #expect(after.text.contains("id=\"notice\">Released"))
+        #expect(after.text.contains("id=\"notice\" data-notice=\"success\">Released"))
         #expect(!after.text.contains("id=\"held\""))
         #expect(try await harness.mail.outbox().isEmpty)
         #expect(try await OutboundQueue(database: harness.test.database).list().count == 1)
@@ -255,7 +266,9 @@ struct WebInboxComposeTests {
             let page = try await Self.send(
                 browser, ada, ["to": to, "subject": "Kept <subject>", "body": "Kept body & all"])
             #expect(page.status == .unprocessableEntity, "\(to)")
-            #expect(page.text.contains("<p class=\"flash error\" role=\"alert\" id=\"error\">" + sentence), "\(to)")
+            #expect(
+                page.text.contains("<p class=\"flash error\" role=\"alert\" id=\"error\" data-notice=\"error\">" + sentence),
+                "\(to)")
             #expect(page.text.contains("value=\"\(to)\""), "\(to)")
             #expect(page.text.contains("value=\"Kept &lt;subject&gt;\""), "\(to)")
             #expect(page.text.contains("Kept body &amp; all</textarea>"), "\(to)")
@@ -277,7 +290,7 @@ struct WebInboxComposeTests {
         }
         let refused = try await Self.send(browser, ada, ["to": "late@example.org", "subject": "Late", "body": "b"])
         #expect(refused.status == .unprocessableEntity)
-        #expect(refused.text.contains("id=\"error\">This inbox has sent to as many addresses on other domains"))
+        #expect(refused.text.contains("id=\"error\" data-notice=\"error\">This inbox has sent to as many addresses on other domains"))
         #expect(try await Self.messages(harness, ada, in: .sent).count == WebInboxHarness.outsideLimit)
         #expect(try await Self.messages(harness, ada, in: .drafts).isEmpty)
     }

@@ -25,7 +25,8 @@ import urllib.request
 
 from .forms import NoRedirect
 
-PHONE_WIDTH = 375
+PHONE_WIDTH = 390
+PHONE_HEIGHT = 844
 # How often a wait looks again. Selenium's default, half a second, was most of a walk's idle time: nearly every post
 # (click_through) and every element a page had not drawn yet at the first look waited a whole half second.
 POLL = 0.05

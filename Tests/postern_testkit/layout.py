@@ -8,7 +8,10 @@
   around its `@`, never inside a word, and a size (`.size`, `.usage`, `.hint` sizes) never wraps ("654 B" stays whole);
 - buttons that wrap onto lines of their own keep a gap: no two visible buttons touch or overlap;
 - no cell shows an empty label ("Priority:" with nothing after it);
-- sizes use one binary unit system (B, KiB, MiB, GiB), never KB, MB or GB.
+- sizes use one binary unit system (B, KiB, MiB, GiB), never KB, MB or GB;
+- (issue 68) a button whose action destroys, takes away or declines (Delete, Unlink, Remove, Revoke, Deny, Sign out)
+  has the `danger` or `secondary` class; every notice (`.flash`) has its kind (`success`, `warning`, `error`); the
+  page is no wider than the window; a UUID in a table is never broken; an address in a table takes at most two lines.
 """
 
 import re
@@ -87,6 +90,41 @@ for (let i = 0; i < buttons.length; i++) for (let j = i + 1; j < buttons.length;
   const gapX = Math.max(rb.left - ra.right, ra.left - rb.right), gapY = Math.max(rb.top - ra.bottom, ra.top - rb.bottom);
   if (gapX < 2 && gapY < 2)
     problems.push('buttons touch: ' + JSON.stringify(a.textContent.trim()) + ' and ' + JSON.stringify(b.textContent.trim()));
+}
+
+// A destructive or negative action is styled as one (issue 68), and every notice says its kind.
+const negative = /^(delete|unlink|remove|revoke|deny|sign out)\b/i;
+for (const b of document.querySelectorAll('button, input[type=submit]')) {
+  const text = (b.textContent || b.value || '').trim();
+  if (negative.test(text) && !b.classList.contains('danger') && !b.classList.contains('secondary'))
+    problems.push('the ' + JSON.stringify(text) + ' button is styled as the main action (give it danger or secondary)');
+}
+for (const note of document.querySelectorAll('.flash')) {
+  if (!['success', 'warning', 'error'].some(kind => note.classList.contains(kind)))
+    problems.push('a notice without its kind: ' + label(note) + ' ' + JSON.stringify(note.textContent.trim().slice(0, 60)));
+}
+
+// The page fits its window: nothing pushes it wider (a table too wide scrolls inside its .table-wrap).
+if (document.documentElement.scrollWidth > window.innerWidth + 1)
+  problems.push('the page is ' + document.documentElement.scrollWidth + ' px wide in a ' + window.innerWidth + ' px window');
+
+// In a table, a UUID stays on one line and an address takes at most two.
+const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+for (const cell of document.querySelectorAll('td')) {
+  if (!visible(cell)) continue;
+  for (const node of textNodes(cell)) {
+    const starts = breaks(node);
+    for (const m of node.textContent.matchAll(uuid))
+      if (starts.some(i => i > m.index && i < m.index + m[0].length))
+        problems.push('a UUID breaks in ' + label(cell.closest('tr') || cell) + ': ' + JSON.stringify(m[0]));
+  }
+}
+for (const el of document.querySelectorAll('td.address, td.from, td .address')) {
+  if (!visible(el)) continue;
+  const range = document.createRange(); range.selectNodeContents(el);
+  const tops = [...range.getClientRects()].filter(r => r.width > 0).map(r => r.top).sort((x, y) => x - y);
+  const lines = tops.filter((top, i) => i === 0 || top > tops[i - 1] + 4).length;
+  if (lines > 2) problems.push('an address takes ' + lines + ' lines in ' + label(el.closest('tr') || el));
 }
 
 // No empty labels: a labelled cell that shows its label shows something after it.
