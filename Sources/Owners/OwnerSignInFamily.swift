@@ -81,6 +81,7 @@ struct OwnerSignInFamily: SignInFamily {
         switch notice {
         case .passkeyAdded: flash = .passkeyAdded
         case .passkeyRefused: flash = .passkeyRefused
+        case .passkeyAlreadyOnDevice: flash = .passkeyAlreadyOnDevice
         case .invalidPasskeyName: flash = .invalidPasskeyName
         case .unknownPasskey: flash = .unknownPasskey
         case .passkeyRenamed: flash = .passkeyRenamed

@@ -147,6 +147,9 @@ public enum SignInNotice: Equatable, Sendable {
     case passkeyAdded
     /// A registration refused (one notice whatever failed).
     case passkeyRefused
+    /// A registration the browser refused because the device already holds a passkey for this account
+    /// (`InvalidStateError`; the form's `failure` field, ``PasskeyPageParts/alreadyRegisteredFailure``).
+    case passkeyAlreadyOnDevice
     case invalidPasskeyName
     case unknownPasskey
     case passkeyRenamed

@@ -138,6 +138,10 @@ extension SignInMethodsController {
             return try await family.notice(.proofNeeded, call)
         }
         let fields = call.request.formFields()
+        if fields["failure"] == PasskeyPageParts.alreadyRegisteredFailure {
+            onCeremony("registration", "refused")
+            return try await family.notice(.passkeyAlreadyOnDevice, call)
+        }
         do {
             let passkey = try await ceremonies.register(
                 Array((fields["credential"] ?? "").utf8), for: family.passkeyHolder(call.account),

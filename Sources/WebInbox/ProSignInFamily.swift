@@ -75,7 +75,8 @@ struct ProSignInFamily: SignInFamily {
         let flash: WebInboxFlash
         switch notice {
         case .passkeyAdded: flash = WebInboxFlash(notice: "Passkey added.")
-        case .passkeyRefused: flash = WebInboxFlash(error: "That passkey could not be added.")
+        case .passkeyRefused: flash = WebInboxFlash(error: PasskeyPageParts.registrationRefused)
+        case .passkeyAlreadyOnDevice: flash = WebInboxFlash(error: PasskeyPageParts.alreadyOnDevice)
         case .invalidPasskeyName:
             flash = WebInboxFlash(
                 error: "A passkey's name is 1 to \(PasskeyStore.maximumNameLength) characters, without control characters.")

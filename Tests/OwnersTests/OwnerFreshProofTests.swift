@@ -27,7 +27,7 @@ struct OwnerFreshProofTests {
                 clientID: "postern", clientSecret: .init("s"), displayName: "GitHub", scopes: ["read:user"],
                 surfaces: [.owners])
         ]
-        let flow = try SignInFlow(
+        let flow = SignInFlow(
             configuration: providers, publicURL: "https://example.com/",
             transactions: SignInTransactionStore(database: harness.test.database, clock: { clock.now }),
             transport: { _ in UnreachableProvider() }, clock: { clock.now })

@@ -1,6 +1,7 @@
 import Audit
 import EmbeddedResources
 import AuthCrypto
+import BrowserPages
 import ComputePool
 import Foundation
 import HTTP1
@@ -263,6 +264,28 @@ struct OwnerPasskeyTests {
                 "credential": Self.registration(try SoftwareAuthenticator(), challenge: own, flags: 0x41),
             ])
         #expect(harness.cookies[OwnerBrowser.flashCookie] == "passkey.refused")
+        let count = try await harness.test.database.read { connection in
+            try connection.query("SELECT COUNT(*) AS n FROM passkey_credentials", []).first?.int("n")
+        }
+        #expect(count == 0)
+    }
+
+    @Test(
+        "a device that already holds a passkey is told so, in the error's colour, and nothing is added",
+        arguments: StorageBackend.allCases)
+    func alreadyOnDevice(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend)
+        #expect(try await harness.signIn("ada@example.com", "correct horse").status == .seeOther)
+        let csrf = try #require(OwnersHarness.csrf(in: await harness.send(.GET, "/owner")))
+        // The script posts the form with no credential and failure=already-registered on InvalidStateError.
+        let answer = await harness.send(
+            .POST, "/owner/passkeys",
+            form: ["csrf_token": csrf, "name": "Laptop", "failure": PasskeyPageParts.alreadyRegisteredFailure])
+        #expect(answer.status == .seeOther)
+        #expect(harness.cookies[OwnerBrowser.flashCookie] == "passkey.already_on_device")
+        let page = Self.text(await harness.send(.GET, "/owner"))
+        #expect(page.contains("This device already holds a passkey for your account"))
+        #expect(!page.contains(Self.refusedWords))
         let count = try await harness.test.database.read { connection in
             try connection.query("SELECT COUNT(*) AS n FROM passkey_credentials", []).first?.int("n")
         }
