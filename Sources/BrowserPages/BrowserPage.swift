@@ -76,12 +76,6 @@ public enum BrowserPage {
         return HTMLPage.response(status, document(title: title, main: main), setCookies: setCookies)
     }
 
-    /// A notice by its old name (`kind` "notice" is a success, "error" an error), for the sign-in method pages until
-    /// they move to ``HTML/notice(_:_:)`` with a ``PageNotice/Kind`` (issue 68): new code names the kind.
-    public static func flash(_ text: String?, kind: String) -> HTML {
-        HTML.notice(text, kind == "error" ? .error : .success)
-    }
-
     static let css = """
         .ok{color:var(--ok);font-weight:600}
         .bad{color:var(--bad);font-weight:600}.status{color:var(--muted);font-weight:400;font-size:.9rem}
