@@ -1,25 +1,15 @@
 import COpenSSL
-import Synchronization
 
 extension HMACSHA256 {
     /// An HMAC-SHA256 key prepared once (OpenSSL fetch and key schedule), for many MACs.
     ///
-    /// Each MAC works on a context of its own, taken from a few kept for reuse (or duplicated from the
-    /// prepared one when all are in use), so one key serves many threads at once; this is several
+    /// Each MAC works on a context of its own, taken from the ``OpenSSLContextPool`` of the prepared one
+    /// (`EVP_MAC_CTX_dup` takes it as `const`), so one key serves many threads at once; this is several
     /// times faster than the one-shot function for short messages. A context goes back after its MAC,
     /// re-initialized with the same key (`EVP_MAC_init` without a key only resets HMAC's state), which
     /// saves duplicating and freeing three digest contexts per MAC.
-    ///
-    /// `@unchecked Sendable`: the prepared `EVP_MAC_CTX` is never modified after `init`; calls only
-    /// read it through `EVP_MAC_CTX_dup`, which takes it as `const`. A kept context is used by one
-    /// call at a time: the mutex hands it out and takes it back.
-    public final class Key: @unchecked Sendable {
-        private let template: OpaquePointer
-        private let spares = Mutex<[Spare]>([])
-        /// A kept context; only the mutex's holder touches it.
-        private struct Spare: @unchecked Sendable { let context: OpaquePointer }
-        /// Contexts kept for reuse: one per thread that signs at once, on the machines Postern runs on.
-        private static var keptContexts: Int { 16 }
+    public final class Key: Sendable {
+        private let contexts: OpenSSLContextPool
 
         /// Prepares `secret` (any length; at least 32 random bytes for tokens).
         /// - Throws: `CryptoError` `.digestFailed` when OpenSSL cannot set up HMAC.
@@ -42,20 +32,16 @@ extension HMACSHA256 {
                 EVP_MAC_CTX_free(context)
                 throw openSSLError(.digestFailed, "EVP_MAC_init")
             }
-            template = context
-        }
-
-        deinit {
-            for spare in spares.withLock({ $0 }) { EVP_MAC_CTX_free(spare.context) }
-            EVP_MAC_CTX_free(template)
+            contexts = OpenSSLContextPool(
+                template: context, duplicate: { EVP_MAC_CTX_dup($0) }, free: { EVP_MAC_CTX_free($0) })
         }
 
         /// Returns the 32-byte HMAC-SHA256 of `message`.
         public func authenticationCode(_ message: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-            guard let context = spares.withLock({ $0.popLast()?.context }) ?? EVP_MAC_CTX_dup(template) else {
+            guard let context = contexts.take() else {
                 fatalError("EVP_MAC_CTX_dup failed: \(drainOpenSSLErrors(fallback: "no reason"))")
             }
-            defer { giveBack(context) }
+            defer { contexts.giveBack(context, reusable: EVP_MAC_init(context, nil, 0, nil) == 1) }
             return [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
                 var length = 0
                 guard EVP_MAC_update(context, message.baseAddress, message.count) == 1,
@@ -65,18 +51,6 @@ extension HMACSHA256 {
                 }
                 initialized = byteCount
             }
-        }
-
-        /// Resets a used context to the key's initial state and keeps it, unless enough are kept.
-        private func giveBack(_ context: OpaquePointer) {
-            let kept =
-                EVP_MAC_init(context, nil, 0, nil) == 1
-                && spares.withLock { spares in
-                    guard spares.count < Self.keptContexts else { return false }
-                    spares.append(Spare(context: context))
-                    return true
-                }
-            if !kept { EVP_MAC_CTX_free(context) }
         }
 
         /// Returns the 32-byte HMAC-SHA256 of `message`.

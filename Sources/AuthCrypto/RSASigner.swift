@@ -1,5 +1,4 @@
 import COpenSSL
-import Synchronization
 
 /// The RS256 signing contexts of one RSA private key, made once and reused: each signature is the SHA-256 of the
 /// message (through the pre-fetched digest, ``SHA256``) and one `EVP_PKEY_sign` on a context already set up for
@@ -10,18 +9,10 @@ import Synchronization
 /// context set up once signs any number of digests with the same parameters (`EVP_PKEY_sign(3)`), and the
 /// signatures are the same bytes (PKCS#1 v1.5 is deterministic).
 ///
-/// Each signature takes a context of its own from a few kept for reuse (or duplicated from the prepared one when
-/// all are in use), as ``HMACSHA256/Key`` does, so one key signs from many threads at once.
-///
-/// `@unchecked Sendable`: the prepared context is never modified after `init` (only read through
-/// `EVP_PKEY_CTX_dup`); a kept context is used by one call at a time, handed out and taken back by the mutex.
-final class RSASigner: @unchecked Sendable {
-    private let template: OpaquePointer
-    private let spares = Mutex<[Spare]>([])
-    /// A kept context; only the mutex's holder touches it.
-    private struct Spare: @unchecked Sendable { let context: OpaquePointer }
-    /// Contexts kept for reuse: one per thread that signs at once, on the machines Postern runs on.
-    private static var keptContexts: Int { 16 }
+/// Each signature takes a context of its own from the ``OpenSSLContextPool`` of the prepared one, as
+/// ``HMACSHA256/Key`` does, so one key signs from many threads at once.
+final class RSASigner: Sendable {
+    private let contexts: OpenSSLContextPool
     /// The length of every signature, in bytes.
     let signatureByteCount: Int
 
@@ -38,20 +29,16 @@ final class RSASigner: @unchecked Sendable {
             EVP_PKEY_CTX_free(context)
             throw openSSLError(.signingFailed, "RS256 signing context")
         }
-        template = context
+        contexts = OpenSSLContextPool(
+            template: context, duplicate: { EVP_PKEY_CTX_dup($0) }, free: { EVP_PKEY_CTX_free($0) })
         signatureByteCount = key.maximumSignatureSize
-    }
-
-    deinit {
-        for spare in spares.withLock({ $0 }) { EVP_PKEY_CTX_free(spare.context) }
-        EVP_PKEY_CTX_free(template)
     }
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 of `message`.
     /// - Throws: `CryptoError` `.signingFailed`.
     func sign(_ message: UnsafeBufferPointer<UInt8>) throws(CryptoError) -> [UInt8] {
         let digest = SHA256.hash(message)
-        guard let context = spares.withLock({ $0.popLast()?.context }) ?? EVP_PKEY_CTX_dup(template) else {
+        guard let context = contexts.take() else {
             throw openSSLError(.signingFailed, "EVP_PKEY_CTX_dup")
         }
         var failed = false
@@ -64,22 +51,8 @@ final class RSASigner: @unchecked Sendable {
                 initialized = 0
             }
         }
-        guard !failed else {
-            // A context that failed may hold state of the failure: never reuse it.
-            EVP_PKEY_CTX_free(context)
-            throw openSSLError(.signingFailed, "EVP_PKEY_sign")
-        }
-        giveBack(context)
+        contexts.giveBack(context, reusable: !failed)
+        guard !failed else { throw openSSLError(.signingFailed, "EVP_PKEY_sign") }
         return signature
-    }
-
-    /// Keeps a used context for the next signature, unless enough are kept.
-    private func giveBack(_ context: OpaquePointer) {
-        let kept = spares.withLock { spares in
-            guard spares.count < Self.keptContexts else { return false }
-            spares.append(Spare(context: context))
-            return true
-        }
-        if !kept { EVP_PKEY_CTX_free(context) }
     }
 }
