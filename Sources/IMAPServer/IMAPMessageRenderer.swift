@@ -102,7 +102,8 @@ struct IMAPMessageRenderer {
                 extension: extensible
                     ? IMAPMultipartExtension(parameters: part.parameters, disposition: disposition(part)) : nil)
         }
-        let lines = UInt64(part.body.lazy.filter { $0 == 0x0a }.count)
+        // Lines of the body, a last one without its line break counted too.
+        let lines = UInt64(part.body.lazy.filter { $0 == 0x0a }.count + (part.body.last.map { $0 == 0x0a ? 0 : 1 } ?? 0))
         var kind = IMAPBodyPart.Kind.basic
         if part.isMessage, let inner = part.children.first {
             kind = .message(envelope(IMAPHeaderBlock(inner.header)), structure(inner, extensible: extensible), lines: lines)
