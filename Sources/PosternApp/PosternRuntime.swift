@@ -270,9 +270,9 @@ public final class PosternRuntime: Service {
                 .keyReload(
                     keyStore, every: .seconds(configuration.signingKeys.reloadSeconds), clock: now, logger: logger))
         }
-        if wanted.contains(.databaseListeners), case .postgres(let url) = try configuration.storage.database() {
+        if wanted.contains(.databaseListeners), case .postgres = try configuration.storage.database() {
             services += RuntimeService.databaseListeners(
-                url: url, keyStore: keyStore, changes: changes, grants: grants, logger: logger)
+                database, keyStore: keyStore, mail: mail.store, grants: grants, logger: logger)
         }
         if wanted.contains(.purges) {
             services.append(
