@@ -1,5 +1,3 @@
-import MailDelivery
-
 /// What the sender rule (`POSTERN_OUTBOUND_SENDERS`) says of one sender, asked before any outside recipient is queued.
 public enum OutsideSender: Sendable, Equatable {
     /// It may send outside. `holder` names who answers for it (an owner), whose limits of scope
