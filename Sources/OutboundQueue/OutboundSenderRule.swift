@@ -38,9 +38,6 @@ public struct OutboundSenderRule: Sendable {
         self.accounts = accounts
     }
 
-    /// The key an owner is counted under by the limits of scope `holder` (`outbound_submissions.holder`).
-    public static func holderKey(owner: String) -> String { "owner:" + owner }
-
     /// Whether mail from `sender` (a bare address, any case) may go to recipients outside this server, and who answers
     /// for it.
     /// - Throws: storage errors (the queue keeps the message and asks again, never sends on an error).
@@ -48,10 +45,10 @@ public struct OutboundSenderRule: Sendable {
         var holder: Holder?
         if let address = AddressParts(sender) { holder = try await self.holder(of: address) }
         switch (holder, mode) {
-        case (.owner(let owner)?, .all): return .allowed(holder: Self.holderKey(owner: owner))
+        case (.owner(let owner)?, .all): return .allowed(holder: .owner(owner))
         case (.owner(let owner)?, .owned):
             return try await accounts.isApproved(owner: owner)
-                ? .allowed(holder: Self.holderKey(owner: owner)) : .awaitingApproval
+                ? .allowed(holder: .owner(owner)) : .awaitingApproval
         case (.proUser?, _), (nil, .all): return .allowed(holder: nil)
         case (nil, .owned): return .notAccountable
         }

@@ -38,8 +38,8 @@ struct OutboundSenderRuleTests {
     @Test("owned: an agent inbox on the agent domain may while an approved owner holds it; any case; no one else")
     func agentDomain() async throws {
         let rule = Self.rule(.owned)
-        #expect(try await rule.standing(of: "made-agent@agents.localhost") == .allowed(holder: "owner:o1"))
-        #expect(try await rule.standing(of: "made-agent@AGENTS.localhost") == .allowed(holder: "owner:o1"))
+        #expect(try await rule.standing(of: "made-agent@agents.localhost") == .allowed(holder: .owner("o1")))
+        #expect(try await rule.standing(of: "made-agent@AGENTS.localhost") == .allowed(holder: .owner("o1")))
         #expect(try await rule.standing(of: "anon-agent@agents.localhost") == .notAccountable)
         #expect(try await rule.standing(of: "not-an-address") == .notAccountable)
         #expect(try await rule.standing(of: "@agents.localhost") == .notAccountable)
@@ -48,7 +48,7 @@ struct OutboundSenderRuleTests {
     @Test("owned: on a verified custom domain only its own holder's inboxes and mailboxes may")
     func customDomains() async throws {
         let rule = Self.rule(.owned)
-        #expect(try await rule.standing(of: "support@owned.example") == .allowed(holder: "owner:o1"))
+        #expect(try await rule.standing(of: "support@owned.example") == .allowed(holder: .owner("o1")))
         #expect(try await rule.standing(of: "other@owned.example") == .notAccountable, "another owner's inbox")
         #expect(try await rule.standing(of: "nobody@owned.example") == .notAccountable)
         #expect(try await rule.standing(of: "box@pro.example") == .allowed(holder: nil), "a Pro user's account")
@@ -69,14 +69,14 @@ struct OutboundSenderRuleTests {
         var approved = Self.accounts
         approved.approved.insert("o3")
         #expect(
-            try await Self.rule(.owned, approved).standing(of: "sales@stranger.example") == .allowed(holder: "owner:o3"))
+            try await Self.rule(.owned, approved).standing(of: "sales@stranger.example") == .allowed(holder: .owner("o3")))
         #expect(try await Self.rule(.owned, approved).mayReachOutside("stranger-box@agents.localhost"))
     }
 
     @Test("all: every sender may; an owner's inboxes are still counted as the owner's")
     func everyone() async throws {
         let rule = Self.rule(.all)
-        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .allowed(holder: "owner:o3"))
+        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .allowed(holder: .owner("o3")))
         for sender in ["anon-agent@agents.localhost", "left@pro.example", "x@elsewhere.example", "not-an-address"] {
             #expect(try await rule.standing(of: sender) == .allowed(holder: nil), "\(sender)")
         }

@@ -153,14 +153,14 @@ struct SenderAccountStoresTests {
         // The operator approves them: both may, named as the owner's for the per-owner limit; then withdraws it.
         let approvals = OwnerApprovals(database: test.database)
         #expect(try await approvals.setApproved(email: "O3@example.com", true, now: 5))
-        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .allowed(holder: "owner:o3"))
-        #expect(try await rule.standing(of: "sales@stranger.example") == .allowed(holder: "owner:o3"))
+        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .allowed(holder: .owner("o3")))
+        #expect(try await rule.standing(of: "sales@stranger.example") == .allowed(holder: .owner("o3")))
         #expect(try await approvals.setApproved(email: "o3@example.com", false, now: 6))
         #expect(try await rule.standing(of: "sales@stranger.example") == .awaitingApproval)
         #expect(try await !approvals.setApproved(email: "nobody@example.com", true, now: 7))
         // In `all` every sender may, and an owner's inboxes are still counted as the owner's.
         let all = Self.rule(.all, test.database)
-        #expect(try await all.standing(of: "stranger-box@agents.localhost") == .allowed(holder: "owner:o3"))
+        #expect(try await all.standing(of: "stranger-box@agents.localhost") == .allowed(holder: .owner("o3")))
         #expect(try await all.standing(of: "anyone@elsewhere.example") == .allowed(holder: nil))
         #expect(try await Self.rule(.owned, test.database).standing(of: "box@pro.example") == .allowed(holder: nil))
     }
