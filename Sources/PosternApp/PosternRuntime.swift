@@ -319,8 +319,7 @@ public final class PosternRuntime: Service {
         }
         if let sandboxListener {
             let server = try sandboxServer(
-                configuration, sandbox: mailSandbox, resolver: resolver, clock: now, draining: drainFlag, group: group,
-                logger: logger)
+                configuration, sandbox: mailSandbox, resolver: resolver, clock: now, group: group, logger: logger)
             services.append(.listening("SMTP sandbox", on: sandboxListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -329,8 +328,8 @@ public final class PosternRuntime: Service {
         }
         if let smtpListener {
             let server = smtpServer(
-                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, clock: now, draining: drainFlag,
-                group: group, logger: logger)
+                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, clock: now, group: group,
+                logger: logger)
             services.append(.listening("SMTP", on: smtpListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -391,24 +390,23 @@ public final class PosternRuntime: Service {
         return HTTPServer(configuration: settings, responder: responder, group: group, logger: logger)
     }
 
-    /// The SMTP server, on the loops HTTP uses; while `draining` is set it answers new sessions 421 (the drain).
+    /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
         _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
-        clock: @escaping @Sendable () -> Int64, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock)
         settings.tls = tls
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
-            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger),
-            draining: { draining.isSet })
+            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger))
     }
 
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
         _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver,
-        clock: @escaping @Sendable () -> Int64, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
@@ -420,8 +418,7 @@ public final class PosternRuntime: Service {
         return SMTPServer(
             configuration: settings,
             sink: SandboxDeliverySink(sandbox: sandbox, authenticator: authenticator, logger: logger), group: group,
-            logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger),
-            draining: { draining.isSet })
+            logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger))
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
