@@ -64,10 +64,10 @@ public final class SMTPChaos: Sendable {
         let action: SMTPChaosRule.Action? = scopes.withLock { scopes in
             guard var rules = scopes[scope] else { return nil }
             let action = rules.set.decide(point)
-            guard action != nil else { return nil }
-            let spent = !rules.set.isLive
-            scopes[scope] = rules
-            if spent { armed.store(scopes.values.contains { $0.set.isLive }, ordering: .relaxed) }
+            scopes[scope] = rules  // its source moved on even when nothing fired
+            if action != nil, !rules.set.isLive {
+                armed.store(scopes.values.contains { $0.set.isLive }, ordering: .relaxed)
+            }
             return action
         }
         if let action { onInjection(point.stage, action) }

@@ -121,6 +121,22 @@ struct SMTPChaosRuleTests {
         #expect(!chaos.isArmed && chaos.rules(for: .server) == nil)
         #expect(reported.load(ordering: .relaxed) == 1)
     }
+
+    @Test("the book keeps each scope's source moving: at probability 50 a run of points meets faults and passes")
+    func bookDraws() throws {
+        let chaos = SMTPChaos()
+        chaos.set([try SMTPChaosRule(stage: .rcpt, action: reply(450), probability: 50)], seed: 9, for: .server)
+        let fired = (0..<200).filter { n in
+            chaos.decide(SMTPChaosPoint(.rcpt, mailFrom: "a@b.test", recipients: ["r\(n)@d.test"]), in: .server) != nil
+        }
+        var alone = SMTPChaosRuleSet(
+            [try SMTPChaosRule(stage: .rcpt, action: reply(450), probability: 50)], random: SMTPChaosSeededRandom(seed: 9))
+        let expected = (0..<200).filter { n in
+            alone.decide(SMTPChaosPoint(.rcpt, mailFrom: "a@b.test", recipients: ["r\(n)@d.test"])) != nil
+        }
+        #expect(fired == expected)
+        #expect((60...140).contains(fired.count), "\(fired.count) of 200 at 50%")
+    }
 }
 
 @Suite("SMTP failure injection in the session machine, with a scripted sink")
