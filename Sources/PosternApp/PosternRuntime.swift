@@ -230,11 +230,13 @@ public final class PosternRuntime: Service {
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: now, draining: { drainFlag.isSet })
+        // SMTP failure injection (issue 71): one rule book, set through the APIs and asked by both listeners.
+        let chaos = configuration.smtp.chaos ? SMTPChaos(onInjection: metrics.chaosInjected) : nil
         let surfaceContext = SurfaceContext(
             configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
             pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
+            sandboxPort: sandboxListener?.port, chaos: chaos, metrics: metrics, clock: now, logger: logger)
         let (unmatched, mailSandbox) = try Surfaces.register(into: &router, surfaceContext)
 
         let responder = PosternResponder(
@@ -319,7 +321,8 @@ public final class PosternRuntime: Service {
         }
         if let sandboxListener {
             let server = try sandboxServer(
-                configuration, sandbox: mailSandbox, resolver: resolver, clock: now, group: group, logger: logger)
+                configuration, sandbox: mailSandbox, resolver: resolver, chaos: chaos, clock: now, group: group,
+                logger: logger)
             services.append(.listening("SMTP sandbox", on: sandboxListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -328,8 +331,8 @@ public final class PosternRuntime: Service {
         }
         if let smtpListener {
             let server = smtpServer(
-                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, clock: now, group: group,
-                logger: logger)
+                configuration, delivery: mail.delivery, tls: smtpTLS, chaos: chaos, metrics: metrics, clock: now,
+                group: group, logger: logger)
             services.append(.listening("SMTP", on: smtpListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -392,11 +395,12 @@ public final class PosternRuntime: Service {
 
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
-        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
-        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
+        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, chaos: SMTPChaos?,
+        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock)
         settings.tls = tls
+        settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .server) }
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
             observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger))
@@ -405,10 +409,12 @@ public final class PosternRuntime: Service {
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
-        _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver,
+        _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver, chaos: SMTPChaos?,
         clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
+        // Each session follows the rules of the Pro user it authenticated as, never the server's.
+        settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .authenticatedUser) }
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         settings.requiresAuthentication = true
         settings.plaintextAuthentication = configuration.sandbox.plaintextAuthOnLoopback ? .loopbackOnly : .never

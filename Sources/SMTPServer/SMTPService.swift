@@ -47,7 +47,15 @@ public struct SMTPService: StreamService {
             case .verdict(let recipient):
                 outcome = .verdict(await sink.verdict(forRecipient: recipient))
             case .authenticate(let username, let password):
-                outcome = .authenticated(await sink.authenticate(username: username, password: password))
+                let identity = await sink.authenticate(username: username, password: password)
+                var scope: String?
+                if let identity, configuration.chaos?.scoping == .authenticatedUser {
+                    scope = await sink.chaosScope(ofIdentity: identity)
+                }
+                outcome = .authenticated(identity, chaosScope: scope)
+            case .stall(let seconds):
+                try? await Task.sleep(for: .seconds(seconds))
+                outcome = .stalled
             case .confirm(let identity):
                 outcome = .confirmed(await sink.isStillAuthenticated(identity))
             case .deliver(var envelope, let data):
