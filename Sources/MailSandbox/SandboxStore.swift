@@ -31,6 +31,13 @@ public struct SandboxStore: MailboxMessageRecords {
         self.database = database
     }
 
+    /// Every sandbox's address in the mail store: retention counts each apart from the server's mail.
+    public func sandboxAddresses() async throws -> [String] {
+        try await database.read { connection in
+            try connection.query("SELECT address FROM mailbox_sandboxes ORDER BY address").compactMap { $0.text("address") }
+        }
+    }
+
     /// The user's sandbox, or nil before its first SMTP connection.
     func sandbox(ownerID: String) async throws -> SandboxRecord? {
         try await database.read { try Self.sandbox(ownerID: ownerID, $0) }

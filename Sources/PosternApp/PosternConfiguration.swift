@@ -44,6 +44,8 @@ public struct PosternConfiguration: Sendable {
     public var smtp = SMTPListenerConfiguration()
     /// Who local delivery takes mail for besides the accounts: subaddresses and the catch-all.
     public var recipients = RecipientPolicyConfiguration()
+    /// How much mail is kept: at most so many messages, none older than an age.
+    public var retention = MailRetentionConfiguration()
     /// The SMTP sandbox's listener.
     public var sandbox = SandboxConfiguration()
     /// The IMAP listener (issue 70).
@@ -99,6 +101,7 @@ public struct PosternConfiguration: Sendable {
         observability = try ObservabilityConfiguration(config: config)
         smtp = try SMTPListenerConfiguration(config: config)
         recipients = try RecipientPolicyConfiguration(config: config)
+        retention = try MailRetentionConfiguration(config: config)
         sandbox = try SandboxConfiguration(config: config)
         imap = try IMAPListenerConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)

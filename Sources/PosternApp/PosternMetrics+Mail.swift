@@ -1,9 +1,20 @@
 import CoreMetrics
 import JMAP
+import MailStore
 import OutboundQueue
 import SMTPServer
 
 extension PosternMetrics {
+    /// Counts what retention pruned, by why: `postern_mail_pruned_total{reason="count|age"}`.
+    func mailPruned(_ pruned: [MailPruned]) {
+        for reason in [MailPruned.Reason.count, .age] {
+            let count = pruned.filter { $0.reason == reason }.count
+            if count > 0 {
+                Counter(label: "postern_mail_pruned_total", dimensions: [("reason", reason.rawValue)]).increment(by: count)
+            }
+        }
+    }
+
     /// Counts the SMTP faults failure injection made (issue 71), by stage and action:
     /// `postern_smtp_chaos_injections_total{stage="connect|helo|auth|mail|rcpt|data|after-data",
     /// action="reply|disconnect|stall"}`.

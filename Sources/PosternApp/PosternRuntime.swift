@@ -286,6 +286,12 @@ public final class PosternRuntime: Service {
                             + configuration.mailbox.proDomains).map { EmailDomain.key($0) }),
                     clock: now))
         }
+        if wanted.contains(.purges), !configuration.retention.retention.isUnlimited {
+            services.append(
+                .retention(
+                    configuration.retention.retention, mailStore: mail.store,
+                    sandboxes: SandboxStore(database: database), metrics: metrics, clock: now, logger: logger))
+        }
         let outbound =
             wanted.contains(.outbound)
             ? try Surfaces.outboundRuntime(

@@ -4,6 +4,7 @@ import DKIMKeys
 import DNS
 import Fetch
 import Logging
+import MailSandbox
 import MailStore
 import OAuthResource
 import OAuthServer
@@ -135,6 +136,46 @@ extension RuntimeService {
                     return schedules
                 }
                 for schedule in running { schedule.cancel() }
+            })
+    }
+
+    /// Retention (issue 71 item 5): every ``MailRetentionConfiguration/interval`` prunes, oldest first, what
+    /// `retention` does not keep, each sandbox counted apart (``SandboxStore/sandboxAddresses()``), forgets what the
+    /// sandbox kept beside a pruned capture, and counts each message (`postern_mail_pruned_total{reason}`). A failed
+    /// pass is logged and the next one tries again.
+    static func retention(
+        _ retention: MailRetention, mailStore: MailStore, sandboxes: SandboxStore, metrics: PosternMetrics,
+        clock: @escaping @Sendable () -> Int64, logger: Logger
+    ) -> RuntimeService {
+        let loop = Mutex<Task<Void, Never>?>(nil)
+        return RuntimeService(
+            "retention",
+            start: {
+                let task = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: MailRetentionConfiguration.interval)
+                        do {
+                            let separately = try await sandboxes.sandboxAddresses()
+                            let pruned = try await mailStore.prune(retention, separately: separately, now: clock())
+                            let captures = Set(separately)
+                            for message in pruned where captures.contains(message.address) {
+                                try await sandboxes.deleteRecords(ofMessage: message.id)
+                            }
+                            metrics.mailPruned(pruned)
+                        } catch {
+                            logger.warning("retention pass failed", metadata: ["error": "\(type(of: error))"])
+                        }
+                    }
+                }
+                loop.withLock { $0 = task }
+            },
+            stop: {
+                let task = loop.withLock { task in
+                    defer { task = nil }
+                    return task
+                }
+                task?.cancel()
+                await task?.value
             })
     }
 

@@ -126,6 +126,7 @@ struct ConfigurationKeyListTests {
             "Sources/PosternApp/RecipientPolicyConfiguration.swift": {
                 _ = try RecipientPolicyConfiguration(config: $0)
             },
+            "Sources/PosternApp/MailRetentionConfiguration.swift": { _ = try MailRetentionConfiguration(config: $0) },
             "Sources/MailTransfer/OutboundConfiguration.swift": { _ = try OutboundConfiguration(config: $0) },
             "Sources/OutboundQueue/OutboundQueueConfiguration.swift": { _ = try OutboundQueueConfiguration(config: $0) },
             "Sources/WebSocket/WebSocketConfiguration.swift": { _ = try WebSocketConfiguration(config: $0) },
