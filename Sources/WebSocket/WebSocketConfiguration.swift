@@ -17,8 +17,9 @@ public struct WebSocketConfiguration: Sendable, Equatable {
     /// The most bytes one message (its fragments together) may carry; a larger one closes the socket with 1009.
     /// Default 1 MiB.
     public var maxMessageBytes = 1024 * 1024
-    /// The most bytes waiting to be sent on one socket: a reader that falls this far behind is closed with 1008
-    /// rather than grow the queue or slow anyone else. Default 1 MiB.
+    /// The most bytes waiting on one socket, each way: a reader that falls this far behind, or a client whose
+    /// messages the handler leaves unread past it, is closed with 1008 rather than grow a queue or slow anyone else.
+    /// Default 1 MiB.
     public var maxQueuedBytes = 1024 * 1024
     /// How often the server pings. Default 30 s.
     public var pingInterval: Duration = .seconds(30)
