@@ -245,6 +245,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // mail.tm's API and its Mercure hub (issue 72): a second door onto Mail.td's accounts and the one mail store.
+        .target(name: "MailTM", dependencies: [
+            "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "ClientAddress", "AuthCrypto", "Time",
+            "ConfigurationReading", "EmailAddresses",
+        ]),
         // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
         .target(name: "MailSandbox", dependencies: [
             "MailboxAccounts", "MailStore", "MIME", "Storage", "JSON", "HTTP1", "ServerKit", "SMTPServer", "MailAuth",
@@ -310,7 +315,7 @@ let package = Package(
             "EmailAddresses",
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys",
-            "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
+            "MailboxAccounts", "Webhooks", "MailSandbox", "MailTM", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
@@ -429,6 +434,7 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "MailTMTests", dependencies: ["MailTM", "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1"]),
         .testTarget(name: "WebhooksTests", dependencies: [
             "Webhooks", "MailStore", "MIME", "Storage", "ServerKit", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),

@@ -6,6 +6,7 @@ import MCPServer
 import MailSandbox
 import MailTransfer
 import OutboundQueue
+import MailTM
 import MailboxAccounts
 import OAuthServer
 import Owners
@@ -54,6 +55,8 @@ public struct PosternConfiguration: Sendable {
     public var agent = AgentAuthConfiguration()
     /// The Mail.td surface's settings; the composition root adds the issuer and what surfaces share.
     public var mailbox = MailboxConfiguration()
+    /// mail.tm's API over the Mail.td surface's accounts (issue 72): its base path and domains.
+    public var mailTM = MailTMConfiguration()
     /// The owners' settings; the composition root adds what surfaces share.
     public var owners = OwnersConfiguration(publicURL: "")
     /// The identity providers owners and Pro users may sign in with (none by default).
@@ -102,6 +105,7 @@ public struct PosternConfiguration: Sendable {
         outboundAddresses = try OutboundAddressConfiguration(config: config)
         agent = try AgentAuthConfiguration(config: config)
         mailbox = try MailboxConfiguration(config: config)
+        mailTM = try MailTMConfiguration(config: config)
         owners = try OwnersConfiguration(config: config)
         signInProviders = try SignInProvidersConfiguration(config: config)
         oauth = try OAuthConfiguration(config: config)
@@ -134,6 +138,8 @@ public struct PosternConfiguration: Sendable {
         try webhooks.validate()
         try agent.validate()
         try mailbox.validate()
+        try mailTM.validate()
+        try mailTM.validate(servedBy: mailbox.domains + mailbox.proDomains)
         try owners.validate()
         try signInProviders.validate()
         try oauth.validate()

@@ -1,6 +1,7 @@
 import AgentAuth
 import JMAP
 import MCPServer
+import MailTM
 import MailboxAccounts
 import OAuthResource
 import OAuthServer
@@ -65,6 +66,7 @@ extension OAuthConfiguration: SharesRateLimits {}
 extension JMAPConfiguration: SharesRateLimits {}
 extension MCPConfiguration: SharesRateLimits {}
 extension RemoteHashConfiguration: SharesRateLimits {}
+extension MailTMConfiguration: SharesRateLimits {}
 
 /// `/api/v1/agents` keeps both in its ``OAuthResourceConfiguration/RateLimits``.
 extension OAuthResourceConfiguration: SharesRateLimits {

@@ -66,6 +66,7 @@ enum Surfaces {
         webhooks.register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
         sandbox.register(on: &router)
+        let tempMail = registerTempMail(into: &router, configuration, mailbox: mailbox, mail: mail.store, clock: clock, logger: logger)
 
         try RemoteHashService(
             configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
@@ -221,7 +222,7 @@ enum Surfaces {
             [
                 PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) },
                 PosternResponder.UnmatchedRenderer(prefix: "/oauth/") { oauth.unmatchedResponse($0) },
-            ], sandbox
+            ] + tempMail, sandbox
         )
     }
 
