@@ -33,6 +33,10 @@ extension MailTMService {
                 accountID: account.id)
             let lease = try openLease(context)
             defer { lease.release() }
+            // The state to send from is read before the head goes: a message delivered once the client sees the
+            // stream open is one the stream sends.
+            var from = subscription.resumeState
+            if from == nil { from = try await mail.state(address: account.address) }
             let head = HTTPResponse(
                 status: .ok,
                 headers: [
@@ -40,7 +44,7 @@ extension MailTMService {
                 ])
             writer.open(middleware.finish(head, decision))
             opened = true
-            try await push(account, subscription, bearer: request.bearerToken, writer)
+            try await push(account, from: from, bearer: request.bearerToken, writer)
             writer.finish()
         } catch {
             if opened {
@@ -64,11 +68,8 @@ extension MailTMService {
 
     /// Writes the events until the stream ends, the task is cancelled or the token stops holding.
     private func push(
-        _ account: MailboxAccountSummary, _ subscription: MercureSubscription, bearer: String?,
-        _ writer: any HTTPResponseWriter
+        _ account: MailboxAccountSummary, from: Int64?, bearer: String?, _ writer: any HTTPResponseWriter
     ) async throws {
-        var from = subscription.resumeState
-        if from == nil { from = try await mail.state(address: account.address) }
         let stream = mail.changeStream(of: account.address, from: from, quiet: configuration.mercureKeepAlive) {
             [self] in
             (try? await accounts.account(mailboxToken: bearer)) != nil
