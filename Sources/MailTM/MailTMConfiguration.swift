@@ -10,8 +10,9 @@ import ServerKit
 ///
 /// ## Configuration keys
 /// - `POSTERN_MAILTM_PATH` (a path, default `/mailtm`; `off` serves no mail.tm API): ``basePath``.
-/// - `POSTERN_MAILTM_DOMAINS` (comma-separated, default: `POSTERN_MAILBOX_DOMAINS`): ``domains``; each must be one of
-///   the Mail.td surface's public or Pro domains (`PosternConfiguration` checks it), so that mail to it is delivered.
+/// - `POSTERN_MAILTM_DOMAINS` (comma-separated, default: the Mail.td surface's public domains): ``domains``; each must
+///   be one of the Mail.td surface's public or Pro domains (`PosternConfiguration` checks it), so that mail to it is
+///   delivered.
 public struct MailTMConfiguration: Sendable {
     /// Where the API is mounted (mail.tm's `https://api.mail.tm` root): `/domains` is `<basePath>/domains`. Nil: the
     /// surface is off. Default `/mailtm`.
@@ -56,7 +57,7 @@ public struct MailTMConfiguration: Sendable {
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
         if let basePath {
-            guard Self.isMountPath(basePath) else {
+            guard MountPath.isValid(basePath) else {
                 throw ConfigurationError(
                     key: "POSTERN_MAILTM_PATH",
                     message: "must be off or a path such as /mailtm: a leading /, no trailing /, no ? or #")
@@ -77,22 +78,5 @@ public struct MailTMConfiguration: Sendable {
                 key: "POSTERN_MAILTM_DOMAINS",
                 message: "\(domain) is not one of POSTERN_MAILBOX_DOMAINS or POSTERN_MAILBOX_PRO_DOMAINS")
         }
-    }
-
-    /// Whether `path` can mount a surface: `/` then segments of URL path characters, no empty segment, no `/` at the
-    /// end.
-    static func isMountPath(_ path: String) -> Bool {
-        let bytes = Array(path.utf8)
-        guard bytes.count >= 2, bytes.count <= 200, bytes.first == UInt8(ascii: "/"), bytes.last != UInt8(ascii: "/")
-        else { return false }
-        var previous: UInt8 = 0
-        for byte in bytes {
-            let allowed =
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || Array("/-._~".utf8).contains(byte)
-            guard allowed, !(byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/")) else { return false }
-            previous = byte
-        }
-        return true
     }
 }

@@ -69,7 +69,7 @@ extension MailTMService {
     func download(_ call: Call) async throws -> HTTPResponse {
         let account = try await account(call)
         guard let raw = try await mail.raw(address: account.address, id: call.id) else { throw MailTMError.notFound }
-        return Self.download(raw, contentType: "message/rfc822", filename: "\(call.id).eml")
+        return MailboxMessageJSON.download(raw, contentType: "message/rfc822", filename: "\(call.id).eml")
     }
 
     /// `GET /messages/{id}/attachment/{attachment}` (an attachment's `downloadUrl`, `ATTACH000001` the first): the
@@ -79,7 +79,7 @@ extension MailTMService {
         guard let position = call.parameters["attachment"].flatMap(MailTMJSON.attachmentPosition),
             let (info, data) = try await mail.attachment(address: account.address, id: call.id, position: position)
         else { throw MailTMError.notFound }
-        return Self.download(
+        return MailboxMessageJSON.download(
             data, contentType: info.contentType, filename: info.filename ?? MailTMJSON.attachmentID(position))
     }
 

@@ -44,16 +44,4 @@ extension MailTMService {
         response.headers.replaceOrAdd("Content-Type", MailTMJSON.contentType)
         return response
     }
-
-    /// A download: `bytes` as `contentType`, to be saved as `filename`.
-    static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
-        let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
-        return HTTPResponse(
-            status: .ok,
-            headers: [
-                "Content-Type": contentType, "Content-Disposition": "attachment; filename=\"\(safe)\"",
-                "Cache-Control": "no-store",
-            ],
-            body: bytes)
-    }
 }

@@ -6,6 +6,7 @@ import MCPServer
 import MailSandbox
 import MailTransfer
 import OutboundQueue
+import MailCX
 import MailTM
 import MailboxAccounts
 import OAuthServer
@@ -57,6 +58,8 @@ public struct PosternConfiguration: Sendable {
     public var mailbox = MailboxConfiguration()
     /// mail.tm's API over the Mail.td surface's accounts (issue 72): its base path and domains.
     public var mailTM = MailTMConfiguration()
+    /// mail.cx's REST API (issue 72): its base path, domains, retention and long-poll hold.
+    public var mailCX = MailCXConfiguration()
     /// The owners' settings; the composition root adds what surfaces share.
     public var owners = OwnersConfiguration(publicURL: "")
     /// The identity providers owners and Pro users may sign in with (none by default).
@@ -106,6 +109,7 @@ public struct PosternConfiguration: Sendable {
         agent = try AgentAuthConfiguration(config: config)
         mailbox = try MailboxConfiguration(config: config)
         mailTM = try MailTMConfiguration(config: config)
+        mailCX = try MailCXConfiguration(config: config)
         owners = try OwnersConfiguration(config: config)
         signInProviders = try SignInProvidersConfiguration(config: config)
         oauth = try OAuthConfiguration(config: config)
@@ -140,6 +144,8 @@ public struct PosternConfiguration: Sendable {
         try mailbox.validate()
         try mailTM.validate()
         try mailTM.validate(servedBy: mailbox.domains + mailbox.proDomains)
+        try mailCX.validate()
+        try mailCX.validate(apartFrom: mailbox.domains + mailbox.proDomains + [agent.inboxDomain])
         try owners.validate()
         try signInProviders.validate()
         try oauth.validate()

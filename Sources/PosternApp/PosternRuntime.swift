@@ -277,6 +277,7 @@ public final class PosternRuntime: Service {
                         ([configuration.agent.inboxDomain] + configuration.mailbox.domains
                             + configuration.mailbox.proDomains).map { EmailDomain.key($0) }),
                     clock: now))
+            services.append(Surfaces.mailCXRetention(configuration, mail: mail.store, clock: now))
         }
         let outbound =
             wanted.contains(.outbound)

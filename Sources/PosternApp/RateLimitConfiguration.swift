@@ -1,6 +1,7 @@
 import AgentAuth
 import JMAP
 import MCPServer
+import MailCX
 import MailTM
 import MailboxAccounts
 import OAuthResource
@@ -67,6 +68,7 @@ extension JMAPConfiguration: SharesRateLimits {}
 extension MCPConfiguration: SharesRateLimits {}
 extension RemoteHashConfiguration: SharesRateLimits {}
 extension MailTMConfiguration: SharesRateLimits {}
+extension MailCXConfiguration: SharesRateLimits {}
 
 /// `/api/v1/agents` keeps both in its ``OAuthResourceConfiguration/RateLimits``.
 extension OAuthResourceConfiguration: SharesRateLimits {

@@ -1,22 +1,69 @@
 import Logging
 import MailStore
+import MailCX
 import MailTM
 import MailboxAccounts
 import ServerKit
+import Storage
+import Synchronization
 
 extension Surfaces {
     /// The temp-mail APIs agents already call, over Mail.td's accounts and the one mail store (issue 72): mail.tm's
-    /// API and its Mercure hub at `POSTERN_MAILTM_PATH`. Returns the renderers of their 404s and 405s.
+    /// API and its Mercure hub at `POSTERN_MAILTM_PATH`, mail.cx's REST API at `POSTERN_MAILCX_PATH`. Returns the
+    /// renderers of their 404s and 405s.
     static func registerTempMail(
         into router: inout ContextRouter, _ c: PosternConfiguration, mailbox: MailboxService, mail: MailStore,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> [PosternResponder.UnmatchedRenderer] {
-        guard
-            let mailTM = MailTMService(
-                configuration: c.rateLimits.applied(to: c.mailTM), accounts: mailbox, mail: mail, clock: clock,
-                onUnexpectedError: reporter("mailtm", logger))
-        else { return [] }
-        mailTM.register(into: &router)
-        return [PosternResponder.UnmatchedRenderer(prefix: mailTM.pathPrefix) { mailTM.unmatchedResponse($0) }]
+        var unmatched: [PosternResponder.UnmatchedRenderer] = []
+        if let mailTM = MailTMService(
+            configuration: c.rateLimits.applied(to: c.mailTM), accounts: mailbox, mail: mail, clock: clock,
+            onUnexpectedError: reporter("mailtm", logger))
+        {
+            mailTM.register(into: &router)
+            unmatched.append(.init(prefix: mailTM.pathPrefix) { mailTM.unmatchedResponse($0) })
+        }
+        if let mailCX = MailCXService(
+            configuration: c.rateLimits.applied(to: c.mailCX), accounts: mailbox, mail: mail, clock: clock,
+            onUnexpectedError: reporter("mailcx", logger))
+        {
+            mailCX.register(into: &router)
+            unmatched.append(.init(prefix: mailCX.pathPrefix) { mailCX.unmatchedResponse($0) })
+        }
+        return unmatched
+    }
+
+    /// The `/llms.txt` list line of the temp-mail APIs served: where each client's base URL points (empty when
+    /// neither is served).
+    static func tempMailGuideLine(_ c: PosternConfiguration, baseURL: String) -> String {
+        var doors: [String] = []
+        if let path = c.mailTM.basePath {
+            doors.append("mail.tm's API at \(baseURL)\(path) (its Mercure hub at \(baseURL)\(path)/.well-known/mercure)")
+        }
+        if let path = c.mailCX.basePath, !c.mailCX.domains.isEmpty {
+            doors.append(
+                "mail.cx's REST API at \(baseURL)\(path) (any address of \(c.mailCX.domains.joined(separator: ", ")))")
+        }
+        guard !doors.isEmpty else { return "" }
+        return "- Temp-mail APIs: give a mail.tm or mail.cx client one of these as its base URL, nothing else changes: "
+            + doors.joined(separator: "; ") + "."
+    }
+
+    /// mail.cx's retention: the mail of its implicit mailboxes deleted once older than
+    /// `POSTERN_MAILCX_RETENTION_SECONDS`, by the clock the runtime is given.
+    static func mailCXRetention(_ c: PosternConfiguration, mail: MailStore, clock: @escaping @Sendable () -> Int64)
+        -> RuntimeService
+    {
+        let schedule = Mutex<PurgeSchedule?>(nil)
+        return RuntimeService(
+            "mail.cx retention",
+            start: {
+                schedule.withLock {
+                    $0 = mail.startPurgingMessages(
+                        onDomains: c.mailCX.domains, olderThan: c.mailCX.retentionSeconds,
+                        every: c.mailCX.purgeInterval, now: clock)
+                }
+            },
+            stop: { schedule.withLock { $0.take() }?.cancel() })
     }
 }

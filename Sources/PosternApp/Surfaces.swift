@@ -16,6 +16,7 @@ import MailDelivery
 import MailStore
 import MailSandbox
 import MailTransfer
+import MailCX
 import MailboxAccounts
 import MailboxWebInbox
 import MCPServer
@@ -210,7 +211,8 @@ enum Surfaces {
         let guide = Array(
             LLMsDocument.render(
                 baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings,
-                smtpAddress: smtpAddress, mcp: mcp, oauth: oauth.configuration
+                smtpAddress: smtpAddress, mcp: mcp, oauth: oauth.configuration,
+                tempMail: tempMailGuideLine(configuration, baseURL: identity.baseURL)
             ).utf8)
         router.add(.GET, "/llms.txt", .immediate { _, _, _ in
             HTTPResponse(
@@ -278,6 +280,7 @@ enum Surfaces {
             AgentInboxDirectory(
                 accounts: AgentAccountStore(database: database), claims: claims, domain: c.agent.inboxDomain,
                 quota: c.agent.inboxQuota),
+            MailCXDirectory(configuration: c.mailCX),
         ])
     }
 
@@ -329,7 +332,7 @@ enum Surfaces {
         owners.publicURL = identity.baseURL
         owners.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         owners.dnsResolver = c.dns.resolver
-        owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
+        owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains + c.mailCX.domains
         owners.outsideSendingNeedsApproval = c.outboundNeedsOwnerApproval
         return c.rateLimits.applied(to: c.passwords.applied(to: owners))
     }
@@ -373,7 +376,7 @@ enum Surfaces {
         mailbox.proDomains = c.mailbox.proDomains.map { EmailDomain.key($0) }
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
-        mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)]
+        mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)] + c.mailCX.domains
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname

@@ -3,7 +3,8 @@ clients from PyPI pointed at `<server>/mailtm`: pymailtm (account, wait_for_mess
 delete), mailtmapi (every call; its pydantic models refuse a missing or mistyped field), multitempmail's mail.tm and
 Mail.td providers through its own interface, and httpx-sse on the Mercure hub (an event after an SMTP delivery,
 Last-Event-ID, a foreign topic refused). Then one store (a message marked seen through mail.tm is read through Mail.td
-and the operator API) and bad input, each its documented error with nothing changed.
+and the operator API) and bad input, each its documented error with nothing changed. Every flow runs on SQLite and on PostgreSQL
+(`BACKENDS`).
 
 Mail goes in over SMTP (smtplib). A client that waits for "new" mail snapshots what is there first, and nothing tells
 this test when it has: so while it waits, a message is delivered every few seconds until it returns (each with its own
@@ -12,20 +13,17 @@ subject), and what is checked is what it returned. Waits are generous; nothing i
 import asyncio
 import json
 import os
-import smtplib
 import sys
 import tempfile
 import threading
-from email.message import EmailMessage
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit import Checks, http, postern
 from postern_testkit.mailtd import pro_login, pro_token
+from postern_testkit.postgres import BACKENDS
+from postern_testkit.tempmail import deliver, install_clients
 
-install_packages("mailtm-clients", [
-    "pymailtm==1.1.1", "mailtmapi==1.1.0", "multitempmail==0.2.0", "httpx-sse==0.4.0", "httpx==0.28.1",
-    "aiohttp==3.14.5", "pydantic==2.14.4",
-], ["pymailtm", "mailtmapi", "multitempmail", "httpx_sse", "httpx", "aiohttp", "pydantic"])
+install_clients()
 import aiohttp  # noqa: E402
 import httpx  # noqa: E402
 from httpx_sse import connect_sse  # noqa: E402
@@ -43,16 +41,6 @@ OPERATOR = "operator-token-for-the-mailtm-test-0123456789"
 PASSWORD = "secret-password-1"
 # How long a client may wait for mail here: far past what a busy machine needs; what is checked is what came.
 WAIT_SECONDS = 120
-
-
-def deliver(server, to, subject, text="hello", attachment=None):
-    message = EmailMessage()
-    message["From"], message["To"], message["Subject"] = "App <app@example.com>", to, subject
-    message.set_content(text)
-    if attachment:
-        message.add_attachment(attachment[1], maintype="application", subtype="octet-stream", filename=attachment[0])
-    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
-        client.send_message(message)
 
 
 def while_waiting(server, to, prefix, wait, attachment=None):
@@ -302,14 +290,17 @@ def rate_limited(base):
 
 def main():
     env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_OPERATOR_TOKEN": OPERATOR}
-    with postern(env=env, pro_users=[PRO]) as server:
-        base = server + "/mailtm"
-        pymailtm_flow(server, base)
-        asyncio.run(mailtmapi_flow(server, base))
-        multitempmail_flow(server, base, pro_token(server, pro_login(server, *PRO), "multitempmail")["token"])
-        mercure_flow(server, base)
-        owner, message_id = one_store(server, base)
-        bad_input(server, base, owner, message_id)
+    for backend in BACKENDS:
+        check.context = f"[{backend}] "
+        with postern(env=env, pro_users=[PRO], backend=backend) as server:
+            base = server + "/mailtm"
+            pymailtm_flow(server, base)
+            asyncio.run(mailtmapi_flow(server, base))
+            multitempmail_flow(server, base, pro_token(server, pro_login(server, *PRO), "multitempmail")["token"])
+            mercure_flow(server, base)
+            owner, message_id = one_store(server, base)
+            bad_input(server, base, owner, message_id)
+    check.context = ""
     with postern(env={"POSTERN_RATE_LIMITS": "on"}) as server:
         rate_limited(server + "/mailtm")
     check.finish("test_mailtm_clients")
