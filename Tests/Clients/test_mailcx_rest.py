@@ -3,23 +3,26 @@
 its own interface (create, wait, read, attachment, delete, clear); the long poll by hand (200 once mail has arrived,
 204 when the hold ends, `since` listing only newer mail, `count` and `limit`); `x-api-token` scoping reads; an address
 outside the surface's domains, a 10 kB address and a bad cursor refused; a Mail.td account's message unreadable by
-id; and, on a second server whose retention is 2 s, mail past the retention gone. Each on SQLite and on PostgreSQL
+id but by its Pro user's token, the same message mail.cx's `/api/ws` pushed for the account; and, on a second server whose retention is 2 s, mail past the retention gone. Each on SQLite and on PostgreSQL
 (`BACKENDS`).
 
 Mail goes in over SMTP. The hold is short so that a 204 comes soon; a poll that must see a delivery polls again after
 each 204 (a delivery on a busy machine may take longer than one hold), and what is checked is what came."""
 
+import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, http, postern
+from postern_testkit import ROOT, Checks, http, postern
 from postern_testkit.mailtd import create_account, pro_login, pro_token
 from postern_testkit.postgres import BACKENDS
 from postern_testkit.tempmail import deliver, install_clients
 
 install_clients()
+sys.path.insert(0, os.path.join(ROOT, ".build", "client-sdks", "websockets"))  # scripts/client-tests installs it
+import websocket  # noqa: E402  websocket-client
 from multitempmail import TempMailClient  # noqa: E402
 from multitempmail.http import HTTPClient  # noqa: E402
 from multitempmail.providers.mailcx import MailCxProvider  # noqa: E402
@@ -123,7 +126,13 @@ def token_scope(server, base):
     token = pro_token(server, jwt, "mail.cx")["token"]
     other = pro_token(server, pro_login(server, *OTHER_PRO), "other")["token"]
     account = create_account(server, "pro-box@mail.localhost", password="secret-password-1", bearer=jwt)
+    # mail.cx's /api/ws on the same account, by its own token: the socket and the REST API see one store.
+    socket = websocket.create_connection("ws" + server[len("http"):] + "/api/ws", timeout=WAIT_SECONDS)
+    socket.send(json.dumps({"type": "auth", "token": account["token"]}))
+    check(json.loads(socket.recv()) == {"type": "auth_ok"}, "mail.cx's /api/ws: the account's token, auth_ok")
     deliver(server, account["address"], "pro mail")
+    pushed = json.loads(socket.recv())
+    socket.close()
     for name, headers, status in [("no token", {}, 403), ("another Pro user's token", {"x-api-token": other}, 403)]:
         got, _, body = http(base, "GET", f"/inbox/{account['address']}", headers=headers)
         check(got == status and body == {"error": "domain_not_allowed"}, f"a Mail.td account's inbox, {name} → {got}")
@@ -135,6 +144,8 @@ def token_scope(server, base):
         holds += 1
     check(got == 200 and body["emails"][0]["subject"] == "pro mail", f"… its Pro user's token reads it ({got})")
     message_id = body["emails"][0]["id"]
+    check(pushed.get("type") == "new_email" and pushed.get("id") == message_id,
+          f"… the one /api/ws pushed, by the same id ({pushed.get('type')})")
     got, _, body = http(base, "GET", f"/email/{message_id}")
     check(got == 404 and body == {"error": "email_not_found"}, f"its email by id without the token → 404 ({got})")
     got, _, body = http(base, "GET", f"/email/{message_id}", headers={"x-api-token": token})
