@@ -253,7 +253,7 @@ let package = Package(
         // mail.cx's REST API (issue 72): implicit mailboxes on the surface's domains over the one mail store.
         .target(name: "MailCX", dependencies: [
             "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "Time", "ConfigurationReading",
-            "EmailAddresses", "Directory",
+            "EmailAddresses", "Directory", "ClientAddress",
         ]),
         // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
         .target(name: "MailSandbox", dependencies: [

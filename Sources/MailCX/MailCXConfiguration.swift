@@ -36,6 +36,10 @@ public struct MailCXConfiguration: Sendable {
     public var rateLimitTableCapacity = 65_536
     /// The most emails a request may wait for (`count`) and list (`limit`): mail.cx's 50.
     public var maximumCount = 50
+    /// Inbox long polls one client may have held at once; past it 429 `rate_limit_exceeded`. Default 10.
+    public var heldPollsPerClient = 10
+    /// Inbox long polls held at once on this instance; past it 503 `service_unavailable`. Default 10,000.
+    public var heldPolls = 10_000
 
     /// A configuration with every default.
     public init() {}

@@ -1,6 +1,8 @@
+import ClientAddress
 import HTTP1
 import JSON
 import MailStore
+import ServerKit
 
 /// The inbox: mail.cx's long poll and its clearing.
 ///
@@ -9,7 +11,7 @@ import MailStore
 /// 2. At least `count` of them: 200 `{"emails": [...], "next_since": "<cursor>"}` at once.
 /// 3. Else the request is held, woken by the store's change stream (every instance's deliveries on PostgreSQL), and
 ///    answers 200 as soon as `count` have arrived, or 204 when the hold (25 s, ``MailCXConfiguration/holdSeconds``)
-///    ends.
+///    ends. A client holds at most 10 polls at once (429 `rate_limit_exceeded` past them), an instance 10,000 (503).
 /// 4. `next_since` names the address's mail state when the answer was made: given back as `since`, only mail that
 ///    arrived after it is listed. A cursor the change log no longer covers lists the inbox as it is (older mail may
 ///    come again; none is lost).
@@ -21,6 +23,8 @@ extension MailCXService {
             limit: call.request.queryItem("limit"), maximum: configuration.maximumCount)
         var found = try await arrivals(at: address, query)
         if found.emails.count >= query.count { return answer(found) }
+        let lease = try hold(for: call.client)
+        defer { lease.release() }
         let until = ContinuousClock.now + .seconds(configuration.holdSeconds)
         for try await event in mail.changeStream(of: address, from: found.state, until: until) {
             guard case .changed = event else { continue }
@@ -28,6 +32,17 @@ extension MailCXService {
             if found.emails.count >= query.count { return answer(found) }
         }
         return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])
+    }
+
+    /// A place among the held polls: 429 `rate_limit_exceeded` past the client's, 503 past the instance's.
+    private func hold(for client: ClientAddressKey) throws -> EventStreamLimiter<ClientAddressKey>.Lease {
+        do {
+            return try heldPolls.open(for: client)
+        } catch EventStreamLimiter<ClientAddressKey>.Refusal.tooManyForKey {
+            throw MailCXError.rateLimitExceeded
+        } catch {
+            throw MailCXError(.unavailable)
+        }
     }
 
     private func answer(_ found: (emails: [MailSummary], state: Int64)) -> HTTPResponse {

@@ -1,3 +1,4 @@
+import ClientAddress
 import HTTP1
 import JSON
 import MailStore
@@ -24,6 +25,8 @@ public final class MailCXService: Sendable {
     let mail: MailStore
     let middleware: SurfaceMiddleware<RateClass>
     let clock: @Sendable () -> Int64
+    /// The inbox long polls held now, per client and in all.
+    let heldPolls: EventStreamLimiter<ClientAddressKey>
 
     /// Creates the surface; nil when the configuration turns it off.
     /// - Parameters:
@@ -54,6 +57,8 @@ public final class MailCXService: Sendable {
                 return (MailCXError(failure).response, failure.shouldLog)
             },
             onUnexpectedError: onUnexpectedError)
+        self.heldPolls = EventStreamLimiter(
+            maxTotal: configuration.heldPolls, maxPerKey: configuration.heldPollsPerClient)
     }
 
     /// Adds the surface's routes to `router`.
@@ -83,7 +88,10 @@ public final class MailCXService: Sendable {
     private func run(_ handler: @escaping @Sendable (Call) async throws -> HTTPResponse) -> ContextRouteHandler {
         .deferred { [self] request, context, parameters in
             await middleware.run(.request, context) {
-                try await handler(Call(request: request, parameters: parameters, reader: try await reader(request)))
+                try await handler(
+                    Call(
+                        request: request, parameters: parameters, client: context.clientKey,
+                        reader: try await reader(request)))
             }
         }
     }
@@ -92,6 +100,8 @@ public final class MailCXService: Sendable {
     struct Call: Sendable {
         let request: HTTPRequest
         let parameters: RouteParameters
+        /// The client, whose held polls are counted.
+        let client: ClientAddressKey
         let reader: Reader
     }
 

@@ -9,6 +9,7 @@ id but by its Pro user's token, the same message mail.cx's `/api/ws` pushed for 
 Mail goes in over SMTP. The hold is short so that a 204 comes soon; a poll that must see a delivery polls again after
 each 204 (a delivery on a busy machine may take longer than one hold), and what is checked is what came."""
 
+import concurrent.futures
 import json
 import os
 import sys
@@ -120,6 +121,21 @@ def refusals(server, base):
     check(got == 401 and body == {"error": "invalid_token"}, f"a bad x-api-token → 401 invalid_token ({got})")
 
 
+def held_polls(base):
+    """One client holds at most 10 long polls at once: an eleventh, while ten are held, is 429 rate_limit_exceeded.
+    Twelve start together; should the machine be too slow for them to overlap, the burst is tried again."""
+    address = "held@" + DOMAIN
+    for _ in range(10):
+        with concurrent.futures.ThreadPoolExecutor(12) as pool:
+            answers = list(pool.map(lambda _: http(base, "GET", f"/inbox/{address}"), range(12)))
+        refused = [body for status, _, body in answers if status == 429]
+        if refused:
+            break
+    check(refused and all(body == {"error": "rate_limit_exceeded"} for body in refused)
+          and all(status in (204, 429) for status, _, _ in answers),
+          f"twelve polls at once from one client: the ones past ten → 429 ({[a[0] for a in answers]})")
+
+
 def token_scope(server, base):
     """A Mail.td account's mail is nobody's through mail.cx but its Pro user's, by that user's API token."""
     jwt = pro_login(server, *PRO)
@@ -179,6 +195,7 @@ def main():
             multitempmail_flow(server, base)
             long_poll(server, base)
             refusals(server, base)
+            held_polls(base)
             token_scope(server, base)
         retention_env = {"POSTERN_MAILCX_HOLD_SECONDS": "1", "POSTERN_MAILCX_RETENTION_SECONDS": "2"}
         with postern(env=retention_env, backend=backend) as server:
