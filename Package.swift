@@ -141,6 +141,13 @@ let package = Package(
         .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
+        // IMAP served (issue 70): the connection machine over IMAP's pure session on SocketServer's loops, the
+        // mailbox driver over the one mail store (UIDs, keywords as flags, the change stream for IDLE), and the
+        // sign-in port the composition root fills with each holder's credential check.
+        .target(name: "IMAPServer", dependencies: [
+            "IMAP", "SocketServer", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
         .target(name: "ServerKit", dependencies: [
             "HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading", "WebSocket", "Time",
@@ -305,7 +312,8 @@ let package = Package(
         // transaction, leased to instances per message and destination domain, retried, bounced and suppressed; the
         // dispatcher that runs it over any OutboundTransport.
         .target(name: "OutboundQueue", dependencies: [
-            "MailDelivery", "SMTPOutcomes", "Storage", "ConfigurationReading", "Time", "LeasedQueue",
+            "MailDelivery", "Directory", "EmailAddresses", "SMTPOutcomes", "Storage", "ConfigurationReading", "Time",
+            "LeasedQueue",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -324,7 +332,7 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
-            "SignInProviders", "WebSocket", "WebSocketServer",
+            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -357,6 +365,9 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
+        .testTarget(name: "IMAPServerTests", dependencies: [
+            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport",
+        ]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
             "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),

@@ -88,7 +88,10 @@ public struct MailStore: Sendable {
                 MailArrival(
                     messageID: id, address: recipient.address, holder: holder, fromJSON: Self.json(message.from),
                     envelopeFrom: message.envelopeFrom, subject: message.subject, preview: message.preview,
-                    size: Int64(message.raw.count), receivedAt: now),
+                    size: Int64(message.raw.count), receivedAt: now,
+                    arrivalOrder: try connection.query(
+                        "SELECT received_seq FROM mail_messages WHERE id = ?", [.text(id)]
+                    ).first?.int("received_seq") ?? 0),
                 in: connection)
         }
         return id
@@ -312,7 +315,7 @@ public struct MailStore: Sendable {
     /// The next value of the store-wide arrival counter (`received_seq`, migration 0028), which breaks ties between
     /// messages received in the same second: SQLite has one writer at a time, so the largest value plus one is
     /// unique (and found on an index); PostgreSQL's inserts share a sequence instead.
-    private static func nextArrival(_ dialect: SQLDialect) -> String {
+    static func nextArrival(_ dialect: SQLDialect) -> String {
         switch dialect {
         case .sqlite: return "(SELECT COALESCE(MAX(received_seq), 0) + 1 FROM mail_messages)"
         case .postgres: return "nextval('mail_messages_received_seq')"

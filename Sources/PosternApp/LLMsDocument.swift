@@ -10,7 +10,7 @@ import RemoteHashAuth
 /// every curl line works against this instance. Each surface writes its own section.
 enum LLMsDocument {
     /// The document for the surfaces as configured, whose public base URL is `baseURL`; `tempMail` is the list line of
-    /// the temp-mail APIs (``Surfaces/tempMailGuideLine(_:baseURL:)``), empty when none is served.
+    /// the temp-mail APIs (``TempMailSurface/guideLine(_:baseURL:)``), empty when none is served.
     static func render(
         baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
         smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil, tempMail: String = ""

@@ -48,6 +48,8 @@ public struct PosternConfiguration: Sendable {
     public var recipients = RecipientPolicyConfiguration()
     /// The SMTP sandbox's listener.
     public var sandbox = SandboxConfiguration()
+    /// The IMAP listener (issue 70).
+    public var imap = IMAPListenerConfiguration()
     /// How failed webhook deliveries are retried.
     public var webhooks = WebhookConfiguration()
     /// Which addresses outbound requests (remote-hash fetches, webhook deliveries) may reach.
@@ -104,6 +106,7 @@ public struct PosternConfiguration: Sendable {
         smtp = try SMTPListenerConfiguration(config: config)
         recipients = try RecipientPolicyConfiguration(config: config)
         sandbox = try SandboxConfiguration(config: config)
+        imap = try IMAPListenerConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)
         outboundAddresses = try OutboundAddressConfiguration(config: config)
         agent = try AgentAuthConfiguration(config: config)
@@ -139,6 +142,7 @@ public struct PosternConfiguration: Sendable {
         try smtp.validate()
         try recipients.validate()
         try sandbox.validate()
+        try imap.validate()
         try webhooks.validate()
         try agent.validate()
         try mailbox.validate()
@@ -157,6 +161,7 @@ public struct PosternConfiguration: Sendable {
         try webSocket.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
+        try imap.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)
         try webAuthn.validate(publicURL: identity.publicURL)
         try signInProviders.validate(ownerSignUpOpen: owners.signUpOpen)

@@ -82,6 +82,8 @@ public final class PosternRuntime: Service {
     private let sandboxListener: ListeningSocket?
     /// The `/metrics` listener's socket; nil unless `POSTERN_METRICS_LISTEN` is set.
     private let metricsListener: ListeningSocket?
+    /// The IMAP listener's socket; nil unless `POSTERN_IMAP` is on and the runtime runs IMAP.
+    private let imapListener: ListeningSocket?
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyStore: any SigningKeyStore
@@ -93,8 +95,8 @@ public final class PosternRuntime: Service {
         dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges,
         grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
-        sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, drainFlag: DrainFlag,
-        keyStore: any SigningKeyStore, logger: Logger
+        sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, imapListener: ListeningSocket?,
+        drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
     ) {
         self.keyStore = keyStore
         self.logger = logger
@@ -115,6 +117,7 @@ public final class PosternRuntime: Service {
         self.smtpListener = smtpListener
         self.sandboxListener = sandboxListener
         self.metricsListener = metricsListener
+        self.imapListener = imapListener
         self.drainFlag = drainFlag
         // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
         // never closes under a listener still answering; `run()` then throws its error.
@@ -168,6 +171,10 @@ public final class PosternRuntime: Service {
         let metricsListener = try metricsAddress.map {
             try ListenError.bind(host: $0.host, port: $0.port)
         }
+        let imapListener =
+            try configuration.imap.enabled && wanted.contains(.imap)
+            ? ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: configuration.imap.port)
+            : nil
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -223,13 +230,12 @@ public final class PosternRuntime: Service {
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: now, draining: { drainFlag.isSet })
-        let (unmatched, mailSandbox) = try Surfaces.register(
-            into: &router,
-            SurfaceContext(
-                configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
-                pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
-                smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-                sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger))
+        let surfaceContext = SurfaceContext(
+            configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
+            pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
+            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
+            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
+        let (unmatched, mailSandbox) = try Surfaces.register(into: &router, surfaceContext)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -264,9 +270,9 @@ public final class PosternRuntime: Service {
                 .keyReload(
                     keyStore, every: .seconds(configuration.signingKeys.reloadSeconds), clock: now, logger: logger))
         }
-        if wanted.contains(.databaseListeners), case .postgres(let url) = try configuration.storage.database() {
+        if wanted.contains(.databaseListeners), case .postgres = try configuration.storage.database() {
             services += RuntimeService.databaseListeners(
-                url: url, keyStore: keyStore, changes: changes, grants: grants, logger: logger)
+                database, keyStore: keyStore, mail: mail.store, grants: grants, logger: logger)
         }
         if wanted.contains(.purges) {
             services.append(
@@ -277,7 +283,7 @@ public final class PosternRuntime: Service {
                         ([configuration.agent.inboxDomain] + configuration.mailbox.domains
                             + configuration.mailbox.proDomains).map { EmailDomain.key($0) }),
                     clock: now))
-            services.append(Surfaces.mailCXRetention(configuration, mail: mail.store, clock: now))
+            services.append(TempMailSurface.retention(configuration, mail: mail.store, clock: now))
         }
         let outbound =
             wanted.contains(.outbound)
@@ -314,8 +320,7 @@ public final class PosternRuntime: Service {
         }
         if let sandboxListener {
             let server = try sandboxServer(
-                configuration, sandbox: mailSandbox, resolver: resolver, clock: now, draining: drainFlag, group: group,
-                logger: logger)
+                configuration, sandbox: mailSandbox, resolver: resolver, clock: now, group: group, logger: logger)
             services.append(.listening("SMTP sandbox", on: sandboxListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
@@ -324,13 +329,18 @@ public final class PosternRuntime: Service {
         }
         if let smtpListener {
             let server = smtpServer(
-                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, clock: now, draining: drainFlag,
-                group: group, logger: logger)
+                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, clock: now, group: group,
+                logger: logger)
             services.append(.listening("SMTP", on: smtpListener, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
                 await server.shutdown()
             })
+        }
+        if let imapListener {
+            services.append(
+                try imapService(
+                    configuration, on: imapListener, context: surfaceContext, draining: drainFlag, group: group))
         }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
@@ -347,7 +357,8 @@ public final class PosternRuntime: Service {
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
-            metricsListener: metricsListener, drainFlag: drainFlag, keyStore: keyStore, logger: logger)
+            metricsListener: metricsListener, imapListener: imapListener, drainFlag: drainFlag, keyStore: keyStore,
+            logger: logger)
     }
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
@@ -380,24 +391,23 @@ public final class PosternRuntime: Service {
         return HTTPServer(configuration: settings, responder: responder, group: group, logger: logger)
     }
 
-    /// The SMTP server, on the loops HTTP uses; while `draining` is set it answers new sessions 421 (the drain).
+    /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
         _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
-        clock: @escaping @Sendable () -> Int64, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock)
         settings.tls = tls
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
-            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger),
-            draining: { draining.isSet })
+            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger))
     }
 
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
         _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver,
-        clock: @escaping @Sendable () -> Int64, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
@@ -409,8 +419,7 @@ public final class PosternRuntime: Service {
         return SMTPServer(
             configuration: settings,
             sink: SandboxDeliverySink(sandbox: sandbox, authenticator: authenticator, logger: logger), group: group,
-            logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger),
-            draining: { draining.isSet })
+            logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger))
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
@@ -420,6 +429,7 @@ public final class PosternRuntime: Service {
         JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
             ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
+            ("imap", imapListenAddress.map(JSONValue.string) ?? .null),
             ("data_dir", .string(absoluteDataDirectory)),
             ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
@@ -445,6 +455,11 @@ public final class PosternRuntime: Service {
     /// `POSTERN_METRICS_LISTEN` is set.
     public var metricsListenAddress: String? {
         metricsListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
+    }
+
+    /// The IMAP listener's address as `host:port` (the real port with port 0); nil when IMAP is off.
+    public var imapListenAddress: String? {
+        imapListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.

@@ -37,7 +37,6 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     let shared: SMTPSessionShared
     let peer: String
     let refusing: Bool
-    let draining: Bool
     /// Output, back-pressure, the client's end of input and the lingering close.
     var lifecycle = ConnectionLifecycle()
     /// Bytes read and not yet parsed.
@@ -80,13 +79,10 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     ///   - shared: the server's limits and fixed replies.
     ///   - peer: the socket peer's IP address as text (the envelope's `remoteAddress`).
     ///   - refusing: over the connection cap: answer `421` at once and close.
-    ///   - draining: the instance is about to stop: answer `421 4.3.2 Service shutting down` at once and close, so that
-    ///     a balancer's check that expects the `220` greeting takes the instance out before its listener closes.
-    public init(shared: SMTPSessionShared, peer: String, refusing: Bool, draining: Bool = false) {
+    public init(shared: SMTPSessionShared, peer: String, refusing: Bool) {
         self.shared = shared
         self.peer = peer
         self.refusing = refusing
-        self.draining = draining
     }
 
     public var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
@@ -107,9 +103,6 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             if refusing {
                 shared.observer?(.sessionRefused)
                 finish(with: .tooManyConnections)
-            } else if draining {
-                shared.observer?(.sessionRefused)
-                finish(with: .shuttingDown)
             } else {
                 lifecycle.output.append(shared.greeting)
             }

@@ -1,31 +1,31 @@
 import Logging
-import MailStore
 import MailCX
+import MailStore
 import MailTM
 import MailboxAccounts
 import ServerKit
 import Storage
 import Synchronization
 
-extension Surfaces {
-    /// The temp-mail APIs agents already call, over Mail.td's accounts and the one mail store (issue 72): mail.tm's
-    /// API and its Mercure hub at `POSTERN_MAILTM_PATH`, mail.cx's REST API at `POSTERN_MAILCX_PATH`. Returns the
-    /// renderers of their 404s and 405s.
-    static func registerTempMail(
-        into router: inout ContextRouter, _ c: PosternConfiguration, mailbox: MailboxService, mail: MailStore,
-        clock: @escaping @Sendable () -> Int64, logger: Logger
-    ) -> [PosternResponder.UnmatchedRenderer] {
+/// The temp-mail APIs agents already call, over Mail.td's accounts and the one mail store (issue 72).
+enum TempMailSurface {
+    /// Adds mail.tm's API and its Mercure hub at `POSTERN_MAILTM_PATH` and mail.cx's REST API at
+    /// `POSTERN_MAILCX_PATH`, both over `mailbox`'s accounts; returns the renderers of their 404s and 405s.
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext, mailbox: MailboxService)
+        -> [PosternResponder.UnmatchedRenderer]
+    {
+        let (c, mail, clock, logger) = (context.configuration, context.mail.store, context.clock, context.logger)
         var unmatched: [PosternResponder.UnmatchedRenderer] = []
         if let mailTM = MailTMService(
             configuration: c.rateLimits.applied(to: c.mailTM), accounts: mailbox, mail: mail, clock: clock,
-            onUnexpectedError: reporter("mailtm", logger))
+            onUnexpectedError: Surfaces.reporter("mailtm", logger))
         {
             mailTM.register(into: &router)
             unmatched.append(.init(prefix: mailTM.pathPrefix) { mailTM.unmatchedResponse($0) })
         }
         if let mailCX = MailCXService(
             configuration: c.rateLimits.applied(to: c.mailCX), accounts: mailbox, mail: mail, clock: clock,
-            onUnexpectedError: reporter("mailcx", logger))
+            onUnexpectedError: Surfaces.reporter("mailcx", logger))
         {
             mailCX.register(into: &router)
             unmatched.append(.init(prefix: mailCX.pathPrefix) { mailCX.unmatchedResponse($0) })
@@ -35,7 +35,7 @@ extension Surfaces {
 
     /// The `/llms.txt` list line of the temp-mail APIs served: where each client's base URL points (empty when
     /// neither is served).
-    static func tempMailGuideLine(_ c: PosternConfiguration, baseURL: String) -> String {
+    static func guideLine(_ c: PosternConfiguration, baseURL: String) -> String {
         var doors: [String] = []
         if let path = c.mailTM.basePath {
             doors.append("mail.tm's API at \(baseURL)\(path) (its Mercure hub at \(baseURL)\(path)/.well-known/mercure)")
@@ -51,7 +51,7 @@ extension Surfaces {
 
     /// mail.cx's retention: the mail of its implicit mailboxes deleted once older than
     /// `POSTERN_MAILCX_RETENTION_SECONDS`, by the clock the runtime is given.
-    static func mailCXRetention(_ c: PosternConfiguration, mail: MailStore, clock: @escaping @Sendable () -> Int64)
+    static func retention(_ c: PosternConfiguration, mail: MailStore, clock: @escaping @Sendable () -> Int64)
         -> RuntimeService
     {
         let schedule = Mutex<PurgeSchedule?>(nil)
