@@ -252,6 +252,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // mail.tm's API and its Mercure hub (issue 72): a second door onto Mail.td's accounts and the one mail store.
+        .target(name: "MailTM", dependencies: [
+            "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "ClientAddress", "AuthCrypto", "Time",
+            "ConfigurationReading", "EmailAddresses",
+        ]),
+        // mail.cx's REST API (issue 72): implicit mailboxes on the surface's domains over the one mail store.
+        .target(name: "MailCX", dependencies: [
+            "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "Time", "ConfigurationReading",
+            "EmailAddresses", "Directory", "ClientAddress",
+        ]),
         // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
         .target(name: "MailSandbox", dependencies: [
             "MailboxAccounts", "MailStore", "MIME", "Storage", "JSON", "HTTP1", "ServerKit", "SMTPServer", "MailAuth",
@@ -318,7 +328,7 @@ let package = Package(
             "EmailAddresses",
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys",
-            "MailboxAccounts", "Webhooks", "MailSandbox", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
+            "MailboxAccounts", "Webhooks", "MailSandbox", "MailTM", "MailCX", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
@@ -440,6 +450,8 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "MailCXTests", dependencies: ["MailCX", "MailStore", "MIME", "JSON", "Directory"]),
+        .testTarget(name: "MailTMTests", dependencies: ["MailTM", "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1"]),
         .testTarget(name: "WebhooksTests", dependencies: [
             "Webhooks", "MailStore", "MIME", "Storage", "ServerKit", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -508,7 +520,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
+            "PosternApp", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "MailTM", "MailCX", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",

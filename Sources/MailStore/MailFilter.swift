@@ -86,7 +86,7 @@ public indirect enum MailFilter: Sendable, Equatable {
         }
     }
 
-    private static func escapeLike(_ text: String) -> String {
+    static func escapeLike(_ text: String) -> String {
         var out = ""
         for character in text {
             if character == "%" || character == "_" || character == "\\" { out.append("\\") }

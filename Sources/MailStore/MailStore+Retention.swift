@@ -68,17 +68,39 @@ extension MailStore {
         return pruned
     }
 
+    /// Deletes, oldest first, the messages of every address on `domains` (lower-cased) that arrived more than
+    /// `maxAge` seconds before `now`, through the store's delete as ``prune(_:separately:now:)`` does (mail.cx's
+    /// implicit mailboxes, kept an hour). A domain that only ends alike (`xcx.test` for `cx.test`) is not touched.
+    /// - Returns: what was pruned; at most ``pruneBatch``.
+    public func prune(olderThan maxAge: Int64, onDomains domains: [String], now: Int64) async throws -> [MailPruned] {
+        guard !domains.isEmpty else { return [] }
+        let pruned = try await database.write { connection in
+            try connection.transaction {
+                try Self.prune(
+                    .domains(domains), MailRetention(maxAge: maxAge), now: now, room: Self.pruneBatch, connection)
+            }
+        }
+        changes.announce(Array(Set(pruned.map(\.address))))
+        return pruned
+    }
+
     /// Which addresses a count covers.
     private enum Scope {
         /// Every address but these.
         case rest([String])
         /// This address.
         case one(String)
+        /// Every address on these domains.
+        case domains([String])
 
         /// The `WHERE` condition and its bindings.
         var condition: (sql: String, bindings: [SQLValue]) {
             switch self {
             case .one(let address): return ("address = ?", [.text(address)])
+            case .domains(let domains):
+                let matches = Array(repeating: "address LIKE ? ESCAPE '\\'", count: domains.count)
+                let patterns = domains.map { SQLValue.text("%@" + MailFilter.escapeLike($0)) }
+                return ("(" + matches.joined(separator: " OR ") + ")", patterns)
             case .rest(let excluded):
                 guard !excluded.isEmpty else { return ("1 = 1", []) }
                 let marks = Array(repeating: "?", count: excluded.count).joined(separator: ", ")

@@ -58,13 +58,15 @@ public enum MailboxMessageJSON {
         return "\(name) <\(address.email)>"
     }
 
-    /// A download: the bytes with their type, `Content-Disposition: attachment` and `nosniff`.
+    /// A download: the bytes with their type, `Content-Disposition: attachment`, `nosniff` and `Cache-Control:
+    /// no-store` (what every surface that hands out a message's bytes sends: Mail.td's, mail.tm's, mail.cx's).
     public static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
         var response = HTTPResponse(status: .ok, body: bytes)
         response.headers.replaceOrAdd("Content-Type", contentType)
         let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
         response.headers.replaceOrAdd("Content-Disposition", "attachment; filename=\"\(safe)\"")
         response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
         return response
     }
 }

@@ -20,7 +20,8 @@ public struct ConfigurationProfile: Sendable, Equatable {
     /// work and agent difficulty 0, passwords stored with Argon2id at its cheapest useful cost (64 KiB, one pass:
     /// a test's passwords guard nothing, and every sign-up and sign-in of a suite pays it), no SPF/DKIM/DMARC lookups
     /// in the sandbox (no DNS traffic a test did not ask for), SMTP failure injection available (no rule is set until a
-    /// test sets one), Mailpit's retention (the newest 500 messages kept, no age limit), warnings only in the log, and a temporary data directory.
+    /// test sets one), Mailpit's retention (the newest 500 messages kept, no age limit), mail.cx's implicit mailboxes
+    /// on `mailcx.localhost`, warnings only in the log, and a temporary data directory.
     public static let test = ConfigurationProfile(
         name: "test",
         defaults: [
@@ -29,6 +30,7 @@ public struct ConfigurationProfile: Sendable, Equatable {
             "POSTERN_RATE_LIMITS": "off", "POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_AGENT_POW_DIFFICULTY": "0",
             "POSTERN_AGENT_POW_DYNAMIC": "off", "POSTERN_SANDBOX_MAIL_AUTH": "off", "POSTERN_LOG_LEVEL": "warning",
             "POSTERN_SMTP_CHAOS": "on", "POSTERN_MAIL_MAX_MESSAGES": "500",
+            "POSTERN_MAILCX_DOMAINS": "mailcx.localhost",
             "POSTERN_PASSWORD_ARGON2_MEMORY_KIB": String(PasswordHashConfiguration.testProfile.memoryKiB),
             "POSTERN_PASSWORD_ARGON2_ITERATIONS": String(PasswordHashConfiguration.testProfile.iterations),
         ],

@@ -9,10 +9,11 @@ import RemoteHashAuth
 /// `/llms.txt`: one guide for the whole server, a section per API, generated from the live configuration so that
 /// every curl line works against this instance. Each surface writes its own section.
 enum LLMsDocument {
-    /// The document for the surfaces as configured, whose public base URL is `baseURL`.
+    /// The document for the surfaces as configured, whose public base URL is `baseURL`; `tempMail` is the list line of
+    /// the temp-mail APIs (``TempMailSurface/guideLine(_:baseURL:)``), empty when none is served.
     static func render(
         baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
-        smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil
+        smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil, tempMail: String = ""
     ) -> String {
         """
         # Postern
@@ -33,6 +34,7 @@ enum LLMsDocument {
         with its API key.
         - [OAuth for apps](#\(OAuthLLMsText.anchor)): owners approve third-party apps (OAuth 2.1, PKCE, rotating \
         refresh tokens, EdDSA access tokens).
+        \(tempMail)
 
         ## Quick start for an agent
 

@@ -6,6 +6,8 @@ import MCPServer
 import MailSandbox
 import MailTransfer
 import OutboundQueue
+import MailCX
+import MailTM
 import MailboxAccounts
 import OAuthServer
 import Owners
@@ -58,6 +60,10 @@ public struct PosternConfiguration: Sendable {
     public var agent = AgentAuthConfiguration()
     /// The Mail.td surface's settings; the composition root adds the issuer and what surfaces share.
     public var mailbox = MailboxConfiguration()
+    /// mail.tm's API over the Mail.td surface's accounts (issue 72): its base path and domains.
+    public var mailTM = MailTMConfiguration()
+    /// mail.cx's REST API (issue 72): its base path, domains, retention and long-poll hold.
+    public var mailCX = MailCXConfiguration()
     /// The owners' settings; the composition root adds what surfaces share.
     public var owners = OwnersConfiguration(publicURL: "")
     /// The identity providers owners and Pro users may sign in with (none by default).
@@ -108,6 +114,8 @@ public struct PosternConfiguration: Sendable {
         outboundAddresses = try OutboundAddressConfiguration(config: config)
         agent = try AgentAuthConfiguration(config: config)
         mailbox = try MailboxConfiguration(config: config)
+        mailTM = try MailTMConfiguration(config: config)
+        mailCX = try MailCXConfiguration(config: config)
         owners = try OwnersConfiguration(config: config)
         signInProviders = try SignInProvidersConfiguration(config: config)
         oauth = try OAuthConfiguration(config: config)
@@ -141,6 +149,10 @@ public struct PosternConfiguration: Sendable {
         try webhooks.validate()
         try agent.validate()
         try mailbox.validate()
+        try mailTM.validate()
+        try mailTM.validate(servedBy: mailbox.domains + mailbox.proDomains)
+        try mailCX.validate()
+        try mailCX.validate(apartFrom: mailbox.domains + mailbox.proDomains + [agent.inboxDomain])
         try owners.validate()
         try signInProviders.validate()
         try oauth.validate()

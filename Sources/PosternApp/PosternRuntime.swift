@@ -285,6 +285,10 @@ public final class PosternRuntime: Service {
                         ([configuration.agent.inboxDomain] + configuration.mailbox.domains
                             + configuration.mailbox.proDomains).map { EmailDomain.key($0) }),
                     clock: now))
+            if !configuration.mailCX.domains.isEmpty {
+                services.append(
+                    TempMailSurface.retention(configuration, mail: mail.store, metrics: metrics, clock: now, logger: logger))
+            }
         }
         if wanted.contains(.purges), !configuration.retention.retention.isUnlimited {
             services.append(

@@ -1,6 +1,8 @@
 import AgentAuth
 import JMAP
 import MCPServer
+import MailCX
+import MailTM
 import MailboxAccounts
 import OAuthResource
 import OAuthServer
@@ -65,6 +67,8 @@ extension OAuthConfiguration: SharesRateLimits {}
 extension JMAPConfiguration: SharesRateLimits {}
 extension MCPConfiguration: SharesRateLimits {}
 extension RemoteHashConfiguration: SharesRateLimits {}
+extension MailTMConfiguration: SharesRateLimits {}
+extension MailCXConfiguration: SharesRateLimits {}
 
 /// `/api/v1/agents` keeps both in its ``OAuthResourceConfiguration/RateLimits``.
 extension OAuthResourceConfiguration: SharesRateLimits {

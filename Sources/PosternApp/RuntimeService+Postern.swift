@@ -147,23 +147,34 @@ extension RuntimeService {
         _ retention: MailRetention, mailStore: MailStore, sandboxes: SandboxStore, metrics: PosternMetrics,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> RuntimeService {
+        .repeating("retention", every: MailRetentionConfiguration.interval, logger: logger) {
+            let separately = try await sandboxes.sandboxAddresses()
+            let pruned = try await mailStore.prune(retention, separately: separately, now: clock())
+            let captures = Set(separately)
+            for message in pruned where captures.contains(message.address) {
+                try await sandboxes.deleteRecords(ofMessage: message.id)
+            }
+            metrics.mailPruned(pruned)
+        }
+    }
+
+    /// A service that runs `pass` every `interval` from its start until it is stopped (which cancels the wait and
+    /// joins the pass under way); a failed pass is logged as `"<name> pass failed"` and the next one tries again.
+    static func repeating(
+        _ name: String, every interval: Duration, logger: Logger, pass: @escaping @Sendable () async throws -> Void
+    ) -> RuntimeService {
         let loop = Mutex<Task<Void, Never>?>(nil)
         return RuntimeService(
-            "retention",
+            name,
             start: {
                 let task = Task {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: MailRetentionConfiguration.interval)
+                        try? await Task.sleep(for: interval)
+                        guard !Task.isCancelled else { break }
                         do {
-                            let separately = try await sandboxes.sandboxAddresses()
-                            let pruned = try await mailStore.prune(retention, separately: separately, now: clock())
-                            let captures = Set(separately)
-                            for message in pruned where captures.contains(message.address) {
-                                try await sandboxes.deleteRecords(ofMessage: message.id)
-                            }
-                            metrics.mailPruned(pruned)
+                            try await pass()
                         } catch {
-                            logger.warning("retention pass failed", metadata: ["error": "\(type(of: error))"])
+                            logger.warning("\(name) pass failed", metadata: ["error": "\(type(of: error))"])
                         }
                     }
                 }

@@ -12,6 +12,7 @@ import MailDelivery
 import MailStore
 import MailSandbox
 import MailTransfer
+import MailCX
 import MailboxAccounts
 import OAuthServer
 import OutboundQueue
@@ -35,6 +36,7 @@ enum Surfaces {
         let shared = try SharedSurfaceParts(context)
         let agent = AgentSurface.register(into: &router, context)
         let mailbox = try MailboxSurface.register(into: &router, context, shared)
+        let tempMail = TempMailSurface.register(into: &router, context, mailbox: mailbox.service)
         let remote = try RemoteHashSurface.register(into: &router, context)
         let owners = try OwnerSurface.register(into: &router, context, shared)
         let oauth = try OAuthSurface.register(into: &router, context, shared, owners: owners.service)
@@ -48,7 +50,7 @@ enum Surfaces {
             [
                 PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) },
                 PosternResponder.UnmatchedRenderer(prefix: "/oauth/") { oauth.unmatchedResponse($0) },
-            ], mailbox.sandbox
+            ] + tempMail, mailbox.sandbox
         )
     }
 
@@ -104,6 +106,7 @@ enum Surfaces {
             AgentInboxDirectory(
                 accounts: AgentAccountStore(database: database), claims: claims, domain: c.agent.inboxDomain,
                 quota: c.agent.inboxQuota),
+            MailCXDirectory(configuration: c.mailCX),
         ])
     }
 
@@ -155,7 +158,7 @@ enum Surfaces {
         owners.publicURL = identity.baseURL
         owners.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         owners.dnsResolver = c.dns.resolver
-        owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains
+        owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains + c.mailCX.domains
         owners.outsideSendingNeedsApproval = c.outboundNeedsOwnerApproval
         return c.rateLimits.applied(to: c.passwords.applied(to: owners))
     }
@@ -199,7 +202,7 @@ enum Surfaces {
         mailbox.proDomains = c.mailbox.proDomains.map { EmailDomain.key($0) }
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
-        mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)]
+        mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)] + c.mailCX.domains
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname

@@ -964,6 +964,43 @@ def test_websocket_across_instances(cluster, workdir):
             f"{heard[other]['after'] * 1000:.0f} ms after SMTP 250 (PostgreSQL's notification)")
 
 
+@test("mail.tm's Mercure: a stream on each instance hears mail delivered over SMTP through HAProxy on one of them")
+def test_mercure_across_instances(cluster, workdir):
+    account_id, address, _, token = mailbox_account(cluster.url)
+    streams = {}
+    try:
+        for i in (1, 2):
+            stream = http.client.HTTPConnection(*split_url(cluster.base(i)), timeout=45)
+            stream.request("GET", f"/mailtm/.well-known/mercure?topic=/accounts/{account_id}",
+                           headers={"Authorization": "Bearer " + token, "Accept": "text/event-stream"})
+            response = stream.getresponse()
+            expect(response.status == 200 and response.getheader("Content-Type") == "text/event-stream",
+                   f"the Mercure stream on instance {i}: {response.status}")
+            streams[i] = (stream, response)
+        before = [smtp_results(cluster.base(i)) for i in (1, 2)]
+        with smtplib.SMTP("127.0.0.1", int(cluster.env["CLUSTER_SMTP_PORT"]), timeout=20,
+                          source_address=("127.0.0.2", 0)) as smtp:
+            refused = smtp.sendmail("someone@example.org", [address],
+                                    f"From: someone@example.org\r\nTo: {address}\r\nSubject: mercure\r\n\r\nhi\r\n")
+        expect(refused == {}, f"SMTP through HAProxy refused {refused}")
+        heard = {}
+        for i, (_, response) in streams.items():
+            line = b""
+            while not line.startswith(b"data: "):
+                line = response.readline()
+                expect(line, f"the stream on instance {i} ended")
+            heard[i] = json.loads(line[len(b"data: "):])
+    finally:
+        for stream, _ in streams.values():
+            stream.close()
+    stored_by = [i for k, i in enumerate((1, 2)) if smtp_results(cluster.base(i)) > before[k]]
+    expect(len(stored_by) == 1, f"one instance stored the message: {stored_by}")
+    for i, event in heard.items():
+        expect(event.get("@type") == "Account" and event.get("id") == account_id and event.get("used", 0) > 0,
+               f"an Account event on instance {i}: {event}")
+    return f"stored by instance {stored_by[0]}; both streams sent the Account with used {heard[1]['used']}"
+
+
 @test("one name raced on both instances at once: one account")
 def test_name_race(cluster, workdir):
     one, two = cluster.base(1), cluster.base(2)

@@ -79,4 +79,28 @@ struct MailRetentionTests {
         #expect(both.map(\.reason) == [.age, .count])
         #expect(try await Self.ids(db) == [ids[4]])
     }
+
+    @Test("a domain's age limit: only the named domains' messages past the age go; the state of each address moves",
+        arguments: StorageBackend.allCases)
+    func domains(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        for (id, address, now) in [
+            ("old", "a@cx.test", Int64(100)), ("new", "a@cx.test", 200), ("other-domain", "a@mail.test", 100),
+            ("look-alike", "a@xcx.test", 100), ("old-too", "b@sub.cx2.test", 100),
+        ] {
+            _ = try await store.deliver(
+                MailStoreTests.message(id), to: [.init(address: address, quota: 1_000_000)], folder: .inbox, now: now)
+        }
+        let before = try await store.state(address: "a@cx.test")
+        let pruned = try await store.prune(olderThan: 50, onDomains: ["cx.test", "sub.cx2.test"], now: 150)
+        #expect(pruned.map(\.address).sorted() == ["a@cx.test", "b@sub.cx2.test"])
+        #expect(pruned.allSatisfy { $0.reason == .age })
+        #expect(try await store.page(address: "a@cx.test", page: 1).map(\.subject) == ["new"])
+        #expect(try await store.page(address: "b@sub.cx2.test", page: 1).isEmpty)
+        #expect(try await store.page(address: "a@mail.test", page: 1).count == 1, "another domain's mail stays")
+        #expect(try await store.page(address: "a@xcx.test", page: 1).count == 1, "a domain that only ends alike stays")
+        #expect(try await store.state(address: "a@cx.test") > before)
+        #expect(try await store.prune(olderThan: 1, onDomains: [], now: 1_000).isEmpty)
+    }
 }

@@ -3,7 +3,9 @@ import Fetch
 import Foundation
 import HTTP1
 import JMAP
+import MailCX
 import MailSandbox
+import MailTM
 import MailTransfer
 import MailboxAccounts
 import MCPServer
@@ -106,6 +108,8 @@ struct ConfigurationKeyListTests {
             },
             "Sources/AgentAuth/AgentAuthConfiguration.swift": { _ = try AgentAuthConfiguration(config: $0) },
             "Sources/MailboxAccounts/MailboxConfiguration.swift": { _ = try MailboxConfiguration(config: $0) },
+            "Sources/MailTM/MailTMConfiguration.swift": { _ = try MailTMConfiguration(config: $0) },
+            "Sources/MailCX/MailCXConfiguration.swift": { _ = try MailCXConfiguration(config: $0) },
             "Sources/JMAP/JMAPConfiguration.swift": { _ = try JMAPConfiguration(config: $0) },
             "Sources/MCPServer/MCPConfiguration.swift": { _ = try MCPConfiguration(config: $0) },
             "Sources/WebInbox/WebInboxConfiguration.swift": { _ = try WebInboxConfiguration(config: $0) },

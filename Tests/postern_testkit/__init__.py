@@ -40,6 +40,8 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
   (`window.top.__pwned`); import it by name
 - mail_fixtures: `message` (raw MIME with attachments and inline parts), `png_pixel`, `deliver_smtp`, `deliver_cli`
   (`postern mail deliver`); import it by name
+- tempmail: `install_clients` (pymailtm, mailtmapi, multitempmail, httpx-sse, pinned), `deliver` (a message to one
+  address over SMTP); import it by name
 - mailtd: `domains`, `create_account` (v1 password or v2 `auth_key`), `auth_key` (Argon2id through libargon2),
   `pro_login`, `pro_token`, `messages`; import it by name
 - postgres: `BACKENDS` (the backends both-backend tests run on; `POSTERN_TEST_BACKENDS`), `fresh_database`, `psql`

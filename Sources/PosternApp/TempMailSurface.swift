@@ -1,0 +1,62 @@
+import Logging
+import MailCX
+import MailStore
+import MailTM
+import MailboxAccounts
+import ServerKit
+
+/// The temp-mail APIs agents already call, over Mail.td's accounts and the one mail store (issue 72).
+enum TempMailSurface {
+    /// Adds mail.tm's API and its Mercure hub at `POSTERN_MAILTM_PATH` and mail.cx's REST API at
+    /// `POSTERN_MAILCX_PATH`, both over `mailbox`'s accounts; returns the renderers of their 404s and 405s.
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext, mailbox: MailboxService)
+        -> [PosternResponder.UnmatchedRenderer]
+    {
+        let (c, mail, clock, logger) = (context.configuration, context.mail.store, context.clock, context.logger)
+        var unmatched: [PosternResponder.UnmatchedRenderer] = []
+        if let mailTM = MailTMService(
+            configuration: c.rateLimits.applied(to: c.mailTM), accounts: mailbox, mail: mail, clock: clock,
+            onUnexpectedError: Surfaces.reporter("mailtm", logger))
+        {
+            mailTM.register(into: &router)
+            unmatched.append(.init(prefix: mailTM.pathPrefix) { mailTM.unmatchedResponse($0) })
+        }
+        if let mailCX = MailCXService(
+            configuration: c.rateLimits.applied(to: c.mailCX), accounts: mailbox, mail: mail, clock: clock,
+            onUnexpectedError: Surfaces.reporter("mailcx", logger))
+        {
+            mailCX.register(into: &router)
+            unmatched.append(.init(prefix: mailCX.pathPrefix) { mailCX.unmatchedResponse($0) })
+        }
+        return unmatched
+    }
+
+    /// The `/llms.txt` list line of the temp-mail APIs served: where each client's base URL points (empty when
+    /// neither is served).
+    static func guideLine(_ c: PosternConfiguration, baseURL: String) -> String {
+        var doors: [String] = []
+        if let path = c.mailTM.basePath {
+            doors.append("mail.tm's API at \(baseURL)\(path) (its Mercure hub at \(baseURL)\(path)/.well-known/mercure)")
+        }
+        if let path = c.mailCX.basePath, !c.mailCX.domains.isEmpty {
+            doors.append(
+                "mail.cx's REST API at \(baseURL)\(path) (any address of \(c.mailCX.domains.joined(separator: ", ")))")
+        }
+        guard !doors.isEmpty else { return "" }
+        return "- Temp-mail APIs: give a mail.tm or mail.cx client one of these as its base URL, nothing else changes: "
+            + doors.joined(separator: "; ") + "."
+    }
+
+    /// mail.cx's retention: the mail of its implicit mailboxes pruned once older than
+    /// `POSTERN_MAILCX_RETENTION_SECONDS`, by the clock the runtime is given, through the store's one retention.
+    static func retention(
+        _ c: PosternConfiguration, mail: MailStore, metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64,
+        logger: Logger
+    ) -> RuntimeService {
+        .repeating("mail.cx retention", every: c.mailCX.purgeInterval, logger: logger) {
+            let pruned = try await mail.prune(
+                olderThan: c.mailCX.retentionSeconds, onDomains: c.mailCX.domains, now: clock())
+            metrics.mailPruned(pruned)
+        }
+    }
+}
