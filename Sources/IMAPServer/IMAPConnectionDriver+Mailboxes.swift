@@ -83,11 +83,12 @@ extension IMAPConnectionDriver {
         saved = []
         guard let folder = IMAPMailboxNames.folder(name) else { return Self.noSuchMailbox }
         let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
-        let selected = IMAPMailboxView(
+        var selected = IMAPMailboxView(
             folder: folder, readOnly: readOnly, mailbox: snapshot.mailbox, entries: snapshot.entries)
+        let flags = selected.flagsUpdate() ?? .flags(IMAPFlag.systemFlags)
         view = selected
         var responses: [IMAPUntaggedResponse] = [
-            .flags(IMAPFlag.systemFlags),
+            flags,
             .exists(UInt32(selected.entries.count)),
             .recent(0),
             .condition(

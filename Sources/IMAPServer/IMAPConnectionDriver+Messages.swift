@@ -8,7 +8,7 @@ extension IMAPConnectionDriver {
     func fetch(_ set: IMAPSequenceSet, _ attributes: [IMAPFetchAttribute], uid: Bool, holder: IMAPMailboxHolder)
         async throws -> IMAPCommandResult
     {
-        var responses = try await refresh()
+        var responses = try await refresh(holdingExpunges: !uid)
         guard var view else { return Self.noSelection }
         let indexes = view.indexes(set, uid: uid, saved: saved)
         let needsBytes = IMAPMessageRenderer.needsBytes(attributes)
@@ -51,12 +51,13 @@ extension IMAPConnectionDriver {
     func store(_ set: IMAPSequenceSet, _ action: IMAPStoreAction, uid: Bool, holder: IMAPMailboxHolder) async throws
         -> IMAPCommandResult
     {
-        var responses = try await refresh()
+        var responses = try await refresh(holdingExpunges: !uid)
         guard var view else { return Self.noSelection }
         guard !view.readOnly else {
             return IMAPCommandResult(responses, status: IMAPStatusResponse(.no, code: .readOnly, "The mailbox is read-only"))
         }
         let keywords = Set(action.flags.compactMap(\.keyword))
+        if action.mode != .remove, let flags = view.flagsUpdate(adding: keywords) { responses.append(flags) }
         var updates: [(id: String, keywords: Set<String>)] = []
         for index in view.indexes(set, uid: uid, saved: saved) {
             let entry = view.entries[index]
@@ -82,7 +83,7 @@ extension IMAPConnectionDriver {
     func search(_ command: IMAPSearchCommand, uid: Bool, tag: String, holder: IMAPMailboxHolder) async throws
         -> IMAPCommandResult
     {
-        var responses = try await refresh()
+        var responses = try await refresh(holdingExpunges: !uid)
         guard let view else { return Self.noSelection }
         if let charset = command.charset, !["US-ASCII", "UTF-8"].contains(charset.uppercased()) {
             return IMAPCommandResult(

@@ -107,11 +107,12 @@ actor IMAPConnectionDriver {
         idleWatch = nil
     }
 
-    /// The selected mailbox looked at again: what the client must be told of changes since its last look.
-    func refresh() async throws -> [IMAPUntaggedResponse] {
+    /// The selected mailbox looked at again: what the client must be told of changes since its last look (its
+    /// EXPUNGEs held back when `holdingExpunges`, ``IMAPMailboxView/sync(to:holdingExpunges:)``).
+    func refresh(holdingExpunges: Bool = false) async throws -> [IMAPUntaggedResponse] {
         guard let holder, let folder = view?.folder else { return [] }
         let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
         guard view?.folder == folder else { return [] }
-        return view?.sync(to: snapshot) ?? []
+        return view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
     }
 }

@@ -34,13 +34,18 @@ struct IMAPHeaderBlock {
     /// The first field named `name` (case-insensitive), unfolded, without leading and trailing white space; nil when
     /// there is none.
     func value(_ name: String) -> [UInt8]? {
+        values(name).first
+    }
+
+    /// Every field named `name` (case-insensitive), in order, each unfolded and trimmed.
+    func values(_ name: String) -> [[UInt8]] {
         let wanted = name.lowercased()
-        guard let field = fields.first(where: { $0.name.lowercased() == wanted }),
-            let colon = field.raw.firstIndex(of: UInt8(ascii: ":"))
-        else { return nil }
-        let unfolded = field.raw[(colon + 1)...].filter { $0 != 0x0d && $0 != 0x0a }
-        let trimmed = unfolded.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
-        return Array(trimmed.reversed())
+        return fields.filter { $0.name.lowercased() == wanted }.compactMap { field in
+            guard let colon = field.raw.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let unfolded = field.raw[(colon + 1)...].filter { $0 != 0x0d && $0 != 0x0a }
+            let trimmed = unfolded.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+            return Array(trimmed.reversed())
+        }
     }
 
     /// The value of `name` as text (UTF-8, or Latin-1 bytes as they are), nil when absent.

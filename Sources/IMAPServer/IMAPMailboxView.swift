@@ -11,6 +11,8 @@ struct IMAPMailboxView: Sendable, Equatable {
     var mailbox: MailUIDMailbox
     /// The messages the client knows, in UID order (sequence number = index + 1).
     private(set) var entries: [MailUIDEntry]
+    /// The keywords the last `FLAGS` response named (a client may be told of no flag it was not told of first).
+    private(set) var announcedKeywords: Set<String> = []
 
     init(folder: MailFolder, readOnly: Bool, mailbox: MailUIDMailbox, entries: [MailUIDEntry]) {
         self.folder = folder
@@ -76,16 +78,32 @@ struct IMAPMailboxView: Sendable, Equatable {
         entries[index].keywords = keywords
     }
 
+    /// The `FLAGS` response to send before anything that shows a keyword the client was not told of: the system
+    /// flags and every keyword in the mailbox. Nil when nothing new is in use.
+    mutating func flagsUpdate(adding keywords: Set<String> = []) -> IMAPUntaggedResponse? {
+        var inUse = keywords
+        for entry in entries { inUse.formUnion(entry.keywords) }
+        inUse.subtract(IMAPFlag.systemFlags.compactMap(\.keyword))
+        guard !inUse.isSubset(of: announcedKeywords) else { return nil }
+        announcedKeywords.formUnion(inUse)
+        return .flags(IMAPFlag.systemFlags + IMAPFlag.flags(announcedKeywords))
+    }
+
     /// Takes the store's look at the mailbox and returns what the client must be told, in order: an `EXPUNGE` per
     /// message gone (numbered as the client counts after the ones before), `EXISTS` when the count differs after
     /// them (after arrivals), and `FETCH (UID FLAGS)` per message whose flags changed.
-    mutating func sync(to snapshot: (mailbox: MailUIDMailbox, entries: [MailUIDEntry])) -> [IMAPUntaggedResponse] {
+    ///
+    /// With `holdingExpunges` (during a FETCH, STORE or SEARCH by sequence number, where RFC 9051 §7.5.1 allows no
+    /// EXPUNGE) the messages gone stay in the view, numbers unchanged, until a later look may say so.
+    mutating func sync(
+        to snapshot: (mailbox: MailUIDMailbox, entries: [MailUIDEntry]), holdingExpunges: Bool = false
+    ) -> [IMAPUntaggedResponse] {
         var responses: [IMAPUntaggedResponse] = []
         let now = Dictionary(snapshot.entries.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
         var kept: [MailUIDEntry] = []
         var removed = 0
         for (index, entry) in entries.enumerated() {
-            if now[entry.uid] == nil {
+            if now[entry.uid] == nil && !holdingExpunges {
                 responses.append(.expunge(UInt32(index + 1 - removed)))
                 removed += 1
             } else {
@@ -103,6 +121,7 @@ struct IMAPMailboxView: Sendable, Equatable {
         }
         entries = kept + arrived
         mailbox = snapshot.mailbox
+        if let flags = flagsUpdate() { responses.insert(flags, at: 0) }
         if !arrived.isEmpty { responses.append(.exists(UInt32(entries.count))) }
         return responses + flagChanges
     }

@@ -52,15 +52,15 @@ struct IMAPSearch {
         case .internalDate(let comparison, let date):
             return entries.map { Self.compare(CivilDate.split($0.receivedAt).days, comparison, date) }
         case .sentDate(let comparison, let date):
+            // The date as the sender wrote it, its zone disregarded (RFC 9051 §6.4.4).
             return try await eachMessage { message in
-                let sent = IMAPHeaderBlock(message.header).text("Date").flatMap(RFC5322Date.parse)
-                return sent.map { Self.compare(CivilDate.split($0).days, comparison, date) } ?? false
+                let written = IMAPHeaderBlock(message.header).text("Date").flatMap(Self.writtenDay)
+                return written.map { Self.compare($0, comparison, date) } ?? false
             }
         case .header(let field, let needle):
             let wanted = Self.folded(Array(needle.utf8))
             return try await eachMessage { message in
-                guard let value = IMAPHeaderBlock(message.header).value(field) else { return false }
-                return Self.contains(value, wanted)
+                IMAPHeaderBlock(message.header).values(field).contains { Self.contains($0, wanted) }
             }
         case .body(let needle):
             let wanted = Self.folded(Array(needle.utf8))
@@ -91,6 +91,20 @@ struct IMAPSearch {
         case .on: return day == date.daysSinceEpoch
         case .since: return day >= date.daysSinceEpoch
         }
+    }
+
+    /// The day (since the epoch) of a `Date:` field's `[day-name ","] DD Mon YYYY`, as written; nil when unreadable.
+    static func writtenDay(_ text: String) -> Int64? {
+        let words = text.split { $0 == " " || $0 == "," || $0 == "\t" }.map(String.init)
+        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        for index in words.indices.dropLast(2) {
+            guard let day = Int64(words[index]), (1...31).contains(day),
+                let month = months.firstIndex(of: words[index + 1].prefix(3).lowercased()),
+                let year = Int64(words[index + 2]), year >= 1000
+            else { continue }
+            return CivilDate.days(year: year, month: Int64(month + 1), day: day)
+        }
+        return nil
     }
 
     private static func folded(_ bytes: [UInt8]) -> [UInt8] {

@@ -13,7 +13,7 @@ public struct IMAPMailboxHolder: Sendable, Equatable {
 }
 
 /// The port through which IMAP checks a sign-in with the holder's existing credential (a Mail.td account's address and
-/// password first). The composition root fills it from the surfaces that own the credentials; IMAP never reads their
+/// password, an agent inbox's address and API key). The composition root fills it from the surfaces that own the credentials; IMAP never reads their
 /// tables. A conformer counts failures toward the sign-in backoff and records each sign-in in the audit trail.
 public protocol IMAPSignIn: Sendable {
     /// The mailbox `username` and `password` open; nil when refused (the same answer for an unknown user and a wrong

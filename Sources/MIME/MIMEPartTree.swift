@@ -59,14 +59,23 @@ public struct MIMEPartTree: Sendable {
         }
     }
 
-    /// The part at `path` (1-based numbers, RFC 9051 §6.4.5): `[]` is this one; in a message that is not multipart,
-    /// part 1 is its body. Nil when there is no such part.
+    /// The part at `path` (1-based numbers, RFC 9051 §6.4.5): `[]` is this one; a multipart's numbers are its parts,
+    /// and an entity that is not multipart is its own part 1 (whose body, for a `message/rfc822`, is the message
+    /// inside; the numbers after it are that message's). Nil when there is no such part.
     public func part(_ path: [Int]) -> MIMEPartTree? {
         guard let first = path.first else { return self }
-        if isMessage, let inner = children.first { return inner.part(path) }
-        if type != "multipart" { return first == 1 && path.count == 1 ? self : nil }
-        guard first >= 1, first <= children.count else { return nil }
-        return children[first - 1].part(Array(path.dropFirst()))
+        let chosen: MIMEPartTree
+        if type == "multipart" && !children.isEmpty {
+            guard first >= 1, first <= children.count else { return nil }
+            chosen = children[first - 1]
+        } else {
+            guard first == 1 else { return nil }
+            chosen = self
+        }
+        let rest = Array(path.dropFirst())
+        if rest.isEmpty { return chosen }
+        guard chosen.isMessage, let inner = chosen.children.first else { return nil }
+        return inner.part(rest)
     }
 
     /// Whether this is a `message/rfc822` (or `message/global`) part with the message inside.

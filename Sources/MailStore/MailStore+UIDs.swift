@@ -44,29 +44,41 @@ extension MailStore {
         -> (mailbox: MailUIDMailbox, entries: [MailUIDEntry])
     {
         let values: [SQLValue] = [.text(address), .text(folder.rawValue)]
+        // A read, as every look of every command is; the one write is the numbering of a mailbox never used.
+        if let snapshot = try await database.read({ try Self.uidSnapshot(values, connection: $0) }) { return snapshot }
+        let validity = Swift.max(1, Swift.min(now, Int64(UInt32.max)))
         return try await database.write { connection in
             try connection.run(
                 """
                 INSERT INTO mail_uid_mailboxes (address, folder, uid_validity, uid_next) VALUES (?, ?, ?, 1)
                     ON CONFLICT (address, folder) DO NOTHING
-                """, values + [.integer(Swift.max(1, Swift.min(now, Int64(UInt32.max))))])
-            return try connection.readTransaction {
-                let row = try connection.query(
-                    "SELECT uid_validity, uid_next FROM mail_uid_mailboxes WHERE address = ? AND folder = ?", values
-                ).first
-                let entries = try connection.query(
-                    """
-                    SELECT u.uid, m.id, m.keywords, m.is_read, m.size, m.received_at FROM mail_uids u
-                        JOIN mail_messages m ON m.id = u.message_id WHERE u.address = ? AND u.folder = ? ORDER BY u.uid
-                    """, values
-                ).compactMap(Self.uidEntry)
-                let uidNext = Swift.max(row?.int("uid_next") ?? 1, Int64(entries.last?.uid ?? 0) + 1)
-                return (
-                    MailUIDMailbox(
-                        uidValidity: UInt32(clamping: row?.int("uid_validity") ?? 1), uidNext: UInt32(clamping: uidNext)),
-                    entries
-                )
-            }
+                """, values + [.integer(validity)])
+            // The row is there now, inserted or found in this transaction.
+            return try Self.uidSnapshot(values, connection: connection)
+                ?? (MailUIDMailbox(uidValidity: UInt32(validity), uidNext: 1), [])
+        }
+    }
+
+    /// The mailbox `values` (address, folder) names and its messages in UID order, in one read transaction; nil when
+    /// the mailbox was never numbered.
+    private static func uidSnapshot(_ values: [SQLValue], connection: any SQLConnection) throws
+        -> (mailbox: MailUIDMailbox, entries: [MailUIDEntry])?
+    {
+        try connection.readTransaction {
+            guard let row = try connection.query(
+                "SELECT uid_validity, uid_next FROM mail_uid_mailboxes WHERE address = ? AND folder = ?", values
+            ).first else { return nil }
+            let entries = try connection.query(
+                """
+                SELECT u.uid, m.id, m.keywords, m.is_read, m.size, m.received_at FROM mail_uids u
+                    JOIN mail_messages m ON m.id = u.message_id WHERE u.address = ? AND u.folder = ? ORDER BY u.uid
+                """, values
+            ).compactMap(Self.uidEntry)
+            let uidNext = Swift.max(row.int("uid_next") ?? 1, Int64(entries.last?.uid ?? 0) + 1)
+            return (
+                MailUIDMailbox(uidValidity: UInt32(clamping: row.int("uid_validity") ?? 1), uidNext: UInt32(clamping: uidNext)),
+                entries
+            )
         }
     }
 

@@ -3,7 +3,7 @@ import ConfigurationReading
 import IMAPServer
 
 /// The IMAP listener (issue 70): whether it runs, where, its per-client cap and the PROXY header. It serves the one
-/// mail store to mail clients signed in with a Mail.td account's address and password; without TLS yet, so a
+/// mail store to mail clients signed in with a Mail.td account's address and password or an agent inbox's address and API key; without TLS yet, so a
 /// password is taken only from a loopback client (others see `LOGINDISABLED`).
 ///
 /// ## Configuration keys

@@ -1,3 +1,4 @@
+import AgentAuth
 import BrowserPages
 import IMAPServer
 import Logging
@@ -16,8 +17,13 @@ extension PosternRuntime {
             configuration, issuer: context.identity.issuer, keys: context.keys, database: context.database,
             mail: context.mail.store, ledger: context.ledger, pool: context.pool, resolver: context.resolver,
             customDomains: context.mail.domains, clock: context.clock, logger: context.logger, audit: audit)
+        let agents = AgentAPIKeyAuthenticator(
+            accounts: AgentAccountStore(database: context.database), inboxDomain: configuration.agent.inboxDomain,
+            directory: AgentInboxDirectory(
+                accounts: AgentAccountStore(database: context.database), claims: context.mail.domains,
+                domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota))
         let signIn = MailboxIMAPSignIn(
-            surface: surface, directory: context.mail.directory,
+            surface: surface, agents: agents, directory: context.mail.directory,
             throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
             clock: context.clock)
         let settings = configuration.imap.serverConfiguration(

@@ -438,8 +438,8 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for a listener that is
-    /// off. The same line is the data directory's ``RunningServerRecord``.
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
+    /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
         JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),

@@ -16,6 +16,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit.mailtd import create_account, domains, messages
 
 VERSION = "3.0.1"
@@ -108,7 +109,9 @@ def imapclient_session(server, account, address, token):
 
     with IMAPClient("127.0.0.1", port=server.imap_port, ssl=False, timeout=30) as client:
         client.login(address, PASSWORD)
-        check(b"IDLE" in client.capabilities() and b"MOVE" in client.capabilities(), "IDLE and MOVE advertised")
+        capabilities = client.capabilities()
+        check(b"IDLE" in capabilities and b"MOVE" in capabilities, "IDLE and MOVE advertised")
+        check(b"LIST-EXTENDED" not in capabilities, "LIST-EXTENDED, whose imaptest group fails, not advertised")
         selected = client.select_folder("INBOX")
         known = selected[b"EXISTS"]
         client.idle()
@@ -134,6 +137,32 @@ def imapclient_session(server, account, address, token):
         client.uid_expunge(uids)
         check(client.search("ALL") == [] and messages(server, account, token) == [], "UID EXPUNGE empties the inbox")
         check(client.fetch("1:*", ["FLAGS"]) == {}, "FETCH 1:* on an empty mailbox: nothing, OK")
+
+
+def agent_session(server):
+    """An agent inbox signed in with its API key: a flag set through IMAP is a keyword in JMAP's Email/get, and an
+    expunge is destroyed in JMAP's Email/changes."""
+    agent = JMAPAgent(server, "imapagent")
+    deliver(server, agent.address, "for the agent")
+    client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    try:
+        client.login(agent.address, "postern_ak_" + "0" * 40)
+        check(False, "a wrong API key is refused")
+    except imaplib.IMAP4.error as error:
+        check(b"AUTHENTICATIONFAILED" in str(error).encode(), "a wrong API key: NO [AUTHENTICATIONFAILED]")
+    client.login(agent.address, agent.api_key)
+    wait_for("the delivery in the agent's INBOX", lambda: client.select("INBOX")[1] == [b"1"])
+    _, found = agent.response(agent.call(["Email/query", {"filter": {"inMailbox": agent.mailbox("inbox")}}, "q"]), "q")
+    state = agent.response(agent.call(["Email/get", {"ids": found["ids"], "properties": ["id"]}, "g"]), "g")[1]["state"]
+    client.store("1", "+FLAGS", "(\\Flagged $Label1)")
+    _, got = agent.response(agent.call(["Email/get", {"ids": found["ids"], "properties": ["keywords"]}, "g"]), "g")
+    keywords = got["list"][0]["keywords"]
+    check(keywords.get("$flagged") and keywords.get("$label1"), f"IMAP's \\Flagged and $Label1 are JMAP keywords ({keywords})")
+    client.store("1", "+FLAGS", "(\\Deleted)")
+    client.expunge()
+    _, changes = agent.response(agent.call(["Email/changes", {"sinceState": state}, "c"]), "c")
+    check(found["ids"][0] in changes["destroyed"], f"EXPUNGE is JMAP destroyed ({changes})")
+    client.logout()
 
 
 def raw_exchange(server, lines):
@@ -187,6 +216,7 @@ def main():
         token = http(server, "POST", "/api/token", {"address": address, "password": PASSWORD})[2]["token"]
         imaplib_session(server, account, address, token)
         imapclient_session(server, account, address, token)
+        agent_session(server)
         bad_input(server, address)
         trail = audited(server)
         check(("mailbox.signin_failed", address) in trail and ("mailbox.signin", address) in trail,

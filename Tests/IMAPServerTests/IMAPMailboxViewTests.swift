@@ -47,6 +47,32 @@ struct IMAPMailboxViewTests {
         #expect(view.entries.map(\.uid) == [1, 3, 5, 6, 7])
         #expect(view.sync(to: (view.mailbox, view.entries)) == [], "nothing new: nothing to say")
     }
+
+    @Test("during a FETCH, STORE or SEARCH by number the EXPUNGEs wait, numbers unchanged, for a later look")
+    func heldExpunges() {
+        var view = Self.view([1, 2, 3])
+        let snapshot = (MailUIDMailbox(uidValidity: 7, uidNext: 5), [Self.entry(1), Self.entry(3), Self.entry(4)])
+        #expect(view.sync(to: snapshot, holdingExpunges: true) == [.exists(4)])
+        #expect(view.sequenceNumber(ofUID: 3) == 3, "2 is still there for the client")
+        #expect(view.sync(to: snapshot) == [.expunge(2)])
+        #expect(view.sequenceNumber(ofUID: 3) == 2)
+    }
+
+    @Test("a keyword the client was not told of comes with a FLAGS response first")
+    func newKeyword() {
+        var view = Self.view([1])
+        #expect(view.flagsUpdate() == nil, "system flags only: nothing new")
+        let responses = view.sync(to: (view.mailbox, [Self.entry(1, ["$seen", "nonjunk"])]))
+        #expect(responses.first == .flags(IMAPFlag.systemFlags + [.keyword("nonjunk")]))
+        #expect(view.flagsUpdate(adding: ["nonjunk"]) == nil, "told once")
+    }
+
+    @Test("SENTBEFORE/ON/SINCE compare the day the sender wrote, its zone disregarded")
+    func writtenDay() {
+        #expect(IMAPSearch.writtenDay("Sat, 24 Mar 2007 23:00:00 -0300") == IMAPDate(year: 2007, month: 3, day: 24).daysSinceEpoch)
+        #expect(IMAPSearch.writtenDay("25 mar 2007 01:00 +0300") == IMAPDate(year: 2007, month: 3, day: 25).daysSinceEpoch)
+        #expect(IMAPSearch.writtenDay("yesterday") == nil)
+    }
 }
 
 /// Sequence sets as a command writes them, through the parser of the IMAP target.

@@ -51,6 +51,23 @@ struct IMAPMessageRendererTests {
         #expect(body(IMAPSection(), IMAPPartial(start: 6, length: 3)) == "Ann")
     }
 
+    @Test("a message whose body is message/rfc822: part 1 is the message inside, 1.HEADER and 1.1 are its own")
+    func encapsulated() {
+        let raw = Array(
+            "Subject: outer\r\nContent-Type: message/rfc822\r\n\r\nSubject: inner\r\n\r\ninner body\r\n".utf8)
+        let renderer = IMAPMessageRenderer(raw: raw)
+        func body(_ section: IMAPSection) -> String? {
+            guard case .body(_, _, let bytes)? = renderer.item(.body(section, partial: nil, peek: true)) else {
+                return nil
+            }
+            return bytes.map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(body(IMAPSection(part: [1])) == "Subject: inner\r\n\r\ninner body\r\n")
+        #expect(body(IMAPSection(part: [1], text: .header)) == "Subject: inner\r\n\r\n")
+        #expect(body(IMAPSection(part: [1, 1])) == "inner body\r\n")
+        #expect(body(IMAPSection(part: [2])) == nil)
+    }
+
     @Test("ENVELOPE: fields as written, a group spelled out, Sender and Reply-To from From")
     func envelope() throws {
         guard case .envelope(let envelope)? = IMAPMessageRenderer(raw: Self.message).item(.envelope) else {
