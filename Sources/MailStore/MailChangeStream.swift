@@ -17,6 +17,10 @@ import Storage
 ///    look interval (``MailStore/unannouncedLookInterval``) passes: another process writing the same file
 ///    (`postern mail deliver`) announces nothing here, so the state is looked at again each second. Then 1 again.
 ///
+/// A look that finds the database unavailable (`StorageError` `.unavailable`: a failover, the moment a reconnected
+/// listener wakes every stream) does not end the stream: it parks as in 5, for at most
+/// ``MailStore/unannouncedLookInterval``, and looks again, with what woke it still owed. Any other error ends it.
+///
 /// It ends (nil) when the re-check says no or when `until` passes, and throws `CancellationError` when the
 /// consumer's task is cancelled (a closed socket, a shut-down server), so a consumer's socket lives exactly as long
 /// as its loop. A stream of every address (`of: nil`) has no state to compare: every announcement, and on SQLite
@@ -54,19 +58,20 @@ public struct MailChangeStream: AsyncSequence, Sendable {
                 try Task.checkCancellation()
                 let (ticket, anyTicket) = tickets ?? (changes.ticket(), changes.anyChange.ticket())
                 tickets = nil
-                if let address = stream.address {
-                    let state = try await store.state(address: address)
-                    if state != known {
-                        var log: [MailChange]?
-                        if let known { log = try await store.changes(address: address, since: known)?.log }
-                        let change = MailStreamChange(address: address, previous: known, state: state, log: log)
-                        guard try await stream.recheck() else { return nil }
-                        return hand(.changed(change), state: state)
+                do {
+                    if let event = try await look(announced: announced) { return event }
+                } catch let error as StorageError where error.code == .unavailable {
+                    // Parked as below for a look interval at most, then looked at again; a wake-up is still owed.
+                    if let until = stream.until, ContinuousClock.now >= until { return nil }
+                    if let address = stream.address {
+                        let woke = await changes.wait(
+                            for: address, after: ticket, timeout: MailStore.unannouncedLookInterval)
+                        announced = announced || woke
+                    } else {
+                        await changes.anyChange.wait(after: anyTicket, timeout: MailStore.unannouncedLookInterval)
+                        announced = announced || changes.anyChange.ticket() != anyTicket
                     }
-                }
-                if announced {
-                    guard try await stream.recheck() else { return nil }
-                    return hand(.woken, state: known)
+                    continue
                 }
                 let now = ContinuousClock.now
                 if let until = stream.until, now >= until { return nil }
@@ -90,6 +95,26 @@ public struct MailChangeStream: AsyncSequence, Sendable {
                     announced = changes.anyChange.ticket() != anyTicket || looking
                 }
             }
+        }
+
+        /// Steps 1 to 3: the element the state (or a wake-up) makes, or nil when there is none yet. An element of nil
+        /// (the re-check said no) ends the stream: `.some(nil)`.
+        private mutating func look(announced: Bool) async throws -> MailStreamEvent?? {
+            if let address = stream.address {
+                let state = try await stream.store.state(address: address)
+                if state != known {
+                    var log: [MailChange]?
+                    if let known { log = try await stream.store.changes(address: address, since: known)?.log }
+                    let change = MailStreamChange(address: address, previous: known, state: state, log: log)
+                    guard try await stream.recheck() else { return .some(nil) }
+                    return hand(.changed(change), state: state)
+                }
+            }
+            if announced {
+                guard try await stream.recheck() else { return .some(nil) }
+                return hand(.woken, state: known)
+            }
+            return nil
         }
 
         /// Hands `event` out: the tickets for the next park are taken now, before the consumer looks.

@@ -63,7 +63,8 @@ public final class PostgresDatabase: SQLDatabase {
         connections.close()
     }
 
-    /// A ``PostgresListener`` on `channel`, reconnecting each second while the database is away.
+    /// A ``PostgresListener`` on `channel`, reconnecting while the database is away or when its probe shows it listens
+    /// where the writes no longer go.
     public func listen(
         on channel: String, logger: Logger, onPayloads: @escaping @Sendable ([String]?) -> Void
     ) -> (any SQLNotificationListener)? {

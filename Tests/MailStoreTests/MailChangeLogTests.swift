@@ -112,6 +112,44 @@ struct MailChangeLogTests {
     }
 
     /// Returns once a waiter for `address` is parked (or fails after 10 s).
+    /// Whether the database is away (every statement fails `.unavailable`), and how many statements failed so.
+    final class Outage: Sendable {
+        private let state = Mutex((away: false, failed: 0))
+        var failed: Int { state.withLock { $0.failed } }
+        func set(away: Bool) { state.withLock { $0.away = away } }
+        func check() throws {
+            try state.withLock { state in
+                if state.away {
+                    state.failed += 1
+                    throw StorageError(.unavailable, "injected: the database is away")
+                }
+            }
+        }
+    }
+
+    @Test("a stream woken while the database is away (a listener reconnected) looks again and hands out the next change", arguments: StorageBackend.allCases)
+    func wokenWhileAway(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let outage = Outage()
+        let store = MailStore(database: CountingDatabase(db.database) { _ in try outage.check() })
+        let address = "away@mail.localhost"
+        let start = try await store.state(address: address)
+        let stream = Task {
+            var events = store.changeStream(of: address, from: start).makeAsyncIterator()
+            return try await events.next()
+        }
+        try await Self.untilParked(store.changes, address)
+        outage.set(away: true)
+        store.changes.announceEverywhere()  // what a reconnected listener does
+        try await waitUntil("the woken stream looks and finds the database away") { outage.failed > 0 }
+        outage.set(away: false)
+        _ = try await store.deliver(
+            MailStoreTests.message("back"), to: [.init(address: address, quota: 100_000)], folder: .inbox, now: 1)
+        var handed: Int64?
+        if case .changed(let change) = try await stream.value { handed = change.state }
+        #expect(handed == start + 1, "the stream handed out the change after the outage")
+    }
+
     static func untilParked(_ changes: MailChanges, _ address: String) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while changes.waiting(for: address) == 0 {
