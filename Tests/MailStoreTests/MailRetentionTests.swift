@@ -93,7 +93,7 @@ struct MailRetentionTests {
                 MailStoreTests.message(id), to: [.init(address: address, quota: 1_000_000)], folder: .inbox, now: now)
         }
         let before = try await store.state(address: "a@cx.test")
-        let pruned = try await store.prune(olderThan: 50, onDomains: ["cx.test", "sub.cx2.test"], now: 150)
+        let pruned = try await store.prune(olderThan: 50, onDomains: ["cx.test", "sub.cx2.test"], now: 160)
         #expect(pruned.map(\.address).sorted() == ["a@cx.test", "b@sub.cx2.test"])
         #expect(pruned.allSatisfy { $0.reason == .age })
         #expect(try await store.page(address: "a@cx.test", page: 1).map(\.subject) == ["new"])
