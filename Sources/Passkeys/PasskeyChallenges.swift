@@ -49,18 +49,14 @@ public struct PasskeyChallenges: Sendable {
     public func issue(_ ceremony: Ceremony, for holder: PasskeyHolder?, now: Int64) async throws -> [UInt8] {
         let challenge = SecureRandom.bytes(Self.byteCount)
         let (owner, proUser) = holder?.columns ?? (nil, nil)
-        let limit = unauthenticatedLimit
-        _ = try await database.write { connection in
-            if holder == nil {
-                let held = try connection.query(
-                    """
-                    SELECT COUNT(*) AS n FROM passkey_challenges
-                    WHERE owner_id IS NULL AND pro_user_id IS NULL AND expires_at >= ?
-                    """, [.integer(now)]
-                ).first?.int("n") ?? 0
-                guard held < limit else { throw PasskeyChallengesFull() }
-            }
-            return try connection.run(
+        // Only a sign-in's challenge, issued to nobody, counts against the cap.
+        let cap = holder != nil ? nil : RowCap(
+            count: """
+                SELECT COUNT(*) AS n FROM passkey_challenges
+                WHERE owner_id IS NULL AND pro_user_id IS NULL AND expires_at >= ?
+                """, bindings: [.integer(now)], limit: unauthenticatedLimit)
+        let inserted = try await database.write { connection in
+            try connection.insert(
                 """
                 INSERT INTO passkey_challenges (digest, ceremony, owner_id, pro_user_id, expires_at)
                 VALUES (?, ?, ?, ?, ?)
@@ -68,8 +64,9 @@ public struct PasskeyChallenges: Sendable {
                 [
                     .blob(SHA256.hash(challenge)), .text(ceremony.rawValue), owner.map(SQLValue.text) ?? .null,
                     proUser.map(SQLValue.text) ?? .null, .integer(now + Self.lifetime),
-                ])
+                ], within: cap)
         }
+        guard inserted else { throw PasskeyChallengesFull() }
         return challenge
     }
 

@@ -41,6 +41,8 @@ public actor ProviderKeys {
     private let clock: @Sendable () -> Int64
     private var metadata: (ProviderMetadata, fetchedAt: Int64)?
     private var keys: (PublishedKeySet, fetchedAt: Int64)?
+    /// One fetch per document at a time: sign-ins that meet an old or missing copy together share one request.
+    let flights = SingleFlight<String, [UInt8], ProviderError>()
 
     /// - Parameters:
     ///   - issuer: the provider's issuer (``SignInProvider/Kind/oidc(issuer:)``).
@@ -124,8 +126,18 @@ public actor ProviderKeys {
         }
     }
 
-    /// The body of a 200 answer to `url`.
+    /// The body of a 200 answer to `url`, fetched once for every caller that asks while the fetch is in flight.
     private func fetch(_ url: String, document: String) async throws(ProviderError) -> [UInt8] {
+        let fetcher = fetcher
+        return try await flights.run(url) { () async throws(ProviderError) -> [UInt8] in
+            try await Self.fetch(url, document: document, through: fetcher)
+        }
+    }
+
+    /// The body of a 200 answer to `url`, fetched through `fetcher`.
+    private static func fetch(_ url: String, document: String, through fetcher: any URLFetching)
+        async throws(ProviderError) -> [UInt8]
+    {
         let response: FetchResponse
         do {
             response = try await fetcher.fetch(url)

@@ -92,22 +92,19 @@ public struct SignInTransactionStore: Sendable {
             account.map(SQLValue.text) ?? .null, .text(transaction.nonce), .text(transaction.codeVerifier),
             .text(returnTo), .integer(now), .integer(now + Self.lifetime),
         ]
-        let limit = unauthenticatedLimit
-        _ = try await database.write { connection in
-            if account == nil {
-                let waiting = try connection.query(
-                    "SELECT COUNT(*) AS n FROM signin_transactions WHERE account IS NULL AND expires_at > ?",
-                    [.integer(now)]
-                ).first?.int("n") ?? 0
-                guard waiting < limit else { throw SignInTransactionError.full }
-            }
-            return try connection.run(
+        // Only a login nobody signed in began counts against the cap.
+        let cap = account != nil ? nil : RowCap(
+            count: "SELECT COUNT(*) AS n FROM signin_transactions WHERE account IS NULL AND expires_at > ?",
+            bindings: [.integer(now)], limit: unauthenticatedLimit)
+        let inserted = try await database.write { connection in
+            try connection.insert(
                 """
                 INSERT INTO signin_transactions (state_digest, browser_digest, provider, surface, account, nonce,
                     code_verifier, return_to, created_at, expires_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, bindings)
+                """, bindings, within: cap)
         }
+        guard inserted else { throw SignInTransactionError.full }
         return (state, transaction)
     }
 

@@ -3,8 +3,10 @@ import JSON
 import JWT
 import OutboundSocket
 import PosternTestSupport
-import SignInProviders
+import Synchronization
 import Testing
+
+@testable import SignInProviders
 
 /// A provider's discovery document and JWKS fetched through the real fetcher from a loopback origin, kept, and fetched
 /// again for an unknown kid at most once a minute.
@@ -65,6 +67,40 @@ struct ProviderKeysTests {
             ]
             return try signer.token(kid: kid, claims: claims)
         }
+    }
+
+    /// The provider's fetcher, each fetch counted and held at a gate first.
+    final class GatedFetcher: URLFetching {
+        let fetcher: Fetcher
+        let gate: TestGate
+        let started = Mutex(0)
+
+        init(fetcher: Fetcher, gate: TestGate) {
+            self.fetcher = fetcher
+            self.gate = gate
+        }
+
+        func fetch(_ url: String) async throws(FetchError) -> FetchResponse {
+            started.withLock { $0 += 1 }
+            await gate.wait()
+            return try await fetcher.fetch(url)
+        }
+    }
+
+    @Test("sign-ins that need the discovery document together share one fetch of it (issue 67)")
+    func oneFetchInFlight() async throws {
+        let provider = try Provider(keys: [TestSigner.rs256.jwk])
+        let gated = GatedFetcher(fetcher: provider.fetcher, gate: TestGate())
+        let keys = ProviderKeys(
+            issuer: provider.issuer, allowHTTP: true, fetcher: gated, clock: { [clock = provider.clock] in clock.now })
+        let callers = (0..<5).map { _ in Task { try await keys.discovery().issuer } }
+        let url = ProviderMetadata.discoveryURL(issuer: provider.issuer)
+        try await waitUntil("five sign-ins wait on one fetch", limit: .seconds(60)) {
+            await keys.flights.waiting(for: url) == 5
+        }
+        await gated.gate.open()
+        for caller in callers { #expect(try await caller.value == provider.issuer) }
+        #expect(gated.started.withLock { $0 } == 1 && provider.fetches("/.well-known/openid-configuration") == 1)
     }
 
     @Test("a token verifies with the fetched keys; the documents are fetched once and kept")
