@@ -228,8 +228,11 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
             "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
-            "SignInMethods",
+            "SignInMethods", "HTMLSanitizing",
         ]),
+        // A message's HTML part made harmless to serve (a pure tokenizer that writes only what it understood): the web
+        // inbox's frame and Mailpit's /view/{ID}.html.
+        .target(name: "HTMLSanitizing"),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
             "EmailAddresses",
@@ -396,6 +399,7 @@ let package = Package(
             "MCPServer", "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage",
             "AuthCrypto", "PosternTestSupport", "SMTPOutcomes", .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "HTMLSanitizingTests", dependencies: ["HTMLSanitizing"]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
             .product(name: "Logging", package: "swift-log"),
