@@ -4,6 +4,7 @@ import Fetch
 import JMAP
 import MCPServer
 import MailSandbox
+import MailpitAPI
 import MailTransfer
 import OutboundQueue
 import MailboxAccounts
@@ -46,6 +47,8 @@ public struct PosternConfiguration: Sendable {
     public var recipients = RecipientPolicyConfiguration()
     /// The SMTP sandbox's listener.
     public var sandbox = SandboxConfiguration()
+    /// Mailpit's API v1: its base path; the composition root adds the operator's token.
+    public var mailpit = MailpitConfiguration()
     /// How failed webhook deliveries are retried.
     public var webhooks = WebhookConfiguration()
     /// Which addresses outbound requests (remote-hash fetches, webhook deliveries) may reach.
@@ -98,6 +101,7 @@ public struct PosternConfiguration: Sendable {
         smtp = try SMTPListenerConfiguration(config: config)
         recipients = try RecipientPolicyConfiguration(config: config)
         sandbox = try SandboxConfiguration(config: config)
+        mailpit = try MailpitConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)
         outboundAddresses = try OutboundAddressConfiguration(config: config)
         agent = try AgentAuthConfiguration(config: config)
@@ -131,6 +135,7 @@ public struct PosternConfiguration: Sendable {
         try smtp.validate()
         try recipients.validate()
         try sandbox.validate()
+        try mailpit.validate()
         try webhooks.validate()
         try agent.validate()
         try mailbox.validate()

@@ -66,6 +66,7 @@ enum Surfaces {
         webhooks.register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
         sandbox.register(on: &router)
+        mailpitAPI(configuration, mail: mail, sandbox: sandbox, clock: clock, logger: logger).register(on: &router)
 
         try RemoteHashService(
             configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
