@@ -141,6 +141,13 @@ let package = Package(
         .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
+        // IMAP served (issue 70): the connection machine over IMAP's pure session on SocketServer's loops, the
+        // mailbox driver over the one mail store (UIDs, keywords as flags, the change stream for IDLE), and the
+        // sign-in port the composition root fills with each holder's credential check.
+        .target(name: "IMAPServer", dependencies: [
+            "IMAP", "SocketServer", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
         .target(name: "ServerKit", dependencies: [
             "HTTP1", "ClientAddress", "Storage", "JSON", "ConfigurationReading", "WebSocket", "Time",
@@ -322,7 +329,7 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
-            "SignInProviders", "WebSocket", "WebSocketServer", "MailpitAPI",
+            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "MailpitAPI",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -355,6 +362,9 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
+        .testTarget(name: "IMAPServerTests", dependencies: [
+            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport",
+        ]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
             "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",
             .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,4 @@
-// Postern web inbox: the live list. Served from the binary; no framework, no request to anywhere else.
+// Postern web inbox: the live list, and the message page's frame sized to the message. Served from the binary; no framework, no request to anywhere else.
 (function () {
   "use strict";
   var nav = document.getElementById("live");
@@ -85,4 +85,39 @@
     refresh();
   });
   window.addEventListener("pagehide", function () { source.close(); });
+}());
+
+// The message page: its HTML frame made as tall as the message, once the part has loaded and whenever its size
+// changes (an inline image arriving, the window resized), so the page scrolls and not a box inside it. The frame runs
+// no script (sandboxed, and its own CSP); it keeps its origin only so that this script may read its height.
+(function () {
+  "use strict";
+  var frame = document.getElementById("html-body");
+  if (!frame) { return; }
+  var watched = null;
+
+  function fit() {
+    var inner = null;
+    try { inner = frame.contentDocument; } catch (ignored) { return; }
+    if (!inner || !inner.documentElement || inner.URL === "about:blank") { return; }
+    var root = inner.documentElement;
+    var height = Math.ceil(Math.max(root.getBoundingClientRect().height, inner.body ? inner.body.scrollHeight : 0));
+    if (height > 0) {
+      // The frame's height counts its borders (border-box): the content gets exactly `height`, so a message whose root
+      // is as tall as its window (height: 100%) keeps its size instead of growing by the borders each time.
+      var borders = frame.offsetHeight - frame.clientHeight;
+      var wanted = Math.min(height, 100000) + borders;
+      if (Math.abs(frame.offsetHeight - wanted) > 1) {
+        frame.style.minHeight = "0";
+        frame.style.height = wanted + "px";
+      }
+    }
+    if (window.ResizeObserver && watched !== root) {
+      watched = root;
+      new ResizeObserver(fit).observe(root);
+    }
+  }
+
+  frame.addEventListener("load", fit);
+  fit();
 }());

@@ -322,7 +322,7 @@ public struct MailStore: Sendable {
     /// The next value of the store-wide arrival counter (`received_seq`, migration 0028), which breaks ties between
     /// messages received in the same second: SQLite has one writer at a time, so the largest value plus one is
     /// unique (and found on an index); PostgreSQL's inserts share a sequence instead.
-    private static func nextArrival(_ dialect: SQLDialect) -> String {
+    static func nextArrival(_ dialect: SQLDialect) -> String {
         switch dialect {
         case .sqlite: return "(SELECT COALESCE(MAX(received_seq), 0) + 1 FROM mail_messages)"
         case .postgres: return "nextval('mail_messages_received_seq')"

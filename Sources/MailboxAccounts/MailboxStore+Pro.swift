@@ -55,6 +55,15 @@ extension MailboxStore {
         }
     }
 
+    /// Deletes every Pro user, and with each (by the foreign keys' cascade) their accounts, tokens, sandbox,
+    /// webhook, domain claims, passkeys and linked sign-in identities: the operator's `?reset=everything`. Returns
+    /// how many Pro users went.
+    func deleteEveryProUser() async throws -> Int {
+        try await database.write { connection in
+            try connection.run("DELETE FROM mailbox_pro_users")
+        }
+    }
+
     func proUserSummaries() async throws -> [ProUserSummary] {
         try await database.read { connection in
             try connection.query(

@@ -93,25 +93,36 @@ struct OperatorController: MailboxController {
         /// Every message, and the accounts created since this server started (Mail.td's and the agents'), so that a
         /// suite may create the same address or username again.
         case accounts
+        /// Every message, every account whenever it was made (Mail.td's and the agents'), and every Pro user with
+        /// what hangs off one (tokens, sandbox, webhook, domains, passkeys); the owners and theirs stay.
+        case everything
     }
 
-    /// `DELETE /api/operator/messages[?reset=messages|accounts]`: every message of every address (and what the
-    /// sandboxes add to theirs), `{"deleted": n}`; with `reset=accounts` also the accounts created since the server
-    /// started, Mail.td's and the agents', `{"deleted": n, "accounts_deleted": m}`. Each address's JMAP state moves, as a deletion through
-    /// JMAP would move it. Another `reset` value is 400 `invalid_request` naming `reset`.
+    /// `DELETE /api/operator/messages[?reset=messages|accounts|everything]`: every message of every address (and what
+    /// the sandboxes add to theirs), `{"deleted": n}`; with `reset=accounts` also the accounts created since the
+    /// server started, Mail.td's and the agents', `{"deleted": n, "accounts_deleted": m}`; with `reset=everything`
+    /// every such account of any age and every Pro user, `{"deleted": n, "accounts_deleted": m,
+    /// "pro_users_deleted": p}`, the owners kept. Each address's JMAP state moves, as a deletion through JMAP would
+    /// move it. Another `reset` value is 400 `invalid_request` naming `reset`.
     private func resetMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         guard let scope = ResetScope(rawValue: call.request.queryItem("reset") ?? "messages") else {
-            throw OperatorParameterError(parameter: "reset", message: "reset must be messages or accounts")
+            throw OperatorParameterError(parameter: "reset", message: "reset must be messages, accounts or everything")
         }
         let deleted = try await mail.deleteEverything()
         for records in surface.recordsBesideMessages { try await records.deleteEveryRecord() }
         var answer: [(String, JSONValue)] = [("deleted", .int(Int64(deleted)))]
-        if scope == .accounts {
-            var accounts = try await surface.store.deleteAccounts(createdSince: surface.startedAt)
+        if scope != .messages {
+            // Int64.min: every account, the ones made before this server started too.
+            let since = scope == .everything ? Int64.min : surface.startedAt
+            var accounts = try await surface.store.deleteAccounts(createdSince: since)
             for others in surface.accountsBesideMailboxes {
-                accounts += try await others.deleteAccounts(createdSince: surface.startedAt)
+                accounts += try await others.deleteAccounts(createdSince: since)
             }
             answer.append(("accounts_deleted", .int(Int64(accounts))))
+        }
+        if scope == .everything {
+            let proUsers = try await surface.store.deleteEveryProUser()
+            answer.append(("pro_users_deleted", .int(Int64(proUsers))))
         }
         surface.operatorResets.record()
         mail.changes.anyChange.signal()

@@ -98,7 +98,7 @@ public struct ProDashboardController: Sendable {
         return try await answer(call) {
             let token = try await port.createToken(proUserID: call.proUserID, name: name, client: call.client)
             return WebInboxFlash(
-                notice: "Token created. Copy it now: it is shown this once.", token: token)
+                PageNotice("Token created. Copy it now: it is shown this once.", .success), token: token)
         }
     }
 
@@ -106,7 +106,7 @@ public struct ProDashboardController: Sendable {
     func revokeToken(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             try await port.revokeToken(id: call.id, proUserID: call.proUserID, client: call.client)
-            return WebInboxFlash(notice: "Token revoked: it no longer works.")
+            return WebInboxFlash.success("Token revoked: it no longer works.")
         }
     }
 
@@ -115,7 +115,7 @@ public struct ProDashboardController: Sendable {
         let typed = call.request.formFields()["domain"] ?? ""
         return try await answer(call) {
             let domain = try await port.addDomain(typed, proUserID: call.proUserID, client: call.client)
-            return WebInboxFlash(notice: "Added \(domain). Publish its records below, then verify.")
+            return WebInboxFlash.success("Added \(domain). Publish its records below, then verify.")
         }
     }
 
@@ -127,7 +127,8 @@ public struct ProDashboardController: Sendable {
             let domain = result.claim.domain
             var words = result.claim.isVerified ? "\(domain) is verified." : "\(domain) is still pending."
             if let message = result.message { words += " " + message }
-            return WebInboxFlash(notice: words)
+            // A domain still pending was checked but is not verified: taken, not done as asked.
+            return result.claim.isVerified ? WebInboxFlash.success(words) : WebInboxFlash.warning(words)
         }
     }
 
@@ -135,7 +136,7 @@ public struct ProDashboardController: Sendable {
     func deleteDomain(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             try await port.deleteDomain(id: call.id, proUserID: call.proUserID, client: call.client)
-            return WebInboxFlash(notice: "Domain removed: its mail is refused from now on.")
+            return WebInboxFlash.success("Domain removed: its mail is refused from now on.")
         }
     }
 
@@ -147,7 +148,8 @@ public struct ProDashboardController: Sendable {
             let secret = try await port.createWebhook(
                 proUserID: call.proUserID, url: fields["url"] ?? "", events: events)
             return WebInboxFlash(
-                notice: "Webhook created. Copy its signing secret now: it is shown this once.", webhookSecret: secret)
+                PageNotice("Webhook created. Copy its signing secret now: it is shown this once.", .success),
+                webhookSecret: secret)
         }
     }
 
@@ -156,7 +158,8 @@ public struct ProDashboardController: Sendable {
         try await answer(call) {
             let secret = try await port.rotateWebhook(id: call.id, proUserID: call.proUserID)
             return WebInboxFlash(
-                notice: "Secret rotated: the old one no longer signs. Copy the new one now: it is shown this once.",
+                PageNotice(
+                    "Secret rotated: the old one no longer signs. Copy the new one now: it is shown this once.", .success),
                 webhookSecret: secret)
         }
     }
@@ -165,7 +168,7 @@ public struct ProDashboardController: Sendable {
     func deleteWebhook(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         try await answer(call) {
             try await port.deleteWebhook(id: call.id, proUserID: call.proUserID)
-            return WebInboxFlash(notice: "Webhook deleted.")
+            return WebInboxFlash.success("Webhook deleted.")
         }
     }
 
@@ -178,7 +181,7 @@ public struct ProDashboardController: Sendable {
         do {
             flash = try await action()
         } catch let error as ProDashboardError where error != .notFound {
-            flash = WebInboxFlash(error: Self.words(error))
+            flash = WebInboxFlash.error(Self.words(error))
         }
         try await call.put(flash)
         return HTMLPage.redirect(to: Self.dashboardPath)

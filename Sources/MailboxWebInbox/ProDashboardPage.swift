@@ -29,7 +29,7 @@ struct ProDashboardPage {
     func render(_ call: WebInboxProUserCall) -> HTML {
         let csrf = call.csrfToken
         let main = [
-            HTML.notice(flash.notice, .success), HTML.notice(flash.error, .error),
+            HTML.notice(flash.notice),
             accountsSection(), signInMethods, tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
         return call.document("Pro dashboard", main: main, css: Self.css)
@@ -291,5 +291,6 @@ struct ProDashboardPage {
         .domain-state,.revoked,.usage,.created,.last-used{color:var(--muted);font-weight:400;font-size:.9rem}
         fieldset{border:1px solid var(--line);border-radius:8px;margin:.5rem 0}
         label.check{display:flex;align-items:center;gap:.5rem;font-weight:400}label.check input{width:auto;margin:0}
+        #webhook label.check code{word-break:normal;white-space:nowrap}
         """
 }

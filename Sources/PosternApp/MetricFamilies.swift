@@ -12,7 +12,8 @@ enum MetricFamilies {
             "Size of the database: the SQLite file's pages (page_count * page_size) or pg_database_size.",
         "postern_storage_commits_in_doubt_total":
             "PostgreSQL writes answered 503 because their commit is in doubt, by reason (replication_canceled: the "
-            + "wait for the synchronous standby was canceled; timeout: not confirmed within the commit timeout).",
+            + "wait for the synchronous standby was canceled; timeout: not confirmed within the commit timeout; "
+            + "no_synchronous_standby: committed without waiting for a synchronous standby that is required).",
         "postern_http_requests_total": "HTTP requests answered, by route template, method and status.",
         "postern_http_request_duration_seconds":
             "Time from a complete request to its response, by route template, method and status.",

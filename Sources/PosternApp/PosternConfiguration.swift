@@ -47,6 +47,8 @@ public struct PosternConfiguration: Sendable {
     public var recipients = RecipientPolicyConfiguration()
     /// The SMTP sandbox's listener.
     public var sandbox = SandboxConfiguration()
+    /// The IMAP listener (issue 70).
+    public var imap = IMAPListenerConfiguration()
     /// Mailpit's API v1: its base path; the composition root adds the operator's token.
     public var mailpit = MailpitConfiguration()
     /// How failed webhook deliveries are retried.
@@ -101,6 +103,7 @@ public struct PosternConfiguration: Sendable {
         smtp = try SMTPListenerConfiguration(config: config)
         recipients = try RecipientPolicyConfiguration(config: config)
         sandbox = try SandboxConfiguration(config: config)
+        imap = try IMAPListenerConfiguration(config: config)
         mailpit = try MailpitConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)
         outboundAddresses = try OutboundAddressConfiguration(config: config)
@@ -135,6 +138,7 @@ public struct PosternConfiguration: Sendable {
         try smtp.validate()
         try recipients.validate()
         try sandbox.validate()
+        try imap.validate()
         try mailpit.validate()
         try webhooks.validate()
         try agent.validate()
@@ -150,6 +154,7 @@ public struct PosternConfiguration: Sendable {
         try webSocket.validate()
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
+        try imap.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)
         try webAuthn.validate(publicURL: identity.publicURL)
         try signInProviders.validate(ownerSignUpOpen: owners.signUpOpen)

@@ -82,6 +82,8 @@ public final class PosternRuntime: Service {
     private let sandboxListener: ListeningSocket?
     /// The `/metrics` listener's socket; nil unless `POSTERN_METRICS_LISTEN` is set.
     private let metricsListener: ListeningSocket?
+    /// The IMAP listener's socket; nil unless `POSTERN_IMAP` is on and the runtime runs IMAP.
+    private let imapListener: ListeningSocket?
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyStore: any SigningKeyStore
@@ -93,8 +95,8 @@ public final class PosternRuntime: Service {
         dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges,
         grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
-        sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, drainFlag: DrainFlag,
-        keyStore: any SigningKeyStore, logger: Logger
+        sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, imapListener: ListeningSocket?,
+        drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
     ) {
         self.keyStore = keyStore
         self.logger = logger
@@ -115,6 +117,7 @@ public final class PosternRuntime: Service {
         self.smtpListener = smtpListener
         self.sandboxListener = sandboxListener
         self.metricsListener = metricsListener
+        self.imapListener = imapListener
         self.drainFlag = drainFlag
         // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
         // never closes under a listener still answering; `run()` then throws its error.
@@ -168,6 +171,10 @@ public final class PosternRuntime: Service {
         let metricsListener = try metricsAddress.map {
             try ListenError.bind(host: $0.host, port: $0.port)
         }
+        let imapListener =
+            try configuration.imap.enabled && wanted.contains(.imap)
+            ? ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: configuration.imap.port)
+            : nil
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -223,13 +230,12 @@ public final class PosternRuntime: Service {
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: now, draining: { drainFlag.isSet })
-        let (unmatched, mailSandbox) = try Surfaces.register(
-            into: &router,
-            SurfaceContext(
-                configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
-                pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
-                smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-                sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger))
+        let surfaceContext = SurfaceContext(
+            configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
+            pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
+            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
+            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
+        let (unmatched, mailSandbox) = try Surfaces.register(into: &router, surfaceContext)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -331,6 +337,11 @@ public final class PosternRuntime: Service {
                 await server.shutdown()
             })
         }
+        if let imapListener {
+            services.append(
+                try imapService(
+                    configuration, on: imapListener, context: surfaceContext, draining: drainFlag, group: group))
+        }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
                 _ = try server.start(on: $0)
@@ -346,7 +357,8 @@ public final class PosternRuntime: Service {
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
-            metricsListener: metricsListener, drainFlag: drainFlag, keyStore: keyStore, logger: logger)
+            metricsListener: metricsListener, imapListener: imapListener, drainFlag: drainFlag, keyStore: keyStore,
+            logger: logger)
     }
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
@@ -419,6 +431,7 @@ public final class PosternRuntime: Service {
         JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
             ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
+            ("imap", imapListenAddress.map(JSONValue.string) ?? .null),
             ("data_dir", .string(absoluteDataDirectory)),
             ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
@@ -444,6 +457,11 @@ public final class PosternRuntime: Service {
     /// `POSTERN_METRICS_LISTEN` is set.
     public var metricsListenAddress: String? {
         metricsListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
+    }
+
+    /// The IMAP listener's address as `host:port` (the real port with port 0); nil when IMAP is off.
+    public var imapListenAddress: String? {
+        imapListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.

@@ -29,9 +29,11 @@ public struct PosternServiceSet: OptionSet, Sendable {
 
     /// The outbound dispatcher's delivery loop (run only when `POSTERN_OUTBOUND_DELIVERY` is not `off`).
     public static let outbound = Self(rawValue: 1 << 8)
+    /// The IMAP listener of `POSTERN_IMAP`.
+    public static let imap = Self(rawValue: 1 << 9)
 
     /// Everything `postern serve` runs.
     public static let all: Self = [
-        .http, .smtp, .sandbox, .metrics, .webhooks, .databaseListeners, .purges, .keyReload, .outbound,
+        .http, .smtp, .sandbox, .metrics, .webhooks, .databaseListeners, .purges, .keyReload, .outbound, .imap,
     ]
 }

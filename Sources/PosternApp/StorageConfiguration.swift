@@ -11,6 +11,8 @@ import ServerKit
 ///   directory's SQLite file): ``databaseURL``; more than one PostgreSQL host needs `target_session_attrs=read-write`.
 /// - `POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS` (1 to 600, default 10): ``commitTimeoutSeconds``.
 /// - `POSTERN_DATABASE_CONNECTIONS` (1 to 64, default 6): ``databaseConnections``.
+/// - `POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY` (on/off, default off; PostgreSQL only):
+///   ``requireSynchronousStandby``.
 /// - `POSTERN_MAIL_CHANGES_KEPT` (100 to 10000000, default 10000): ``mailChangesKept``.
 /// - `POSTERN_AUDIT_DAYS` (1 to 3650, default 90): ``auditDays``.
 public struct StorageConfiguration: Sendable {
@@ -34,6 +36,13 @@ public struct StorageConfiguration: Sendable {
     /// account read did better with 6 than with the 3 there were before: docs/performance.md). Every instance's count
     /// adds up against the server's `max_connections`. Default 6.
     public var databaseConnections = 6
+    /// PostgreSQL only: the operator declares that the database replicates synchronously, and Postern holds it to it:
+    /// after every committed write it asks its session whether the commit waited for a synchronous standby
+    /// (`synchronous_standby_names` set, `synchronous_commit` neither `off` nor `local`), and answers 503 (the commit in
+    /// doubt) when not, instead of acknowledging a write one server alone holds. One more round trip per write, none
+    /// per read. For a manager that may reload a primary without its standby for a moment before demoting it (Patroni
+    /// #2841) with instances reaching the servers directly (a multi-host URL): docs/postgres.md, Patroni. Default off.
+    public var requireSynchronousStandby = false
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (trimmed every minute); a client at an
     /// older state gets `cannotCalculateChanges` and starts over. Default 10000.
     public var mailChangesKept = 10000
@@ -60,6 +69,9 @@ public struct StorageConfiguration: Sendable {
         databaseURL = config.text("POSTERN_DATABASE_URL")
         if let seconds = try config.integer("POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS") { commitTimeoutSeconds = seconds }
         if let count = try config.integer("POSTERN_DATABASE_CONNECTIONS") { databaseConnections = count }
+        if let required = try config.flag("POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY") {
+            requireSynchronousStandby = required
+        }
         if let count = try config.integer("POSTERN_MAIL_CHANGES_KEPT") { mailChangesKept = count }
         if let days = try config.integer("POSTERN_AUDIT_DAYS") { auditDays = days }
         try validate()
@@ -68,7 +80,11 @@ public struct StorageConfiguration: Sendable {
     /// Refuses settings the server cannot run with, naming the key at fault.
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
-        _ = try database()
+        if case .sqlite = try database(), requireSynchronousStandby {
+            throw ConfigurationError(
+                key: "POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY",
+                message: "applies to PostgreSQL only (POSTERN_DATABASE_URL names a SQLite database)")
+        }
         guard (1...600).contains(commitTimeoutSeconds) else {
             throw ConfigurationError(key: "POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS", message: "must be from 1 to 600")
         }

@@ -56,8 +56,9 @@ enum DatabaseOpener {
             return try Database.open(path: path, readerCount: readers, logger: logger)
         case .postgres(let url):
             return try PostgresDatabase(
-                url: url, count: configuration.storage.databaseConnections, commitTimeout: .seconds(configuration.storage.commitTimeoutSeconds),
-                logger: logger)
+                url: url, count: configuration.storage.databaseConnections,
+                commitTimeout: .seconds(configuration.storage.commitTimeoutSeconds),
+                requireSynchronousStandby: configuration.storage.requireSynchronousStandby, logger: logger)
         }
     }
 

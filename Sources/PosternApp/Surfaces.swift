@@ -1,228 +1,55 @@
 import AgentAuth
 import Audit
-import BrowserPages
 import ComputePool
 import CustomDomains
 import DNS
 import Directory
 import EmailAddresses
-import HTTP1
 import JWT
 import Logging
 import Fetch
-import Foundation
-import JMAP
 import MailDelivery
 import MailStore
 import MailSandbox
 import MailTransfer
 import MailboxAccounts
-import MailboxWebInbox
-import MCPServer
-import OAuthGrants
-import OAuthResource
 import OAuthServer
 import OutboundQueue
 import OutboundSocket
 import Owners
-import Passkeys
 import RemoteHashAuth
 import ServerKit
-import SignInProviders
 import Storage
 import Webhooks
-import WebInbox
 
 /// Builds the API surfaces from the configuration's parts and adds their routes.
 enum Surfaces {
-    /// Adds every surface's routes; returns the 404/405 renderers of the surfaces that own a path prefix.
+    /// Adds every surface family's routes, in this order; returns the 404/405 renderers of the surfaces that own a
+    /// path prefix. Each family is built and registered in its own file (`AgentSurface`, `MailboxSurface`, ...); what
+    /// several share is built once before them (``SharedSurfaceParts``). A new surface is one line here.
     /// - Parameter context: what the runtime built once and every surface is given.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
     static func register(into router: inout ContextRouter, _ context: SurfaceContext) throws
         -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox)
     {
-        let (configuration, identity, keys, database, ledger, pool) = (
-            context.configuration, context.identity, context.keys, context.database, context.ledger, context.pool
-        )
-        let (resolver, fetcher, mail, grantCache, metrics, clock, logger) = (
-            context.resolver, context.fetcher, context.mail, context.grantCache, context.metrics, context.clock,
-            context.logger
-        )
-        let (smtpAddress, sandboxPort) = (context.smtpAddress, context.sandboxPort)
-        let agentSettings = agentConfiguration(configuration, identity: identity)
-        let remoteSettings = remoteConfiguration(configuration, identity: identity)
-        let agent = AgentAuthService(
-            configuration: agentSettings, keys: keys, database: database,
-            ledger: ledger, pool: pool, clock: clock, onUnexpectedError: reporter("agent", logger))
-        agent.register(into: &router)
-
-        let audit = auditTrail(database: database, clock: clock, logger: logger)
-        let mailbox = try mailboxService(
-            configuration, issuer: identity.issuer, keys: keys, database: database, mail: mail.store, ledger: ledger,
-            pool: pool, resolver: resolver, customDomains: mail.domains, clock: clock, logger: logger,
-            sandboxPort: sandboxPort, audit: audit)
-        mailbox.register(into: &router)
-        let webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
-        webhooks.register(on: &router)
-        let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
-        sandbox.register(on: &router)
-        mailpitAPI(configuration, mail: mail, sandbox: sandbox, clock: clock, logger: logger).register(on: &router)
-
-        try RemoteHashService(
-            configuration: remoteSettings, keys: keys, database: database, pool: pool, fetcher: fetcher, clock: clock,
-            onUnexpectedError: reporter("remote-hash", logger)
-        ).register(into: &router, landing: LandingPage.landing(baseURL: identity.baseURL))
-
-        let ownerSettings = ownersConfiguration(configuration, identity: identity)
-        // The browser pages' one middleware: the owner pages and the web inbox draw from one page budget per client.
-        let pages = PageRoutes(
-            requestsPerMinute: ownerSettings.requestsPerMinute, instances: ownerSettings.instances,
-            tableCapacity: ownerSettings.rateLimitTableCapacity, enabled: ownerSettings.rateLimitsEnabled,
-            onUnexpectedError: reporter("owners", logger))
-        // Sign-in with identity providers (issue 54): the buttons, the flow's routes and "Sign-in methods" on /owner.
-        let signIn = try signInFlow(
-            configuration, identity: identity, database: database, resolver: resolver, clock: clock)
-        // Each provider's discovery tried once now, so that a misconfigured one is a warning at start, not a "try
-        // later" on the page (issue 68); the server does not wait for it.
-        if let signIn { Task { await ProviderDiscoveryCheck.warn(signIn, logger: logger) } }
-        let signInIdentities = SignInIdentityStore(database: database, clock: clock)
-        let owners = try OwnerService(
-            configuration: ownerSettings, database: database, pool: pool, resolver: resolver,
-            customDomains: mail.domains, clock: clock, audit: audit, pages: pages,
-            passkeyStore: PasskeyStore(database: database),
-            relyingParty: configuration.webAuthn.relyingParty(publicURL: identity.baseURL),
-            signInButtons: signIn?.providers(for: .owners) ?? [], identities: signInIdentities,
-            providerLogout: { [signIn] provider in await signIn?.endSessionURL(provider: provider) })
-        owners.register(into: &router)
-        let ownerProviderPages = signIn.map {
-            OwnerProviderPages(service: owners, flow: $0, identities: signInIdentities)
-        }
-        ownerProviderPages?.register(into: &router)
-        let ownedInboxes = AgentOwnedInboxes(
-            accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
-        // The one grant model under the authorization server, the resource side and the owner pages; every
-        // revocation it makes drops the grant from this instance's cache.
-        let grants = OAuthGrantStore(database: database, observer: grantCache)
-        OwnerInboxPages(
-            service: owners, inboxes: ownedInboxes, grants: OwnerGrants(store: grants, clock: clock),
-            agentDomain: configuration.agent.inboxDomain
-        ).register(into: &router)
-        OwnerDomainPages(service: owners, inboxes: ownedInboxes).register(into: &router)
-
-        let oauth = try OAuthService(
-            configuration: oauthConfiguration(configuration, identity: identity), keys: keys, database: database,
-            grants: grants, pool: pool, browser: owners.browser,
-            inboxes: CappedOwnedInboxes(ownedInboxes, limit: ownerSettings.maxInboxes),
-            metadataDocuments: try clientMetadataFetcher(configuration, resolver: resolver), clock: clock,
-            onUnexpectedError: reporter("oauth", logger), audit: audit)
-        oauth.register(into: &router)
-
-        var jmap = configuration.jmap
-        jmap.baseURL = JMAPConfiguration(baseURL: identity.baseURL).baseURL
-        jmap = configuration.rateLimits.applied(to: jmap)
-        // Agent bearers are checked against the agent surface's own directory, not the composed one: an inbox on a
-        // custom domain its owner no longer holds must not pass because a Pro user's catch-all now makes the same
-        // address local.
-        let agentInboxes = AgentInboxDirectory(
-            accounts: AgentAccountStore(database: database), claims: mail.domains,
-            domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota)
-        let capability = CapabilityAuthenticator(
-            keys: keys, issuer: identity.issuer, audience: agentSettings.audience,
-            lifetime: agentSettings.capabilityTTL, directory: agentInboxes, clock: clock)
-        // The resource side of OAuth: owners' access tokens at JMAP, MCP and /api/v1/agents, minted by the
-        // authorization server whose issuer is the public URL (contract 1.1). Live grants are cached only on
-        // PostgreSQL, where every revocation reaches the cache through `postern_grants` (PosternRuntime).
-        var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
-        resource.cacheGrants = database.dialect == .postgres
-        resource = configuration.rateLimits.applied(to: resource)
-        let verifier = OAuthAccessVerifier(
-            configuration: resource, keys: keys, grants: grants, cache: grantCache, clock: clock)
-        let ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
-        OAuthAgentsService(
-            verifier: verifier, inboxes: ownedInboxes, publicURL: identity.baseURL, rateLimits: resource.rateLimits,
-            onUnexpectedError: reporter("agents", logger)
-        ).register(into: &router)
-        let jmapService = JMAPService(
-            configuration: jmap,
-            authenticator: OAuthJMAPAuthenticator(verifier: verifier, principals: ownerPrincipals, fallback: capability), store: mail.store, directory: mail.directory,
-            delivery: mail.delivery, clock: clock, onSubmission: metrics.jmapSubmission,
-            onUnexpectedError: reporter("jmap", logger), onEventStream: metrics.jmapEventStream,
-            outbound: jmapOutbound(configuration, mail: mail, database: database))
-        jmapService.register(into: &router)
-
-        // The web inbox: owners read their inboxes through their owner session; Mail.td accounts, Pro users and
-        // one-time links through its own sessions, with the owners' backoff and session lifetime. Owners send as their
-        // inboxes through JMAP, as their agents do.
-        var inboxSettings = configuration.webInbox
-        inboxSettings.publicURL = identity.baseURL
-        inboxSettings.sessionLifetime = ownerSettings.sessionLifetime
-        inboxSettings.backoff = ownerSettings.backoff
-        let inboxAccounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: mail.directory)
-        // Pro users' passkeys run on the owners' ceremonies: one relying party, store and challenge table.
-        let proPasskeys = owners.passkeys.map {
-            WebInboxPasskeys(ceremonies: $0, audit: audit, onCeremony: metrics.passkeyCeremony)
-        }
-        let proProviders = signIn.map {
-            WebInboxProviders(flow: $0, identities: signInIdentities, accounts: inboxAccounts, audit: audit)
-        }
-        let inbox = try WebInboxService(
-            configuration: inboxSettings, ownerBrowser: owners.browser, pages: pages, ownedInboxes: ownedInboxes,
-            signIns: inboxAccounts, mail: mail.store, database: database, clock: clock,
-            sender: JMAPWebInboxSender(jmap: jmapService, principals: ownerPrincipals), captures: inboxAccounts,
-            linksDashboard: true, onLiveStream: metrics.webInboxLiveStream,
-            signInOffer: WebInboxSignInOffer(passkeys: proPasskeys, providers: proProviders))
-        inbox.register(into: &router)
-        // The one sign-in methods controller, mounted for Pro users (the owners' mount is OwnerProviderPages and
-        // OwnerService's passkeys).
-        let proSignIn = ProSignInMethods(inbox: inbox, passkeys: proPasskeys, providers: proProviders)
-        proSignIn.register(into: &router)
-        if let signIn, let ownerProviderPages {
-            // The one redirect URI of every surface: each login goes back to the surface that began it.
-            router.add(
-                .GET, SignInRedirect.path,
-                pages.limited { request, context in
-                    try await signIn.answer(
-                        request, surfaces: [.owners: ownerProviderPages, .pro: proSignIn], fallback: .owners,
-                        client: context.clientAddress?.description,
-                        clear: owners.browser.clearCookie(SignInFlow.browserCookie))
-                })
-        }
-        ProDashboardController(
-            inbox: inbox, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: proSignIn
-        ).register(into: &router)
-
-        var mcp = configuration.mcp
-        mcp.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
-        mcp.serverVersion = PosternVersion.text
-        mcp = configuration.rateLimits.applied(to: mcp)
-        let apiKeys = AgentAPIKeyAuthenticator(
-            accounts: AgentAccountStore(database: database), inboxDomain: configuration.agent.inboxDomain,
-            directory: agentInboxes)
-        MCPService(
-            configuration: mcp, authenticator: apiKeys,
-            owners: MCPOwnerAccess(verifier: verifier, principals: ownerPrincipals, issuer: identity.baseURL),
-            jmap: jmapService, mail: mail.store, clock: clock,
-            sessionSecret: try SharedSecrets(database: database).secret(
-                named: MCPSessions.secretName, make: MCPSessions.newSecret),
-            onUnexpectedError: reporter("mcp", logger)
-        ).register(into: &router)
-
-        let guide = Array(
-            LLMsDocument.render(
-                baseURL: identity.baseURL, agent: agentSettings, mailbox: mailbox.configuration, remote: remoteSettings,
-                smtpAddress: smtpAddress, mcp: mcp, oauth: oauth.configuration
-            ).utf8)
-        router.add(.GET, "/llms.txt", .immediate { _, _, _ in
-            HTTPResponse(
-                status: .ok, headers: ["Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "no-store"],
-                body: guide)
-        })
-
+        let shared = try SharedSurfaceParts(context)
+        let agent = AgentSurface.register(into: &router, context)
+        let mailbox = try MailboxSurface.register(into: &router, context, shared)
+        MailpitSurface.register(into: &router, context, sandbox: mailbox.sandbox)
+        let remote = try RemoteHashSurface.register(into: &router, context)
+        let owners = try OwnerSurface.register(into: &router, context, shared)
+        let oauth = try OAuthSurface.register(into: &router, context, shared, owners: owners.service)
+        let jmap = JMAPSurface.register(into: &router, context, shared)
+        try WebInboxSurface.register(into: &router, context, shared, owners: owners, mailbox: mailbox, jmap: jmap)
+        let mcp = try MCPSurface.register(into: &router, context, shared, jmap: jmap)
+        GuideSurface.register(
+            into: &router, context, agent: agent.configuration, mailbox: mailbox.service.configuration, remote: remote,
+            mcp: mcp, oauth: oauth.configuration)
         return (
             [
                 PosternResponder.UnmatchedRenderer(prefix: "/api/v1/") { agent.unmatchedResponse($0) },
                 PosternResponder.UnmatchedRenderer(prefix: "/oauth/") { oauth.unmatchedResponse($0) },
-            ], sandbox
+            ], mailbox.sandbox
         )
     }
 

@@ -30,6 +30,12 @@ public final class PostgresConnection: SQLConnection {
     private let notices = PostgresNotice.Receiver()
     /// The first statement of the transaction in progress after BEGIN: what a commit in doubt is logged as.
     private var transactionPurpose: String?
+    /// Whether a write must find the server waiting for a synchronous standby (``confirmSynchronousStandby(after:)``).
+    private let requireSynchronousStandby: Bool
+    /// The transaction in progress ran a statement that may write (anything but a SELECT).
+    private var transactionWrote = false
+    /// Why the last `.inDoubt` this connection threw is in doubt; taken by the pool that counts it.
+    private var doubt: CommitDoubtReason?
     private static let statementCacheLimit = 256
 
     /// A statement is prepared once per text and kinds of the values bound.
@@ -55,9 +61,13 @@ public final class PostgresConnection: SQLConnection {
     /// connection string, several hosts included: see ``PostgresConnectionString``). Unless the URL says otherwise, a
     /// connection attempt gives up after 5 s (per host). A server that does not accept writes (a standby, or
     /// `default_transaction_read_only` on) is not kept: the stores write on every connection.
+    /// - Parameter requireSynchronousStandby: every committed write is followed by a look at the session's
+    ///   `synchronous_standby_names` and `synchronous_commit`, and fails `.inDoubt` when the commit cannot have waited
+    ///   for a synchronous standby (``confirmSynchronousStandby(after:)``).
     /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password), or saying the server
     ///   reached is read-only.
-    public init(url: String, applicationName: String = "postern") throws {
+    public init(url: String, applicationName: String = "postern", requireSynchronousStandby: Bool = false) throws {
+        self.requireSynchronousStandby = requireSynchronousStandby
         let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
         let values = ["5", applicationName, "UTF8", url]
         let connection = Self.withCStrings(keywords) { keywordPointers in
@@ -93,6 +103,7 @@ public final class PostgresConnection: SQLConnection {
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql)
+        try confirmSynchronousStandby(after: sql)
     }
 
     @discardableResult
@@ -183,6 +194,7 @@ public final class PostgresConnection: SQLConnection {
         guard !transactionOpen else { throw StorageError(.misuse, "a transaction is already open on this connection") }
         try reconnectIfLost()
         transactionOpen = true
+        transactionWrote = false
         defer {
             transactionOpen = false
             transactionPurpose = nil
@@ -212,6 +224,7 @@ public final class PostgresConnection: SQLConnection {
         defer { PQclear(result) }
         try check(result, sql)
         guard let result else { throw StorageError(.unavailable, "no result from PostgreSQL") }
+        try confirmSynchronousStandby(after: sql)
         return try body(result, statement)
     }
 
@@ -302,6 +315,56 @@ public final class PostgresConnection: SQLConnection {
         if transactionOpen && transactionPurpose == nil && !sql.hasPrefix("BEGIN") {
             transactionPurpose = Self.purpose(sql)
         }
+        if transactionOpen && !sql.hasPrefix("BEGIN") && Self.mayWrite(sql) { transactionWrote = true }
+    }
+
+    /// Whether a statement may write: anything but a SELECT (and the transaction's own COMMIT and ROLLBACK).
+    static func mayWrite(_ sql: String) -> Bool {
+        let head = sql.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "(" }).prefix(8).uppercased()
+        return !(head.hasPrefix("SELECT") || head.hasPrefix("COMMIT") || head.hasPrefix("ROLLBACK"))
+    }
+
+    /// With `requireSynchronousStandby`, after a commit that wrote (a write transaction's COMMIT, or a write outside
+    /// a transaction): asks the session whether that commit waited for a synchronous standby, and throws `.inDoubt`
+    /// when it cannot have (`synchronous_standby_names` empty, or `synchronous_commit` `off` or `local`). The look comes
+    /// after the commit, on the same session, so it sees a configuration reload that reached the server before the
+    /// commit ended: the postmaster signals the backends before the checkpointer, which is what tells committing
+    /// backends that no standby is to be waited for, and a backend applies a reload before its next statement.
+    ///
+    /// Why: a manager may reload a primary with no synchronous standby for a moment (Patroni #2841: a restarted
+    /// Patroni first writes `synchronous_standby_names` empty, then demotes the primary it finds, whose commits in that
+    /// gap are rewound away). A client reaching that primary directly (a multi-host URL) would otherwise be told such a
+    /// commit succeeded. docs/postgres.md, Patroni.
+    private func confirmSynchronousStandby(after sql: String) throws {
+        guard requireSynchronousStandby else { return }
+        guard sql == "COMMIT" ? transactionWrote : !transactionOpen && Self.mayWrite(sql) else { return }
+        roundTrips += 1
+        let result = PQexec(
+            handle, "SELECT current_setting('synchronous_standby_names'), current_setting('synchronous_commit')")
+        defer { PQclear(result) }
+        let statement = sql == "COMMIT" ? transactionPurpose ?? sql : Self.purpose(sql)
+        guard let result, PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) == 1, PQnfields(result) == 2 else {
+            doubt = .noSynchronousStandby
+            throw StorageError(
+                .inDoubt, "commit in doubt: \"\(statement)\" committed, but whether it waited for a synchronous "
+                    + "standby could not be asked")
+        }
+        let names = String(cString: PQgetvalue(result, 0, 0))
+        let noStandby = names.allSatisfy { $0 == " " || $0 == "\t" }
+        let mode = String(cString: PQgetvalue(result, 0, 1))
+        guard noStandby || mode == "off" || mode == "local" else { return }
+        doubt = .noSynchronousStandby
+        throw StorageError(
+            .inDoubt,
+            "commit in doubt: PostgreSQL committed \"\(statement)\" without waiting for a synchronous standby "
+                + "(synchronous_standby_names \(noStandby ? "empty" : "set"), synchronous_commit \(mode)), and "
+                + "POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY is on")
+    }
+
+    /// Why the last `.inDoubt` thrown here was in doubt (nil when none was), forgotten once taken.
+    func takeDoubtReason() -> CommitDoubtReason? {
+        defer { doubt = nil }
+        return doubt
     }
 
     /// A statement as a log names it: its first 80 characters on one line (statements bind their values, so no
@@ -318,6 +381,7 @@ public final class PostgresConnection: SQLConnection {
     private func check(_ result: OpaquePointer?, _ sql: String) throws {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         if notices.takeInDoubt() {
+            doubt = .replicationCanceled
             let statement = sql == "COMMIT" ? transactionPurpose ?? sql : Self.purpose(sql)
             throw StorageError(
                 .inDoubt,

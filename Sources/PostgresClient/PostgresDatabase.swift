@@ -17,12 +17,20 @@ public final class PostgresDatabase: SQLDatabase {
     /// - Parameters:
     ///   - commitTimeout: how long `write` and `read` wait for a call (nil: for ever); past it the caller gets
     ///     `.inDoubt` (503) and the connection leaves the pool (``PostgresPool``). The blocking calls never time out.
+    ///   - requireSynchronousStandby: a committed write that did not wait for a synchronous standby fails `.inDoubt`
+    ///     (``PostgresConnection/init(url:applicationName:requireSynchronousStandby:)``).
     /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
-    public init(url: String, count: Int = 4, commitTimeout: Duration? = .seconds(10), logger: Logger) throws {
+    public init(
+        url: String, count: Int = 4, commitTimeout: Duration? = .seconds(10), requireSynchronousStandby: Bool = false,
+        logger: Logger
+    ) throws {
         guard count >= 1 else { throw StorageError(.misuse, "a PostgreSQL database needs at least one connection") }
+        let connect: @Sendable () throws -> PostgresConnection = {
+            try PostgresConnection(url: url, requireSynchronousStandby: requireSynchronousStandby)
+        }
         connections = PostgresPool(
-            try (0..<count).map { _ in try PostgresConnection(url: url) }, label: "postern.postgres",
-            timeout: commitTimeout, connect: { try PostgresConnection(url: url) },
+            try (0..<count).map { _ in try connect() }, label: "postern.postgres",
+            timeout: commitTimeout, connect: connect,
             onDoubt: { error, reason in Self.report(error, reason: reason, logger: logger) })
         self.logger = logger
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
@@ -57,7 +65,7 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Logs a commit in doubt at error (the message names the statement, never a value) and counts it: the caller
     /// answers 503 for a write that may be lost at the next failover or found done later.
-    static func report(_ error: StorageError, reason: PostgresPool.DoubtReason, logger: Logger) {
+    static func report(_ error: StorageError, reason: CommitDoubtReason, logger: Logger) {
         logger.error(
             "a write was not acknowledged: its commit is in doubt",
             metadata: ["reason": "\(reason.rawValue)", "error": "\(error.message)"])

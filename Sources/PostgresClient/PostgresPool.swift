@@ -45,15 +45,7 @@ final class PostgresPool: Sendable {
     /// Makes the connection replacing an abandoned one.
     private let connect: @Sendable () throws -> PostgresConnection
     /// Told of each commit in doubt: a body that threw `.inDoubt`, or a call that timed out after its body started.
-    private let onDoubt: @Sendable (StorageError, DoubtReason) -> Void
-
-    /// Why a commit is in doubt: the `reason` of `postern_storage_commits_in_doubt_total`.
-    enum DoubtReason: String {
-        /// The wait for the synchronous standby was canceled (``PostgresNotice``).
-        case replicationCanceled = "replication_canceled"
-        /// The call was not confirmed within the timeout.
-        case timeout
-    }
+    private let onDoubt: @Sendable (StorageError, CommitDoubtReason) -> Void
 
     /// A pool over `connections` (at least one).
     /// - Parameters:
@@ -62,7 +54,7 @@ final class PostgresPool: Sendable {
     init(
         _ connections: [PostgresConnection], label: String, timeout: Duration?,
         connect: @escaping @Sendable () throws -> PostgresConnection,
-        onDoubt: @escaping @Sendable (StorageError, DoubtReason) -> Void
+        onDoubt: @escaping @Sendable (StorageError, CommitDoubtReason) -> Void
     ) {
         precondition(!connections.isEmpty, "a pool needs a connection")
         let slots = connections.enumerated().map { Slot(connection: $1, label: "\(label).\($0)") }
@@ -129,8 +121,7 @@ final class PostgresPool: Sendable {
             }
             slot.queue.async {
                 guard call.start() else { return self.release(index, slot) }
-                let result = Result { try slot.onQueue(body) }
-                self.reportDoubt(result)
+                let result = Result { try slot.onQueue { connection in try self.reportingDoubt(connection, body) } }
                 let counted = call.finish(result)
                 if let watched { self.unwatch(watched) }
                 self.release(index, slot)
@@ -199,14 +190,16 @@ final class PostgresPool: Sendable {
     func sync<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let (index, slot) = acquire()
         defer { release(index, slot) }
-        let result = Result { try slot.sync(body) }
-        reportDoubt(result)
-        return try result.get()
+        return try slot.sync { connection in try reportingDoubt(connection, body) }
     }
 
-    private func reportDoubt<T>(_ result: Result<T, any Error>) {
-        if case .failure(let error as StorageError) = result, error.code == .inDoubt {
-            onDoubt(error, .replicationCanceled)
+    /// `body` on `connection`, telling ``onDoubt`` of an `.inDoubt` it throws, with the reason the connection gives.
+    private func reportingDoubt<T>(_ connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try body(connection)
+        } catch let error as StorageError where error.code == .inDoubt {
+            onDoubt(error, connection.takeDoubtReason() ?? .replicationCanceled)
+            throw error
         }
     }
 

@@ -126,15 +126,19 @@ struct RemotePage {
             curl -s \(base)/login -H 'Accept: application/json' -H 'Content-Type: application/json' \\
               -d '{"email":"you@example.com","password":"…"}'</pre>
             <p class="hint">Hash URLs must be public <code>http</code> or <code>https</code> addresses; they are fetched at
-            registration and at every login (5 s, 4 KiB, at most 3 redirects). Argon2 costs above 256 MiB, 10 passes or
+            registration and at every login (5&nbsp;s, 4&nbsp;KiB, at most 3 redirects). Argon2 costs above 256&nbsp;MiB, 10 passes or
             8 lanes are refused.</p>
             </section>
             """
         return PageFrame(
-            title: landing?.title ?? "Remote Argon2 login", heading: header,
+            title: landing?.title ?? "Remote Argon2 login", heading: header, css: Self.css,
             footer: #"Postern · <a href="/openapi.json">OpenAPI</a>"#
         ).document(main: html)
     }
+
+    /// The API table's JSON bodies break anywhere (its requests never), so that the table fits a phone's width
+    /// (390 px) instead of pushing the page wider than the window.
+    private static let css = "td code{overflow-wrap:anywhere}td:first-child code{white-space:nowrap}"
 
     private func formError(_ form: String) -> HTML {
         guard let error, errorForm == form else { return .empty }

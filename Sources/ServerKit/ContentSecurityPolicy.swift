@@ -5,9 +5,11 @@ import HTTP1
 ///
 /// - ``page``: nothing loads but inline style; forms post to this origin; no framing, no `<base>`.
 /// - ``script(_:)``: the page, and scripts and connections from `source` (the web inbox's list and its live stream).
-/// - ``frame(_:)``: the page, and frames from `source` (a message page's sandboxed HTML part).
+/// - ``frame(_:)``: the page, and frames from `source` (a message page's sandboxed HTML part); with
+///   ``scripts(from:)``, scripts from a source too (the message page's, which sizes that frame).
 /// - ``sandbox``: bytes served to be looked at, never run (an attachment, a raw source).
-/// - ``framedDocument(images:)``: a document shown only in this origin's frames, sandboxed, images from one route.
+/// - ``framedDocument(images:)``: a document shown only in this origin's frames, sandboxed without scripts (its
+///   origin kept, so the framing page may measure it), images from one route.
 public struct ContentSecurityPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Where a directive lets something come from.
     public struct Source: Sendable, Hashable {
@@ -18,6 +20,8 @@ public struct ContentSecurityPolicy: Sendable, Hashable, CustomStringConvertible
         public static let `self` = Source(text: "'self'")
         /// Inline style (never used for scripts here).
         static let unsafeInline = Source(text: "'unsafe-inline'")
+        /// The `sandbox` directive's one relaxation used here: the document keeps its origin (never with scripts).
+        static let allowSameOrigin = Source(text: "allow-same-origin")
         /// A scheme, host or URL, or nil when `text` holds what could end or widen a directive (`;`, `,`, a quote,
         /// a `*`, white space, a control character) or is empty.
         public static func url(_ text: String) -> Source? {
@@ -49,14 +53,19 @@ public struct ContentSecurityPolicy: Sendable, Hashable, CustomStringConvertible
     /// ``page`` with `frame-src` from `source`.
     public static func frame(_ source: Source) -> Self { page.inserting([("frame-src", [source])]) }
 
-    /// A document shown in this origin's frames only, sandboxed, with no form and images from `images` alone (none
-    /// when nil).
+    /// A document shown in this origin's frames only, sandboxed (no script, form, popup or navigation of the top;
+    /// `allow-same-origin` alone, so that the framing page's own script may read its height: with no script of its
+    /// own the document can do nothing with its origin), with images from `images` alone (none when nil).
     public static func framedDocument(images: Source?) -> Self {
         ContentSecurityPolicy(directives: [
             ("default-src", [.none]), ("img-src", [images ?? .none]), ("style-src", [.unsafeInline]),
-            ("form-action", [.none]), ("frame-ancestors", [.self]), ("base-uri", [.none]), ("sandbox", []),
+            ("form-action", [.none]), ("frame-ancestors", [.self]), ("base-uri", [.none]),
+            ("sandbox", [.allowSameOrigin]),
         ])
     }
+
+    /// This policy with `script-src` from `source` (and no `connect-src`): a page whose script only works on the page.
+    public func scripts(from source: Source) -> Self { inserting([("script-src", [source])]) }
 
     /// This policy with `source` added to `form-action` (a consent form whose answer redirects to an app).
     public func formAction(adding source: Source) -> Self {

@@ -74,23 +74,23 @@ struct ProSignInFamily: SignInFamily {
     func notice(_ notice: SignInNotice, _ call: Call) async throws -> HTTPResponse {
         let flash: WebInboxFlash
         switch notice {
-        case .passkeyAdded: flash = WebInboxFlash(notice: "Passkey added.")
-        case .passkeyRefused: flash = WebInboxFlash(error: PasskeyPageParts.registrationRefused)
-        case .passkeyAlreadyOnDevice: flash = WebInboxFlash(error: PasskeyPageParts.alreadyOnDevice)
+        case .passkeyAdded: flash = WebInboxFlash.success("Passkey added.")
+        case .passkeyRefused: flash = WebInboxFlash.error(PasskeyPageParts.registrationRefused)
+        case .passkeyAlreadyOnDevice: flash = WebInboxFlash.error(PasskeyPageParts.alreadyOnDevice)
         case .invalidPasskeyName:
-            flash = WebInboxFlash(
-                error: "A passkey's name is 1 to \(PasskeyStore.maximumNameLength) characters, without control characters.")
-        case .unknownPasskey: flash = WebInboxFlash(error: "There is no such passkey.")
-        case .passkeyRenamed: flash = WebInboxFlash(notice: "Passkey renamed.")
-        case .passkeyRemoved: flash = WebInboxFlash(notice: "Passkey removed.")
-        case .passwordRemoved: flash = WebInboxFlash(notice: SignInMessage.passwordRemoved)
-        case .wrongPassword: flash = WebInboxFlash(error: SignInMessage.passwordNotRemoved)
-        case .slowed(let seconds): flash = WebInboxFlash(error: SignInMessage.passwordRemovalSlowed(retryAfter: seconds))
-        case .lastWay: flash = WebInboxFlash(error: SignInMessage.lastWay)
-        case .notLinked: flash = WebInboxFlash(error: SignInMessage.notLinked)
-        case .unlinked: flash = WebInboxFlash(notice: SignInMessage.unlinked)
-        case .linkNotStarted(let words): flash = WebInboxFlash(error: words)
-        case .proofNeeded: flash = WebInboxFlash(error: SignInMessage.proofNeeded)
+            flash = WebInboxFlash.error(
+                "A passkey's name is 1 to \(PasskeyStore.maximumNameLength) characters, without control characters.")
+        case .unknownPasskey: flash = WebInboxFlash.error("There is no such passkey.")
+        case .passkeyRenamed: flash = WebInboxFlash.success("Passkey renamed.")
+        case .passkeyRemoved: flash = WebInboxFlash.success("Passkey removed.")
+        case .passwordRemoved: flash = WebInboxFlash.success(SignInMessage.passwordRemoved)
+        case .wrongPassword: flash = WebInboxFlash.error(SignInMessage.passwordNotRemoved)
+        case .slowed(let seconds): flash = WebInboxFlash.error(SignInMessage.passwordRemovalSlowed(retryAfter: seconds))
+        case .lastWay: flash = WebInboxFlash.error(SignInMessage.lastWay)
+        case .notLinked: flash = WebInboxFlash.error(SignInMessage.notLinked)
+        case .unlinked: flash = WebInboxFlash.success(SignInMessage.unlinked)
+        case .linkNotStarted(let words): flash = WebInboxFlash.error(words)
+        case .proofNeeded: flash = WebInboxFlash.error(SignInMessage.proofNeeded)
         }
         try await call.put(flash)
         return HTMLPage.redirect(to: WebInboxService.dashboardPath)
@@ -98,7 +98,7 @@ struct ProSignInFamily: SignInFamily {
 
     func linked(_ outcome: SignInLinkOutcome, _ request: HTTPRequest, clear: String) async throws -> HTTPResponse {
         let (words, isError) = SignInMessage.linked(outcome)
-        let flash = isError ? WebInboxFlash(error: words) : WebInboxFlash(notice: words)
+        let flash = isError ? WebInboxFlash.error(words) : WebInboxFlash.success(words)
         // The dashboard's notices are bound to the session, whose Strict cookie a browser withholds from this
         // cross-site callback: then the dashboard shows the link itself, without the notice.
         if let session = request.cookie(WebInboxService.sessionCookie) {

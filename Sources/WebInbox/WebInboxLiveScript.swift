@@ -7,7 +7,9 @@ import EmbeddedResources
 /// `#messages` and `nav#live`'s content in (`DOMParser`), saying "New mail" in `nav#live` (`aria-live`) when mail
 /// arrived. On a later page (`data-first` set) it swaps nothing: the
 /// rows would move under the reader; it turns `a#reload` into "New mail: reload", a link to the first page. Without
-/// JavaScript, or when the stream is refused, the page is as rendered and `a#reload` reloads it.
+/// JavaScript, or when the stream is refused, the page is as rendered and `a#reload` reloads it. On a message page it
+/// makes the HTML part's frame (`iframe#html-body`, sandboxed without scripts but keeping its origin) as tall as the
+/// message, when the part loads and whenever its size changes; without JavaScript the frame keeps its CSS height.
 enum WebInboxLiveScript {
     /// Where the pages load it from.
     static let path = "/inbox/assets/live.js"

@@ -34,9 +34,12 @@ struct WebInboxMessagePage {
                     Remote content in this message was blocked: nothing was fetched from elsewhere.</p>
                     """
             }
+            // No script runs in the frame (its CSP says the same); it keeps its origin so that the web inbox's script
+            // (``WebInboxLiveScript``) may read its height and make it as tall as the message.
             parts += """
-                <iframe id="html-body" class="html-body" sandbox="" referrerpolicy="no-referrer" \
-                title="The message's HTML part" src="\(path)/html"></iframe>
+                <iframe id="html-body" class="html-body" sandbox="allow-same-origin" referrerpolicy="no-referrer" \
+                title="The message's HTML part" src="\(path)/html"></iframe>\
+                <script src="\(WebInboxLiveScript.path)" defer></script>
                 """
         }
         if let text = record.textBody, !text.isEmpty {

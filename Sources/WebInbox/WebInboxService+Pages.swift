@@ -57,7 +57,9 @@ extension WebInboxService {
         let (csrf, _) = viewer.forms.csrf(for: request)
         let html = WebInboxMessagePage(mailbox: mailbox, record: record, remoteContent: remote, authResults: verdicts)
             .render(viewer, csrf: csrf)
-        return HTMLPage.response(.ok, html, policy: .frame(.self))
+        // The HTML part's frame, and (only when there is one) this origin's script that sizes it to the message.
+        let framed = !(record.htmlBody ?? "").isEmpty
+        return HTMLPage.response(.ok, html, policy: framed ? .frame(.self).scripts(from: .self) : .frame(.self))
     }
 
     /// The HTML part, for the message page's frame only: a CSP of its own (nothing but inline style and this

@@ -14,8 +14,15 @@ back is a cross-site navigation, which the browser's cookie rules (the pre-sessi
 - A newcomer (`_ALLOW_SIGNUP`, a verified email) presses the button on /inbox/sign-in, authorizes at the provider, and
   lands signed in as a new Pro user without a password, whose Pro dashboard lists the provider under "Sign-in methods";
   the sign-up is on the audit trail.
+- A Pro user the operator made (a password, her email not proven) presses the button and authorizes as an identity
+  with her email: the provider-link page asks her password; a wrong one is refused there in an error notice, the right
+  one links and signs her in; on the dashboard she unlinks the provider (a success notice). An identity whose email
+  the provider did not verify gets the refusal page (an error notice, a way back to sign-in).
 - axe-core finds no serious or critical violation on both sign-in pages (with their provider buttons) and both
-  "Sign-in methods" sections.
+  "Sign-in methods" sections; the provider-link pages (the password question, its refusal, the dashboard linked and
+  unlinked, the refusal page) are each looked at 1280×900 and 390×844, with screenshots in $POSTERN_ARTIFACTS (default
+  ./artifacts)/browser/oidc-<page>-<width>.png, axe and the layout rules (postern_testkit.layout: every notice its
+  kind, Unlink styled as a secondary action, nothing wider than the window).
 
     POSTERN_BIN=.build/debug/postern python3 Tests/Browser/test_oidc_browser.py
 
@@ -35,7 +42,8 @@ from selenium.webdriver.common.by import By
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import postern  # noqa: E402
 from postern_testkit.accessibility import assert_accessible  # noqa: E402
-from postern_testkit.browser import click_through, make_driver, run_walks, waiter  # noqa: E402
+from postern_testkit.browser import click_through, fill_form, make_driver, run_walks, waiter  # noqa: E402
+from postern_testkit.layout import at_both_sizes  # noqa: E402
 from postern_testkit.oidc_mock import mock_provider, provider_env, set_user  # noqa: E402
 from postern_testkit.ports import free_port  # noqa: E402
 from test_passkeys_browser import WITHOUT_WEBAUTHN_TOKEN  # noqa: E402
@@ -43,6 +51,10 @@ from test_passkeys_browser import WITHOUT_WEBAUTHN_TOKEN  # noqa: E402
 OWNER = ("ada@example.com", "correct horse battery")
 OWNER_SUB = "ada-at-provider"
 NEWCOMER = ("newpro@example.com", "newpro-at-provider")
+LINKER = ("linker@example.com", "linker password 1")  # a Pro user the operator makes: a password, her email not proven
+LINKER_SUB = "linker-at-provider"
+UNVERIFIED_SUB = "unverified-at-provider"
+ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "browser")
 
 
 class ProviderSignInInChromium(unittest.TestCase):
@@ -55,12 +67,14 @@ class ProviderSignInInChromium(unittest.TestCase):
         cls.provider = cls.stack.enter_context(mock_provider())
         set_user(cls.provider, OWNER_SUB, {"email": OWNER[0], "email_verified": True, "name": "Ada"})
         set_user(cls.provider, NEWCOMER[1], {"email": NEWCOMER[0], "email_verified": True, "name": "New Pro"})
+        set_user(cls.provider, LINKER_SUB, {"email": LINKER[0], "email_verified": True, "name": "Lin"})
+        set_user(cls.provider, UNVERIFIED_SUB, {"email": "unproven@example.com", "email_verified": False})
         port = free_port()
         cls.public = "http://localhost:%d" % port
         env = provider_env(cls.provider, signup=True, surfaces="owners,pro") | {
             "POSTERN_PORT": str(port), "POSTERN_PUBLIC_URL": cls.public, "POSTERN_SMTP": "off",
             "POSTERN_OWNER_SIGNUP": "closed", "POSTERN_OIDC_MOCK_TRUST_EMAIL": "true"}
-        cls.server = cls.stack.enter_context(postern(env, owners=[OWNER]))
+        cls.server = cls.stack.enter_context(postern(env, owners=[OWNER], pro_users=[LINKER]))
         cls.driver = make_driver()
         cls.stack.callback(cls.driver.quit)
         cls.wait = waiter(cls.driver)
@@ -93,6 +107,18 @@ class ProviderSignInInChromium(unittest.TestCase):
         tokens = self.driver.execute_script(WITHOUT_WEBAUTHN_TOKEN)
         self.assertTrue(all(value == "username webauthn" for value in tokens), tokens)
         assert_accessible(self.driver, name)
+
+    def look(self, name):
+        """The page as it is now at a laptop's and a phone's size: screenshots, axe and the layout rules (the email
+        fields' `webauthn` token set aside as in ``accessible``)."""
+        self.driver.execute_script(WITHOUT_WEBAUTHN_TOKEN)
+        self.assertEqual(at_both_sizes(self.driver, ARTIFACTS, "oidc-" + name), [], name)
+
+    def notice(self, kind):
+        """The page's one notice, which must be of `kind`; its text."""
+        notes = self.driver.find_elements(By.CSS_SELECTOR, ".flash")
+        self.assertEqual([n.get_attribute("data-notice") for n in notes], [kind], self.driver.current_url)
+        return notes[0].text
 
     def cookies(self):
         return {c["name"] for c in self.driver.get_cookies()}
@@ -179,6 +205,47 @@ class ProviderSignInInChromium(unittest.TestCase):
         self.accessible("the Pro dashboard's Sign-in methods")
         self.assertTrue(self.audited("signin.signed_up"), "the provider sign-up is on the audit trail")
         print("Pro walk: %.1f s" % (time.monotonic() - started), file=sys.stderr)
+
+    def test_3_pro_user_links_the_provider_with_her_password(self):
+        started = time.monotonic()
+        self.press_provider_button("/inbox/sign-in", "provider-form")
+        self.authorize_as(LINKER_SUB)
+        self.wait.until(lambda d: d.current_url.startswith(self.public) and self.path() == "/inbox/sign-in/provider-link",
+                        "the provider-link page asks the account's password")
+        self.assertEqual(self.element("link-email").text, LINKER[0])
+        self.assertNotIn("postern_inbox", self.cookies(), "no session before the password")
+        self.look("link-question")
+
+        fill_form(self.driver, "link-form", {"password": "not her password"})
+        click_through(self.driver, self.element("submit"))
+        self.wait.until(lambda d: d.find_elements(By.ID, "error"), "the wrong password is refused on the page")
+        self.notice("error")
+        self.look("link-wrong-password")
+
+        fill_form(self.driver, "link-form", {"password": LINKER[1]})
+        click_through(self.driver, self.element("submit"))
+        self.back_signed_in("/inbox", "postern_inbox")
+        self.driver.get(self.public + "/inbox/dashboard")
+        self.assertEqual(self.element("signed-in-as").text, LINKER[0])
+        self.assertIn("Mock ID", self.element("identity-mock").text, "linked by her password")
+        self.look("dashboard-linked")
+
+        click_through(self.driver, self.element("unlink-mock"))
+        self.wait.until(lambda d: d.find_elements(By.ID, "notice"), "the dashboard says the provider is unlinked")
+        self.notice("success")
+        self.assertEqual(self.driver.find_elements(By.ID, "identity-mock"), [], "unlinked")
+        self.look("dashboard-unlinked")
+        self.assertEqual([d.get("reason") for d in self.audited("signin.link_refused")], ["wrong_password"])
+        print("provider-link walk: %.1f s" % (time.monotonic() - started), file=sys.stderr)
+
+    def test_4_an_unverified_email_gets_the_refusal_page(self):
+        self.press_provider_button("/inbox/sign-in", "provider-form")
+        self.authorize_as(UNVERIFIED_SUB)
+        self.wait.until(lambda d: d.current_url.startswith(self.public) and d.find_elements(By.ID, "back-to-sign-in"),
+                        "the refusal page, with its way back")
+        self.notice("error")
+        self.assertNotIn("postern_inbox", self.cookies())
+        self.look("refused")
 
 
 if __name__ == "__main__":

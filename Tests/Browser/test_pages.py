@@ -8,7 +8,10 @@ server's own /example.txt (a fresh Argon2id hash of `test123` on every fetch):
     python3 Tests/Browser/test_pages.py http://127.0.0.1:<port>   # or POSTERN_BASE_URL=...
 
 Debian packages `chromium` and `chromium-driver`, and `selenium` from PyPI. The screenshot of the
-logged-in page goes to $POSTERN_ARTIFACTS (default ./artifacts)/browser/logged-in.png.
+logged-in page goes to $POSTERN_ARTIFACTS (default ./artifacts)/browser/logged-in.png; every page the walk sees (the
+landing page, the demo, the registration's notice, the token, the CSRF refusal) is looked at 1280×900 and 390×844
+(hash-<page>-<width>.png beside it): axe finds no serious or critical violation and the layout rules hold
+(postern_testkit.layout: every notice its kind, every negative button its style, nothing wider than the window).
 Exit status 0 when every check passed.
 """
 
@@ -26,6 +29,7 @@ from selenium.webdriver.support import expected_conditions as EC
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit.browser import make_driver, waiter  # noqa: E402  (the same headless Chromium for every browser test)
+from postern_testkit.layout import at_both_sizes  # noqa: E402
 
 BASE_URL = os.environ.get("POSTERN_BASE_URL", "http://127.0.0.1:8080").rstrip("/")
 ARTIFACTS = os.path.join(os.environ.get("POSTERN_ARTIFACTS", "artifacts"), "browser")
@@ -54,9 +58,14 @@ class RemoteHashPages(unittest.TestCase):
             field.send_keys(value)
         return form
 
+    def look(self, name):
+        """The page as it is now, at a laptop's and a phone's size: screenshots, axe and the layout rules."""
+        self.assertEqual(at_both_sizes(self.driver, ARTIFACTS, "hash-" + name), [], name)
+
     def test_0_landing_page_links_to_what_the_server_serves(self):
         self.driver.get(BASE_URL + "/")
         self.assertEqual(self.driver.title, "Postern")
+        self.look("landing")
         links = {a.get_attribute("id"): a.get_attribute("href") for a in
                  self.driver.find_elements(By.CSS_SELECTOR, "#links a")}
         self.assertEqual(links, {
@@ -82,6 +91,7 @@ class RemoteHashPages(unittest.TestCase):
         self.assertIn("POST /register", self.driver.find_element(By.ID, "api").text)
         hidden = self.driver.find_element(By.CSS_SELECTOR, "#register-form input[name=csrf_token]")
         self.assertEqual(len(hidden.get_attribute("value")), 43)
+        self.look("demo")
 
     def test_2_register_through_the_form(self):
         self.driver.get(BASE_URL + "/login_test")
@@ -93,6 +103,8 @@ class RemoteHashPages(unittest.TestCase):
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         notice = self.wait.until(EC.presence_of_element_located((By.ID, "notice")))
         self.assertEqual(notice.text, "Registration succeeded.")
+        self.assertEqual(notice.get_attribute("data-notice"), "success")
+        self.look("registered")
         self.assertEqual(self.driver.current_url, BASE_URL + "/")  # CONTRACT 3.1: 303 to /
         self.driver.refresh()
         self.assertEqual(self.driver.find_elements(By.ID, "notice"), [], "the flash message is shown once")
@@ -119,6 +131,7 @@ class RemoteHashPages(unittest.TestCase):
         path = os.path.join(ARTIFACTS, "logged-in.png")
         self.assertTrue(self.driver.save_screenshot(path))
         print("screenshot:", os.path.abspath(path), file=sys.stderr)
+        self.look("logged-in")
         request = urllib.request.Request(
             BASE_URL + "/validate", data=json.dumps({"token": token}).encode(),
             headers={"Content-Type": "application/json", "Accept": "application/json"}, method="POST")
@@ -136,6 +149,8 @@ class RemoteHashPages(unittest.TestCase):
         # The refusal sits next to the form it refused, which keeps the email typed.
         error = self.wait.until(EC.presence_of_element_located((By.ID, "login-error")))
         self.assertIn("did not come from this page", error.text)
+        self.assertIn("error", error.get_attribute("class").split())
+        self.look("csrf-refused")
         self.assertEqual(self.driver.find_element(By.ID, "login-email").get_attribute("value"), self.email)
         self.assertEqual(self.driver.find_elements(By.ID, "login-result"), [])
         # The same post from outside the browser, without the cookie or the field: 403.

@@ -124,6 +124,7 @@ struct ConfigurationKeyListTests {
             "Sources/PosternApp/DNSConfiguration.swift": { _ = try DNSConfiguration(config: $0) },
             "Sources/PosternApp/ObservabilityConfiguration.swift": { _ = try ObservabilityConfiguration(config: $0) },
             "Sources/PosternApp/SMTPListenerConfiguration.swift": { _ = try SMTPListenerConfiguration(config: $0) },
+            "Sources/PosternApp/IMAPListenerConfiguration.swift": { _ = try IMAPListenerConfiguration(config: $0) },
             "Sources/PosternApp/RecipientPolicyConfiguration.swift": {
                 _ = try RecipientPolicyConfiguration(config: $0)
             },

@@ -133,6 +133,30 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY: off by default, on for PostgreSQL, refused with SQLite")
+    func requireSynchronousStandby() async throws {
+        func load(_ environment: [String: String]) async throws -> StorageConfiguration {
+            try await ConfigurationLoader.load(environment: environment, defaultPath: "/nonexistent/config/postern.env")
+                .storage
+        }
+        let postgres = ["POSTERN_DATABASE_URL": "postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write",
+                        "POSTERN_KEY_SECRET": String(repeating: "k", count: 32)]
+        #expect(try await load(postgres).requireSynchronousStandby == false)
+        #expect(try await load(postgres.merging(["POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY": "on"]) { $1 })
+            .requireSynchronousStandby)
+        for (environment, why) in [
+            (["POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY": "on"], "SQLite"),
+            (postgres.merging(["POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY": "always"]) { $1 }, "not a flag"),
+        ] {
+            do {
+                _ = try await load(environment)
+                Issue.record("accepted (\(why))")
+            } catch let error as ConfigurationError {
+                #expect(error.key == "POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY")
+            }
+        }
+    }
+
     @Test("PostgreSQL needs POSTERN_KEY_SECRET of at least 16 bytes, never echoed; the key reload settings are bounded")
     func keySettings() async throws {
         func load(_ environment: [String: String]) async throws -> PosternConfiguration {

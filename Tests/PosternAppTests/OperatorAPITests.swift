@@ -155,16 +155,7 @@ struct OperatorAPITests {
         let server = try await Self.start(backend)
         defer { Task { await server.stop() } }
         let client = try server.client()
-        func create(_ address: String) async throws -> Int {
-            let challenge = try await client.request("GET", "/api/challenge").json()
-            let id = try #require(challenge["id"] as? String)
-            let nonce = ProofOfWork.solve(
-                salt: try #require(challenge["salt"] as? String), difficulty: challenge["difficulty"] as? Int ?? 0)
-            let body = #"{"address":"\#(address)","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#
-            return try await client.request(
-                "POST", "/api/accounts", headers: [("Content-Type", "application/json")], body: Array(body.utf8)
-            ).status
-        }
+        func create(_ address: String) async throws -> Int { try await Self.createAccount(address, client) }
         #expect(try await create("suite@mail.localhost") == 201)
         let kept = try await client.request("DELETE", "/api/operator/messages", headers: Self.auth)
         #expect(kept.status == 200)
@@ -185,10 +176,71 @@ struct OperatorAPITests {
             try connection.query("SELECT username FROM agent_accounts ORDER BY username").compactMap { $0.text("username") }
         }
         #expect(agents == ["older"])
-        let unknown = try await client.request("DELETE", "/api/operator/messages?reset=everything", headers: Self.auth)
+        let unknown = try await client.request("DELETE", "/api/operator/messages?reset=owners", headers: Self.auth)
         #expect(unknown.status == 400)
         #expect(try unknown.json()["error"] as? String == "invalid_request")
         #expect(try unknown.json()["parameter"] as? String == "reset")
+    }
+
+    /// Creates the Mail.td account `address` through `POST /api/accounts` (proof of work solved); its status.
+    static func createAccount(_ address: String, _ client: TestHTTPClient) async throws -> Int {
+        let challenge = try await client.request("GET", "/api/challenge").json()
+        let id = try #require(challenge["id"] as? String)
+        let nonce = ProofOfWork.solve(
+            salt: try #require(challenge["salt"] as? String), difficulty: challenge["difficulty"] as? Int ?? 0)
+        let body = #"{"address":"\#(address)","password":"secret1","pow":{"id":"\#(id)","nonce":"\#(nonce)"}}"#
+        return try await client.request(
+            "POST", "/api/accounts", headers: [("Content-Type", "application/json")], body: Array(body.utf8)
+        ).status
+    }
+
+    @Test(
+        "reset=everything removes every account of any age and every Pro user, so the same address and Pro email are made again; the owners stay",
+        arguments: StorageBackend.allCases)
+    func resetEverything(_ backend: StorageBackend) async throws {
+        let server = try await Self.start(backend)
+        defer { Task { await server.stop() } }
+        let client = try server.client()
+        let configuration = server.runtime.configuration
+        let logger = Logger(label: "test")
+        _ = try await Operations.createOwner(
+            configuration: configuration, email: "ada@example.com", password: "owner-password-1", logger: logger)
+        func makePro() async throws {
+            _ = try await Operations.createProUser(
+                configuration: configuration, email: "pro@example.com", password: "pro-password-1", maxAccounts: 1,
+                logger: logger)
+        }
+        try await makePro()
+        #expect(try await Self.createAccount("suite@mail.localhost", client) == 201)
+        // An account made "before the start" (created_at 1), which reset=accounts keeps, and an agent likewise.
+        try await server.runtime.database.write { connection in
+            _ = try connection.run("UPDATE mailbox_accounts SET created_at = 1")
+        }
+        try await CatchAllTests.addAgent("older", to: server)
+        try await Self.send(server, to: ["older@agents.localhost"], subject: "one")
+        let accounts = try await client.request("DELETE", "/api/operator/messages?reset=accounts", headers: Self.auth)
+        #expect(try accounts.json()["accounts_deleted"] as? Int == 0)
+        #expect(try await Self.createAccount("suite@mail.localhost", client) == 409)
+
+        try await Self.send(server, to: ["older@agents.localhost"], subject: "two")
+        let reset = try await client.request("DELETE", "/api/operator/messages?reset=everything", headers: Self.auth)
+        #expect(reset.status == 200)
+        let answer = try reset.json()
+        #expect(answer["deleted"] as? Int == 1)
+        #expect(answer["accounts_deleted"] as? Int == 2)
+        #expect(answer["pro_users_deleted"] as? Int == 1)
+        #expect(try await Self.createAccount("suite@mail.localhost", client) == 201)
+        try await makePro()
+        let left = try await server.runtime.database.read { connection in
+            (
+                owners: try connection.query("SELECT email FROM owners").compactMap { $0.text("email") },
+                agents: try connection.query("SELECT COUNT(*) AS n FROM agent_accounts").first?.int("n"),
+                pro: try connection.query("SELECT COUNT(*) AS n FROM mailbox_pro_users").first?.int("n")
+            )
+        }
+        #expect(left.owners == ["ada@example.com"])
+        #expect(left.agents == 0)
+        #expect(left.pro == 1)
     }
 
     @Test("wait: a parked request wakes when matching mail arrives", arguments: StorageBackend.allCases)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("ContentSecurityPolicy: the pages' policies as values, written as the hand-kept strings were")
 struct ContentSecurityPolicyTests {
-    @Test("page, script, frame, sandbox and the framed document: the exact header values")
+    @Test("page, script, frame (with scripts), sandbox and the framed document: the exact header values")
     func knownAnswers() throws {
         #expect(
             ContentSecurityPolicy.page.description
@@ -24,7 +24,11 @@ struct ContentSecurityPolicyTests {
         #expect(
             ContentSecurityPolicy.framedDocument(images: images).description
                 == "default-src 'none'; img-src https://mail.test/inbox/m/a%40b/1/cid/; style-src 'unsafe-inline'; "
-                + "form-action 'none'; frame-ancestors 'self'; base-uri 'none'; sandbox")
+                + "form-action 'none'; frame-ancestors 'self'; base-uri 'none'; sandbox allow-same-origin")
+        #expect(
+            ContentSecurityPolicy.frame(.self).scripts(from: .self).description
+                == "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; frame-src 'self'; "
+                + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
         #expect(ContentSecurityPolicy.framedDocument(images: nil).description.contains("img-src 'none';"))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP1
 import PosternTestSupport
+import ServerKit
 import Storage
 import Testing
 
@@ -202,6 +203,28 @@ struct WebInboxDashboardTests {
             Self.records(in: after.text).contains { $0[0] == "TXT" && $0[1] == "page-made.example" && $0[2] == token })
     }
 
+    @Test(
+        "each dashboard notice has its kind: a domain added is success, one checked and still pending a warning, a refusal an error",
+        arguments: StorageBackend.allCases)
+    func noticeKinds(_ backend: StorageBackend) async throws {
+        let dns = LoopbackDNSServer(zone: { _, _ in .noSuchName })
+        defer { dns.stop() }
+        let harness = try WebInboxHarness(backend, dnsResolver: dns.address)
+        let (_, browser, _, jwt) = try await Self.signedIn(backend, harness: harness)
+        func kind(after path: String, _ form: [String: String] = [:]) async throws -> String? {
+            _ = try await Self.post(browser, path, form)
+            let page = await browser.send(.GET, Self.dashboard).text
+            let notice = try #require(page.range(of: "data-notice=\""))
+            return page[notice.upperBound...].split(separator: "\"").first.map(String.init)
+        }
+        #expect(try await kind(after: "/inbox/dashboard/domains", ["domain": "pending.example"]) == "success")
+        let listed = try #require(
+            try await Self.api(harness, .GET, "/api/user/domains", bearer: jwt).body["domains"] as? [[String: Any]])
+        let id = try #require(listed.first?["id"] as? String)
+        #expect(try await kind(after: "/inbox/dashboard/domains/\(id)/verify") == "warning")
+        #expect(try await kind(after: "/inbox/dashboard/domains", ["domain": "not a domain"]) == "error")
+    }
+
     @Test("the API's limits and refusals apply on the dashboard, in #error", arguments: StorageBackend.allCases)
     func limitsApply(_ backend: StorageBackend) async throws {
         let harness = try WebInboxHarness(backend)
@@ -391,11 +414,14 @@ struct WebInboxDashboardTests {
         #expect(home.text.contains(">one<wbr>@pro.<wbr>localhost</a>"))
     }
 
-    @Test("a flash's fields survive its encoding whatever they hold, and nothing else decodes")
+    @Test("a flash's fields and its notice's kind survive its encoding whatever they hold, and nothing else decodes")
     func flashEncoding() {
-        let flash = WebInboxFlash(
-            notice: "Added x.\nf1", error: "e=\"<&>\"", token: "tm_pro_abc", webhookSecret: "whsec_1")
-        #expect(WebInboxFlash(encoded: flash.encoded) == flash)
+        for kind in PageNotice.Kind.allCases {
+            let flash = WebInboxFlash(
+                PageNotice("Added x.\nf1 e=\"<&>\"", kind), token: "tm_pro_abc", webhookSecret: "whsec_1")
+            #expect(WebInboxFlash(encoded: flash.encoded) == flash)
+        }
+        #expect(WebInboxFlash(encoded: WebInboxFlash().encoded) == WebInboxFlash())
         #expect(WebInboxFlash(encoded: Array("x".utf8)) == nil)
         #expect(WebInboxFlash(encoded: Array("f12".utf8)) == nil)
     }

@@ -70,9 +70,12 @@ final class WebInboxHarness: Sendable {
     ///   - provider: an identity provider for Pro users (``WebInboxProviders``, mounted by ``ProSignInMethods``, the audit trail in the database's
     ///     table): the tests hand the web inbox verified identities; nil offers none.
     ///   - transport: the provider's transport; default: one never reached.
+    ///   - dnsResolver: the `host:port` the Mail.td surface's domain checks ask (a ``LoopbackDNSServer``); nil: the
+    ///     configuration's default, for tests that check no domain.
     init(
         _ backend: StorageBackend, signIns: (any WebInboxSignIn)? = nil, relyingParty: RelyingParty? = nil,
         provider: SignInProvider? = nil, transport: any ProviderTransport = UnreachableProvider(),
+        dnsResolver: String? = nil,
         _ configure: (inout WebInboxConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "webinbox-tests"))
@@ -92,6 +95,10 @@ final class WebInboxHarness: Sendable {
             issuer: Self.publicURL, domains: ["mail.localhost"], proDomains: ["pro.localhost"],
             rateLimitsEnabled: false, powRequired: false, argon2: cheapArgon2,
             authKeyArgon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
+        if let dnsResolver {
+            mailboxSettings.dnsResolver = dnsResolver
+            mailboxSettings.dnsTimeout = .milliseconds(300)
+        }
         // Custom domains get DKIM keys as the composition root gives them, so their `_domainkey` records show.
         mailboxSettings.domainSigningKeys = DKIMDomainKeys(
             store: try DKIMKeyStore(

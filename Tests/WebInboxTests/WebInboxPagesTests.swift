@@ -40,7 +40,8 @@ struct WebInboxPagesTests {
             #expect(page.headers["Cache-Control"] == "no-store")
             #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
         }
-        // No script of the message's runs: the message page allows none, the list only this origin's live script.
+        // No script of the message's runs: a message page without an HTML part allows none, the list only this
+        // origin's live script (a page with an HTML part, only that script too: `htmlPart`).
         let message = await browser.send(.GET, Self.mailbox + "/" + id)
         #expect(message.headers["Content-Security-Policy"]?.contains("script-src") == false)
         let list = await browser.send(.GET, Self.mailbox)
@@ -67,7 +68,7 @@ struct WebInboxPagesTests {
     }
 
     @Test(
-        "the HTML part is framed with sandbox=\"\" and served with its own CSP; remote content is blocked and said so",
+        "the HTML part is framed sandboxed without scripts (its origin kept for the page's sizing script) and served with its own CSP; remote content is blocked and said so",
         arguments: StorageBackend.allCases)
     func htmlPart(_ backend: StorageBackend) async throws {
         let (harness, browser) = try await Self.signedIn(backend)
@@ -98,11 +99,15 @@ struct WebInboxPagesTests {
         let path = Self.mailbox + "/" + id
         let page = await browser.send(.GET, path)
         #expect(page.status == .ok)
-        #expect(page.text.contains("<iframe id=\"html-body\" class=\"html-body\" sandbox=\"\""))
+        #expect(page.text.contains("<iframe id=\"html-body\" class=\"html-body\" sandbox=\"allow-same-origin\""))
         #expect(!page.text.contains("allow-scripts"))
         #expect(page.text.contains("id=\"remote-blocked\""))
-        #expect(page.headers["Content-Security-Policy"]?.contains("frame-src 'self'") == true)
-        #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
+        // The page's one script (from this origin, no inline one) sizes the frame to the message.
+        #expect(page.text.contains("<script src=\"/inbox/assets/live.js\" defer></script>"))
+        #expect(
+            page.headers["Content-Security-Policy"]
+                == "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; frame-src 'self'; "
+                + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 
         let frame = await browser.send(.GET, path + "/html")
         #expect(frame.status == .ok)
@@ -110,7 +115,7 @@ struct WebInboxPagesTests {
         #expect(
             frame.headers["Content-Security-Policy"]
                 == "default-src 'none'; img-src \(imageRoute); style-src 'unsafe-inline'; form-action 'none'; "
-                + "frame-ancestors 'self'; base-uri 'none'; sandbox")
+                + "frame-ancestors 'self'; base-uri 'none'; sandbox allow-same-origin")
         #expect(frame.headers["Cache-Control"] == "no-store")
         #expect(!frame.text.contains("<meta"))
         #expect(!frame.text.contains("cid:"))

@@ -12,9 +12,18 @@
 - (issue 68) a button whose action destroys, takes away or declines (Delete, Unlink, Remove, Revoke, Deny, Sign out)
   has the `danger` or `secondary` class; every notice (`.flash`) has its kind (`success`, `warning`, `error`); the
   page is no wider than the window; a UUID in a table is never broken; an address in a table takes at most two lines.
+
+At a laptop's and a phone's size, with a screenshot of each (`<name>-1280.png`, `<name>-390.png` in `directory`):
+
+    problems = at_both_sizes(driver, directory, "login")   # [] when both keep every rule; axe's blocking ones too
 """
 
+import os
 import re
+import sys
+
+# The two sizes every walked page is looked at (issue 68): a laptop's and a phone's, CSS pixels.
+SIZES = ((1280, 900), (390, 844))
 
 # Runs in the page: returns the broken rules, one sentence each.
 _SCRIPT = r"""
@@ -146,4 +155,27 @@ def layout_problems(driver):
     text = driver.execute_script("return document.body.innerText")
     for match in _DECIMAL_UNITS.finditer(text):
         problems.append("a size in decimal units: %r (sizes are binary: KiB, MiB, GiB)" % match.group(0))
+    return problems
+
+
+def at_both_sizes(driver, directory, name):
+    """The current page at each of SIZES: a screenshot of its top (`<name>-<width>.png` in `directory`, its path
+    printed on stderr), the page's layout problems and axe's serious and critical violations, each sentence prefixed by the width;
+    the window is left at the first size."""
+    from .accessibility import blocking_violations
+    from .browser import set_viewport
+
+    os.makedirs(directory, exist_ok=True)
+    problems = []
+    try:
+        for width, height in SIZES:
+            set_viewport(driver, width, height)
+            driver.execute_script("window.scrollTo(0, 0)")  # the top: the page's heading and its notice
+            path = os.path.join(directory, "%s-%d.png" % (name, width))
+            if not driver.save_screenshot(path):
+                problems.append("%d px: no screenshot" % width)
+            print("screenshot:", os.path.abspath(path), file=sys.stderr)
+            problems += ["%d px: %s" % (width, p) for p in layout_problems(driver) + blocking_violations(driver)]
+    finally:
+        set_viewport(driver, *SIZES[0])
     return problems

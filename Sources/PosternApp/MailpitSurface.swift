@@ -1,25 +1,23 @@
-import Logging
 import MailDelivery
 import MailSandbox
 import MailStore
 import MailpitAPI
 import ServerKit
 
-extension Surfaces {
-    /// Mailpit's API v1 under `POSTERN_MAILPIT_PATH` (issue 71), over the one store: the operator's token sees every
-    /// address, a Pro user's API token their sandbox (through `sandbox`); the operator's `send` goes through local
-    /// delivery as SMTP would.
-    static func mailpitAPI(
-        _ c: PosternConfiguration, mail: LocalMail, sandbox: MailSandbox, clock: @escaping @Sendable () -> Int64,
-        logger: Logger
-    ) -> MailpitAPI {
-        var settings = c.mailpit
-        settings.operatorToken = c.mailbox.operatorToken
+/// Mailpit's API v1 under `POSTERN_MAILPIT_PATH` (issue 71), over the one store: the operator's token sees every
+/// address, a Pro user's API token their sandbox (through the Mail.td surface's sandbox); the operator's `send` goes
+/// through local delivery as SMTP would.
+enum MailpitSurface {
+    /// Adds Mailpit's routes (none when the path is `off`).
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext, sandbox: MailSandbox) {
+        var settings = context.configuration.mailpit
+        settings.operatorToken = context.configuration.mailbox.operatorToken
         settings.version = PosternVersion.text
-        return MailpitAPI(
-            configuration: settings, mail: mail.store, sandboxes: MailpitSandboxAccess(sandbox: sandbox),
-            receiving: MailpitLocalReceiving(delivery: mail.delivery), clock: clock,
-            onUnexpectedError: reporter("mailpit", logger))
+        MailpitAPI(
+            configuration: settings, mail: context.mail.store, sandboxes: MailpitSandboxAccess(sandbox: sandbox),
+            receiving: MailpitLocalReceiving(delivery: context.mail.delivery), clock: context.clock,
+            onUnexpectedError: Surfaces.reporter("mailpit", context.logger)
+        ).register(on: &router)
     }
 }
 

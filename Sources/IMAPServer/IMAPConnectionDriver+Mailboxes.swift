@@ -1,0 +1,176 @@
+import IMAP
+import MIME
+import MailStore
+
+/// The commands on mailboxes (RFC 9051 §6.3, §6.4.1–§6.4.2): selecting, listing, status, appending; and the answer
+/// to creating, deleting and renaming one, which the one store does not do.
+extension IMAPConnectionDriver {
+    /// Runs `command` for the signed-in holder; a failure of the store is `NO [UNAVAILABLE]`, never its text.
+    func run(_ command: IMAPCommand) async -> IMAPCommandResult {
+        guard let holder else { return IMAPCommandResult(status: IMAPStatusResponse(.bad, "Sign in first")) }
+        do {
+            return try await run(command.kind, tag: command.tag, holder: holder)
+        } catch MailStoreError.quotaExceeded {
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .overQuota, "The mailbox is full"))
+        } catch {
+            logger.error("imap command failed", metadata: ["error": .string(String(describing: type(of: error)))])
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .unavailable, "Temporary failure, try again"))
+        }
+    }
+
+    private func run(_ kind: IMAPCommandKind, tag: String, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+        switch kind {
+        case .select(let name): return try await select(name, readOnly: false, holder: holder)
+        case .examine(let name): return try await select(name, readOnly: true, holder: holder)
+        case .list(let list): return try await self.list(list, holder: holder)
+        case .lsub(let reference, let pattern):
+            let items = IMAPMailboxNames.matching(reference: reference, pattern: pattern).map {
+                IMAPUntaggedResponse.lsub(IMAPListItem(attributes: $0.attributes, delimiter: nil, name: IMAPMailboxName($0.name)))
+            }
+            return IMAPCommandResult(items, status: IMAPStatusResponse(.ok, "LSUB completed"))
+        case .namespace:
+            return IMAPCommandResult(
+                [.namespace(personal: [IMAPNamespace(prefix: "", delimiter: nil)], otherUsers: nil, shared: nil)],
+                status: IMAPStatusResponse(.ok, "NAMESPACE completed"))
+        case .status(let name, let items):
+            guard let folder = IMAPMailboxNames.folder(name) else { return Self.noSuchMailbox }
+            return IMAPCommandResult(
+                [try await status(folder, name: name, items: items, holder: holder)],
+                status: IMAPStatusResponse(.ok, "STATUS completed"))
+        case .create, .delete, .rename:
+            // The one store has INBOX, Drafts and Sent, the mailboxes JMAP and the Mail.td API see; JMAP's
+            // Mailbox/set refuses to make or remove one for the same reason (docs/imap.md).
+            return IMAPCommandResult(
+                status: IMAPStatusResponse(.no, code: .cannot, "Mailboxes are fixed: INBOX, Drafts and Sent"))
+        case .subscribe(let name), .unsubscribe(let name):
+            guard IMAPMailboxNames.folder(name) != nil else { return Self.noSuchMailbox }
+            return IMAPCommandResult(status: IMAPStatusResponse(.ok, "Every mailbox is subscribed"))
+        case .append(let name, let flags, let date, let message):
+            return try await append(message, to: name, flags: flags, date: date, holder: holder)
+        case .noop, .check:
+            return IMAPCommandResult(try await refresh(), status: IMAPStatusResponse(.ok, "Completed"))
+        case .close, .unselect:
+            if case .close = kind, let view, !view.readOnly { _ = try await expunge(uids: nil, holder: holder) }
+            self.view = nil
+            return IMAPCommandResult(status: IMAPStatusResponse(.ok, "Completed"))
+        case .expunge:
+            return try await expungeCommand(uids: nil, holder: holder)
+        case .uidExpunge(let set):
+            return try await expungeCommand(uids: set, holder: holder)
+        case .fetch(let set, let attributes, let uid):
+            return try await fetch(set, attributes, uid: uid, holder: holder)
+        case .store(let set, let action, let uid):
+            return try await store(set, action, uid: uid, holder: holder)
+        case .search(let search, let uid):
+            return try await self.search(search, uid: uid, tag: tag, holder: holder)
+        case .copy(let set, let name, let uid):
+            return try await transfer(set, to: name, uid: uid, moving: false, holder: holder)
+        case .move(let set, let name, let uid):
+            return try await transfer(set, to: name, uid: uid, moving: true, holder: holder)
+        case .capability, .logout, .startTLS, .authenticate, .login, .enable, .idle:
+            return IMAPCommandResult(status: IMAPStatusResponse(.bad, "Unexpected command"))
+        }
+    }
+
+    static var noSuchMailbox: IMAPCommandResult {
+        IMAPCommandResult(status: IMAPStatusResponse(.no, code: .nonExistent, "No such mailbox"))
+    }
+
+    private func select(_ name: IMAPMailboxName, readOnly: Bool, holder: IMAPMailboxHolder) async throws
+        -> IMAPCommandResult
+    {
+        view = nil
+        saved = []
+        guard let folder = IMAPMailboxNames.folder(name) else { return Self.noSuchMailbox }
+        let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
+        let selected = IMAPMailboxView(
+            folder: folder, readOnly: readOnly, mailbox: snapshot.mailbox, entries: snapshot.entries)
+        view = selected
+        var responses: [IMAPUntaggedResponse] = [
+            .flags(IMAPFlag.systemFlags),
+            .exists(UInt32(selected.entries.count)),
+            .recent(0),
+            .condition(
+                IMAPStatusResponse(
+                    .ok, code: .permanentFlags(readOnly ? [] : IMAPFlag.systemFlags, allowsKeywords: !readOnly),
+                    "Flags permitted")),
+            .condition(IMAPStatusResponse(.ok, code: .uidValidity(snapshot.mailbox.uidValidity), "UIDs valid")),
+            .condition(IMAPStatusResponse(.ok, code: .uidNext(snapshot.mailbox.uidNext), "Predicted next UID")),
+        ]
+        if let unseen = selected.entries.firstIndex(where: { !$0.keywords.contains("$seen") }) {
+            responses.append(.condition(IMAPStatusResponse(.ok, code: .unseen(UInt32(unseen + 1)), "First unseen")))
+        }
+        let status = readOnly
+            ? IMAPStatusResponse(.ok, code: .readOnly, "EXAMINE completed")
+            : IMAPStatusResponse(.ok, code: .readWrite, "SELECT completed")
+        return IMAPCommandResult(responses, status: status)
+    }
+
+    private func list(_ list: IMAPListCommand, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+        var responses: [IMAPUntaggedResponse] = []
+        if list.patterns == [""] {
+            // The hierarchy delimiter and root (RFC 9051 §6.3.9): a flat name space.
+            responses.append(.list(IMAPListItem(attributes: ["\\Noselect"], delimiter: nil, name: IMAPMailboxName(""))))
+            return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "LIST completed"))
+        }
+        var statusItems: [IMAPStatusItem]?
+        for option in list.returnOptions { if case .status(let items) = option { statusItems = items } }
+        let specialUseOnly = list.selectionOptions.contains("SPECIAL-USE")
+        var seen = Set<String>()
+        for pattern in list.patterns {
+            for entry in IMAPMailboxNames.matching(reference: list.reference, pattern: pattern)
+            where seen.insert(entry.name).inserted && (!specialUseOnly || !entry.attributes.isEmpty) {
+                let name = IMAPMailboxName(entry.name)
+                responses.append(.list(IMAPListItem(attributes: ["\\HasNoChildren"] + entry.attributes, delimiter: nil, name: name)))
+                if let statusItems {
+                    responses.append(try await status(entry.folder, name: name, items: statusItems, holder: holder))
+                }
+            }
+        }
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "LIST completed"))
+    }
+
+    private func status(
+        _ folder: MailFolder, name: IMAPMailboxName, items: [IMAPStatusItem], holder: IMAPMailboxHolder
+    ) async throws -> IMAPUntaggedResponse {
+        let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
+        let entries = snapshot.entries
+        let values = items.map { item -> IMAPStatusValue in
+            switch item {
+            case .messages: return IMAPStatusValue(item, UInt64(entries.count))
+            case .uidNext: return IMAPStatusValue(item, UInt64(snapshot.mailbox.uidNext))
+            case .uidValidity: return IMAPStatusValue(item, UInt64(snapshot.mailbox.uidValidity))
+            case .unseen: return IMAPStatusValue(item, UInt64(entries.filter { !$0.keywords.contains("$seen") }.count))
+            case .deleted: return IMAPStatusValue(item, UInt64(entries.filter { $0.keywords.contains("$deleted") }.count))
+            case .size: return IMAPStatusValue(item, UInt64(entries.reduce(0) { $0 + $1.size }))
+            case .recent: return IMAPStatusValue(item, 0)
+            }
+        }
+        return .mailboxStatus(name, values)
+    }
+
+    private func append(
+        _ message: [UInt8], to name: IMAPMailboxName, flags: [IMAPFlag], date: IMAPDateTime?, holder: IMAPMailboxHolder
+    ) async throws -> IMAPCommandResult {
+        guard let folder = IMAPMailboxNames.folder(name) else {
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .tryCreate, "No such mailbox"))
+        }
+        guard !message.isEmpty, let parsed = try? MIMEParser.parse(message) else {
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .parse, "The message cannot be read"))
+        }
+        let keywords = Set(flags.compactMap(\.keyword))
+        let record = NewMailMessage(parsed, envelopeFrom: holder.address, raw: message)
+        let id = try await store.deliver(
+            record, to: [MailStore.Recipient(address: holder.address, quota: holder.quota)], folder: folder,
+            keywords: keywords, isRead: keywords.contains("$seen"), origin: folder == .inbox ? .received : .written,
+            now: date?.seconds ?? now())[0]
+        let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
+        let uid = try await store.uids(address: holder.address, ids: [id])[id] ?? 0
+        var responses: [IMAPUntaggedResponse] = []
+        if view?.folder == folder { responses = try await refresh() }
+        return IMAPCommandResult(
+            responses,
+            status: IMAPStatusResponse(
+                .ok, code: .appendUID(uidValidity: snapshot.mailbox.uidValidity, uid: uid), "APPEND completed"))
+    }
+}

@@ -1,0 +1,177 @@
+import IMAP
+import MailStore
+
+/// The commands on the selected mailbox's messages (RFC 9051 §6.4): FETCH, STORE, SEARCH, COPY, MOVE, EXPUNGE and
+/// their UID forms. Each first brings the client up to date (``refresh()``), then works on the messages as it knows
+/// them.
+extension IMAPConnectionDriver {
+    func fetch(_ set: IMAPSequenceSet, _ attributes: [IMAPFetchAttribute], uid: Bool, holder: IMAPMailboxHolder)
+        async throws -> IMAPCommandResult
+    {
+        var responses = try await refresh()
+        guard var view else { return Self.noSelection }
+        let indexes = view.indexes(set, uid: uid, saved: saved)
+        let needsBytes = IMAPMessageRenderer.needsBytes(attributes)
+        let marksSeen = !view.readOnly && IMAPMessageRenderer.setsSeen(attributes)
+        var seenUpdates: [(id: String, keywords: Set<String>)] = []
+        for index in indexes {
+            let entry = view.entries[index]
+            var renderer: IMAPMessageRenderer?
+            if needsBytes {
+                guard let raw = try await store.raw(address: holder.address, id: entry.id) else { continue }
+                renderer = IMAPMessageRenderer(raw: raw)
+            }
+            var keywords = entry.keywords
+            if marksSeen && !keywords.contains("$seen") {
+                keywords.insert("$seen")
+                seenUpdates.append((entry.id, keywords))
+                view.setKeywords(keywords, at: index)
+            }
+            var items: [IMAPFetchItem] = []
+            if uid { items.append(.uid(entry.uid)) }
+            for attribute in attributes {
+                switch attribute {
+                case .uid: if !uid { items.append(.uid(entry.uid)) }
+                case .flags: items.append(.flags(IMAPFlag.flags(keywords)))
+                case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
+                case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
+                default: if let item = renderer?.item(attribute) { items.append(item) }
+                }
+            }
+            if keywords != entry.keywords && !attributes.contains(.flags) {
+                items.append(.flags(IMAPFlag.flags(keywords)))
+            }
+            responses.append(.fetch(UInt32(index + 1), items))
+        }
+        _ = try await store.setKeywords(address: holder.address, seenUpdates)
+        self.view = view
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "FETCH completed"))
+    }
+
+    func store(_ set: IMAPSequenceSet, _ action: IMAPStoreAction, uid: Bool, holder: IMAPMailboxHolder) async throws
+        -> IMAPCommandResult
+    {
+        var responses = try await refresh()
+        guard var view else { return Self.noSelection }
+        guard !view.readOnly else {
+            return IMAPCommandResult(responses, status: IMAPStatusResponse(.no, code: .readOnly, "The mailbox is read-only"))
+        }
+        let keywords = Set(action.flags.compactMap(\.keyword))
+        var updates: [(id: String, keywords: Set<String>)] = []
+        for index in view.indexes(set, uid: uid, saved: saved) {
+            let entry = view.entries[index]
+            var next = entry.keywords
+            switch action.mode {
+            case .replace: next = keywords
+            case .add: next.formUnion(keywords)
+            case .remove: next.subtract(keywords)
+            }
+            if next != entry.keywords { updates.append((entry.id, next)) }
+            view.setKeywords(next, at: index)
+            if !action.silent {
+                var items: [IMAPFetchItem] = [.flags(IMAPFlag.flags(next))]
+                if uid { items.insert(.uid(entry.uid), at: 0) }
+                responses.append(.fetch(UInt32(index + 1), items))
+            }
+        }
+        _ = try await store.setKeywords(address: holder.address, updates)
+        self.view = view
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "STORE completed"))
+    }
+
+    func search(_ command: IMAPSearchCommand, uid: Bool, tag: String, holder: IMAPMailboxHolder) async throws
+        -> IMAPCommandResult
+    {
+        var responses = try await refresh()
+        guard let view else { return Self.noSelection }
+        if let charset = command.charset, !["US-ASCII", "UTF-8"].contains(charset.uppercased()) {
+            return IMAPCommandResult(
+                responses, status: IMAPStatusResponse(.no, code: .badCharset(["US-ASCII", "UTF-8"]), "Unknown charset"))
+        }
+        let store = self.store
+        let address = holder.address
+        let entries = view.entries
+        let found = try await IMAPSearch(view: view, saved: saved) { index in
+            try await store.raw(address: address, id: entries[index].id).map(IMAPMessageRenderer.init(raw:))
+        }.run(command.key)
+        let numbers = found.map { uid ? entries[$0].uid : UInt32($0 + 1) }
+        if let options = command.returnOptions {
+            if options.contains(.save) { saved = found.map { entries[$0].uid } }
+            let all = options.isEmpty || options.contains(.all)
+            responses.append(
+                .esearch(
+                    IMAPESearchResult(
+                        tag: tag, uid: uid, min: options.contains(.min) ? numbers.min() : nil,
+                        max: options.contains(.max) ? numbers.max() : nil,
+                        count: options.contains(.count) ? UInt32(numbers.count) : nil,
+                        all: all && !numbers.isEmpty ? IMAPSequenceSet.ranges(of: numbers) : nil)))
+        } else {
+            responses.append(.search(numbers))
+        }
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SEARCH completed"))
+    }
+
+    func transfer(
+        _ set: IMAPSequenceSet, to name: IMAPMailboxName, uid: Bool, moving: Bool, holder: IMAPMailboxHolder
+    ) async throws -> IMAPCommandResult {
+        var responses = try await refresh()
+        guard let view else { return Self.noSelection }
+        guard let folder = IMAPMailboxNames.folder(name) else {
+            return IMAPCommandResult(responses, status: IMAPStatusResponse(.no, code: .tryCreate, "No such mailbox"))
+        }
+        if moving && view.readOnly {
+            return IMAPCommandResult(responses, status: IMAPStatusResponse(.no, code: .readOnly, "The mailbox is read-only"))
+        }
+        let chosen = view.indexes(set, uid: uid, saved: saved).map { view.entries[$0] }
+        guard !chosen.isEmpty else {
+            return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, moving ? "MOVE completed" : "COPY completed"))
+        }
+        let ids = chosen.map(\.id)
+        let destination: [String: UInt32]
+        if moving && folder == view.folder {
+            destination = Dictionary(uniqueKeysWithValues: chosen.map { ($0.id, $0.uid) })
+        } else if moving {
+            destination = try await store.move(address: holder.address, ids: ids, to: folder)
+        } else {
+            destination = try await store.copy(address: holder.address, ids: ids, to: folder, quota: holder.quota)
+        }
+        let mailbox = try await store.uidSnapshot(address: holder.address, folder: folder, now: now()).mailbox
+        let pairs = chosen.compactMap { entry in destination[entry.id].map { (entry.uid, $0) } }
+        let code = pairs.isEmpty ? nil : IMAPResponseCode.copyUID(
+            uidValidity: mailbox.uidValidity, source: IMAPSequenceSet.ranges(of: pairs.map(\.0)),
+            destination: IMAPSequenceSet.ranges(of: pairs.map(\.1)))
+        if moving {
+            // RFC 6851 §4.3: the COPYUID goes in an untagged OK before the EXPUNGEs.
+            if let code { responses.append(.condition(IMAPStatusResponse(.ok, code: code, "Moved"))) }
+            responses += try await refresh()
+            return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "MOVE completed"))
+        }
+        if view.folder == folder { responses += try await refresh() }
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, code: code, "COPY completed"))
+    }
+
+    func expungeCommand(uids: IMAPSequenceSet?, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+        guard let view else { return Self.noSelection }
+        guard !view.readOnly else {
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .readOnly, "The mailbox is read-only"))
+        }
+        let responses = try await expunge(uids: uids, holder: holder)
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "EXPUNGE completed"))
+    }
+
+    /// Deletes the messages marked `\Deleted` (of `uids` only, when given) for every door, and returns the
+    /// responses that tell the client (its `EXPUNGE`s, and any other change since its last look).
+    func expunge(uids: IMAPSequenceSet?, holder: IMAPMailboxHolder) async throws -> [IMAPUntaggedResponse] {
+        var responses = try await refresh()
+        guard let view else { return responses }
+        let candidates = uids.map { view.indexes($0, uid: true, saved: saved).map { view.entries[$0] } } ?? view.entries
+        let doomed = candidates.filter { $0.keywords.contains("$deleted") }.map(\.id)
+        _ = try await store.delete(address: holder.address, ids: doomed)
+        responses += try await refresh()
+        return responses
+    }
+
+    static var noSelection: IMAPCommandResult {
+        IMAPCommandResult(status: IMAPStatusResponse(.bad, "No mailbox selected"))
+    }
+}

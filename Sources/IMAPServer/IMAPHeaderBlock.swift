@@ -1,0 +1,70 @@
+/// A message's (or part's) header block read leniently, as it was stored: each field's name and raw lines (folding and
+/// CRLF kept), so that `BODY[HEADER.FIELDS (...)]` returns the very bytes, and each value unfolded for `ENVELOPE`.
+struct IMAPHeaderBlock {
+    /// Each field's name as written and its raw bytes, continuation lines and line ends included.
+    let fields: [(name: String, raw: ArraySlice<UInt8>)]
+
+    /// Reads `header` (up to and including the blank line that ends it, or all of it when there is none).
+    init(_ header: ArraySlice<UInt8>) {
+        var fields: [(name: String, raw: ArraySlice<UInt8>)] = []
+        var index = header.startIndex
+        while index < header.endIndex {
+            let start = index
+            var end = Self.lineEnd(header, from: index)
+            if end - start <= 2 && (header[start] == 0x0d || header[start] == 0x0a) { break }  // the blank line
+            while end < header.endIndex && (header[end] == 0x20 || header[end] == 0x09) {
+                end = Self.lineEnd(header, from: end)
+            }
+            let line = header[start..<end]
+            if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+                let name = String(decoding: header[start..<colon], as: UTF8.self).trimmingCharacters(in: " \t")
+                if !name.isEmpty { fields.append((name, line)) }
+            }
+            index = end
+        }
+        self.fields = fields
+    }
+
+    /// The index after the line that starts at `index` (its LF included).
+    private static func lineEnd(_ bytes: ArraySlice<UInt8>, from index: Int) -> Int {
+        guard let newline = bytes[index...].firstIndex(of: 0x0a) else { return bytes.endIndex }
+        return newline + 1
+    }
+
+    /// The first field named `name` (case-insensitive), unfolded, without leading and trailing white space; nil when
+    /// there is none.
+    func value(_ name: String) -> [UInt8]? {
+        let wanted = name.lowercased()
+        guard let field = fields.first(where: { $0.name.lowercased() == wanted }),
+            let colon = field.raw.firstIndex(of: UInt8(ascii: ":"))
+        else { return nil }
+        let unfolded = field.raw[(colon + 1)...].filter { $0 != 0x0d && $0 != 0x0a }
+        let trimmed = unfolded.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+        return Array(trimmed.reversed())
+    }
+
+    /// The value of `name` as text (UTF-8, or Latin-1 bytes as they are), nil when absent.
+    func text(_ name: String) -> String? {
+        value(name).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The fields named in `names` (upper case), or all but them when `excluding`, as written, then the blank line.
+    func bytes(of names: [String], excluding: Bool) -> [UInt8] {
+        let wanted = Set(names)
+        var out: [UInt8] = []
+        for field in fields where wanted.contains(field.name.uppercased()) != excluding {
+            out += field.raw
+        }
+        return out + [0x0d, 0x0a]
+    }
+}
+
+extension String {
+    /// The text without the given characters at either end.
+    fileprivate func trimmingCharacters(in characters: String) -> String {
+        let set = Set(characters)
+        guard let first = firstIndex(where: { !set.contains($0) }), let last = lastIndex(where: { !set.contains($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
+}

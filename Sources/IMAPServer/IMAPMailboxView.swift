@@ -1,0 +1,109 @@
+import IMAP
+import MailStore
+
+/// The selected mailbox as one session knows it (RFC 9051 §2.3.1): its messages in UID order, so that a message's
+/// sequence number is its place here, and what the session last told the client about them. A new look at the store
+/// (``sync(to:)``) becomes the `EXPUNGE`, `EXISTS` and `FETCH (FLAGS)` responses that bring the client up to date, in
+/// that order, each `EXPUNGE` numbered as the client counts after the ones before it.
+struct IMAPMailboxView: Sendable, Equatable {
+    var folder: MailFolder
+    var readOnly: Bool
+    var mailbox: MailUIDMailbox
+    /// The messages the client knows, in UID order (sequence number = index + 1).
+    private(set) var entries: [MailUIDEntry]
+
+    init(folder: MailFolder, readOnly: Bool, mailbox: MailUIDMailbox, entries: [MailUIDEntry]) {
+        self.folder = folder
+        self.readOnly = readOnly
+        self.mailbox = mailbox
+        self.entries = entries
+    }
+
+    /// The largest UID the client knows; 0 for an empty mailbox.
+    var largestUID: UInt32 { entries.last?.uid ?? 0 }
+
+    /// The sequence number (1-based) of `uid`, nil when the client knows no such message.
+    func sequenceNumber(ofUID uid: UInt32) -> Int? {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].uid < uid { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].uid == uid ? low + 1 : nil
+    }
+
+    /// The indexes (0-based) of the messages `set` names, in rising order, each once: sequence numbers, or UIDs when
+    /// `uid` (a UID past every message names none, except that `n:*` always names the last, RFC 9051 §6.4.8);
+    /// `saved` stands in for `$`.
+    func indexes(_ set: IMAPSequenceSet, uid: Bool, saved: [UInt32]) -> [Int] {
+        var chosen = Set<Int>()
+        if case .savedResult = set {
+            for value in saved { if let number = sequenceNumber(ofUID: value) { chosen.insert(number - 1) } }
+            return chosen.sorted()
+        }
+        let last = uid ? largestUID : UInt32(entries.count)
+        for range in set.ranges(last: last) ?? [] {
+            if uid {
+                let start = firstIndex(atLeastUID: range.lowerBound)
+                var index = start
+                while index < entries.count && entries[index].uid <= range.upperBound {
+                    chosen.insert(index)
+                    index += 1
+                }
+            } else {
+                let upper = Swift.min(Int(range.upperBound), entries.count)
+                if Int(range.lowerBound) <= upper {
+                    for number in Int(range.lowerBound)...upper { chosen.insert(number - 1) }
+                }
+            }
+        }
+        return chosen.sorted()
+    }
+
+    private func firstIndex(atLeastUID uid: UInt32) -> Int {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].uid < uid { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Sets the keywords the client was told of message `index` (after its own STORE, answered with its FETCH).
+    mutating func setKeywords(_ keywords: Set<String>, at index: Int) {
+        entries[index].keywords = keywords
+    }
+
+    /// Takes the store's look at the mailbox and returns what the client must be told, in order: an `EXPUNGE` per
+    /// message gone (numbered as the client counts after the ones before), `EXISTS` when the count differs after
+    /// them (after arrivals), and `FETCH (UID FLAGS)` per message whose flags changed.
+    mutating func sync(to snapshot: (mailbox: MailUIDMailbox, entries: [MailUIDEntry])) -> [IMAPUntaggedResponse] {
+        var responses: [IMAPUntaggedResponse] = []
+        let now = Dictionary(snapshot.entries.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
+        var kept: [MailUIDEntry] = []
+        var removed = 0
+        for (index, entry) in entries.enumerated() {
+            if now[entry.uid] == nil {
+                responses.append(.expunge(UInt32(index + 1 - removed)))
+                removed += 1
+            } else {
+                kept.append(entry)
+            }
+        }
+        let known = largestUID
+        let arrived = snapshot.entries.filter { $0.uid > known }
+        var flagChanges: [IMAPUntaggedResponse] = []
+        for (index, entry) in kept.enumerated() {
+            guard let current = now[entry.uid], current.keywords != entry.keywords else { continue }
+            kept[index].keywords = current.keywords
+            flagChanges.append(
+                .fetch(UInt32(index + 1), [.uid(entry.uid), .flags(IMAPFlag.flags(current.keywords))]))
+        }
+        entries = kept + arrived
+        mailbox = snapshot.mailbox
+        if !arrived.isEmpty { responses.append(.exists(UInt32(entries.count))) }
+        return responses + flagChanges
+    }
+}

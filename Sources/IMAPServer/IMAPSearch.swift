@@ -1,0 +1,110 @@
+import IMAP
+import MailStore
+import Time
+
+/// Runs a search (RFC 9051 §6.4.4) over the selected mailbox: each key is evaluated for every message at once, keys
+/// side by side intersected, `OR` united, `NOT` complemented. Strings match as case-insensitive substrings of ASCII;
+/// dates compare by UTC day. A key that needs the message's bytes (a header, the body, the text, the `Date:` field)
+/// asks `message` for them, once per message.
+struct IMAPSearch {
+    let view: IMAPMailboxView
+    let saved: [UInt32]
+    /// The message of an index, loaded once; nil when it is gone from the store.
+    let message: (Int) async throws -> IMAPMessageRenderer?
+
+    /// The indexes (0-based) of the messages `key` matches, in rising order.
+    func run(_ key: IMAPSearchKey) async throws -> [Int] {
+        try await evaluate(key).enumerated().compactMap { $0.element ? $0.offset : nil }
+    }
+
+    private func evaluate(_ key: IMAPSearchKey) async throws -> [Bool] {
+        let entries = view.entries
+        switch key {
+        case .all:
+            return Array(repeating: true, count: entries.count)
+        case .and(let keys):
+            var result = Array(repeating: true, count: entries.count)
+            for key in keys {
+                let next = try await evaluate(key)
+                for index in result.indices { result[index] = result[index] && next[index] }
+            }
+            return result
+        case .or(let a, let b):
+            let (left, right) = (try await evaluate(a), try await evaluate(b))
+            return zip(left, right).map { $0 || $1 }
+        case .not(let inner):
+            return try await evaluate(inner).map { !$0 }
+        case .flag(let flag, let set):
+            guard let keyword = flag.keyword else { return entries.map { _ in !set } }
+            return entries.map { $0.keywords.contains(keyword) == set }
+        case .new, .recent:
+            return entries.map { _ in false }
+        case .old:
+            return entries.map { _ in true }
+        case .larger(let size):
+            return entries.map { UInt64($0.size) > size }
+        case .smaller(let size):
+            return entries.map { UInt64($0.size) < size }
+        case .uid(let set):
+            return membership(view.indexes(set, uid: true, saved: saved))
+        case .sequence(let set):
+            return membership(view.indexes(set, uid: false, saved: saved))
+        case .internalDate(let comparison, let date):
+            return entries.map { Self.compare(CivilDate.split($0.receivedAt).days, comparison, date) }
+        case .sentDate(let comparison, let date):
+            return try await eachMessage { message in
+                let sent = IMAPHeaderBlock(message.header).text("Date").flatMap(RFC5322Date.parse)
+                return sent.map { Self.compare(CivilDate.split($0).days, comparison, date) } ?? false
+            }
+        case .header(let field, let needle):
+            let wanted = Self.folded(Array(needle.utf8))
+            return try await eachMessage { message in
+                guard let value = IMAPHeaderBlock(message.header).value(field) else { return false }
+                return Self.contains(value, wanted)
+            }
+        case .body(let needle):
+            let wanted = Self.folded(Array(needle.utf8))
+            return try await eachMessage { Self.contains(Array($0.body), wanted) }
+        case .text(let needle):
+            let wanted = Self.folded(Array(needle.utf8))
+            return try await eachMessage { Self.contains($0.raw, wanted) }
+        }
+    }
+
+    private func membership(_ indexes: [Int]) -> [Bool] {
+        var result = Array(repeating: false, count: view.entries.count)
+        for index in indexes { result[index] = true }
+        return result
+    }
+
+    private func eachMessage(_ test: (IMAPMessageRenderer) -> Bool) async throws -> [Bool] {
+        var result: [Bool] = []
+        for index in view.entries.indices {
+            result.append(try await message(index).map(test) ?? false)
+        }
+        return result
+    }
+
+    private static func compare(_ day: Int64, _ comparison: IMAPDateComparison, _ date: IMAPDate) -> Bool {
+        switch comparison {
+        case .before: return day < date.daysSinceEpoch
+        case .on: return day == date.daysSinceEpoch
+        case .since: return day >= date.daysSinceEpoch
+        }
+    }
+
+    private static func folded(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 }
+    }
+
+    /// Whether `haystack` holds `needle` (already folded), ASCII letters compared without case.
+    private static func contains(_ haystack: some Collection<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        let hay = folded(Array(haystack))
+        guard hay.count >= needle.count else { return false }
+        for start in 0...(hay.count - needle.count) where hay[start] == needle[0] {
+            if hay[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+}

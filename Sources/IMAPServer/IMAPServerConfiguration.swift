@@ -1,0 +1,37 @@
+import Glibc
+import ClientAddress
+import IMAP
+
+/// An IMAP listener's address, limits and timeouts; the connection caps, per-client cap, PROXY protocol peers and
+/// grace period are the socket server's, as SMTP's are.
+public struct IMAPServerConfiguration: Sendable {
+    /// Address to bind. Default `127.0.0.1`.
+    public var host = "127.0.0.1"
+    /// Port to bind; 0 picks a free one. Default 1143.
+    public var port = 1143
+    /// Listen backlog. Default 511.
+    public var listenBacklog: Int32 = 511
+    /// Most open IMAP connections; one more is answered `* BYE` and closed. Default 4096.
+    public var maxConnections = 4096
+    /// Most open connections from one client address; 0 for no cap. Default 16.
+    public var maxConnectionsPerClient = 16
+    /// Balancers whose connections begin with a PROXY header naming the client. Default none.
+    public var proxyProtocolPeers: [IPNetwork] = []
+    /// Longest time a shutdown waits for commands in flight. Default 10 s.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+    /// The session's bounds (command and literal sizes, pipelining, autologout).
+    public var limits = IMAPLimits()
+    /// Whether `LOGIN` and `AUTHENTICATE PLAIN`/`LOGIN` are allowed without TLS from a loopback client (127.0.0.0/8,
+    /// ::1). Default true: the listener serves no TLS yet, and a password never crosses a network in the clear.
+    public var plaintextOnLoopback = true
+    /// How long a blocked write may wait before the connection is dropped. Default 60 s.
+    public var writeTimeout: Duration = .seconds(60)
+    /// The wall clock, Unix seconds (INTERNALDATE of an APPEND without one, UIDVALIDITY of a new mailbox).
+    public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
+
+    /// The defaults listed on each property, on `host` and `port`.
+    public init(host: String = "127.0.0.1", port: Int = 1143) {
+        self.host = host
+        self.port = port
+    }
+}

@@ -1,0 +1,60 @@
+import ClientAddress
+import IMAP
+import Logging
+import MailStore
+import SocketServer
+
+/// IMAP as a `StreamService`: one ``IMAPConnectionMachine`` per connection, with its own ``IMAPConnectionDriver``;
+/// each job runs in a Swift task off the loops and its answer is posted back to the connection's loop.
+struct IMAPService: StreamService {
+    let configuration: IMAPServerConfiguration
+    let store: MailStore
+    let signIn: any IMAPSignIn
+    let logger: Logger
+    /// Read as each connection opens: true answers it `* BYE` and closes it (the drain before a stop).
+    let draining: @Sendable () -> Bool
+
+    func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
+        var settings = IMAPSessionConfiguration()
+        settings.limits = configuration.limits
+        settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
+        let session = IMAPSession(configuration: settings, now: loop.clock())
+        let driver = IMAPConnectionDriver(
+            store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
+        let refusal = refusing ? "Too many connections, try later" : draining() ? "Server shutting down" : nil
+        return IMAPConnectionMachine(
+            session: session, driver: driver, refusal: refusal, writeTimeout: configuration.writeTimeout)
+    }
+
+    func perform(
+        _ job: any AnyObject & Sendable, on loop: EventLoop,
+        completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
+    ) {
+        guard let job = job as? IMAPJob else {
+            preconditionFailure("IMAPService was given a job its machines did not make")
+        }
+        let driver = job.driver
+        switch job.request {
+        case .login(let username, let password):
+            Task { completion(IMAPCompletion(.authenticated(await driver.login(username: username, password: password)))) }
+        case .authenticate(let step):
+            Task { completion(IMAPCompletion(.authenticated(await driver.authenticate(step)))) }
+        case .run(let command, _):
+            Task { completion(IMAPCompletion(.completed(await driver.run(command)))) }
+        case .idleStarted:
+            Task { await driver.startIdle { completion(IMAPCompletion(.notices($0))) } }
+        case .idleEnded:
+            Task { await driver.endIdle() }
+        case .startTLS:
+            return  // never offered: the listener serves no TLS yet
+        }
+    }
+
+    /// `127.0.0.0/8`, `::1`, and IPv4-mapped loopback.
+    static func isLoopback(_ peer: String) -> Bool {
+        guard let address = IPAddress(peer) else { return false }
+        return loopback.contains { $0.contains(address) }
+    }
+
+    private static let loopback = ["127.0.0.0/8", "::1/128", "::ffff:127.0.0.0/104"].compactMap(IPNetwork.init)
+}

@@ -1,0 +1,74 @@
+/// A message's MIME structure with every part's raw bytes (RFC 2045, RFC 2046), for a reader that serves parts as
+/// they are stored: IMAP's `BODYSTRUCTURE` and `BODY[1.2.MIME]`. The bytes are slices of the message, nothing decoded;
+/// a part whose header cannot be read is taken as `text/plain` with the whole part as its body.
+public struct MIMEPartTree: Sendable {
+    /// The part's header block, the blank line that ends it included (empty when it has none).
+    public var header: ArraySlice<UInt8>
+    /// The part's body, as encoded.
+    public var body: ArraySlice<UInt8>
+    /// `Content-Type`'s type and subtype, lower-cased (`text`, `plain` when absent).
+    public var type: String
+    public var subtype: String
+    /// `Content-Type`'s parameters, by lower-cased name, in name order.
+    public var parameters: [(String, String)]
+    public var contentID: String?
+    public var contentDescription: String?
+    /// `Content-Transfer-Encoding` as written; nil when absent (7bit).
+    public var encoding: String?
+    /// `Content-Disposition`'s value (lower-cased) and parameters, when present.
+    public var disposition: (value: String, parameters: [(String, String)])?
+    /// A multipart's parts in order, or a `message/rfc822`'s inner message (one tree); empty for a leaf.
+    public var children: [MIMEPartTree]
+
+    /// The tree of `raw`, at most `limits.maximumDepth` levels deep (deeper parts are leaves).
+    public init(_ raw: ArraySlice<UInt8>, limits: MIMELimits = .default) {
+        self.init(raw, limits: limits, depth: 0)
+    }
+
+    private init(_ raw: ArraySlice<UInt8>, limits: MIMELimits, depth: Int) {
+        guard let entity = try? MIMEEntity(raw, limits: limits) else {
+            header = raw.prefix(0)
+            body = raw
+            type = "text"
+            subtype = "plain"
+            parameters = []
+            children = []
+            return
+        }
+        header = raw[raw.startIndex..<entity.body.startIndex]
+        body = entity.body
+        let contentType = entity.contentType
+        let slash = contentType.value.firstIndex(of: "/") ?? contentType.value.endIndex
+        type = String(contentType.value[..<slash])
+        subtype = slash < contentType.value.endIndex ? String(contentType.value[contentType.value.index(after: slash)...]) : ""
+        parameters = contentType.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        contentID = entity.field("Content-ID")
+        contentDescription = entity.field("Content-Description")
+        encoding = entity.field("Content-Transfer-Encoding")
+        disposition = entity.disposition.map {
+            ($0.value, $0.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        }
+        children = []
+        guard depth < limits.maximumDepth else { return }
+        if type == "multipart", let boundary = contentType["boundary"], !boundary.isEmpty {
+            children = Multipart.split(entity.body, boundary: boundary).prefix(limits.maximumParts).map {
+                MIMEPartTree($0, limits: limits, depth: depth + 1)
+            }
+        } else if type == "message" && (subtype == "rfc822" || subtype == "global") {
+            children = [MIMEPartTree(entity.body, limits: limits, depth: depth + 1)]
+        }
+    }
+
+    /// The part at `path` (1-based numbers, RFC 9051 §6.4.5): `[]` is this one; in a message that is not multipart,
+    /// part 1 is its body. Nil when there is no such part.
+    public func part(_ path: [Int]) -> MIMEPartTree? {
+        guard let first = path.first else { return self }
+        if isMessage, let inner = children.first { return inner.part(path) }
+        if type != "multipart" { return first == 1 && path.count == 1 ? self : nil }
+        guard first >= 1, first <= children.count else { return nil }
+        return children[first - 1].part(Array(path.dropFirst()))
+    }
+
+    /// Whether this is a `message/rfc822` (or `message/global`) part with the message inside.
+    public var isMessage: Bool { type == "message" && (subtype == "rfc822" || subtype == "global") && !children.isEmpty }
+}

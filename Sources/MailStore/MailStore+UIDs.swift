@@ -1,0 +1,198 @@
+import Foundation
+import Storage
+
+/// A mailbox as IMAP and POP3 number it (migration 0060): its UIDVALIDITY and the UID its next message takes.
+public struct MailUIDMailbox: Sendable, Equatable {
+    /// Fixed for the mailbox's life: UIDs never go backwards under it.
+    public var uidValidity: UInt32
+    /// Larger than every UID the mailbox has given.
+    public var uidNext: UInt32
+
+    public init(uidValidity: UInt32, uidNext: UInt32) {
+        self.uidValidity = uidValidity
+        self.uidNext = uidNext
+    }
+}
+
+/// One message of a mailbox as IMAP lists it: its UID, its id in the store, its keywords (`$seen` included), size and
+/// arrival time.
+public struct MailUIDEntry: Sendable, Equatable {
+    public var uid: UInt32
+    public var id: String
+    /// JMAP keywords, `$seen` among them when the message is read.
+    public var keywords: Set<String>
+    public var size: Int64
+    /// Unix seconds.
+    public var receivedAt: Int64
+
+    public init(uid: UInt32, id: String, keywords: Set<String>, size: Int64, receivedAt: Int64) {
+        self.uid = uid
+        self.id = id
+        self.keywords = keywords
+        self.size = size
+        self.receivedAt = receivedAt
+    }
+}
+
+/// The UID view of the one store (issue 70): each message's UID in its folder, assigned by the triggers of
+/// `migrations/*/0060_mail_uids.sql` in the transaction that stores or moves it, whatever door writes; and the few
+/// writes IMAP needs beyond JMAP's (keywords of many messages at once, moves, copies, deletes in one transaction).
+extension MailStore {
+    /// `address`'s `folder` as IMAP numbers it, and its messages in UID order, read together. A mailbox nothing was
+    /// ever stored in is numbered now (its UIDVALIDITY `now`), so that it answers the same in every later session.
+    public func uidSnapshot(address: String, folder: MailFolder, now: Int64) async throws
+        -> (mailbox: MailUIDMailbox, entries: [MailUIDEntry])
+    {
+        let values: [SQLValue] = [.text(address), .text(folder.rawValue)]
+        return try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO mail_uid_mailboxes (address, folder, uid_validity, uid_next) VALUES (?, ?, ?, 1)
+                    ON CONFLICT (address, folder) DO NOTHING
+                """, values + [.integer(Swift.max(1, Swift.min(now, Int64(UInt32.max))))])
+            return try connection.readTransaction {
+                let row = try connection.query(
+                    "SELECT uid_validity, uid_next FROM mail_uid_mailboxes WHERE address = ? AND folder = ?", values
+                ).first
+                let entries = try connection.query(
+                    """
+                    SELECT u.uid, m.id, m.keywords, m.is_read, m.size, m.received_at FROM mail_uids u
+                        JOIN mail_messages m ON m.id = u.message_id WHERE u.address = ? AND u.folder = ? ORDER BY u.uid
+                    """, values
+                ).compactMap(Self.uidEntry)
+                let uidNext = Swift.max(row?.int("uid_next") ?? 1, Int64(entries.last?.uid ?? 0) + 1)
+                return (
+                    MailUIDMailbox(
+                        uidValidity: UInt32(clamping: row?.int("uid_validity") ?? 1), uidNext: UInt32(clamping: uidNext)),
+                    entries
+                )
+            }
+        }
+    }
+
+    /// The UIDs of `ids` (messages of `address`), by id; a message `address` does not have is left out.
+    public func uids(address: String, ids: [String]) async throws -> [String: UInt32] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        return try await database.read { connection in
+            var found: [String: UInt32] = [:]
+            for row in try connection.query(
+                "SELECT message_id, uid FROM mail_uids WHERE address = ? AND message_id IN (\(marks))",
+                [.text(address)] + ids.map(SQLValue.text))
+            {
+                if let id = row.text("message_id"), let uid = row.int("uid") { found[id] = UInt32(clamping: uid) }
+            }
+            return found
+        }
+    }
+
+    /// Sets the keywords (`$seen` included) of each message of `updates`, in one transaction; returns how many
+    /// `address` had. The address's waiters hear of it when one changed.
+    public func setKeywords(address: String, _ updates: [(id: String, keywords: Set<String>)]) async throws -> Int {
+        guard !updates.isEmpty else { return 0 }
+        let changed = try await database.write { connection in
+            try connection.transaction {
+                try updates.reduce(0) { count, update in
+                    count
+                        + (try connection.run(
+                            "UPDATE mail_messages SET keywords = ?, is_read = ? WHERE address = ? AND id = ?",
+                            [
+                                .text(Self.keywordsJSON(update.keywords)),
+                                .integer(update.keywords.contains("$seen") ? 1 : 0), .text(address), .text(update.id),
+                            ]))
+                }
+            }
+        }
+        if changed > 0 { changes.announce([address]) }
+        return changed
+    }
+
+    /// Moves `ids` (messages of `address`) to `folder` in one transaction; each takes the next UID there. Returns
+    /// the new UIDs by id (a message `address` does not have is left out).
+    public func move(address: String, ids: [String], to folder: MailFolder) async throws -> [String: UInt32] {
+        guard !ids.isEmpty else { return [:] }
+        defer { changes.announce([address]) }
+        try await database.write { connection in
+            try connection.transaction {
+                for id in ids {
+                    try connection.run(
+                        "UPDATE mail_messages SET folder = ? WHERE address = ? AND id = ? AND folder <> ?",
+                        [.text(folder.rawValue), .text(address), .text(id), .text(folder.rawValue)])
+                }
+            }
+        }
+        return try await uids(address: address, ids: ids)
+    }
+
+    /// Copies `ids` (messages of `address`) into `folder` with their keywords and attachments, in one transaction
+    /// with the quota checked; each copy takes the next UID there. Returns the copies' UIDs by the original's id.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` (nothing copied).
+    public func copy(address: String, ids: [String], to folder: MailFolder, quota: Int64) async throws
+        -> [String: UInt32]
+    {
+        guard !ids.isEmpty else { return [:] }
+        defer { changes.announce([address]) }
+        let copies: [String: String] = try await database.write { connection in
+            try connection.transaction {
+                var copies: [String: String] = [:]
+                for id in ids {
+                    let copy = UUID().uuidString.lowercased()
+                    let size = try connection.query(
+                        "SELECT size FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)]
+                    ).first?.int("size")
+                    guard let size else { continue }
+                    guard try Self.used(address, connection) + size <= quota else {
+                        throw MailStoreError.quotaExceeded(address: address)
+                    }
+                    try connection.run(
+                        """
+                        INSERT INTO mail_messages (id, address, folder, envelope_from, from_json, to_json, cc_json,
+                            reply_to_json, subject, message_id, in_reply_to, refs, sent_at, text_body, html_body, preview,
+                            size, received_at, raw, thread_id, keywords, is_read, bcc_json, envelope_to, origin,
+                            received_seq)
+                        SELECT ?, address, ?, envelope_from, from_json, to_json, cc_json, reply_to_json, subject,
+                            message_id, in_reply_to, refs, sent_at, text_body, html_body, preview, size, received_at, raw,
+                            thread_id, keywords, is_read, bcc_json, envelope_to, origin,
+                            \(Self.nextArrival(connection.dialect))
+                            FROM mail_messages WHERE address = ? AND id = ?
+                        """, [.text(copy), .text(folder.rawValue), .text(address), .text(id)])
+                    try connection.run(
+                        """
+                        INSERT INTO mail_attachments (message_id, position, filename, content_type, content_id,
+                            disposition, size, data)
+                        SELECT ?, position, filename, content_type, content_id, disposition, size, data
+                            FROM mail_attachments WHERE message_id = ?
+                        """, [.text(copy), .text(id)])
+                    copies[id] = copy
+                }
+                return copies
+            }
+        }
+        let uids = try await uids(address: address, ids: Array(copies.values))
+        return copies.compactMapValues { uids[$0] }
+    }
+
+    /// Deletes `ids` (messages of `address`) and their attachments in one transaction; returns how many went.
+    public func delete(address: String, ids: [String]) async throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        defer { changes.announce([address]) }
+        return try await database.write { connection in
+            try connection.transaction {
+                try ids.reduce(0) { count, id in
+                    count
+                        + (try connection.run(
+                            "DELETE FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)]))
+                }
+            }
+        }
+    }
+
+    static func uidEntry(_ row: SQLRow) -> MailUIDEntry? {
+        guard let uid = row.int("uid"), let id = row.text("id"), let size = row.int("size"),
+            let received = row.int("received_at")
+        else { return nil }
+        var keywords = Set(Self.keywords(row.text("keywords")))
+        if row.int("is_read") == 1 { keywords.insert("$seen") }
+        return MailUIDEntry(uid: UInt32(clamping: uid), id: id, keywords: keywords, size: size, receivedAt: received)
+    }
+}

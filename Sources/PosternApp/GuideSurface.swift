@@ -1,0 +1,28 @@
+import AgentAuth
+import HTTP1
+import MCPServer
+import MailboxAccounts
+import OAuthServer
+import RemoteHashAuth
+import ServerKit
+
+/// The guide for language models, `/llms.txt` (``LLMsDocument``), rendered once from the surfaces' settings.
+enum GuideSurface {
+    /// Adds `/llms.txt`.
+    static func register(
+        into router: inout ContextRouter, _ context: SurfaceContext, agent: AgentAuthConfiguration,
+        mailbox: MailboxConfiguration, remote: RemoteHashConfiguration, mcp: MCPConfiguration,
+        oauth: OAuthConfiguration
+    ) {
+        let guide = Array(
+            LLMsDocument.render(
+                baseURL: context.identity.baseURL, agent: agent, mailbox: mailbox, remote: remote,
+                smtpAddress: context.smtpAddress, mcp: mcp, oauth: oauth
+            ).utf8)
+        router.add(.GET, "/llms.txt", .immediate { _, _, _ in
+            HTTPResponse(
+                status: .ok, headers: ["Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "no-store"],
+                body: guide)
+        })
+    }
+}

@@ -1,0 +1,76 @@
+import ClientAddress
+import ConfigurationReading
+import IMAPServer
+
+/// The IMAP listener (issue 70): whether it runs, where, its per-client cap and the PROXY header. It serves the one
+/// mail store to mail clients signed in with a Mail.td account's address and password; without TLS yet, so a
+/// password is taken only from a loopback client (others see `LOGINDISABLED`).
+///
+/// ## Configuration keys
+/// - `POSTERN_IMAP` (on or off, default off; `config/postern.env` and the test profile turn it on): ``enabled``.
+/// - `POSTERN_IMAP_HOST` (an address, default the HTTP listen address): ``host``.
+/// - `POSTERN_IMAP_PORT` (0 to 65535, default 1143): ``port``.
+/// - `POSTERN_IMAP_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
+/// - `POSTERN_IMAP_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
+public struct IMAPListenerConfiguration: Sendable {
+    /// Whether the IMAP listener runs. Default false: several instances on one host (scripts/cluster) would clash on
+    /// one port, so a deployment turns it on where it wants it.
+    public var enabled = false
+    /// IMAP listen address. Default nil: the HTTP listen address.
+    public var host: String?
+    /// IMAP listen port. Default 1143; 0 picks a free one.
+    public var port = 1143
+    /// Most simultaneous IMAP connections from one client address. Default 16; 0 for none.
+    public var maxConnectionsPerClient = 16
+    /// Whether connections from the trusted proxies begin with a PROXY protocol header naming the client. Default
+    /// false.
+    public var proxyProtocol = false
+
+    /// Every default.
+    public init() {}
+
+    /// The defaults overridden by the keys listed above, read from `config`.
+    /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
+    public init(config: ConfigurationReader) throws {
+        if let on = try config.flag("POSTERN_IMAP") { enabled = on }
+        host = config.nonEmptyText("POSTERN_IMAP_HOST")
+        if let port = try config.integer("POSTERN_IMAP_PORT") { self.port = port }
+        if let count = try config.integer("POSTERN_IMAP_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
+        if let on = try config.flag("POSTERN_IMAP_PROXY_PROTOCOL") { proxyProtocol = on }
+        try validate()
+    }
+
+    /// Refuses settings the server cannot run with, naming the key at fault.
+    /// - Throws: ``ConfigurationError``.
+    public func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ConfigurationError(key: "POSTERN_IMAP_PORT", message: "must be from 0 to 65535")
+        }
+        guard maxConnectionsPerClient >= 0 else {
+            throw ConfigurationError(
+                key: "POSTERN_IMAP_MAX_CONNECTIONS_PER_CLIENT", message: "must be 0 (no cap) or positive")
+        }
+    }
+
+    /// Refuses ``proxyProtocol`` without trusted proxies: their connections are the ones that carry the header.
+    /// - Throws: ``ConfigurationError`` naming `POSTERN_IMAP_PROXY_PROTOCOL`.
+    public func validate(trustedProxies: [String]) throws {
+        if proxyProtocol && trustedProxies.isEmpty {
+            throw ConfigurationError(
+                key: "POSTERN_IMAP_PROXY_PROTOCOL",
+                message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
+        }
+    }
+
+    /// The server's settings: ``host`` (else `listenerHost`), the cap, and the PROXY header's peers (`trustedProxies`)
+    /// when ``proxyProtocol`` is on.
+    func serverConfiguration(listenerHost: String, trustedProxies: [String], wallClock: @escaping @Sendable () -> Int64)
+        -> IMAPServerConfiguration
+    {
+        var settings = IMAPServerConfiguration(host: host ?? listenerHost, port: port)
+        settings.maxConnectionsPerClient = maxConnectionsPerClient
+        if proxyProtocol { settings.proxyProtocolPeers = trustedProxies.compactMap(IPNetwork.init) }
+        settings.wallClock = wallClock
+        return settings
+    }
+}

@@ -1,0 +1,33 @@
+import Directory
+import JMAP
+import OAuthResource
+import ServerKit
+
+/// JMAP (RFC 8620/8621, `/jmap`): agents with their capabilities, owners with their OAuth access tokens.
+enum JMAPSurface {
+    /// Adds JMAP's routes; returns the service, which the web inbox sends through and MCP calls.
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts)
+        -> JMAPService
+    {
+        let (configuration, identity, mail, metrics) = (
+            context.configuration, context.identity, context.mail, context.metrics
+        )
+        var settings = configuration.jmap
+        settings.baseURL = JMAPConfiguration(baseURL: identity.baseURL).baseURL
+        settings = configuration.rateLimits.applied(to: settings)
+        let agentSettings = Surfaces.agentConfiguration(configuration, identity: identity)
+        let capability = CapabilityAuthenticator(
+            keys: context.keys, issuer: identity.issuer, audience: agentSettings.audience,
+            lifetime: agentSettings.capabilityTTL, directory: shared.agentInboxes, clock: context.clock)
+        let jmap = JMAPService(
+            configuration: settings,
+            authenticator: OAuthJMAPAuthenticator(
+                verifier: shared.verifier, principals: shared.ownerPrincipals, fallback: capability),
+            store: mail.store, directory: mail.directory, delivery: mail.delivery, clock: context.clock,
+            onSubmission: metrics.jmapSubmission, onUnexpectedError: Surfaces.reporter("jmap", context.logger),
+            onEventStream: metrics.jmapEventStream,
+            outbound: Surfaces.jmapOutbound(configuration, mail: mail, database: context.database))
+        jmap.register(into: &router)
+        return jmap
+    }
+}

@@ -1,0 +1,30 @@
+import MailSandbox
+import MailboxAccounts
+import ServerKit
+import Webhooks
+
+/// The Mail.td surface and what hangs on its accounts: its webhooks and its sandboxes.
+struct MailboxSurface {
+    let service: MailboxService
+    let webhooks: WebhooksController
+    let sandbox: MailSandbox
+
+    /// Adds the Mail.td API's, the webhooks' and the sandboxes' routes.
+    /// - Throws: storage or crypto errors from the mailbox challenge secret.
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts)
+        throws -> MailboxSurface
+    {
+        let (database, mail) = (context.database, context.mail)
+        let mailbox = try Surfaces.mailboxService(
+            context.configuration, issuer: context.identity.issuer, keys: context.keys, database: database,
+            mail: mail.store, ledger: context.ledger, pool: context.pool, resolver: context.resolver,
+            customDomains: mail.domains, clock: context.clock, logger: context.logger,
+            sandboxPort: context.sandboxPort, audit: shared.audit)
+        mailbox.register(into: &router)
+        let webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
+        webhooks.register(on: &router)
+        let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
+        sandbox.register(on: &router)
+        return MailboxSurface(service: mailbox, webhooks: webhooks, sandbox: sandbox)
+    }
+}

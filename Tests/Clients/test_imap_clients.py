@@ -1,0 +1,185 @@
+"""IMAP as real clients speak it (issue 70): Python's imaplib and the imapclient package against `postern serve
+--profile test` (IMAP on, on a free loopback port), signed in with a Mail.td account's address and password. One
+store behind every door: mail arrives over SMTP, flags set through IMAP show in the Mail.td API's read state and the
+reverse, a message moved to Sent or expunged leaves the Mail.td inbox list, and IDLE is woken by an SMTP delivery.
+Then the bad inputs: a wrong password, an unknown command before and after sign-in, FETCH 1:* on an empty mailbox,
+a 100 kB line, an unterminated literal; each answered, and the server serves the next client."""
+
+import imaplib
+import os
+import smtplib
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit.mailtd import create_account, domains, messages
+
+VERSION = "3.0.1"
+PASSWORD = "correct horse battery staple"
+check = Checks()
+
+
+def deliver(server, address, subject, body="hello"):
+    text = f"From: App <app@example.com>\r\nTo: {address}\r\nSubject: {subject}\r\n\r\n{body}\r\n"
+    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
+        client.sendmail("app@example.com", [address], text.encode())
+
+
+def signed_in(server, address):
+    client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    client.login(address, PASSWORD)
+    return client
+
+
+def wait_for(what, test, seconds=30):
+    """Polls `test` until it is true or `seconds` pass (a busy machine gets the time it needs)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if test():
+            return True
+        time.sleep(0.05)
+    check(False, what + f" (not within {seconds} s)")
+    return False
+
+
+def imaplib_session(server, account, address, token):
+    refused = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    try:
+        refused.login(address, "wrong password entirely")
+        check(False, "a wrong password is refused")
+    except imaplib.IMAP4.error as error:
+        check(b"AUTHENTICATIONFAILED" in str(error).encode(), f"a wrong password: NO [AUTHENTICATIONFAILED] ({error})")
+    refused.logout()
+
+    deliver(server, address, "first")
+    deliver(server, address, "second")
+    wait_for("two messages in the Mail.td list", lambda: len(messages(server, account, token)) == 2)
+    client = signed_in(server, address)
+    status, data = client.select("INBOX")
+    check(status == "OK" and data == [b"2"], f"SELECT INBOX: 2 messages ({status} {data})")
+    validity = client.untagged_responses.get("UIDVALIDITY", [b"0"])[0]
+    check(int(validity) > 0, "UIDVALIDITY given")
+    status, data = client.uid("FETCH", "1:*", "(UID FLAGS BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
+    subjects = [part[1] for part in data if isinstance(part, tuple)]
+    check(subjects == [b"Subject: first\r\n\r\n", b"Subject: second\r\n\r\n"], f"UID FETCH of both headers ({subjects})")
+    check(b"UID 1 " in data[0][0] and b"FLAGS ()" in data[0][0], f"UID 1, no flags ({data[0][0]})")
+
+    # IMAP -> Mail.td: \Seen is the read state.
+    client.store("1", "+FLAGS", "(\\Seen \\Flagged)")
+    listed = {m["subject"]: m for m in messages(server, account, token)}
+    check(listed["first"]["is_read"] and not listed["second"]["is_read"], "\\Seen through IMAP: read in the Mail.td list")
+    # Mail.td -> IMAP: a NOOP reports the flag change made through the other door.
+    status, _, _ = http(server, "PUT", f"/api/accounts/{account}/messages/{listed['second']['id']}/read", bearer=token)
+    check(status == 200, f"PUT .../read: 200 ({status})")
+    client.noop()
+    fetched = client.untagged_responses.pop("FETCH", [])
+    check(any(b"\\Seen" in item and item.startswith(b"2 ") for item in fetched),
+          f"NOOP reports FETCH 2 (FLAGS (\\Seen)) for a read through Mail.td ({fetched})")
+
+    # \Deleted + EXPUNGE deletes for every door, and the quota is given back.
+    used_before = http(server, "GET", f"/api/accounts/{account}", bearer=token)[2]["used"]
+    client.store("1", "+FLAGS", "(\\Deleted)")
+    status, data = client.expunge()
+    check(status == "OK" and data == [b"1"], f"EXPUNGE: * 1 EXPUNGE ({data})")
+    remaining = [m["subject"] for m in messages(server, account, token)]
+    check(remaining == ["second"], f"the Mail.td list lost the expunged message ({remaining})")
+    used_after = http(server, "GET", f"/api/accounts/{account}", bearer=token)[2]["used"]
+    check(used_after < used_before, f"its bytes left the quota ({used_before} -> {used_after})")
+
+    # APPEND to Sent stores a written message there, with its UID.
+    status, data = client.append("Sent", "(\\Seen)", None, b"From: me\r\nSubject: kept\r\n\r\nbody\r\n")
+    check(status == "OK" and b"APPENDUID" in data[0], f"APPEND to Sent: OK [APPENDUID ...] ({data})")
+    status, data = client.status("Sent", "(MESSAGES UIDNEXT)")
+    check(status == "OK" and b"MESSAGES 1" in data[0], f"STATUS Sent: 1 message ({data})")
+    status, data = client.list()
+    check(any(b"\\Sent" in line and line.endswith(b"Sent") for line in data), f"LIST: Sent with \\Sent ({data})")
+    status, data = client.create("Projects")
+    check(status == "NO", "CREATE: refused")
+    client.logout()
+
+
+def imapclient_session(server, account, address, token):
+    install_packages("imapclient-" + VERSION, ["imapclient==" + VERSION], ["imapclient"])
+    from imapclient import IMAPClient
+
+    with IMAPClient("127.0.0.1", port=server.imap_port, ssl=False, timeout=30) as client:
+        client.login(address, PASSWORD)
+        check(b"IDLE" in client.capabilities() and b"MOVE" in client.capabilities(), "IDLE and MOVE advertised")
+        selected = client.select_folder("INBOX")
+        known = selected[b"EXISTS"]
+        client.idle()
+        deliver(server, address, "while idling")
+        woken = []
+        deadline = time.monotonic() + 30
+        while not woken and time.monotonic() < deadline:
+            woken = [r for r in client.idle_check(timeout=1) if r[1] == b"EXISTS"]
+        client.idle_done()
+        check(woken and woken[0][0] == known + 1, f"IDLE woken by an SMTP delivery: * {known + 1} EXISTS ({woken})")
+
+        uids = client.search(["SUBJECT", "while idling"])
+        check(len(uids) == 1, f"SEARCH SUBJECT finds it ({uids})")
+        client.move(uids, "Sent")
+        listed = [m["subject"] for m in messages(server, account, token)]
+        check("while idling" not in listed, f"MOVE to Sent: gone from the Mail.td inbox list ({listed})")
+        client.select_folder("Sent")
+        check(len(client.search(["SUBJECT", "while idling"])) == 1, "and found in Sent")
+
+        client.select_folder("INBOX")
+        uids = client.search("ALL")
+        client.add_flags(uids, [b"\\Deleted"])
+        client.uid_expunge(uids)
+        check(client.search("ALL") == [] and messages(server, account, token) == [], "UID EXPUNGE empties the inbox")
+        check(client.fetch("1:*", ["FLAGS"]) == {}, "FETCH 1:* on an empty mailbox: nothing, OK")
+
+
+def raw_exchange(server, lines):
+    """Sends `lines` on a new connection and returns everything the server wrote until it went quiet or closed."""
+    with socket.create_connection(("127.0.0.1", server.imap_port), timeout=10) as connection:
+        connection.recv(4096)
+        for line in lines:
+            connection.sendall(line)
+        connection.settimeout(2)
+        received = b""
+        try:
+            while chunk := connection.recv(65536):
+                received += chunk
+        except socket.timeout:
+            pass
+        return received
+
+
+def bad_input(server, address):
+    before = raw_exchange(server, [b"a1 FROB\r\n", b"a2 SELECT INBOX\r\n"])
+    check(b"a1 BAD" in before and b"a2 BAD" in before, f"unknown and out-of-state commands before sign-in: BAD ({before})")
+    after = raw_exchange(server, [f'a1 LOGIN "{address}" "{PASSWORD}"\r\n'.encode(), b"a2 FROB\r\n"])
+    check(b"a1 OK" in after and b"a2 BAD" in after, "an unknown command after sign-in: BAD")
+    long_line = raw_exchange(server, [b"a1 NOOP " + b"x" * 100_000 + b"\r\n", b"a2 NOOP\r\n"])
+    check(b"a1 BAD" in long_line and b"a2 OK" in long_line, "a 100 kB line: BAD, and the next command is answered")
+    literal = raw_exchange(server, [b"a1 LOGIN {5}\r\n", b"ab"])
+    check(b"+ " in literal, "an unterminated literal is waited for")
+    too_big = raw_exchange(server, [b"a1 APPEND INBOX {999999999999}\r\n"])
+    check(b"BAD" in too_big, f"a literal over the limit: BAD ({too_big[:200]})")
+    pipelined = raw_exchange(server, [b"".join(b"p%d NOOP\r\n" % n for n in range(10_000))])
+    check(pipelined.count(b" OK NOOP completed") == 10_000, "10,000 pipelined commands: each answered")
+    client = signed_in(server, address)
+    check(client.select("INBOX")[0] == "OK", "the server still serves the next client")
+    client.logout()
+
+
+def main():
+    with postern(env={"POSTERN_MAILBOX_POW_REQUIRED": "off"}) as server:
+        check(server.imap_port is not None, "serve's JSON line names the IMAP listener")
+        address = "imap-user@" + domains(server)[0]
+        created = create_account(server, address, password=PASSWORD)
+        account = created["id"]
+        token = http(server, "POST", "/api/token", {"address": address, "password": PASSWORD})[2]["token"]
+        imaplib_session(server, account, address, token)
+        imapclient_session(server, account, address, token)
+        bad_input(server, address)
+    check.finish("test_imap_clients")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+import IMAP
+import MailStore
+import Testing
+
+@testable import IMAPServer
+
+/// The selected mailbox as a session knows it: sequence numbers, sets by number and by UID, and the responses a new
+/// look at the store becomes (RFC 9051 §7.5.1's EXPUNGE numbering, EXISTS, FETCH FLAGS).
+@Suite("IMAP server: the selected mailbox's view")
+struct IMAPMailboxViewTests {
+    static func entry(_ uid: UInt32, _ keywords: Set<String> = []) -> MailUIDEntry {
+        MailUIDEntry(uid: uid, id: "m\(uid)", keywords: keywords, size: 10, receivedAt: 0)
+    }
+
+    static func view(_ uids: [UInt32]) -> IMAPMailboxView {
+        IMAPMailboxView(
+            folder: .inbox, readOnly: false, mailbox: MailUIDMailbox(uidValidity: 7, uidNext: (uids.last ?? 0) + 1),
+            entries: uids.map { entry($0) })
+    }
+
+    @Test("sets by number and by UID, `*` and `n:*` past the last")
+    func sets() throws {
+        let view = Self.view([3, 5, 9, 12])
+        let all = try IMAPSequenceSetParsing.parse("1:*")
+        #expect(view.indexes(all, uid: false, saved: []) == [0, 1, 2, 3])
+        #expect(view.indexes(try IMAPSequenceSetParsing.parse("5:9"), uid: true, saved: []) == [1, 2])
+        #expect(view.indexes(try IMAPSequenceSetParsing.parse("13:*"), uid: true, saved: []) == [3], "n:* names the last")
+        #expect(view.indexes(try IMAPSequenceSetParsing.parse("20"), uid: true, saved: []) == [])
+        #expect(view.indexes(try IMAPSequenceSetParsing.parse("2,4:6"), uid: false, saved: []) == [1, 3])
+        #expect(view.indexes(.savedResult, uid: false, saved: [9, 3]) == [0, 2])
+        #expect(Self.view([]).indexes(all, uid: false, saved: []) == [], "1:* on an empty mailbox names nothing")
+        #expect(view.sequenceNumber(ofUID: 9) == 3)
+        #expect(view.sequenceNumber(ofUID: 4) == nil)
+    }
+
+    @Test("a new look: EXPUNGEs numbered as the client counts, then EXISTS, then FETCH FLAGS")
+    func sync() {
+        var view = Self.view([1, 2, 3, 4, 5])
+        let responses = view.sync(
+            to: (MailUIDMailbox(uidValidity: 7, uidNext: 8),
+                [Self.entry(1), Self.entry(3, ["$seen"]), Self.entry(5), Self.entry(6), Self.entry(7)]))
+        #expect(
+            responses == [
+                .expunge(2), .expunge(3), .exists(5),
+                .fetch(2, [.uid(3), .flags([.seen])]),
+            ])
+        #expect(view.entries.map(\.uid) == [1, 3, 5, 6, 7])
+        #expect(view.sync(to: (view.mailbox, view.entries)) == [], "nothing new: nothing to say")
+    }
+}
+
+/// Sequence sets as a command writes them, through the parser of the IMAP target.
+enum IMAPSequenceSetParsing {
+    static func parse(_ text: String) throws -> IMAPSequenceSet {
+        let command = try IMAPCommandParser.parse(Array("a FETCH \(text) FLAGS".utf8), limits: IMAPLimits())
+        guard case .fetch(let set, _, _) = command.kind else { throw ParseFailure() }
+        return set
+    }
+
+    struct ParseFailure: Error {}
+}

@@ -1,0 +1,88 @@
+import IMAP
+import Testing
+
+@testable import IMAPServer
+
+/// FETCH's view of one stored message: sections and partials cut from the bytes as stored, the envelope from the
+/// header, the structure from MIME's part tree.
+@Suite("IMAP server: a message as FETCH shows it")
+struct IMAPMessageRendererTests {
+    static let message = Array(
+        """
+        From: Ann <ann@example.com>\r
+        To: team: bob@example.org, cy@example.org;\r
+        Subject: =?UTF-8?Q?caf=C3=A9?=\r
+        Message-ID: <m1@example.com>\r
+        Content-Type: multipart/mixed; boundary="b"\r
+        \r
+        preamble\r
+        --b\r
+        Content-Type: text/plain; charset=utf-8\r
+        \r
+        hello\r
+        --b\r
+        Content-Type: application/pdf\r
+        Content-Transfer-Encoding: base64\r
+        Content-Disposition: attachment; filename="a.pdf"\r
+        \r
+        JVBERg==\r
+        --b--\r
+
+        """.utf8)
+
+    @Test("BODY[] whole, HEADER, TEXT, part 1, part 2's MIME header, HEADER.FIELDS and a partial")
+    func sections() {
+        let renderer = IMAPMessageRenderer(raw: Self.message)
+        func body(_ section: IMAPSection, _ partial: IMAPPartial? = nil) -> String? {
+            guard case .body(_, _, let bytes)? = renderer.item(.body(section, partial: partial, peek: true)) else {
+                return nil
+            }
+            return bytes.map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(body(IMAPSection()) == String(decoding: Self.message, as: UTF8.self))
+        #expect(body(IMAPSection(text: .header))?.hasPrefix("From: Ann") == true)
+        #expect(body(IMAPSection(text: .header))?.hasSuffix("boundary=\"b\"\r\n\r\n") == true)
+        #expect(body(IMAPSection(text: .text))?.hasPrefix("preamble\r\n--b") == true)
+        #expect(body(IMAPSection(part: [1])) == "hello")
+        #expect(body(IMAPSection(part: [2], text: .mime))?.hasPrefix("Content-Type: application/pdf\r\n") == true)
+        #expect(body(IMAPSection(part: [3])) == nil, "no such part: NIL")
+        #expect(body(IMAPSection(text: .headerFields(["SUBJECT", "TO"])))
+            == "To: team: bob@example.org, cy@example.org;\r\nSubject: =?UTF-8?Q?caf=C3=A9?=\r\n\r\n")
+        #expect(body(IMAPSection(), IMAPPartial(start: 6, length: 3)) == "Ann")
+    }
+
+    @Test("ENVELOPE: fields as written, a group spelled out, Sender and Reply-To from From")
+    func envelope() throws {
+        guard case .envelope(let envelope)? = IMAPMessageRenderer(raw: Self.message).item(.envelope) else {
+            Issue.record("no envelope")
+            return
+        }
+        #expect(envelope.subject == Array("=?UTF-8?Q?caf=C3=A9?=".utf8))
+        #expect(envelope.from == [IMAPAddress(name: "Ann", mailbox: "ann", host: "example.com")])
+        #expect(envelope.sender == envelope.from)
+        #expect(envelope.replyTo == envelope.from)
+        #expect(envelope.to.count == 4, "group start, two members, group end")
+        #expect(envelope.to.first == IMAPAddress(mailbox: Array("team".utf8), host: nil))
+        #expect(envelope.messageID == Array("<m1@example.com>".utf8))
+    }
+
+    @Test("BODYSTRUCTURE: a multipart of a text part and an attachment with its disposition")
+    func structure() throws {
+        guard case .bodyStructure(.multipart(let parts, let subtype, _), _)? =
+            IMAPMessageRenderer(raw: Self.message).item(.bodyStructure(extensible: true))
+        else {
+            Issue.record("not a multipart")
+            return
+        }
+        #expect(subtype == "MIXED")
+        #expect(parts.count == 2)
+        guard case .part(let text) = parts[0], case .part(let pdf) = parts[1] else {
+            Issue.record("parts")
+            return
+        }
+        #expect(text.type == "TEXT" && text.subtype == "PLAIN" && text.kind == .text(lines: 1))
+        #expect(text.parameters.map(\.0) == ["charset"])
+        #expect(pdf.encoding == "BASE64" && pdf.size == 8)
+        #expect(pdf.extension?.disposition == IMAPBodyDisposition("ATTACHMENT", parameters: [("filename", "a.pdf")]))
+    }
+}
