@@ -243,7 +243,7 @@ let package = Package(
         // Mailpit's API v1 over the one mail store (issue 71), for the operator and Pro users' sandboxes.
         .target(name: "MailpitAPI", dependencies: [
             "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Base64Coding", "Time", "HTMLSanitizing",
-            "ConfigurationReading",
+            "ConfigurationReading", "Fetch",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -417,7 +417,8 @@ let package = Package(
         .testTarget(name: "HTMLSanitizingTests", dependencies: ["HTMLSanitizing"]),
         .testTarget(name: "MailpitAPITests", dependencies: [
             "MailpitAPI", "MailStore", "MIME", "Storage", "ServerKit", "HTTP1", "JSON", "PosternTestSupport",
-            "PostgresClient", "EmbeddedResources", "Base64Coding", .product(name: "Logging", package: "swift-log"),
+            "PostgresClient", "EmbeddedResources", "Base64Coding", "Fetch", "OutboundSocket",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",

@@ -65,10 +65,4 @@ extension MailpitAPI {
         throw MailpitRefusal.badRequest("SMTP relay is not enabled")
     }
 
-    /// `GET /api/v1/message/{ID}/link-check`: not done on this server yet: 404 for a message the scope does not
-    /// hold, else 400.
-    func linkCheck(_ call: MailpitCall) async throws -> HTTPResponse {
-        _ = try await rawMessage(call)
-        throw MailpitRefusal.badRequest("link check is not available on this server")
-    }
 }

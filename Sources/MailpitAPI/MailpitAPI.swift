@@ -1,5 +1,6 @@
 import AuthCrypto
 import Base64Coding
+import Fetch
 import HTTP1
 import JSON
 import MIME
@@ -7,8 +8,8 @@ import MailStore
 import ServerKit
 
 /// Mailpit's API v1 (`swagger.json` of Mailpit 408b30d) over the one mail store, mounted under
-/// ``MailpitConfiguration/basePath`` as Mailpit's own `--webroot` mounts it, so that a suite written for Mailpit runs by
-/// changing its base URL (issue 71).
+/// ``MailpitConfiguration/basePath`` as Mailpit's own `--webroot` mounts it, so that a suite written for Mailpit runs
+/// by changing its base URL (issue 71).
 ///
 /// Who may look: the operator's token (`POSTERN_OPERATOR_TOKEN`) sees every address's mail; a Pro user's API token
 /// sees that user's SMTP sandbox only. Either comes as `Authorization: Bearer <token>` or as HTTP Basic's password (any
@@ -23,6 +24,8 @@ public final class MailpitAPI: Sendable {
     let mail: MailStore
     let sandboxes: any MailpitSandboxes
     let receiving: any MailpitReceiving
+    /// The outbound fetcher link checks go through, under its address policy.
+    let links: any URLFetching
     let clock: @Sendable () -> Int64
     let startedAt: Int64
     let middleware: SurfaceMiddleware<Int>
@@ -34,17 +37,19 @@ public final class MailpitAPI: Sendable {
     ///   - mail: the one mail store.
     ///   - sandboxes: Pro users' sandboxes, found from their API tokens.
     ///   - receiving: local delivery, for the operator's `send`.
+    ///   - links: the outbound fetcher (its address policy decides what a link check may reach).
     ///   - clock: Unix seconds now (the uptime of `info`).
     ///   - onUnexpectedError: where an unforeseen error is reported, with the request id.
     public init(
         configuration: MailpitConfiguration, mail: MailStore, sandboxes: any MailpitSandboxes,
-        receiving: any MailpitReceiving, clock: @escaping @Sendable () -> Int64,
+        receiving: any MailpitReceiving, links: any URLFetching, clock: @escaping @Sendable () -> Int64,
         onUnexpectedError: (@Sendable (any Error, String) -> Void)?
     ) {
         self.configuration = configuration
         self.mail = mail
         self.sandboxes = sandboxes
         self.receiving = receiving
+        self.links = links
         self.clock = clock
         self.startedAt = clock()
         self.operatorDigest = configuration.operatorToken.flatMap { $0.isEmpty ? nil : SHA256.hash($0) }

@@ -19,6 +19,10 @@ public struct MailpitConfiguration: Sendable {
     public var maximumSendBytes = 10 * 1024 * 1024
     /// The largest request body of the other routes, in bytes. Default 1 MiB.
     public var maximumBodyBytes = 1024 * 1024
+    /// The most links one link check fetches (the first of the message's links). Default 100.
+    public var maximumLinkChecks = 100
+    /// How many of a link check's fetches run at once. Default 8.
+    public var concurrentLinkChecks = 8
 
     /// Every default.
     public init() {}
@@ -48,7 +52,9 @@ public struct MailpitConfiguration: Sendable {
                 key: "POSTERN_MAILPIT_PATH",
                 message: "must be off or a path such as /mailpit (a leading /, no trailing /, letters, digits, -_.~)")
         }
-        if maximumLimit < 1 || maximumSendBytes < 1 || maximumBodyBytes < 1 {
+        if maximumLimit < 1 || maximumSendBytes < 1 || maximumBodyBytes < 1 || maximumLinkChecks < 1
+            || concurrentLinkChecks < 1
+        {
             throw ConfigurationError(key: "POSTERN_MAILPIT_PATH", message: "limits must be positive")
         }
     }

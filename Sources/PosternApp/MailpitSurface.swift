@@ -15,7 +15,8 @@ enum MailpitSurface {
         settings.version = PosternVersion.text
         MailpitAPI(
             configuration: settings, mail: context.mail.store, sandboxes: MailpitSandboxAccess(sandbox: sandbox),
-            receiving: MailpitLocalReceiving(delivery: context.mail.delivery), clock: context.clock,
+            receiving: MailpitLocalReceiving(delivery: context.mail.delivery), links: context.fetcher,
+            clock: context.clock,
             onUnexpectedError: Surfaces.reporter("mailpit", context.logger)
         ).register(on: &router)
     }

@@ -3,9 +3,11 @@
 delete), then `requests` calls for the rest (search, tags, send, info, webui, view, raw, the off features, who may
 look, a Pro user's sandbox), each asserting Mailpit's documented shape. Mail goes in over SMTP (smtplib)."""
 
+import http.server
 import os
 import smtplib
 import sys
+import threading
 import urllib.parse
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -125,6 +127,35 @@ def requests_calls(server):
     check(requests.get(api + "/messages", auth=auth, timeout=30).json()["total"] == 2, "search delete")
 
 
+class Links(http.server.BaseHTTPRequestHandler):
+    """A web server on loopback for the link check: /ok is 200, anything else 404."""
+    def do_GET(self):
+        self.send_response(200 if self.path == "/ok" else 404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *arguments):
+        pass
+
+
+def link_check(server):
+    """The link check fetches through the outbound fetcher (this server lets it reach loopback:
+    POSTERN_OUTBOUND_ALLOW_PRIVATE)."""
+    import requests
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Links)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{site.server_address[1]}"
+        send(server, "fay@example.org", "Links", text=f"Confirm at {base}/ok or see {base}/missing.")
+        checked = requests.get(server + "/mailpit/api/v1/message/latest/link-check", auth=("op", TOKEN), timeout=60)
+        body = checked.json()
+        check(checked.status_code == 200 and body["Errors"] == 1, f"link-check: one error of two: {body}")
+        check([(link["URL"], link["StatusCode"], link["Status"]) for link in body["Links"]]
+              == [(base + "/ok", 200, "OK"), (base + "/missing", 404, "Not Found")], "each link's status, in order")
+    finally:
+        site.shutdown()
+
+
 def pro_sandbox(server):
     """A Pro user's API token sees that user's sandbox only; the operator sees it too; another's token does not."""
     import requests
@@ -149,9 +180,11 @@ def main():
     install_packages("mailpit-api-client-deps", ["dataclasses-json==0.6.7", "httpx==0.28.1"],
                      ["dataclasses_json", "httpx"])
     pros = [("ada@example.com", "ada-password"), ("bob@example.com", "bob-password")]
-    with postern(env={"POSTERN_OPERATOR_TOKEN": TOKEN, "POSTERN_SMTP_ACCEPT": "any"}, pro_users=pros) as server:
+    env = {"POSTERN_OPERATOR_TOKEN": TOKEN, "POSTERN_SMTP_ACCEPT": "any", "POSTERN_OUTBOUND_ALLOW_PRIVATE": "true"}
+    with postern(env=env, pro_users=pros) as server:
         client_library(server)
         requests_calls(server)
+        link_check(server)
         pro_sandbox(server)
     check.finish("test_mailpit_api")
 

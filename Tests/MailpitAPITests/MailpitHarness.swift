@@ -1,4 +1,5 @@
 import Base64Coding
+import Fetch
 import Foundation
 import Logging
 import MIME
@@ -20,7 +21,10 @@ final class MailpitHarness: @unchecked Sendable {
     let client: RouteClient
     let sandboxes: SandboxTable
 
-    init(_ backend: StorageBackend, sandboxes: [String: MailpitSandbox] = [:], basePath: String = "/mailpit") throws {
+    init(
+        _ backend: StorageBackend, sandboxes: [String: MailpitSandbox] = [:], basePath: String = "/mailpit",
+        links: any URLFetching = LinkTable(answers: [:])
+    ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "mailpit-tests"))
         store = MailStore(database: test.database)
         var configuration = MailpitConfiguration()
@@ -29,7 +33,8 @@ final class MailpitHarness: @unchecked Sendable {
         self.sandboxes = SandboxTable(store: store, tokens: sandboxes)
         api = MailpitAPI(
             configuration: configuration, mail: store, sandboxes: self.sandboxes,
-            receiving: DirectReceiving(store: store), clock: { 1_800_000_000 }, onUnexpectedError: nil)
+            receiving: DirectReceiving(store: store), links: links, clock: { 1_800_000_000 },
+            onUnexpectedError: nil)
         var router = ContextRouter()
         api.register(on: &router)
         client = RouteClient(router: router, requestID: "mailpit-test")
@@ -100,5 +105,15 @@ struct DirectReceiving: MailpitReceiving {
             NewMailMessage(try MIMEParser.parse(raw), envelopeFrom: mailFrom, raw: raw),
             to: local.map { .init(address: $0, quota: 100_000_000, envelopeTo: [$0]) }, folder: .inbox,
             now: 1_800_000_000)
+    }
+}
+
+/// The outbound fetcher's refusals by URL, as the real one throws them; a URL not in the table did not resolve.
+/// (A 2xx answer is the end-to-end test's: `FetchResponse` is made only by the real fetcher.)
+struct LinkTable: URLFetching {
+    let answers: [String: FetchError]
+
+    func fetch(_ url: String) async throws(FetchError) -> FetchResponse {
+        throw answers[url] ?? .resolutionFailed
     }
 }
