@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run cluster cluster-stop test client-tests outbound-tests cluster-tests failover-tests bench-cluster schemathesis sanitize bench instructions fuzz soak clean
+.PHONY: bootstrap build release run cluster cluster-stop test client-tests outbound-tests cluster-tests failover-tests patroni-tests rolling-upgrade bench-cluster schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -46,7 +46,7 @@ cluster-stop:
 ## PostgreSQL in that one pass (a server the tests start on loopback with scripts/pg-temp, each test on a database of
 ## its own; end-to-end servers reach it through POSTERN_DATABASE_URL).
 ## Beside those, from the end of the build, the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP
-## parser) in one test process, its tests in parallel, and five Python stages at once, each logged to
+## parser) in one test process, its tests in parallel, and six Python stages at once, each logged to
 ## .build/test-logs/<stage>.log (a failed one's log is printed; most of their time is installing clients and waiting
 ## on servers): the client tests (scripts/client-tests, CLIENT_LANES (2) at once): Mail.td's Python SDKs,
 ## unmodified, and a reader that follows /llms.txt alone, each against a real server (the SDKs install themselves
@@ -59,6 +59,10 @@ cluster-stop:
 ## the failover suite (Tests/Cluster/failover_tests.py, about two and a half minutes): two instances on a primary and a
 ## synchronous standby (scripts/pg-ha), a frozen standby, a canceled wait, kill -9 of the primary under load with
 ## zero acknowledged writes lost, and the asynchronous control that must show loss;
+## the Patroni stage (Tests/Cluster/patroni_tests.py, about three minutes): two instances on three PostgreSQL nodes
+## under Patroni (scripts/patroni), one through HAProxy and one through the multi-host URL, a switchover, kill -9 of the
+## leader's PostgreSQL and of its Patroni, and a rolling restart of both instances, under load: nothing acknowledged
+## lost, no refusal but 503 with Retry-After, none at all in the rolling restart;
 ## schemathesis on every documented operation (scripts/schemathesis, about a minute).
 test:
 	@scripts/bootstrap
@@ -76,6 +80,18 @@ cluster-tests: build
 ## Only the failover suite (docs/postgres.md, failover), against the current debug build.
 failover-tests: build
 	POSTERN_BIN=.build/debug/postern Tests/Cluster/failover_tests.py
+
+## Only the Patroni stage (docs/postgres.md, Patroni), against the current debug build.
+patroni-tests: build
+	POSTERN_BIN=.build/debug/postern Tests/Cluster/patroni_tests.py
+
+## A rolling upgrade under load (scripts/rolling-upgrade; decision 32), not part of `make test`: the release before the
+## last change to migrations/ (ROLLING_UPGRADE_FROM=<commit> for another) and this checkout, both built in debug, two
+## instances of the old on one PostgreSQL database replaced by the new one at a time; zero failed requests and zero
+## lost writes, or it fails.
+rolling-upgrade: bootstrap
+	@scripts/bootstrap --test
+	SWIFT='$(SWIFT)' scripts/rolling-upgrade
 
 ## Only the client tests, against the current debug build.
 client-tests:

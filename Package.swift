@@ -310,7 +310,8 @@ let package = Package(
         // transaction, leased to instances per message and destination domain, retried, bounced and suppressed; the
         // dispatcher that runs it over any OutboundTransport.
         .target(name: "OutboundQueue", dependencies: [
-            "MailDelivery", "SMTPOutcomes", "Storage", "ConfigurationReading", "Time", "LeasedQueue",
+            "MailDelivery", "Directory", "EmailAddresses", "SMTPOutcomes", "Storage", "ConfigurationReading", "Time",
+            "LeasedQueue",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -10,6 +10,8 @@ public enum AuditActorKind: String, Sendable, CaseIterable {
     case app
     /// The server itself (a timer).
     case system
+    /// A mailbox's holder with its own credential (a Mail.td account's address and password, at IMAP).
+    case mailbox
 }
 
 /// One line of the audit trail: who did what to which thing, when and from where. Never holds a secret: no password,

@@ -143,7 +143,7 @@ public struct HTTPConnectionStateMachine {
         case .wrote(let count):
             let drained = lifecycle.didWrite(count)
             if lifecycle.stage == .abandoning { return close(into: &actions) }
-            if timeouts.wait == .writing { timeouts.enter(.writing, now: now) }  // progress restarts it
+            timeouts.progressed(now: now)  // restarts the write clock, and idle from the last answer
             if drained { outputDrained(now: now, into: &actions) }
         case .writeBlocked:
             if lifecycle.stage == .abandoning { return close(into: &actions) }
@@ -322,6 +322,14 @@ public struct HTTPConnectionStateMachine {
             slots[index].bytes = bytes
             if !context.keepAlive { slots[index].closeAfter = true }
         }
+    }
+
+    /// The answer just given was encoded by `now` (the loop's clock read after `answer`): the connection's timeouts
+    /// restart from then. A large answer encoded in a starved turn is written with the turn's older `now`; without
+    /// this, its write timeout, or the idle timeout after it, counted from before it was built and could close the
+    /// connection at once after the answer went out.
+    public mutating func answerEncoded(now: UInt64) {
+        timeouts.progressed(now: now)
     }
 
     /// The encoder's context for `slot`'s response, deciding whether the connection stays open after it: not when

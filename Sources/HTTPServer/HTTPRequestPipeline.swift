@@ -208,11 +208,14 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
             request.requestID = Self.sanitizedRequestID(request.headers["X-Request-Id"]) ?? loopState.nextRequestID()
             switch shared.responder.respond(to: request, route: route) {
             case .now(let response):
-                // Answered within this turn: the duration ends after the handler, not at the turn's start.
+                // Answered within this turn: the duration ends after the handler and the encoding, not at the turn's
+                // start, and the timeouts restart from then.
+                machine.answer(response, sequence: sequence, requestID: request.requestID, date: loopState.date())
+                let finished = loopState.clock()
+                machine.answerEncoded(now: finished)
                 report(
                     method: request.method, routeName: route.logName, status: response.status.code,
-                    requestID: request.requestID, startedAt: now, finishedAt: loopState.clock())
-                machine.answer(response, sequence: sequence, requestID: request.requestID, date: loopState.date())
+                    requestID: request.requestID, startedAt: now, finishedAt: finished)
                 machine.reclaim(consume request)
             case .later(let work):
                 waiting.append(Waiting(request, sequence, route, now))
@@ -274,6 +277,7 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
             requestID: request.requestID, startedAt: request.startedAt, finishedAt: completion.finishedAt ?? now)
         machine.answer(
             completion.response, sequence: completion.sequence, requestID: request.requestID, date: loopState.date())
+        machine.answerEncoded(now: loopState.clock())
     }
 
     /// Writes the access-log line of an answered request and tells the responder, for its metrics.

@@ -24,9 +24,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxConnectionsPerClient: Int = 512
     /// Longest time from the first byte of a request to its last (slow clients). Default 10 s.
     public var headerReadTimeout: Duration = .seconds(10)
-    /// Longest time a keep-alive connection may sit without a request. Default 30 s.
+    /// Longest time a keep-alive connection may sit without a request, counted from the last answer written (never
+    /// while an answer is built, however long that takes). Default 30 s.
     public var idleTimeout: Duration = .seconds(30)
-    /// Longest time a response may wait for a client that does not read it. Default 30 s.
+    /// Longest time a response may wait for a client that does not read it, counted from the later of its encoding
+    /// and the last bytes the socket took. Default 30 s.
     public var writeTimeout: Duration = .seconds(30)
     /// Longest time `shutdown()` waits for requests in flight before closing what is left. Default 10 s.
     public var shutdownGracePeriod: Duration = .seconds(10)

@@ -48,7 +48,7 @@ public struct JMAPOutbound: Sendable {
 /// What becomes of a sender's recipients on other domains (``JMAPOutbound/standing(of:)``).
 public enum OutsideStanding: Sendable, Equatable {
     /// They are queued to leave; `holder` answers for them (their owner's limits count them), nil when nobody does.
-    case leaves(holder: String?)
+    case leaves(holder: SubmissionHolder?)
     /// They stay in the outbox, for this reason.
     case held(HeldReason)
 }

@@ -224,7 +224,7 @@ extension JMAPService {
     ) async throws -> SubmissionRecord {
         let account = call.account
         var held: HeldReason?
-        var holder: String?
+        var holder: SubmissionHolder?
         if !foreign.isEmpty {
             switch try await outbound.admit(
                 sender: account.address, quota: account.quota, adding: foreign.count, raw: raw, now: now)

@@ -25,6 +25,9 @@ import WebSocket
 ///
 /// The bearer is checked again before each answer and each `StateChange`, and while push is idle at the event
 /// source's recheck interval: revoked or expired, the socket is closed with 1008 (reason `token_revoked`).
+///
+/// The socket is one ``WebSocketHandler`` (``JMAPSocketSession/run(_:)``): a child task answers, the push runs in a
+/// task the answering loop owns and awaits, and the socket's end cancels them all.
 extension JMAPService {
     /// The path of the endpoint.
     public static let webSocketPath = "/jmap/ws"
@@ -57,15 +60,16 @@ extension JMAPService {
                 return HTTPResponse(status: .noContent)
             }
             guard let account = opened else { return .refuse(refusal) }
-            return .accept(subprotocol: Self.webSocketSubprotocol) { [self] channel in
-                JMAPSocketSession(service: self, request: request, account: account, context: context, channel: channel)
-                    .start()
+            return .accept(subprotocol: Self.webSocketSubprotocol) { [self] inbound, outbound in
+                await JMAPSocketSession(
+                    service: self, request: request, account: account, context: context, outbound: outbound
+                ).run(inbound)
             }
         }
     }
 }
 
-/// One `/jmap/ws` socket: its messages answered in order, and its pushes.
+/// One `/jmap/ws` socket: its messages answered in order, and its pushes. It lives as long as ``run(_:)``.
 final class JMAPSocketSession: Sendable {
     let service: JMAPService
     /// The upgrade request: its bearer is checked again before each answer and push.
@@ -73,73 +77,72 @@ final class JMAPSocketSession: Sendable {
     /// The account the bearer opened at the upgrade.
     let account: JMAPAccount
     let context: RequestContext
-    let channel: any WebSocketChannel
-    private let messages: AsyncStream<WebSocketMessage>
-    private let input: AsyncStream<WebSocketMessage>.Continuation
-    /// Messages handed to the reader and not yet answered.
+    let outbound: WebSocketOutbound
+    /// Messages handed to the answering loop and not yet answered.
     private let waiting = Atomic<Int>(0)
-    /// The task that answers messages, and the one that pushes (while push is enabled).
-    private let tasks = Mutex<(reader: Task<Void, Never>?, push: Task<Void, Never>?)>((nil, nil))
 
     init(
         service: JMAPService, request: HTTPRequest, account: JMAPAccount, context: RequestContext,
-        channel: any WebSocketChannel
+        outbound: WebSocketOutbound
     ) {
         self.service = service
         self.request = request
         self.account = account
         self.context = context
-        self.channel = channel
-        (messages, input) = AsyncStream.makeStream(of: WebSocketMessage.self)
+        self.outbound = outbound
     }
 
-    /// Starts the reader (on the event loop: starts a task only).
-    func start() {
-        let reader = Task { await serve() }
-        tasks.withLock { $0.reader = reader }
-        channel.onMessage { [self] message in
-            // Past the limit the message is answered here, without waiting for those before it.
-            guard waiting.add(1, ordering: .relaxed).newValue <= service.configuration.maxConcurrentRequests else {
-                waiting.subtract(1, ordering: .relaxed)
-                let id = JMAPSocketMessage.requestID(of: message, maxSizeRequest: service.configuration.maxSizeRequest)
-                let limit = service.configuration.maxConcurrentRequests
-                send(
-                    JMAPSocketError(
-                        requestID: id,
-                        error: .limit("maxConcurrentRequests", "At most \(limit) requests wait on one socket.")
-                    ).json)
-                return
+    /// Reads the client's messages and answers them, in order, in a child task, so that one past the limit is
+    /// answered at once, without waiting for those before it. Returns when the socket stops being open.
+    func run(_ inbound: WebSocketInbound) async {
+        let (messages, queue) = AsyncStream.makeStream(of: WebSocketMessage.self)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.serve(messages) }
+            for await message in inbound {
+                guard waiting.add(1, ordering: .relaxed).newValue <= service.configuration.maxConcurrentRequests else {
+                    waiting.subtract(1, ordering: .relaxed)
+                    let id = JMAPSocketMessage.requestID(of: message, maxSizeRequest: service.configuration.maxSizeRequest)
+                    let limit = service.configuration.maxConcurrentRequests
+                    send(
+                        JMAPSocketError(
+                            requestID: id,
+                            error: .limit("maxConcurrentRequests", "At most \(limit) requests wait on one socket.")
+                        ).json)
+                    continue
+                }
+                queue.yield(message)
             }
-            input.yield(message)
-        }
-        channel.onClose { [self] in
-            input.finish()
-            let (reader, push) = tasks.withLock { $0 }
-            reader?.cancel()
-            push?.cancel()
+            queue.finish()
+            group.cancelAll()
         }
     }
 
     private func send(_ value: JSONValue) {
-        channel.send(.text(String(decoding: value.serialize(), as: UTF8.self)))
+        outbound.send(.text(String(decoding: value.serialize(), as: UTF8.self)))
     }
 
-    /// Answers each message in order until the socket closes.
-    private func serve() async {
+    /// Answers each message in order, and pushes while push is enabled, until the messages end or the task is
+    /// cancelled; the push task ends before it returns.
+    private func serve(_ messages: AsyncStream<WebSocketMessage>) async {
+        var push: Task<Void, Never>?
         for await message in messages {
             defer { waiting.subtract(1, ordering: .relaxed) }
-            guard await stillAuthenticates(account) else { return }
+            guard await stillAuthenticates(account) else { break }
             switch JMAPSocketMessage.read(message, maxSizeRequest: service.configuration.maxSizeRequest) {
             case .failure(let error):
                 send(error.json)
             case .success(.request(let id, let envelope)):
                 await answer(envelope, id: id, account)
             case .success(.pushEnable(let types, let pushState)):
-                enablePush(account, types: types, pushState: pushState)
+                push?.cancel()
+                push = enablePush(account, types: types, pushState: pushState)
             case .success(.pushDisable):
-                tasks.withLock { $0.push?.cancel(); $0.push = nil }
+                push?.cancel()
+                push = nil
             }
         }
+        push?.cancel()
+        await push?.value
     }
 
     /// Runs one request and sends its `Response`, or its `RequestError`.
@@ -160,27 +163,22 @@ final class JMAPSocketSession: Sendable {
         }
     }
 
-    /// Starts (or restarts) pushing `StateChange`s for `types` (nil: all), from `pushState` when given.
-    private func enablePush(_ account: JMAPAccount, types: [String]?, pushState: String?) {
+    /// Starts pushing `StateChange`s for `types` (nil: all), from `pushState` when given; nil when push is refused.
+    private func enablePush(_ account: JMAPAccount, types: [String]?, pushState: String?) -> Task<Void, Never>? {
         guard account.permissions.contains(.read) else {
-            return send(
+            send(
                 JMAPSocketError(
                     requestID: nil,
                     error: RequestError(
                         status: .forbidden, type: "about:blank",
                         detail: "Push needs the mail.read scope, which this grant lacks.")
                 ).json)
+            return nil
         }
         let pushable =
             EventSourceRequest.mailTypes + (service.outbound != nil ? [EventSourceRequest.submissionType] : [])
         let watched = types.map { names in pushable.filter(names.contains) } ?? pushable
-        let task = Task { await push(account, watched, resumingFrom: pushState) }
-        let previous = tasks.withLock { tasks in
-            defer { tasks.push = task }
-            return tasks.push
-        }
-        previous?.cancel()
-        if channel.isClosed { task.cancel() }
+        return Task { await push(account, watched, resumingFrom: pushState) }
     }
 
     /// Sends a `StateChange` each time a watched type's state moves, until cancelled or the socket closes.
@@ -224,7 +222,7 @@ final class JMAPSocketSession: Sendable {
     private func stillAuthenticates(_ account: JMAPAccount) async -> Bool {
         do {
             if try await service.authenticate(request) == account { return true }
-            channel.close(.policyViolation, reason: "token_revoked")
+            outbound.close(.policyViolation, reason: "token_revoked")
         } catch {
             fail(error)
         }
@@ -235,6 +233,6 @@ final class JMAPSocketSession: Sendable {
     private func fail(_ error: any Error) {
         let failure = ServiceFailure(error)
         if failure.shouldLog { service.onUnexpectedError(error, context.requestID) }
-        channel.close(.internalError, reason: "")
+        outbound.close(.internalError, reason: "")
     }
 }

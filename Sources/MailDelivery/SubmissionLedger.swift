@@ -18,7 +18,9 @@ public protocol SubmissionLedger: Sendable {
     /// Checks, before anything is sent, that `adding` more outside recipients of `sender` fit `limits` now; the limits
     /// of scope ``SendLimit/Scope/holder`` count every sender of `holder` together (none when `holder` is nil).
     /// - Throws: ``SendLimitReached`` naming the first limit they would pass.
-    func checkLimits(_ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64) async throws
+    func checkLimits(
+        _ limits: [SendLimit], sender: String, holder: SubmissionHolder?, adding: Int, now: Int64
+    ) async throws
 
     /// Bytes of `sender`'s messages still waiting in the queue (a message leaves once none of its recipients is
     /// queued): what counts against the sender's quota besides its mailbox, so that a sender cannot park more mail
@@ -33,7 +35,8 @@ public protocol SubmissionLedger: Sendable {
     /// answering for them, checked against `limits` in the same transaction; returns how many moved.
     /// - Throws: ``SendLimitReached`` (nothing moved); storage errors.
     func release(
-        submissionID: String, addresses: [String], content: [UInt8], holder: String?, limits: [SendLimit], now: Int64
+        submissionID: String, addresses: [String], content: [UInt8], holder: SubmissionHolder?, limits: [SendLimit],
+        now: Int64
     ) async throws -> Int
 
     /// Why each of the submissions `submissionIDs` has recipients held, as recorded, by submission id: one read for
@@ -60,9 +63,9 @@ public struct NewSubmission: Sendable, Equatable {
     public var threadID: String
     /// Unix seconds.
     public var sendAt: Int64
-    /// Who answers for the sender (an owner's key, from the sender rule), recorded with the submission: the limits of
+    /// Who answers for the sender (an owner, from the sender rule), recorded with the submission: the limits of
     /// scope ``SendLimit/Scope/holder`` count every submission of theirs. Nil when nobody is named.
-    public var holder: String?
+    public var holder: SubmissionHolder?
     /// Every recipient of the envelope, in order, with what became of it already.
     public var recipients: [SubmissionRecipient]
     /// The message as submitted (kept only when a recipient is queued).
@@ -73,7 +76,7 @@ public struct NewSubmission: Sendable, Equatable {
     /// - Parameters: see the properties.
     public init(
         id: String, accountID: String, sender: String, emailID: String, threadID: String, sendAt: Int64,
-        holder: String? = nil, recipients: [SubmissionRecipient], content: [UInt8],
+        holder: SubmissionHolder? = nil, recipients: [SubmissionRecipient], content: [UInt8],
         envelope: SubmissionEnvelope? = nil
     ) {
         self.id = id

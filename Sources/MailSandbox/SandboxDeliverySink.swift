@@ -44,6 +44,17 @@ public struct SandboxDeliverySink: SMTPMailSink {
         }
     }
 
+    /// The Pro user behind the token `identity` names: a sandbox session follows that user's failure-injection rules
+    /// (`/api/user/sandbox/chaos`). A storage failure says none, and is logged.
+    public func chaosScope(ofIdentity identity: String) async -> String? {
+        do {
+            return try await sandbox.sandboxOwner(credential: identity)
+        } catch {
+            logger.error("sandbox chaos scope failed", metadata: ["error": "\(type(of: error))"])
+            return nil
+        }
+    }
+
     /// Every address is accepted: the sandbox keeps what a real server would have sent there.
     public func verdict(forRecipient address: String) async -> SMTPRecipientVerdict { .accept }
 

@@ -31,6 +31,8 @@ public struct MailArrival: Sendable, Equatable {
     public var size: Int64
     /// Unix seconds.
     public var receivedAt: Int64
+    /// The copy's place in the store-wide arrival order (`received_seq`): what orders copies of one second.
+    public var arrivalOrder: Int64
 }
 
 /// What hears of mail stored in a held inbox, inside the delivery's own transaction: what it writes commits with the

@@ -32,12 +32,4 @@ extension MailStore {
     public static func outboxCount(_ connection: any SQLConnection) throws -> Int64 {
         try connection.query("SELECT count(*) AS n FROM mail_outbox", []).first?.int("n") ?? 0
     }
-
-    /// The arrival order (`received_seq`) of the message whose id is in `column`, as an SQL expression another target's
-    /// query sorts by; NULL when no such message is stored (it was deleted). An expression, not a value: the order
-    /// decides which rows a `LIMIT` in that same statement takes (the webhook queue's lease).
-    /// - Parameter column: a column of the caller's query holding a message id (`e.message_id`); never client text.
-    public static func arrivalOrder(ofMessageIn column: String) -> String {
-        "(SELECT m.received_seq FROM mail_messages m WHERE m.id = \(column))"
-    }
 }

@@ -88,7 +88,10 @@ public struct MailStore: Sendable {
                 MailArrival(
                     messageID: id, address: recipient.address, holder: holder, fromJSON: Self.json(message.from),
                     envelopeFrom: message.envelopeFrom, subject: message.subject, preview: message.preview,
-                    size: Int64(message.raw.count), receivedAt: now),
+                    size: Int64(message.raw.count), receivedAt: now,
+                    arrivalOrder: try connection.query(
+                        "SELECT received_seq FROM mail_messages WHERE id = ?", [.text(id)]
+                    ).first?.int("received_seq") ?? 0),
                 in: connection)
         }
         return id

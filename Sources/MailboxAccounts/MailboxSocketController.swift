@@ -2,7 +2,6 @@ import HTTP1
 import JSON
 import MailStore
 import ServerKit
-import Synchronization
 import WebSocket
 
 /// mail.cx's live messages (https://docs.mail.cx/api/websocket) at `GET /api/ws`: a mailbox's new mail pushed over a
@@ -41,48 +40,49 @@ struct MailboxSocketController: MailboxController {
         router.add(
             .GET, Self.path,
             .webSocket { _, _, _, _ in
-                .accept(subprotocol: nil) { channel in MailboxSocketSession(surface: surface, channel: channel).start() }
+                .accept(subprotocol: nil) { inbound, outbound in
+                    await MailboxSocketSession(surface: surface, outbound: outbound).run(inbound)
+                }
             })
     }
 }
 
-/// One `/api/ws` socket: its authentication, then its events until it closes.
+/// One `/api/ws` socket: its authentication, then its events until it closes. It lives as long as ``run(_:)``.
 final class MailboxSocketSession: Sendable {
     let surface: MailboxService
-    let channel: any WebSocketChannel
+    let outbound: WebSocketOutbound
     private let socketID = MailboxIdentifiers.uuid()
-    /// Whether the first message arrived (only it is read).
-    private let answered = Atomic<Bool>(false)
-    /// The task that pushes events, cancelled when the socket closes.
-    private let pushing = Mutex<Task<Void, Never>?>(nil)
 
-    init(surface: MailboxService, channel: any WebSocketChannel) {
+    init(surface: MailboxService, outbound: WebSocketOutbound) {
         self.surface = surface
-        self.channel = channel
+        self.outbound = outbound
     }
 
-    /// Waits for the client's `auth` message (on the event loop: starts tasks only).
-    func start() {
-        let timer = Task { [self] in
-            try? await Task.sleep(for: MailboxSocketController.authWindow)
-            if !Task.isCancelled && !answered.load(ordering: .relaxed) { channel.close(.policyViolation, reason: "auth_timeout") }
+    /// Waits up to the auth window for the client's first message, then authenticates and pushes while reading and
+    /// dropping what else the client sends.
+    func run(_ inbound: WebSocketInbound) async {
+        let first = await withTaskGroup(of: WebSocketMessage?.self) { group in
+            group.addTask {
+                for await message in inbound { return message }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: MailboxSocketController.authWindow)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
         }
-        channel.onClose { [self] in
-            timer.cancel()
-            pushing.withLock { $0?.cancel() }
+        guard let first else {
+            if !Task.isCancelled { outbound.close(.policyViolation, reason: "auth_timeout") }
+            return
         }
-        channel.onMessage { [self] message in
-            guard answered.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-            timer.cancel()
-            let task = Task { await authenticate(message) }
-            pushing.withLock { $0 = task }
-            if channel.isClosed { task.cancel() }
-        }
+        try? await inbound.discarding { await authenticate(first) }
     }
 
     private func refuse(_ error: String) {
-        channel.send(.text(#"{"error":"\#(error)"}"#))
-        channel.close(.policyViolation, reason: error)
+        outbound.send(.text(#"{"error":"\#(error)"}"#))
+        outbound.close(.policyViolation, reason: error)
     }
 
     private func authenticate(_ message: WebSocketMessage) async {
@@ -102,14 +102,14 @@ final class MailboxSocketSession: Sendable {
                 id: socketID, accountID: account.id, now: now, expiresAt: now + MailboxSocketController.claimSeconds,
                 limit: surface.configuration.socketsPerAccount)
         } catch {
-            channel.close(.internalError, reason: "")
+            outbound.close(.internalError, reason: "")
             return
         }
         guard claimed else { return refuse("too_many_connections") }
         do {
             try await push(account, bearer)
         } catch {
-            if !Task.isCancelled { channel.close(.internalError, reason: "") }
+            if !Task.isCancelled { outbound.close(.internalError, reason: "") }
         }
         try? await store.releaseSocket(id: socketID)
     }
@@ -119,13 +119,13 @@ final class MailboxSocketSession: Sendable {
     private func push(_ account: MailboxAccountRecord, _ bearer: MailboxBearer) async throws {
         let mail = surface.mail
         let known = try await mail.state(address: account.address)
-        channel.send(.text(#"{"type":"auth_ok"}"#))
+        outbound.send(.text(#"{"type":"auth_ok"}"#))
         let clock = ContinuousClock()
         let refreshEvery = Duration.seconds(MailboxSocketController.claimSeconds / 3)
         var refreshed = clock.now
         let stream = mail.changeStream(of: account.address, from: known, quiet: refreshEvery) { [self] in
             guard case .account? = try? await surface.authorizer.principal(bearer) else {
-                channel.close(.policyViolation, reason: "token_revoked")
+                outbound.close(.policyViolation, reason: "token_revoked")
                 return false
             }
             return true
@@ -135,7 +135,7 @@ final class MailboxSocketSession: Sendable {
                 for arrival in change.arrivals {
                     guard let message = try await mail.message(address: account.address, id: arrival.messageID)
                     else { continue }
-                    channel.send(.text(Self.event(message.summary, account: account)))
+                    outbound.send(.text(Self.event(message.summary, account: account)))
                 }
             }
             if clock.now - refreshed >= refreshEvery {

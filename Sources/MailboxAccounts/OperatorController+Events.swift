@@ -41,15 +41,14 @@ extension OperatorController {
                     return .refuse(refusal)
                 }
                 let to = request.queryItem("to")
-                return .accept(subprotocol: nil) { channel in
-                    let task = Task { await Self.pushEvents(surface, to: to, channel) }
-                    channel.onClose { task.cancel() }
+                return .accept(subprotocol: nil) { inbound, outbound in
+                    try await inbound.discarding { await Self.pushEvents(surface, to: to, outbound) }
                 }
             })
     }
 
-    /// Sends events until the socket closes.
-    private static func pushEvents(_ surface: MailboxService, to: String?, _ channel: any WebSocketChannel) async {
+    /// Sends events until the socket closes (its task is cancelled then).
+    private static func pushEvents(_ surface: MailboxService, to: String?, _ outbound: WebSocketOutbound) async {
         let mail = surface.mail
         do {
             var point: MailSearchPoint?
@@ -68,7 +67,7 @@ extension OperatorController {
                 // second reset with no mail between says nothing new.
                 let counted = surface.operatorResets.value
                 if (counted != resets || (held && total == 0)) && !resetSinceMail {
-                    channel.send(.text(#"{"type":"reset"}"#))
+                    outbound.send(.text(#"{"type":"reset"}"#))
                     resetSinceMail = true
                     // Whatever the store holds now arrived after the reset: from the first again (the arrival
                     // counter may start over once the store is empty).
@@ -81,12 +80,12 @@ extension OperatorController {
                     let event = JSONValue.object([
                         ("type", .string("new")), ("message", .object(OperatorController.operatorPairs(found))),
                     ])
-                    channel.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
+                    outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
                     point = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
                 }
             } while try await stream.next() != nil
         } catch {
-            if !Task.isCancelled { channel.close(.internalError, reason: "") }
+            if !Task.isCancelled { outbound.close(.internalError, reason: "") }
         }
     }
 }

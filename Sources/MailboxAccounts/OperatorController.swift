@@ -156,3 +156,15 @@ struct OperatorController: MailboxController {
         ]
     }
 }
+
+extension MailboxService {
+    /// `handler` behind the operator's bearer, checked as `/api/operator/messages` checks it: for the operator routes
+    /// another target adds (the SMTP failure injection's `/api/operator/chaos`). Nil when `POSTERN_OPERATOR_TOKEN` is
+    /// unset: such a route then does not exist either.
+    public func operatorOnly(
+        _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
+    ) -> (@Sendable (MailboxCall) async throws -> HTTPResponse)? {
+        guard let token = configuration.operatorToken, !token.isEmpty else { return nil }
+        return OperatorController(surface: self).operatorOnly(SHA256.hash(token), handler)
+    }
+}

@@ -29,8 +29,8 @@ public enum QueueSelection: Sendable, Equatable {
     case message(String)
     /// Every waiting recipient of every message from this sender (any case).
     case sender(String)
-    /// Every waiting recipient of every message its holder answers for (`outbound_submissions.holder`, an owner's key).
-    case holder(String)
+    /// Every waiting recipient of every message its holder answers for (`outbound_submissions.holder`).
+    case holder(SubmissionHolder)
     /// Every waiting recipient at this destination domain.
     case domain(String)
     /// Every waiting recipient.
@@ -145,7 +145,7 @@ extension OutboundQueue {
             bindings.append(.text(sender.lowercased()))
         case .holder(let holder):
             condition += " AND s.holder = ?"
-            bindings.append(.text(holder))
+            bindings.append(.text(holder.key))
         case .domain(let domain):
             condition += " AND r.domain = ?"
             bindings.append(.text(domain.lowercased()))

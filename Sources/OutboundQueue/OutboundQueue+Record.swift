@@ -27,7 +27,7 @@ extension OutboundQueue: SubmissionLedger {
                     [
                         .text(submission.id), .text(submission.accountID), .text(submission.sender),
                         .text(submission.emailID), .text(submission.threadID), .integer(submission.sendAt),
-                        .integer(seq), .integer(seq), submission.holder.map(SQLValue.text) ?? .null,
+                        .integer(seq), .integer(seq), submission.holder.map { .text($0.key) } ?? .null,
                         submission.envelope.map { SQLValue.text($0.mailFrom) } ?? .null,
                         submission.envelope.map { SQLValue.text(Self.lines($0.rcptTo)) } ?? .null,
                     ])
@@ -63,7 +63,7 @@ extension OutboundQueue: SubmissionLedger {
     /// - Returns: each recipient's state, in order.
     /// - Throws: ``SendLimitReached``; storage errors.
     static func admitted(
-        _ recipients: [SubmissionRecipient], sender: String, holder: String?, limits: [SendLimit], now: Int64,
+        _ recipients: [SubmissionRecipient], sender: String, holder: SubmissionHolder?, limits: [SendLimit], now: Int64,
         _ connection: any SQLConnection
     ) throws -> [RecipientState] {
         let states = try recipients.map { try disposition($0, now: now, connection) }
@@ -161,7 +161,7 @@ extension OutboundQueue: SubmissionLedger {
     /// while its submission's `send_at` is within the window (`send_at > now - window`), against the limits of its
     /// sender and, when it was recorded with a holder, those of its holder (every sender of theirs together).
     static func check(
-        _ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64,
+        _ limits: [SendLimit], sender: String, holder: SubmissionHolder?, adding: Int, now: Int64,
         _ connection: any SQLConnection
     ) throws {
         for limit in limits {
@@ -170,7 +170,7 @@ extension OutboundQueue: SubmissionLedger {
             case .sender: counted = ("s.sender", sender)
             case .holder:
                 guard let holder else { continue }
-                counted = ("s.holder", holder)
+                counted = ("s.holder", holder.key)
             }
             let sent = try connection.query(
                 """
@@ -191,7 +191,7 @@ extension OutboundQueue: SubmissionLedger {
     /// fit `limits` now (the record checks again in its transaction).
     /// - Throws: ``SendLimitReached`` naming the first limit they would pass.
     public func checkLimits(
-        _ limits: [SendLimit], sender: String, holder: String?, adding: Int, now: Int64
+        _ limits: [SendLimit], sender: String, holder: SubmissionHolder?, adding: Int, now: Int64
     ) async throws {
         guard adding > 0, !limits.isEmpty else { return }
         try await database.read { connection in

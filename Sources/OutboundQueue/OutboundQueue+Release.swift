@@ -11,7 +11,7 @@ extension OutboundQueue {
     /// - Returns: how many recipients were moved (none when the submission holds none of them held any more).
     /// - Throws: ``SendLimitReached`` (nothing moved) when they would pass one of `limits`; storage errors.
     public func release(
-        submissionID: String, addresses: [String], content: [UInt8], holder: String?, limits: [SendLimit],
+        submissionID: String, addresses: [String], content: [UInt8], holder: SubmissionHolder?, limits: [SendLimit],
         now: Int64
     ) async throws -> Int {
         let wanted = Set(addresses.map { $0.lowercased() })
@@ -51,7 +51,7 @@ extension OutboundQueue {
                 let seq = try Self.bump(account, connection)
                 try connection.run(
                     "UPDATE outbound_submissions SET updated_seq = ?, send_at = ?, holder = ? WHERE id = ?",
-                    [.integer(seq), .integer(now), holder.map(SQLValue.text) ?? .null, .text(submissionID)])
+                    [.integer(seq), .integer(now), holder.map { .text($0.key) } ?? .null, .text(submissionID)])
                 return (held.count, sender)
             }
         }

@@ -19,8 +19,8 @@ public struct ConfigurationProfile: Sendable, Equatable {
     /// For a test suite's server: free ports for HTTP, SMTP, the sandbox and IMAP, no rate limits, no mailbox proof of
     /// work and agent difficulty 0, passwords stored with Argon2id at its cheapest useful cost (64 KiB, one pass:
     /// a test's passwords guard nothing, and every sign-up and sign-in of a suite pays it), no SPF/DKIM/DMARC lookups
-    /// in the sandbox (no DNS traffic a test did not ask for), warnings only in the log, and a temporary data
-    /// directory.
+    /// in the sandbox (no DNS traffic a test did not ask for), SMTP failure injection available (no rule is set until a
+    /// test sets one), warnings only in the log, and a temporary data directory.
     public static let test = ConfigurationProfile(
         name: "test",
         defaults: [
@@ -28,6 +28,7 @@ public struct ConfigurationProfile: Sendable, Equatable {
             "POSTERN_IMAP": "on", "POSTERN_IMAP_PORT": "0",
             "POSTERN_RATE_LIMITS": "off", "POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_AGENT_POW_DIFFICULTY": "0",
             "POSTERN_AGENT_POW_DYNAMIC": "off", "POSTERN_SANDBOX_MAIL_AUTH": "off", "POSTERN_LOG_LEVEL": "warning",
+            "POSTERN_SMTP_CHAOS": "on",
             "POSTERN_PASSWORD_ARGON2_MEMORY_KIB": String(PasswordHashConfiguration.testProfile.memoryKiB),
             "POSTERN_PASSWORD_ARGON2_ITERATIONS": String(PasswordHashConfiguration.testProfile.iterations),
         ],

@@ -25,6 +25,7 @@ struct MailboxSurface {
         webhooks.register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)
         sandbox.register(on: &router)
+        ChaosController(surface: mailbox, chaos: context.chaos).register(on: &router)
         return MailboxSurface(service: mailbox, webhooks: webhooks, sandbox: sandbox)
     }
 }

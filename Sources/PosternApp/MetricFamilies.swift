@@ -32,6 +32,7 @@ enum MetricFamilies {
             + "(delivered, deferred, failed, partial, unrecorded).",
         // Mail.
         "postern_smtp_messages_total": "SMTP messages read to their end, by result (stored or why refused).",
+        "postern_smtp_chaos_injections_total": "SMTP faults injected by failure-injection rules, by stage and action.",
         "postern_smtp_refusals_total": "SMTP recipients and sessions refused, by reason.",
         "postern_smtp_replies_total":
             "SMTP replies to RCPT TO, to the end of a message and to a connection over the cap, by class and command.",

@@ -109,7 +109,7 @@ extension Operations {
             recordOperator(database, target: verb, details: ["message_id": id, "recipients": String(count)], logger: logger)
             return [action == .retry(id) ? "\(id): \(count) recipients due now" : "\(id): \(count) recipients deleted"]
         case .delete(let selection):
-            let count = try await queue.delete(Self.stored(selection), now: now)
+            let count = try await queue.delete(selection, now: now)
             let (key, value) = Self.auditDetail(selection)
             recordOperator(
                 database, target: "mail queue delete", details: [key: value, "recipients": String(count)],
@@ -122,18 +122,12 @@ extension Operations {
         }
     }
 
-    /// `selection` as the queue stores it: an owner's id becomes the holder key its submissions were recorded with.
-    static func stored(_ selection: QueueSelection) -> QueueSelection {
-        guard case .holder(let owner) = selection else { return selection }
-        return .holder(OutboundSenderRule.holderKey(owner: owner))
-    }
-
     /// What the audit trail records of a delete's selection: its kind and value.
     static func auditDetail(_ selection: QueueSelection) -> (String, String) {
         switch selection {
         case .message(let id): ("message_id", id)
         case .sender(let sender): ("sender", sender)
-        case .holder(let owner): ("owner_id", owner)
+        case .holder(.owner(let owner)): ("owner_id", owner)
         case .domain(let domain): ("domain", domain)
         case .all: ("all", "true")
         }

@@ -4,6 +4,16 @@ import OutboundQueue
 import SMTPServer
 
 extension PosternMetrics {
+    /// Counts the SMTP faults failure injection made (issue 71), by stage and action:
+    /// `postern_smtp_chaos_injections_total{stage="connect|helo|auth|mail|rcpt|data|after-data",
+    /// action="reply|disconnect|stall"}`.
+    @Sendable
+    func chaosInjected(_ stage: SMTPChaosRule.Stage, _ action: SMTPChaosRule.Action) {
+        Counter(
+            label: "postern_smtp_chaos_injections_total", dimensions: [("stage", stage.rawValue), ("action", action.name)]
+        ).increment()
+    }
+
     /// Counts SMTP's outcomes:
     /// `postern_smtp_messages_total{result="stored|too_large|not_stored|mailbox_full|unreadable|no_recipient"}`,
     /// `postern_smtp_refusals_total{reason="unknown_recipient|relay_denied|too_many_connections"}` and the replies by

@@ -230,11 +230,13 @@ public final class PosternRuntime: Service {
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
             clock: now, draining: { drainFlag.isSet })
+        // SMTP failure injection (issue 71): one rule book, set through the APIs and asked by both listeners.
+        let chaos = configuration.smtp.chaos ? SMTPChaos(onInjection: metrics.chaosInjected) : nil
         let surfaceContext = SurfaceContext(
             configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
             pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
             smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, metrics: metrics, clock: now, logger: logger)
+            sandboxPort: sandboxListener?.port, chaos: chaos, metrics: metrics, clock: now, logger: logger)
         let (unmatched, mailSandbox) = try Surfaces.register(into: &router, surfaceContext)
 
         let responder = PosternResponder(
@@ -270,9 +272,9 @@ public final class PosternRuntime: Service {
                 .keyReload(
                     keyStore, every: .seconds(configuration.signingKeys.reloadSeconds), clock: now, logger: logger))
         }
-        if wanted.contains(.databaseListeners), case .postgres(let url) = try configuration.storage.database() {
+        if wanted.contains(.databaseListeners), case .postgres = try configuration.storage.database() {
             services += RuntimeService.databaseListeners(
-                url: url, keyStore: keyStore, changes: changes, grants: grants, logger: logger)
+                database, keyStore: keyStore, mail: mail.store, grants: grants, logger: logger)
         }
         if wanted.contains(.purges) {
             services.append(
@@ -319,7 +321,7 @@ public final class PosternRuntime: Service {
         }
         if let sandboxListener {
             let server = try sandboxServer(
-                configuration, sandbox: mailSandbox, resolver: resolver, clock: now, draining: drainFlag, group: group,
+                configuration, sandbox: mailSandbox, resolver: resolver, chaos: chaos, clock: now, group: group,
                 logger: logger)
             services.append(.listening("SMTP sandbox", on: sandboxListener, group: group) {
                 _ = try server.start(on: $0)
@@ -329,7 +331,7 @@ public final class PosternRuntime: Service {
         }
         if let smtpListener {
             let server = smtpServer(
-                configuration, delivery: mail.delivery, tls: smtpTLS, metrics: metrics, clock: now, draining: drainFlag,
+                configuration, delivery: mail.delivery, tls: smtpTLS, chaos: chaos, metrics: metrics, clock: now,
                 group: group, logger: logger)
             services.append(.listening("SMTP", on: smtpListener, group: group) {
                 _ = try server.start(on: $0)
@@ -391,26 +393,28 @@ public final class PosternRuntime: Service {
         return HTTPServer(configuration: settings, responder: responder, group: group, logger: logger)
     }
 
-    /// The SMTP server, on the loops HTTP uses; while `draining` is set it answers new sessions 421 (the drain).
+    /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
-        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, metrics: PosternMetrics,
-        clock: @escaping @Sendable () -> Int64, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+        _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, chaos: SMTPChaos?,
+        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock)
         settings.tls = tls
+        settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .server) }
         return SMTPServer(
             configuration: settings, sink: SMTPDeliverySink(delivery: delivery), group: group, logger: logger,
-            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger),
-            draining: { draining.isSet })
+            observer: SMTPTransactionLog.observer("smtp", metrics: metrics, logger: logger))
     }
 
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
-        _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver,
-        clock: @escaping @Sendable () -> Int64, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+        _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver, chaos: SMTPChaos?,
+        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
     ) throws -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
+        // Each session follows the rules of the Pro user it authenticated as, never the server's.
+        settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .authenticatedUser) }
         settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         settings.requiresAuthentication = true
         settings.plaintextAuthentication = configuration.sandbox.plaintextAuthOnLoopback ? .loopbackOnly : .never
@@ -420,8 +424,7 @@ public final class PosternRuntime: Service {
         return SMTPServer(
             configuration: settings,
             sink: SandboxDeliverySink(sandbox: sandbox, authenticator: authenticator, logger: logger), group: group,
-            logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger),
-            draining: { draining.isSet })
+            logger: logger, observer: SMTPTransactionLog.observer("sandbox", metrics: nil, logger: logger))
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",

@@ -9,7 +9,6 @@ import OAuthResource
 import OAuthServer
 import Owners
 import OutboundQueue
-import PostgresClient
 import SigningKeys
 import SocketServer
 import SignInProviders
@@ -52,36 +51,37 @@ extension RuntimeService {
     }
 
     /// PostgreSQL's `LISTEN` for what other instances did: key rotations (`postern_keys`: reload), mail changes
-    /// (`postern_mail`: wake the waiters) and grant revocations (`postern_grants`: drop them from the cache). A
-    /// listener that (re)connects hears nil: whatever was sent meanwhile is unknown, so everything is woken or dropped.
+    /// (the mail store's own listener, ``MailStore/listenToOtherInstances()``: wake its change streams) and grant
+    /// revocations (`postern_grants`: drop them from the cache). A listener that (re)connects hears nil: whatever was
+    /// sent meanwhile is unknown, so everything is reloaded, woken or dropped.
     static func databaseListeners(
-        url: String, keyStore: any SigningKeyStore, changes: MailChanges, grants: OAuthGrantCache, logger: Logger
+        _ database: any SQLDatabase, keyStore: any SigningKeyStore, mail: MailStore, grants: OAuthGrantCache,
+        logger: Logger
     ) -> [RuntimeService] {
         [
-            listening(url: url, channel: DatabaseKeyStore.notificationChannel, logger: logger) { [weak keyStore] _ in
-                keyStore?.reloadSoon()
+            listening(DatabaseKeyStore.notificationChannel) {
+                database.listen(on: DatabaseKeyStore.notificationChannel, logger: logger) { [weak keyStore] _ in
+                    keyStore?.reloadSoon()
+                }
             },
-            listening(url: url, channel: MailStore.notificationChannel, logger: logger) { addresses in
-                if let addresses { changes.announce(addresses) } else { changes.announceEverywhere() }
-            },
-            listening(url: url, channel: OAuthGrantCache.notificationChannel, logger: logger) { grantIDs in
-                guard let grantIDs else { return grants.invalidateAll() }
-                for id in grantIDs { grants.invalidate(grantID: id) }
+            listening(MailStore.notificationChannel) { mail.listenToOtherInstances() },
+            listening(OAuthGrantCache.notificationChannel) {
+                database.listen(on: OAuthGrantCache.notificationChannel, logger: logger) { grantIDs in
+                    guard let grantIDs else { return grants.invalidateAll() }
+                    for id in grantIDs { grants.invalidate(grantID: id) }
+                }
             },
         ]
     }
 
+    /// The service that runs the listener `start` makes on `channel`.
     private static func listening(
-        url: String, channel: String, logger: Logger, onPayloads: @escaping @Sendable ([String]?) -> Void
+        _ channel: String, start: @escaping @Sendable () -> (any SQLNotificationListener)?
     ) -> RuntimeService {
-        let listener = Mutex<PostgresListener?>(nil)
+        let listener = Mutex<(any SQLNotificationListener)?>(nil)
         return RuntimeService(
             "PostgreSQL LISTEN \(channel)",
-            start: {
-                listener.withLock {
-                    $0 = PostgresListener(url: url, channel: channel, logger: logger, onPayloads: onPayloads)
-                }
-            },
+            start: { listener.withLock { $0 = start() } },
             stop: {
                 guard let running = listener.withLock({ $0.take() }) else { return }
                 // Waits up to a connection attempt's timeout: off the cooperative pool.

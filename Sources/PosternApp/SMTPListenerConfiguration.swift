@@ -20,6 +20,7 @@ import ServerTLS
 /// - `POSTERN_SMTP_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
 /// - `POSTERN_SMTP_TLS_CERT` (a PEM file, set with the key, default unset): ``tlsCertificate``.
 /// - `POSTERN_SMTP_TLS_KEY` (a PEM file, set with the certificate, default unset): ``tlsKey``.
+/// - `POSTERN_SMTP_CHAOS` (on or off, default off; on under `--profile test`): ``chaos``.
 public struct SMTPListenerConfiguration: Sendable {
     /// Whether the SMTP listener runs. Default true: a local stand-in receives mail. Off, the sandbox's is off too.
     public var enabled = true
@@ -46,6 +47,10 @@ public struct SMTPListenerConfiguration: Sendable {
     public var tlsCertificate: String?
     /// The PEM private key of ``tlsCertificate``.
     public var tlsKey: String?
+    /// Whether SMTP failure injection can be turned on through the APIs (`/api/operator/chaos` for the ingest port,
+    /// `/api/user/sandbox/chaos` for a Pro user's sandbox; docs/api/chaos.md). Default false: no rule can be set and a
+    /// session asks nothing.
+    public var chaos = false
 
     /// Every default.
     public init() {}
@@ -63,6 +68,7 @@ public struct SMTPListenerConfiguration: Sendable {
         if let on = try config.flag("POSTERN_SMTP_PROXY_PROTOCOL") { proxyProtocol = on }
         tlsCertificate = config.nonEmptyText("POSTERN_SMTP_TLS_CERT")
         tlsKey = config.nonEmptyText("POSTERN_SMTP_TLS_KEY")
+        if let on = try config.flag("POSTERN_SMTP_CHAOS") { chaos = on }
         try validate()
     }
 

@@ -4,6 +4,7 @@ import Fetch
 import JWT
 import Logging
 import OAuthResource
+import SMTPServer
 import Storage
 
 /// What the runtime builds once and hands every surface (``Surfaces/register(into:_:)``): the configuration and the
@@ -31,6 +32,8 @@ struct SurfaceContext {
     let smtpAddress: String?
     /// The sandbox listener's port; nil when it is off.
     let sandboxPort: Int?
+    /// The SMTP failure-injection rules both listeners ask (`POSTERN_SMTP_CHAOS`); nil when off.
+    let chaos: SMTPChaos?
     let metrics: PosternMetrics
     let clock: @Sendable () -> Int64
     let logger: Logger

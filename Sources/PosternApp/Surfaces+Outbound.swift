@@ -56,8 +56,9 @@ extension Surfaces {
     static func jmapOutbound(_ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase) -> JMAPOutbound {
         let queue = c.outboundQueue
         let rule = OutboundSenderRule(
-            mode: queue.senders, database: database, agentDomain: c.agent.inboxDomain,
-            mailboxDomains: c.mailbox.domains + c.mailbox.proDomains, claims: mail.domains)
+            mode: queue.senders, agentDomain: c.agent.inboxDomain,
+            accounts: SenderAccountStores(
+                database: database, mailboxDomains: c.mailbox.domains + c.mailbox.proDomains, claims: mail.domains))
         return JMAPOutbound(
             ledger: mail.outbound, sendsOutside: c.outbound.mode != .off,
             limits: [

@@ -12,6 +12,8 @@ public final class PostgresDatabase: SQLDatabase {
     /// Receives debug-level lines about the store, and the commits in doubt at error.
     public let logger: Logger
     private let connections: PostgresPool
+    /// Where the listeners connect.
+    private let url: String
 
     /// Connects `count` times to `url`.
     /// - Parameters:
@@ -33,6 +35,7 @@ public final class PostgresDatabase: SQLDatabase {
             timeout: commitTimeout, connect: connect,
             onDoubt: { error, reason in Self.report(error, reason: reason, logger: logger) })
         self.logger = logger
+        self.url = url
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
     }
 
@@ -58,6 +61,13 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func close() {
         connections.close()
+    }
+
+    /// A ``PostgresListener`` on `channel`, reconnecting each second while the database is away.
+    public func listen(
+        on channel: String, logger: Logger, onPayloads: @escaping @Sendable ([String]?) -> Void
+    ) -> (any SQLNotificationListener)? {
+        PostgresListener(url: url, channel: channel, logger: logger, onPayloads: onPayloads)
     }
 
     /// How many connections left the pool after a call outlived the commit timeout (for tests).

@@ -8,7 +8,7 @@ import Synchronization
 /// `onNotification` for what arrives, on its own queue: how one instance hears at once that another
 /// rotated the signing keys. A lost connection is re-established every second until the database is back,
 /// and `onNotification` is then called once, for whatever was sent while nobody listened.
-public final class PostgresListener: Sendable {
+public final class PostgresListener: SQLNotificationListener {
     private let stopped = StopFlag()
 
     /// Asked to stop, and signalled once the loop has closed its connection.

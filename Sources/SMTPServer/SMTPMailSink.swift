@@ -67,6 +67,10 @@ public protocol SMTPMailSink: Sendable {
     /// `530 5.7.0` and the session must authenticate again.
     /// - Warning: a sink that authenticates must answer this from its store; the default says false.
     func isStillAuthenticated(_ identity: String) async -> Bool
+    /// Whose failure-injection rules a session authenticated as `identity` follows (``SMTPChaosScope/user(_:)``):
+    /// asked once after a successful `AUTH`, and only when the server's rules go by the user
+    /// (``SMTPChaosTarget/Scoping/authenticatedUser``). Nil (the default): none.
+    func chaosScope(ofIdentity identity: String) async -> String?
 }
 
 extension SMTPMailSink {
@@ -75,6 +79,9 @@ extension SMTPMailSink {
 
     /// A sink that authenticates nobody vouches for nobody.
     public func isStillAuthenticated(_ identity: String) async -> Bool { false }
+
+    /// No user's rules.
+    public func chaosScope(ofIdentity identity: String) async -> String? { nil }
 }
 
 /// Why the sink refuses a message for good; each is a permanent reply, never the temporary `451`.

@@ -24,13 +24,9 @@ public final class SMTPServer: Sendable {
     ///   - group: the event loops to serve on; their owner starts and stops them.
     ///   - logger: connection-level events and failed deliveries at debug level; never message text.
     ///   - observer: told of stored and refused messages and recipients (metrics), on a loop; must not block.
-    ///   - draining: true while the instance drains before it stops (`POSTERN_DRAIN_SECONDS`): each new session is then
-    ///     answered `421 4.3.2 Service shutting down` and closed instead of greeted, so that a balancer's check that
-    ///     expects `220` (deploy/haproxy.cfg) takes the instance out before the listener closes; sessions already open
-    ///     go on. Read as each session opens; must be quick.
     public init(
         configuration: SMTPServerConfiguration, sink: any SMTPMailSink, group: EventLoopGroup, logger: Logger,
-        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil, draining: @escaping @Sendable () -> Bool = { false }
+        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil
     ) {
         self.configuration = configuration
         var streamConfiguration = StreamServerConfiguration()
@@ -40,8 +36,7 @@ public final class SMTPServer: Sendable {
         streamConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
         server = StreamServer(
             configuration: streamConfiguration,
-            service: SMTPService(
-                configuration: configuration, sink: sink, logger: logger, observer: observer, draining: draining),
+            service: SMTPService(configuration: configuration, sink: sink, logger: logger, observer: observer),
             group: group,
             logger: logger)
     }

@@ -68,6 +68,9 @@ public struct SMTPServerConfiguration: Sendable {
     public var maxAuthenticationFailures = 3
     /// Where `AUTH` is taken before TLS. Default ``SMTPPlaintextAuthentication/loopbackOnly``.
     public var plaintextAuthentication = SMTPPlaintextAuthentication.loopbackOnly
+    /// The failure-injection rules the sessions follow, and whose (issue 71 item 4); nil (the default): none, and a
+    /// session asks nothing.
+    public var chaos: SMTPChaosTarget?
 
     /// The defaults listed on each property.
     public init() {}

@@ -8,8 +8,6 @@ public struct SMTPService: StreamService {
     public let shared: SMTPSessionShared
     /// The mail store's side: recipient policy and durable delivery.
     public let sink: any SMTPMailSink
-    /// Whether the instance drains before it stops (`SMTPServer`'s `draining`).
-    private let draining: @Sendable () -> Bool
     private let logger: Logger
 
     /// Creates the service.
@@ -18,19 +16,17 @@ public struct SMTPService: StreamService {
     ///   - sink: decides recipients and stores messages.
     ///   - logger: failed deliveries at debug level (the error's type only, never message text).
     ///   - observer: told of stored and refused messages and recipients (metrics), on the loop; must not block.
-    ///   - draining: read as each session opens; true answers it `421` and closes it instead of greeting.
     public init(
         configuration: SMTPServerConfiguration, sink: any SMTPMailSink, logger: Logger,
-        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil, draining: @escaping @Sendable () -> Bool = { false }
+        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil
     ) {
         shared = SMTPSessionShared(configuration: configuration, observer: observer)
         self.sink = sink
-        self.draining = draining
         self.logger = logger
     }
 
     public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
-        let session = SMTPSessionMachine(shared: shared, peer: peer, refusing: refusing, draining: draining())
+        let session = SMTPSessionMachine(shared: shared, peer: peer, refusing: refusing)
         guard let tls = shared.configuration.tls else { return session }
         return SMTPTransportMachine(session: session, context: tls)
     }
@@ -51,7 +47,15 @@ public struct SMTPService: StreamService {
             case .verdict(let recipient):
                 outcome = .verdict(await sink.verdict(forRecipient: recipient))
             case .authenticate(let username, let password):
-                outcome = .authenticated(await sink.authenticate(username: username, password: password))
+                let identity = await sink.authenticate(username: username, password: password)
+                var scope: String?
+                if let identity, configuration.chaos?.scoping == .authenticatedUser {
+                    scope = await sink.chaosScope(ofIdentity: identity)
+                }
+                outcome = .authenticated(identity, chaosScope: scope)
+            case .stall(let seconds):
+                try? await Task.sleep(for: .seconds(seconds))
+                outcome = .stalled
             case .confirm(let identity):
                 outcome = .confirmed(await sink.isStillAuthenticated(identity))
             case .deliver(var envelope, let data):

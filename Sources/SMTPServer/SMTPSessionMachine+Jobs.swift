@@ -13,6 +13,8 @@ extension SMTPSessionMachine {
             case authenticate(username: String, password: String)
             /// Is the credential that `AUTH` proved as `identity` still good (asked at each `MAIL FROM`)?
             case confirm(identity: String)
+            /// A failure-injection rule stalls the session: wait this long, then answer ``Completion/Outcome/stalled``.
+            case stall(seconds: Int)
         }
 
         /// What the session asks.
@@ -35,11 +37,14 @@ extension SMTPSessionMachine {
             case deliveryFailed
             /// The message can never be stored: a permanent `5xx`, and the transaction is reset.
             case refused(SMTPDeliveryRefusal)
-            /// The credentials name this identity, or (nil) nobody.
-            case authenticated(String?)
+            /// The credentials name this identity, or (nil) nobody; with the failure-injection scope the identity
+            /// belongs to (``SMTPMailSink/chaosScope(ofIdentity:)``), asked only when the server's rules go by it.
+            case authenticated(String?, chaosScope: String? = nil)
             /// Whether the identity's credential is still good: false answers `530` and the session must `AUTH`
             /// again.
             case confirmed(Bool)
+            /// A stall asked for by a failure-injection rule is over.
+            case stalled
         }
 
         /// What the sink answered.

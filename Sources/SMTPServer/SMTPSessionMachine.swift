@@ -22,6 +22,20 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         case confirmation(mailFrom: String)
         /// A message of `bytes` bytes for `recipients` recipients is being stored.
         case delivery(bytes: Int, recipients: Int)
+        /// A failure-injection rule stalls the session; then it goes on with `resume`.
+        case stall(then: ChaosResume)
+    }
+
+    /// What a stalled session does once the stall is over: what it was about to do when the rule fired.
+    enum ChaosResume: Equatable {
+        /// Greet.
+        case greeting
+        /// Carry out this command, asking the rules no more.
+        case command(SMTPCommand)
+        /// Answer the successful `AUTH`.
+        case authenticated
+        /// Store the message read (``stalledMessage``).
+        case messageEnded
     }
 
     /// A mail transaction: from `MAIL FROM` to the end of the message, `RSET` or a new `HELO`/`EHLO`.
@@ -37,7 +51,6 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     let shared: SMTPSessionShared
     let peer: String
     let refusing: Bool
-    let draining: Bool
     /// Output, back-pressure, the client's end of input and the lingering close.
     var lifecycle = ConnectionLifecycle()
     /// Bytes read and not yet parsed.
@@ -64,6 +77,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private(set) var transaction: Transaction?
     /// Set between `354` and the end mark.
     var reader: SMTPDataReader?
+    /// The message read when an `after-data` rule stalled the session, stored once the stall is over.
+    var stalledMessage: SMTPDataReader?
+    /// Whose failure-injection rules this session follows: the server's from the start on the ingest port, the
+    /// authenticated user's on the sandbox port; nil for none.
+    var chaosScope: SMTPChaosScope?
     /// A command line over the limit is being skipped to its end.
     var discardingLongLine = false
     var pending: Pending?
@@ -80,13 +98,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     ///   - shared: the server's limits and fixed replies.
     ///   - peer: the socket peer's IP address as text (the envelope's `remoteAddress`).
     ///   - refusing: over the connection cap: answer `421` at once and close.
-    ///   - draining: the instance is about to stop: answer `421 4.3.2 Service shutting down` at once and close, so that
-    ///     a balancer's check that expects the `220` greeting takes the instance out before its listener closes.
-    public init(shared: SMTPSessionShared, peer: String, refusing: Bool, draining: Bool = false) {
+    public init(shared: SMTPSessionShared, peer: String, refusing: Bool) {
         self.shared = shared
         self.peer = peer
         self.refusing = refusing
-        self.draining = draining
+        if shared.configuration.chaos?.scoping == .server { chaosScope = .server }
     }
 
     public var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
@@ -107,9 +123,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             if refusing {
                 shared.observer?(.sessionRefused)
                 finish(with: .tooManyConnections)
-            } else if draining {
-                shared.observer?(.sessionRefused)
-                finish(with: .shuttingDown)
+            } else if let fault = chaos(SMTPChaosPoint(.connect)) {
+                inject(fault, resume: .greeting, into: &actions)
             } else {
                 lifecycle.output.append(shared.greeting)
             }
@@ -212,10 +227,14 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
 
     // MARK: - Commands
 
-    private mutating func execute(_ command: SMTPCommand, into actions: inout [ConnectionAction]) {
+    /// Carries out `command`; `checked` when the failure-injection rules were asked already (a stall is over).
+    private mutating func execute(_ command: SMTPCommand, checked: Bool = false, into actions: inout [ConnectionAction]) {
         let configuration = shared.configuration
         switch command {
         case .helo(let domain), .ehlo(let domain):
+            if !checked, let fault = chaos(SMTPChaosPoint(.helo)) {
+                return inject(fault, resume: .command(command), into: &actions)
+            }
             greeted = true
             heloName = domain
             if case .ehlo = command { extended = true } else { extended = false }
@@ -240,6 +259,9 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             if configuration.requiresAuthentication && authenticatedAs == nil { return reply(.authRequired) }
             if transaction != nil { return reply(.nestedMail) }
             if let declaredSize, declaredSize > configuration.maxMessageBytes { return reply(.tooLarge) }
+            if !checked, let fault = chaos(SMTPChaosPoint(.mail, mailFrom: path)) {
+                return inject(fault, resume: .command(command), into: &actions)
+            }
             if let identity = authenticatedAs {
                 // The credential may have been revoked since AUTH: each transaction asks the sink again.
                 pending = .confirmation(mailFrom: path)
@@ -254,11 +276,20 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
                 self.transaction?.replies.append(.init(address: path, code: SMTPReply.tooManyRecipients.code))
                 return reply(.tooManyRecipients)
             }
+            if !checked, let fault = chaos(SMTPChaosPoint(.rcpt, mailFrom: transaction.mailFrom, recipients: [path])) {
+                if case .reply(let code, _, _) = fault { self.transaction?.replies.append(.init(address: path, code: code)) }
+                return inject(fault, resume: .command(command), into: &actions)
+            }
             pending = .verdict(recipient: path)
             actions.append(.perform(Job(.verdict(recipient: path))))
         case .data:
             guard let transaction else { return reply(.needMail) }
             if transaction.recipients.isEmpty { return reply(.needRecipient) }
+            if !checked,
+                let fault = chaos(SMTPChaosPoint(.data, mailFrom: transaction.mailFrom, recipients: transaction.recipients))
+            {
+                return inject(fault, resume: .command(command), into: &actions)
+            }
             reader = SMTPDataReader(limit: configuration.maxMessageBytes)
             reply(.startData)
         case .rset:
@@ -280,13 +311,32 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         }
     }
 
-    /// The end mark was read: refuse an oversized message, or hand the message to the sink.
-    private mutating func messageEnded(_ reader: SMTPDataReader, into actions: inout [ConnectionAction]) {
+    /// The end mark was read: refuse an oversized message, or hand the message to the sink (unless an `after-data`
+    /// rule fires first; `checked` when the rules were asked already).
+    private mutating func messageEnded(
+        _ reader: SMTPDataReader, checked: Bool = false, into actions: inout [ConnectionAction]
+    ) {
         if !reader.overflowed { self.transaction?.size = reader.text.count }
         guard let transaction, !reader.overflowed else {
             endTransaction(result: .tooLarge)
             shared.observer?(.messageRefused(.tooLarge))
             return reply(.tooLarge)
+        }
+        if !checked,
+            let fault = chaos(SMTPChaosPoint(.afterData, mailFrom: transaction.mailFrom, recipients: transaction.recipients))
+        {
+            switch fault {
+            case .reply(let code, let enhanced, let text):
+                // Nothing is stored: the transaction ends with the injected reply, as a refused message's does.
+                let answer = Self.injected(code, enhanced, text)
+                endTransaction(result: answer)
+                return code == 421 ? finish(with: answer) : reply(answer)
+            case .disconnect:
+                return disconnect(into: &actions)
+            case .stall:
+                stalledMessage = reader
+                return inject(fault, resume: .messageEnded, into: &actions)
+            }
         }
         pending = .delivery(bytes: reader.text.count, recipients: transaction.recipients.count)
         let envelope = SMTPEnvelope(
@@ -325,13 +375,20 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             endTransaction(result: .notStored)
             shared.observer?(.messageRefused(.notStored))
             reply(.notStored)
-        case (.authentication?, .authenticated(let identity)):
+        case (.authentication?, .authenticated(let identity, let scope)):
             pending = nil
             authenticatedAs = identity
             if identity == nil {
                 authenticationFailed()
             } else {
-                reply(.authenticated)
+                if shared.configuration.chaos?.scoping == .authenticatedUser { chaosScope = scope.map { .user($0) } }
+                if let fault = chaos(SMTPChaosPoint(.auth)) {
+                    // Refused or dropped here, the session is not authenticated; a stall answers 235 after it.
+                    if case .stall = fault {} else { authenticatedAs = nil }
+                    inject(fault, resume: .authenticated, into: &actions)
+                } else {
+                    reply(.authenticated)
+                }
             }
         case (.confirmation(let mailFrom)?, .confirmed(let live)):
             pending = nil
@@ -341,6 +398,17 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             } else {
                 authenticatedAs = nil  // the session must AUTH again, with a credential that is still good
                 reply(.authRequired)
+            }
+        case (.stall(let resume)?, .stalled):
+            pending = nil
+            switch resume {
+            case .greeting: lifecycle.output.append(shared.greeting)
+            case .command(let command): execute(command, checked: true, into: &actions)
+            case .authenticated: reply(.authenticated)
+            case .messageEnded:
+                guard let message = stalledMessage else { return close(into: &actions) }
+                stalledMessage = nil
+                messageEnded(message, checked: true, into: &actions)
             }
         case (.delivery?, .refused(let refusal)):
             pending = nil
@@ -372,6 +440,44 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         authExchange = nil
         input = []
         scanned = 0
+    }
+
+    // MARK: - Failure injection
+
+    /// What the session's failure-injection rules do at `point`: one branch when injection is off, one atomic load
+    /// when nothing is set.
+    func chaos(_ point: @autoclosure () -> SMTPChaosPoint) -> SMTPChaosRule.Action? {
+        guard let target = shared.configuration.chaos, target.chaos.isArmed, let scope = chaosScope else { return nil }
+        return target.chaos.decide(point(), in: scope)
+    }
+
+    /// Carries out `fault` instead of the stage's own answer: the reply (a `421` then closes), the disconnect, or the
+    /// stall after which the session does `resume`.
+    mutating func inject(_ fault: SMTPChaosRule.Action, resume: ChaosResume, into actions: inout [ConnectionAction]) {
+        switch fault {
+        case .reply(let code, let enhanced, let text):
+            let answer = Self.injected(code, enhanced, text)
+            if code == 421 || resume == .greeting { finish(with: answer) } else { reply(answer) }
+        case .disconnect:
+            disconnect(into: &actions)
+        case .stall(let seconds):
+            pending = .stall(then: resume)
+            actions.append(.perform(Job(.stall(seconds: seconds))))
+        }
+    }
+
+    /// An injected disconnect: the replies already queued (to pipelined commands before this one) are written, then
+    /// the connection closes with no word of its own; nothing after it is read, and a message read is dropped.
+    mutating func disconnect(into actions: inout [ConnectionAction]) {
+        if lifecycle.output.isEmpty { return close(into: &actions) }
+        lifecycle.closeAfterOutput()
+        reader = nil
+        endTransaction()
+    }
+
+    /// An injected reply's line: the code, the enhanced code when given, the text (or that it was injected).
+    static func injected(_ code: Int, _ enhanced: SMTPChaosRule.EnhancedCode?, _ text: String) -> SMTPReply {
+        SMTPReply(code, [enhanced?.description, text.isEmpty ? "Failure injected" : text].compactMap { $0 }.joined(separator: " "))
     }
 
     /// Queues `answer`; too many protocol errors end the session.
@@ -450,6 +556,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         input = []
         reader = nil
+        stalledMessage = nil
         if pending == nil { endTransaction() }
     }
 }

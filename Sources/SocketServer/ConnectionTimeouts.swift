@@ -36,12 +36,20 @@ public struct ConnectionTimeouts: Sendable {
     }
 
     /// Records what the connection now waits for; the clock restarts only when that changes,
-    /// except for `.writing`, where every call is progress.
+    /// except for `.writing`, where every call is progress. It never moves back (see `progressed(now:)`).
     public mutating func enter(_ newWait: ConnectionWait, now: UInt64) {
         if newWait != wait || newWait == .writing {
             wait = newWait
-            since = now
+            since = max(since, now)
         }
+    }
+
+    /// The server made progress at `now` (an answer encoded, bytes written): the current wait restarts from then. So
+    /// the idle and read clocks count from the last answer, not from before it was built (a slow answer is still an
+    /// answer), and the write clock from the last bytes the socket took. Never moves back: the events of one turn
+    /// share the turn's `now`, which is older than an answer the turn itself spent long encoding.
+    public mutating func progressed(now: UInt64) {
+        since = max(since, now)
     }
 
     /// The instant the current wait times out, or nil when it cannot.

@@ -20,6 +20,12 @@ public protocol SQLDatabase: AnyObject, Sendable {
     func probeWrite(now: Int64) async throws
     /// Closes every connection once the work already queued on it has run.
     func close()
+    /// Starts listening on `channel` (a constant of the caller's, lower case letters and underscores, never input) on
+    /// a connection of its own: `onPayloads` is called with each batch of notifications' payloads, and with nil after
+    /// each (re)connection, when whatever was sent meanwhile is unknown. Nil where the database has no notifications
+    /// (SQLite).
+    func listen(on channel: String, logger: Logger, onPayloads: @escaping @Sendable ([String]?) -> Void)
+        -> (any SQLNotificationListener)?
 }
 
 extension SQLDatabase {

@@ -248,6 +248,12 @@ public final class WebInboxService: Sendable {
     /// The sign-in backoff's namespace of the web inbox's doors (``SignInThrottle``).
     static let throttleNamespace = "inbox"
 
+    /// The backoff's keys of a Mail.td account's password from `client`, as this page's sign-in counts them: every
+    /// other door that takes the password (IMAP) counts on the same keys, so that none is a way around the backoff.
+    public static func accountKeys(address: String, client: ClientAddressKey) -> SignInThrottle.Keys {
+        SignInThrottle.keys(name: "account\u{0}" + EmailAddress.key(address), client: client, namespace: throttleNamespace)
+    }
+
     /// A Pro user's name in the backoff, as their password sign-in counts it.
     static func proUserName(email: String) -> String { "pro\u{0}" + EmailAddress.key(email) }
 
@@ -270,11 +276,14 @@ public final class WebInboxService: Sendable {
         }
         let kind = fields["kind"] ?? "account"
         let password = fields["password"] ?? "", token = fields["token"] ?? ""
-        let name: String
+        let keys: SignInThrottle.Keys
         switch kind {
-        case "pro" where !token.isEmpty: name = "token\u{0}" + Base64URL.encode(SHA256.hash(Array(token.utf8)))
-        case "pro": name = Self.proUserName(email: page.email)
-        default: name = "account\u{0}" + EmailAddress.key(page.address)
+        case "pro" where !token.isEmpty:
+            keys = SignInThrottle.keys(
+                name: "token\u{0}" + Base64URL.encode(SHA256.hash(Array(token.utf8))), client: client,
+                namespace: Self.throttleNamespace)
+        case "pro": keys = Self.proUserKeys(email: page.email, client: client)
+        default: keys = Self.accountKeys(address: page.address, client: client)
         }
         let credentials: WebInboxCredentials =
             switch kind {
@@ -283,7 +292,6 @@ public final class WebInboxService: Sendable {
             default: .account(address: page.address, password: password)
             }
         var signedIn: (WebInboxPrincipal, WebInboxSessionBinding)?
-        let keys = SignInThrottle.keys(name: name, client: client, namespace: Self.throttleNamespace)
         let attempt = try await throttle.attempt(keys, now: clock()) {
             signedIn = try await signIns?.signIn(credentials)
             return signedIn != nil

@@ -4,48 +4,51 @@ import WebSocket
 
 /// A connection after HTTP switched it to WebSocket: the pure `WebSocketSession` on the socket server's events.
 /// The session keeps the protocol; this keeps the connection: output with back-pressure (reading pauses while the
-/// socket does not take output), the timers the session asks for, the application's channel, and the send-queue
-/// limit: a message that would pile more than `maxQueuedBytes` of unsent output closes the socket with 1008 instead
-/// (a slow reader is dropped rather than grow the queue or hold anyone else up).
+/// socket does not take output), the timers the session asks for, the route's handler (its run, `WebSocketHandlerRun`)
+/// and the queue limits: a message that would pile more than `maxQueuedBytes` of unsent output closes the socket
+/// with 1008 instead (a slow reader is dropped rather than grow the queue or hold anyone else up), and so does a
+/// client whose messages the handler leaves unread past `maxQueuedBytes`.
+///
+/// The handler: started once open; its return closes with 1000, its throw with 1011; the session no longer open
+/// (either side closed, the client went away, a limit, shutdown) ends its `inbound` and cancels its task.
 ///
 /// Ends: the session's `closeConnection` shuts our side once its output is written and drains the client's bytes
 /// (lingering close, so the close frame is read before any reset); the client's end of input or a failed socket
 /// closes at once; shutdown sends 1001 and waits for the client's close up to the close timeout.
 struct WebSocketConnectionMachine: ConnectionStateMachine {
-    /// The job that connects the channel to the connection's loop and gives it to the application.
-    final class OpenJob: SelfPerformingJob {
-        let channel: ServerWebSocketChannel
-        let open: @Sendable (any WebSocketChannel) -> Void
+    /// The job that starts the handler with the way back to the connection's loop.
+    final class StartJob: SelfPerformingJob {
+        let run: WebSocketHandlerRun
+        let handler: WebSocketHandler
 
-        init(channel: ServerWebSocketChannel, open: @escaping @Sendable (any WebSocketChannel) -> Void) {
-            self.channel = channel
-            self.open = open
+        init(run: WebSocketHandlerRun, handler: @escaping WebSocketHandler) {
+            self.run = run
+            self.handler = handler
         }
 
         func perform(on loop: EventLoop, completion: @escaping @Sendable (any AnyObject & Sendable) -> Void) {
-            channel.attach(completion)
-            open(channel)
+            run.start(handler, post: completion)
         }
     }
 
     let configuration: WebSocketConfiguration
     private var lifecycle: ConnectionLifecycle
     private var session: WebSocketSession
-    private let channel = ServerWebSocketChannel()
-    private let open: @Sendable (any WebSocketChannel) -> Void
+    private let run = WebSocketHandlerRun()
+    private let handler: WebSocketHandler
     /// Bytes read with the upgrade request, fed to the session once open.
     private var pendingInput: [UInt8]
     private var sessionActions: [WebSocketSession.Action] = []
 
     init(
         handoff: HTTPUpgradeHandoff, configuration: WebSocketConfiguration,
-        open: @escaping @Sendable (any WebSocketChannel) -> Void
+        handler: @escaping WebSocketHandler
     ) {
         self.configuration = configuration
         lifecycle = handoff.lifecycle
         pendingInput = handoff.input
         session = WebSocketSession(configuration: configuration, now: 0)
-        self.open = open
+        self.handler = handler
     }
 
     var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
@@ -60,7 +63,7 @@ struct WebSocketConnectionMachine: ConnectionStateMachine {
         switch event {
         case .opened:
             session = WebSocketSession(configuration: configuration, now: now)
-            actions.append(.perform(OpenJob(channel: channel, open: open)))
+            actions.append(.perform(StartJob(run: run, handler: handler)))
             if !pendingInput.isEmpty {
                 session.receive(pendingInput, now: now, into: &sessionActions)
                 pendingInput = []
@@ -85,8 +88,11 @@ struct WebSocketConnectionMachine: ConnectionStateMachine {
             }
             session.timerFired(now: now, into: &sessionActions)
         case .completed(let value):
-            guard let delivery = value as? ServerWebSocketChannel.Delivery else { break }
-            switch delivery.request {
+            if let finished = value as? WebSocketHandlerRun.Finished {
+                session.close(finished.failed ? .internalError : .normal, now: now, into: &sessionActions)
+            }
+            guard let delivery = value as? WebSocketHandlerRun.Delivery else { break }
+            switch delivery.command {
             case .send(let message):
                 if lifecycle.output.unsentCount + Self.frameSize(message) > configuration.maxQueuedBytes {
                     session.close(.policyViolation, reason: "send queue full", now: now, into: &sessionActions)
@@ -110,32 +116,34 @@ struct WebSocketConnectionMachine: ConnectionStateMachine {
 
     /// Carries out what the session asked for.
     private mutating func apply(now: UInt64, into actions: inout [ConnectionAction]) {
-        for action in sessionActions {
+        // By index: a close asked for here (unread past the limit) appends its own actions, carried out in turn.
+        var index = 0
+        while index < sessionActions.count {
+            let action = sessionActions[index]
+            index += 1
             switch action {
             case .send(let bytes):
                 if lifecycle.stage == .open { lifecycle.output.append(bytes) }
             case .deliver(let message):
-                channel.deliver(message)
+                if run.deliver(message) > configuration.maxQueuedBytes {
+                    session.close(.policyViolation, reason: "too many unread messages", now: now, into: &sessionActions)
+                }
             case .closeConnection:
-                channel.ended()
+                run.end()
                 lifecycle.closeAfterOutput()
                 if lifecycle.output.isEmpty { lifecycle.linger(now: now, into: &actions) }
             }
         }
         sessionActions.removeAll(keepingCapacity: true)
+        if !session.isOpen { run.end() }
     }
 
     private mutating func close(into actions: inout [ConnectionAction]) {
         if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         session.connectionClosed()
-        channel.ended()
+        run.end()
     }
 
     /// The most bytes `message`'s frame takes.
-    private static func frameSize(_ message: WebSocketMessage) -> Int {
-        switch message {
-        case .text(let text): return text.utf8.count + 10
-        case .binary(let bytes): return bytes.count + 10
-        }
-    }
+    private static func frameSize(_ message: WebSocketMessage) -> Int { message.payloadCount + 10 }
 }

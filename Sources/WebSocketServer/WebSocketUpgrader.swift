@@ -69,14 +69,14 @@ public struct WebSocketUpgrader: Sendable {
             return .respond(response)
         case .later:
             preconditionFailure("WebSocketUpgrader: a later answer is awaited before it is decided")
-        case .accept(let subprotocol, let open):
+        case .accept(let subprotocol, let handler):
             let accept = Base64.encode(SHA1.hash(WebSocketHandshake.acceptInput(key: handshake.key)))
             let response = WebSocketHandshake.response(
                 accept: accept, subprotocol: subprotocol.flatMap { handshake.protocols.contains($0) ? $0 : nil })
             let configuration = self.configuration
             return .upgrade(
                 HTTPUpgrade(response: response) { handoff in
-                    WebSocketConnectionMachine(handoff: handoff, configuration: configuration, open: open)
+                    WebSocketConnectionMachine(handoff: handoff, configuration: configuration, handler: handler)
                 })
         }
     }

@@ -21,14 +21,15 @@ public struct WebhookArrivals: MailArrivalObserver {
         _ = try connection.run(
             """
             INSERT INTO mailbox_webhook_events (id, webhook_id, event_type, message_id, address, account_id, from_json,
-                envelope_from, subject, preview, size, received_at, next_attempt_ms)
-                VALUES (?, ?, 'email.received', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                envelope_from, subject, preview, size, received_at, received_seq, next_attempt_ms)
+                VALUES (?, ?, 'email.received', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text("evt_" + arrival.messageID), .text(webhook), .text(arrival.messageID), .text(arrival.address),
                 arrival.holder.accountID.map(SQLValue.text) ?? .null, .text(arrival.fromJSON),
                 .text(arrival.envelopeFrom), arrival.subject.map(SQLValue.text) ?? .null, .text(arrival.preview),
-                .integer(arrival.size), .integer(arrival.receivedAt), .integer(arrival.receivedAt * 1000),
+                .integer(arrival.size), .integer(arrival.receivedAt), .integer(arrival.arrivalOrder),
+                .integer(arrival.receivedAt * 1000),
             ])
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import LeasedQueue
-import MailStore
 import Storage
 
 /// The durable queue of webhook events (`migrations/*/0018_mailbox_webhooks.sql`), shared by every instance over the
@@ -50,11 +49,8 @@ public struct WebhookQueue: Sendable {
     /// The events of active webhooks.
     private static let activeEvents = "mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id"
 
-    /// The arrival order of an event's message (a deleted message's event sorts by its id alone).
-    private static let arrival = MailStore.arrivalOrder(ofMessageIn: "e.message_id")
-
     /// Leases up to `limit` due events of active webhooks, oldest due first (events due together in the order their
-    /// messages arrived, `received_seq`), and returns them in that order.
+    /// messages arrived, their `received_seq` kept with each event), and returns them in that order.
     public func claim(now: Int64, limit: Int) async throws -> [WebhookJob] {
         let token = LeasedRows.newToken()
         return try await database.write { [lease] connection in
@@ -62,14 +58,14 @@ public struct WebhookQueue: Sendable {
                 try Self.rows.lease(
                     """
                     SELECT e.id FROM \(Self.activeEvents) WHERE w.status = 'active' AND \(Self.rows.isDue("e"))
-                    ORDER BY e.next_attempt_ms, \(Self.arrival), e.id LIMIT ?
+                    ORDER BY e.next_attempt_ms, e.received_seq, e.id LIMIT ?
                     """, [.integer(now), .integer(now), .integer(Int64(limit))], lockingOnly: "e", to: token,
                     until: now + lease, now: now, connection)
                 return try connection.query(
                     """
                     SELECT e.id, e.event_type, e.webhook_id, w.url, w.secret, e.message_id, e.address, e.account_id,
                         e.from_json, e.envelope_from, e.subject, e.preview, e.size, e.received_at, e.attempts
-                    FROM \(Self.activeEvents) WHERE e.\(Self.rows.heldBy) ORDER BY e.next_attempt_ms, \(Self.arrival), e.id
+                    FROM \(Self.activeEvents) WHERE e.\(Self.rows.heldBy) ORDER BY e.next_attempt_ms, e.received_seq, e.id
                     """, [.text(token)]
                 ).compactMap { Self.job($0, token: token) }
             }

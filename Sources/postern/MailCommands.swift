@@ -83,7 +83,7 @@ struct Mail: AsyncParsableCommand {
         /// What --delete deletes, when exactly one selection is given.
         var selection: QueueSelection? {
             let given: [QueueSelection?] = [
-                id.map(QueueSelection.message), sender.map(QueueSelection.sender), holder.map(QueueSelection.holder),
+                id.map(QueueSelection.message), sender.map(QueueSelection.sender), holder.map { QueueSelection.holder(.owner($0)) },
                 domain.map(QueueSelection.domain), all ? .all : nil,
             ]
             let chosen = given.compactMap { $0 }

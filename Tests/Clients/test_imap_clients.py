@@ -8,7 +8,9 @@ a 100 kB line, an unterminated literal; each answered, and the server serves the
 import imaplib
 import os
 import smtplib
+import json
 import socket
+import subprocess
 import sys
 import time
 
@@ -168,6 +170,14 @@ def bad_input(server, address):
     client.logout()
 
 
+def audited(server):
+    """The audit trail's IMAP sign-ins: (action, target) of each `mailbox.*` event, oldest first."""
+    out = subprocess.run([os.environ["POSTERN_BIN"], "audit", "--data-dir", server.data, "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return [(e["action"], e.get("target")) for e in events if e["action"].startswith("mailbox.")]
+
+
 def main():
     with postern(env={"POSTERN_MAILBOX_POW_REQUIRED": "off"}) as server:
         check(server.imap_port is not None, "serve's JSON line names the IMAP listener")
@@ -178,6 +188,9 @@ def main():
         imaplib_session(server, account, address, token)
         imapclient_session(server, account, address, token)
         bad_input(server, address)
+        trail = audited(server)
+        check(("mailbox.signin_failed", address) in trail and ("mailbox.signin", address) in trail,
+              f"every IMAP sign-in and refusal is on the audit trail ({trail[:3]})")
     check.finish("test_imap_clients")
 
 

@@ -269,6 +269,8 @@ def jwks(base):
 # --- The cluster ----------------------------------------------------------------------------------------------------
 
 class Cluster:
+    start_timeout = 180  # seconds scripts/cluster start may take
+
     def __init__(self, directory):
         self.dir = directory
         self.files = cluster_script.Cluster(directory)
@@ -279,7 +281,8 @@ class Cluster:
         if os.environ.get("POSTERN_BIN"):
             env["POSTERN_BIN"] = os.environ["POSTERN_BIN"]
         env.update(CLUSTER_SETTINGS)
-        result = subprocess.run([CLUSTER, "start", self.dir, "2"], env=env, capture_output=True, text=True, timeout=180)
+        result = subprocess.run([CLUSTER, "start", self.dir, "2"], env=env, capture_output=True, text=True,
+                                timeout=self.start_timeout)
         if result.returncode != 0:
             raise Failure(f"scripts/cluster start failed ({result.returncode}):\n{result.stderr}{result.stdout}")
         self.reload()

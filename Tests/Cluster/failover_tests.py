@@ -429,15 +429,16 @@ def test_canceled_wait(cluster):
             f"retried with the same token after Retry-After {wait:g} s: 200, and its tokens work")
 
 
-def open_event_source(cluster, i):
+def open_event_source(cluster, i, close_after_state=True):
     """A JMAP event source on instance `i` for a new agent's inbox, open once the instance counts it: (its inbox
-    address, the capability token, the connection, the response)."""
+    address, the capability token, the connection, the response). `close_after_state`: closeafter=state (the response
+    ends after the first state event), else it stays open."""
     _, _, session = ct.agent_signup(cluster.base(1))
     token = ct.capability(cluster.base(1), session).bearer()
     address = ct.jwt_parts(token)[1]["inboxId"]
     state = call(cluster.base(i), "GET", "/.well-known/jmap", bearer=token).json()["state"]
     stream = http.client.HTTPConnection(*ct.split_url(cluster.base(i)), timeout=45)
-    stream.request("GET", "/jmap/eventsource?types=*&closeafter=state&ping=0", headers={
+    stream.request("GET", f"/jmap/eventsource?types=*&closeafter={'state' if close_after_state else 'no'}&ping=0", headers={
         "Authorization": "Bearer " + token, "Last-Event-ID": state, "Accept": "text/event-stream"})
     response = stream.getresponse()
     expect(response.status == 200, f"the event source on instance {i}: {response.status}")

@@ -105,6 +105,51 @@ struct HTTPConnectionStateMachineTests {
         #expect(h.routeCount == 4)
     }
 
+    @Test("an answer written restarts the idle timeout: a keep-alive client of answers given at once is not cut off")
+    func idleRestartsFromTheWrite() {
+        var h = MachineHarness(answersAtOnce: true)
+        #expect(h.send(.opened) == [idleTimer])
+        for _ in 0..<3 {
+            h.advance(seconds: 20)
+            #expect(h.send(.timerFired).isEmpty)
+            #expect(h.receive(get) == ["write"])
+            #expect(h.writeAll().actions == [idleTimer], "idle counts from the answer's write")
+        }
+        h.advance(seconds: 29)
+        #expect(h.send(.timerFired).isEmpty, "60 s after the connection opened, 29 s after the last answer")
+        h.advance(seconds: 1)
+        #expect(h.send(.timerFired) == ["close"])
+    }
+
+    @Test(
+        "an answer a starved turn took 36 s to encode: its write and idle timeouts count from after the encoding",
+        arguments: [false, true])
+    func answerEncodedInASlowTurn(answersAtOnce: Bool) {
+        var h = MachineHarness(answersAtOnce: answersAtOnce)
+        h.send(.opened)
+        let start = h.now
+        // The turn that gives the answer starts at `start`, and encoding it takes until start + 36 s: the loop's clock
+        // says so, while the turn's events (the writes too) all carry `start`.
+        h.loopClock.nanoseconds.store(start + 36 * MachineHarness.second, ordering: .relaxed)
+        if answersAtOnce {
+            h.receive(get)
+            _ = h.writeAll()
+            h.advance(seconds: 36)
+        } else {
+            h.receive(getPath("/big"))
+            h.complete("/big", body: String(repeating: "x", count: 1000))
+            _ = h.writePartly(100)  // the socket blocks: the write timeout runs
+            h.advance(seconds: 36)
+            #expect(h.send(.timerFired).isEmpty, "the write timeout counts from the encoding, not the turn's start")
+            h.send(.writable)
+            _ = h.writeAll()
+        }
+        h.advance(seconds: 29)
+        #expect(h.send(.timerFired).isEmpty, "idle counts from the answer, not from the turn's start")
+        h.advance(seconds: 1)
+        #expect(h.send(.timerFired) == ["close"])
+    }
+
     @Test("every request is routed once, at its head, whether or not it repeats the last one's method and path")
     func routedOncePerRequest() {
         var h = MachineHarness(answersAtOnce: true)

@@ -78,9 +78,16 @@ struct MachineHarness {
 
     static let second: UInt64 = 1_000_000_000
 
+    /// What the loop's clock reads (the pipeline reads it after encoding an answer); events carry `now` instead.
+    final class LoopClock: Sendable {
+        let nanoseconds = Atomic<UInt64>(0)
+    }
+
     var machine: Machine
     let responder: CountingResponder
     var now: UInt64 = 1_000 * MachineHarness.second
+    /// Stopped at 0 unless a test sets it: a turn's `now` older than the clock plays a turn that spent long.
+    let loopClock = LoopClock()
     /// Jobs handed out and not yet completed, oldest first.
     var jobs: [Machine.Job] = []
     /// Stream jobs handed out (`GET /events`), oldest first.
@@ -95,11 +102,13 @@ struct MachineHarness {
         var configuration = HTTPServerConfiguration()
         configure(&configuration)
         responder = CountingResponder(answersAtOnce: answersAtOnce)
+        let loopClock = self.loopClock
         machine = Machine(
             shared: HTTPConnectionShared(configuration: configuration, responder: responder),
-            // A stopped clock: the harness's `now` moves with its events; durations are not what it tests.
+            // A stopped clock unless a test sets it: the harness's `now` moves with its events.
             loopState: HTTPLoopState(
-                index: 0, prefix: Array("abcdef".utf8), wallClock: { 1_700_000_000 }, clock: { 0 }),
+                index: 0, prefix: Array("abcdef".utf8), wallClock: { 1_700_000_000 },
+                clock: { loopClock.nanoseconds.load(ordering: .relaxed) }),
             peer: "192.0.2.7", refusing: refusing)
     }
 

@@ -181,7 +181,7 @@ struct JMAPOutboundSubmissionTests {
         arguments: StorageBackend.allCases)
     func ownerLimitRefusal(_ backend: StorageBackend) async throws {
         let perOwner = SendLimit(name: "hourly", count: 1, windowSeconds: 3600, scope: .holder)
-        let harness = try Self.harness(backend, limits: [perOwner], sender: .allowed(holder: "owner:o1"))
+        let harness = try Self.harness(backend, limits: [perOwner], sender: .allowed(holder: .owner("o1")))
         let first = try await harness.api("ada", "[\(Self.draft(to: ["carol@far.example"])),\(Self.submit)]")
         let queued = first[1].arrayValue?[1]["created"]?["s1"]?["deliveryStatus"]?["carol@far.example"]
         #expect(queued?["delivered"] == "queued")

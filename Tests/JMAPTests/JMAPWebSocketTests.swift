@@ -9,73 +9,11 @@ import WebSocket
 
 @testable import JMAP
 
-/// A WebSocket without a connection: what the session sends is kept, what the client sends is handed in.
-final class RecordingChannel: WebSocketChannel {
-    private struct State {
-        var sent: [WebSocketMessage] = []
-        var closed: (code: WebSocketCloseCode, reason: String)?
-        var onMessage: (@Sendable (WebSocketMessage) -> Void)?
-        var onClose: [@Sendable () -> Void] = []
-    }
-    private let state = Mutex(State())
-
-    func send(_ message: WebSocketMessage) {
-        state.withLock { if $0.closed == nil { $0.sent.append(message) } }
-    }
-
-    func close(_ code: WebSocketCloseCode, reason: String) {
-        let handlers = state.withLock { state -> [@Sendable () -> Void] in
-            guard state.closed == nil else { return [] }
-            state.closed = (code, reason)
-            defer { state.onClose = [] }
-            return state.onClose
-        }
-        handlers.forEach { $0() }
-    }
-
-    func onMessage(_ handler: @escaping @Sendable (WebSocketMessage) -> Void) {
-        state.withLock { $0.onMessage = handler }
-    }
-
-    func onClose(_ handler: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state in
-            if state.closed != nil { return true }
-            state.onClose.append(handler)
-            return false
-        }
-        if now { handler() }
-    }
-
-    var isClosed: Bool { state.withLock { $0.closed != nil } }
-    var closed: (code: WebSocketCloseCode, reason: String)? { state.withLock { $0.closed } }
-
-    /// Plays the client sending `text`.
-    func receive(_ text: String) {
-        state.withLock { $0.onMessage }?(.text(text))
-    }
-
-    /// The sent messages read so far; `next` takes the following one.
-    private let taken = Atomic<Int>(0)
-
-    /// The next message sent, as JSON, waiting up to `seconds`; nil when none came.
+extension WebSocketTestPeer {
+    /// The next message sent, as JSON, waiting up to `seconds`; nil when none came (or it was not text).
     func next(within seconds: Double = 5) async throws -> JSONValue? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            let index = taken.load(ordering: .relaxed)
-            if let message = state.withLock({ index < $0.sent.count ? $0.sent[index] : nil }) {
-                taken.add(1, ordering: .relaxed)
-                guard case .text(let text) = message else { return nil }
-                return try JSONValue.parse(Array(text.utf8))
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return nil
-    }
-
-    /// Waits up to `seconds` for the socket to close.
-    func waitForClose(within seconds: Double = 5) async throws {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !isClosed && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        guard case .text(let text)? = try await nextMessage(within: seconds) else { return nil }
+        return try JSONValue.parse(Array(text.utf8))
     }
 }
 
@@ -122,15 +60,13 @@ struct JMAPWebSocketTests {
     }
 
     /// A socket opened with `bearer`.
-    static func open(_ harness: JMAPServiceHarness, bearer: String = "ada") async throws -> RecordingChannel {
-        guard case .accept(let subprotocol, let open) = try await upgrade(harness, bearer: bearer) else {
+    static func open(_ harness: JMAPServiceHarness, bearer: String = "ada") async throws -> WebSocketTestPeer {
+        guard case .accept(let subprotocol, let handler) = try await upgrade(harness, bearer: bearer) else {
             Issue.record("the upgrade was refused")
-            return RecordingChannel()
+            return WebSocketTestPeer { _, _ in }
         }
         #expect(subprotocol == "jmap")
-        let channel = RecordingChannel()
-        open(channel)
-        return channel
+        return WebSocketTestPeer(handler)
     }
 
     @Test("The session advertises urn:ietf:params:jmap:websocket with the ws URL and supportsPush", arguments: StorageBackend.allCases)
@@ -245,6 +181,8 @@ struct JMAPWebSocketTests {
         try await asking.waitForClose()
         #expect(asking.closed?.reason == "token_revoked")
         #expect(try await asking.next(within: 0.2) == nil, "no Response for a revoked bearer")
+        await pushing.handlerEnded()
+        await asking.handlerEnded()
     }
 
     @Test("Push: a StateChange with pushState after a delivery; pushState resumes; dataTypes filter; disable stops", arguments: StorageBackend.allCases)
@@ -277,6 +215,7 @@ struct JMAPWebSocketTests {
         #expect(try await channel.next(within: 0.5) == nil, "nothing after WebSocketPushDisable")
         channel.receive(#"{"@type":"Request","id":"R1","using":\#(Self.using),"methodCalls":[]}"#)
         #expect(try await channel.next()?["requestId"] == "R1", "requests still answered")
-        channel.close(.normal, reason: "")
+        channel.clientCloses()
+        await channel.handlerEnded()
     }
 }

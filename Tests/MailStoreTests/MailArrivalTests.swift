@@ -57,6 +57,29 @@ struct MailArrivalTests {
         #expect(try await Self.secrets(db) == 1)
     }
 
+    @Test("each arrival carries its copy's place in the arrival order, which orders copies of one second",
+        arguments: StorageBackend.allCases)
+    func arrivalOrder(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let recorder = Recorder()
+        let store = MailStore(database: db.database, arrivals: recorder)
+        let holder = MailHolder(ownerID: "pro-1", accountID: nil)
+        for n in 0..<3 {
+            _ = try await store.deliver(
+                MailStoreTests.message("m\(n)"), to: [.init(address: "a@mail.localhost", quota: 10_000, holder: holder)],
+                folder: .inbox, now: 7)
+        }
+        let seen = recorder.seen.withLock { $0 }
+        let stored = try await db.database.read { connection in
+            try seen.map {
+                try connection.query("SELECT received_seq FROM mail_messages WHERE id = ?", [.text($0.messageID)])
+                    .first?.int("received_seq")
+            }
+        }
+        #expect(seen.map(\.arrivalOrder) == stored.compactMap { $0 } && seen.count == 3)
+        #expect(seen.map(\.arrivalOrder) == seen.map(\.arrivalOrder).sorted() && Set(seen.map(\.arrivalOrder)).count == 3)
+    }
+
     @Test("the observer writes in the delivery's transaction: a refusal of either stores neither", arguments: StorageBackend.allCases)
     func oneTransaction(_ backend: StorageBackend) async throws {
         let db = try MailDatabase(backend)

@@ -96,28 +96,4 @@ struct MailStoreNeighboursTests {
         }
         #expect(try await db.database.read { try MailStore.outboxCount($0) } == 2)
     }
-
-    @Test("arrivalOrder(ofMessageIn:) orders messages of one second as they arrived; a deleted one is NULL",
-        arguments: StorageBackend.allCases)
-    func arrivalOrder(_ backend: StorageBackend) async throws {
-        let db = try MailDatabase(backend)
-        let store = MailStore(database: db.database)
-        var ids: [String] = []
-        for (n, address) in ["a@x", "b@x", "a@x"].enumerated() {
-            ids += try await store.deliver(
-                MailStoreTests.message("m\(n)"), to: [.init(address: address, quota: 10_000)], folder: .inbox, now: 7)
-        }
-        #expect(try await store.delete(address: "b@x", id: ids[1]))
-        let order = try await db.database.read { [ids] connection in
-            try ids.map { id in
-                try connection.query(
-                    "SELECT \(MailStore.arrivalOrder(ofMessageIn: "t.id")) AS seq FROM (SELECT CAST(? AS TEXT) AS id) t",
-                    [.text(id)]
-                ).first?.int("seq")
-            }
-        }
-        let first = try #require(order[0])
-        let last = try #require(order[2])
-        #expect(first < last && order[1] == nil)
-    }
 }

@@ -52,9 +52,9 @@ struct MailQueueCommandTests {
         #expect(unknown?.key == "--delete" && unknown?.message.contains("Snope") == true)
         // A selection says how many recipients it removed, none included.
         #expect(
-            try await Operations.queue(configuration: configuration, .delete(.holder("o-none")), logger: logger) == [
-                "0 recipients deleted"
-            ])
+            try await Operations.queue(
+                configuration: configuration, .delete(.holder(.owner("o-none"))), logger: logger)
+                == ["0 recipients deleted"])
         #expect(
             try await Operations.queue(configuration: configuration, .delete(.domain("two.example")), logger: logger)
                 == ["1 recipients deleted"])

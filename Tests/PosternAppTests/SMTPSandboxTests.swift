@@ -23,8 +23,14 @@ struct SMTPSandboxTests {
         let token: String
         let tokenID: String
 
-        static func start(_ backend: StorageBackend, email: String = "box@example.com") async throws -> ProSandbox {
-            let server = try await TestServer.start(backend) { $0.sandbox.smtpPort = 0 }
+        static func start(
+            _ backend: StorageBackend, email: String = "box@example.com",
+            _ configure: @escaping (inout PosternConfiguration) -> Void = { _ in }
+        ) async throws -> ProSandbox {
+            let server = try await TestServer.start(backend) {
+                $0.sandbox.smtpPort = 0
+                configure(&$0)
+            }
             let port = try #require(server.runtime.sandboxListenAddress?.split(separator: ":").last.flatMap { Int($0) })
             _ = try await Operations.createProUser(
                 configuration: server.runtime.configuration, email: email, password: "pro-password", maxAccounts: 1,

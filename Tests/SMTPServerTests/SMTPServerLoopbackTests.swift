@@ -4,7 +4,6 @@ import Logging
 import PosternTestSupport
 import SMTPServer
 import SocketServer
-import Synchronization
 import Testing
 
 /// A started group and an SMTP server on port 0 with a memory sink.
@@ -165,27 +164,6 @@ struct SMTPServerLoopbackTests {
         #expect(sink.messages.count == 1)
         await http.server.shutdown()
         await stop(group, smtp)
-    }
-
-    @Test("draining: a new session is told 421 4.3.2 and closed, not greeted; a session already open goes on (issue 73)")
-    func drainingRefusesNewSessions() async throws {
-        let draining = Atomic<Bool>(false)
-        let group = try EventLoopGroup(count: 2, pollInterval: .milliseconds(20))
-        group.startOnce()
-        let server = SMTPServer(
-            configuration: SMTPServerConfiguration(host: "127.0.0.1", port: 0, hostname: "mx.test"), sink: MemorySink(),
-            group: group, logger: Logger(label: "test.smtp"), draining: { draining.load(ordering: .relaxed) })
-        let port = try server.start()
-        let open = try LineSocket(port: port)
-        #expect(open.readLine() == "220 mx.test ESMTP Postern")
-        draining.store(true, ordering: .relaxed)
-        // What HAProxy's check (deploy/haproxy.cfg: expect ^220) meets from now on: the instance is down.
-        let check = try LineSocket(port: port)
-        #expect(check.readLine() == "421 4.3.2 Service shutting down")
-        #expect(check.isClosedByPeer())
-        open.send("HELO c\r\nQUIT\r\n")
-        #expect(open.readLines(2) == ["250 mx.test", "221 2.0.0 Bye"])
-        await stop(group, server)
     }
 
     @Test("shutdown: an idle session is told 421 4.3.2; a message being stored is answered first")

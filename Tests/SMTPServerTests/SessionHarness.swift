@@ -56,6 +56,7 @@ struct SessionHarness {
                     return "perform(deliver to \(envelope.recipients.joined(separator: ",")))"
                 case .authenticate(let username, let password): return "perform(authenticate \(username):\(password))"
                 case .confirm(let identity): return "perform(confirm \(identity))"
+                case .stall(let seconds): return "perform(stall \(seconds)s)"
                 }
             case .shutdownWrite: return "shutdownWrite"
             case .close: return "close"
@@ -152,6 +153,8 @@ struct Conversation: Equatable {
                         password == "tm_pro_good" ? "user-1" : password == "tm_pro_once" ? "user-2" : nil)
                 case .confirm(let identity):
                     outcome = .confirmed(identity == "user-1")
+                case .stall:
+                    outcome = .stalled
                 case .deliver(let envelope, let data):
                     result.deliveries.append(envelope)
                     result.messages.append(data)

@@ -9,7 +9,7 @@ import WebSocket
 struct WebSocketServerTests {
     @Test("101 with Sec-WebSocket-Accept; a frame sent with the handshake (read with it) is echoed; then more")
     func upgradeAndEcho() async throws {
-        let (server, port) = try startEchoServer()
+        let (server, port, _) = try startEchoServer()
         try await blocking {
             let client = try WebSocketTestClient(port: port)
             let frame = WebSocketFrameEncoder.encodeMasked(
@@ -32,7 +32,7 @@ struct WebSocketServerTests {
 
     @Test("the client's close is echoed, then the server closes the connection; the socket counted until then")
     func clientClose() async throws {
-        let (server, port) = try startEchoServer()
+        let (server, port, _) = try startEchoServer()
         let client = try await blocking {
             let client = try WebSocketTestClient(port: port)
             try client.send(WebSocketTestClient.handshake())
@@ -51,7 +51,7 @@ struct WebSocketServerTests {
 
     @Test("open sockets hold their places under the connection caps, per client and overall (503); closing frees them")
     func connectionCaps() async throws {
-        let (server, port) = try startEchoServer(server: {
+        let (server, port, _) = try startEchoServer(server: {
             $0.maxConnections = 3
             $0.maxConnectionsPerClient = 2
         })
@@ -113,7 +113,7 @@ struct WebSocketServerTests {
 
     @Test("handshake refusals: version 8 is 426 with the version, no key 400, a foreign origin 403, plain GET 426")
     func refusals() async throws {
-        let (server, port) = try startEchoServer()
+        let (server, port, _) = try startEchoServer()
         try await blocking {
             func head(_ request: String) throws -> (status: Int, headers: [String: String]) {
                 let client = try WebSocketTestClient(port: port)
@@ -138,7 +138,7 @@ struct WebSocketServerTests {
 
     @Test("an unmasked frame is closed with 1002, invalid UTF-8 with 1007, a message over the limit with 1009")
     func failures() async throws {
-        let (server, port) = try startEchoServer { $0.maxMessageBytes = 1000 }
+        let (server, port, _) = try startEchoServer { $0.maxMessageBytes = 1000 }
         try await blocking {
             for (bytes, code) in [
                 (WebSocketFrameEncoder.encode(WebSocketFrame(opcode: .text, payload: [0x61])), UInt16(1002)),
@@ -158,7 +158,7 @@ struct WebSocketServerTests {
 
     @Test("the server pings, and closes a client that answers nothing")
     func keepAlive() async throws {
-        let (server, port) = try startEchoServer {
+        let (server, port, _) = try startEchoServer {
             $0.pingInterval = .seconds(1)
             $0.pongTimeout = .seconds(2)
         }
@@ -176,7 +176,7 @@ struct WebSocketServerTests {
 
     @Test("a reader that lets the send queue fill is closed with 1008")
     func slowReader() async throws {
-        let (server, port) = try startEchoServer { $0.maxQueuedBytes = 64 * 1024 }
+        let (server, port, _) = try startEchoServer { $0.maxQueuedBytes = 64 * 1024 }
         try await blocking {
             let client = try WebSocketTestClient(port: port, timeout: 10)
             try client.send(WebSocketTestClient.handshake())
@@ -198,7 +198,7 @@ struct WebSocketServerTests {
 
     @Test("the application closes with its code; shutdown closes open sockets with 1001")
     func serverCloses() async throws {
-        let (server, port) = try startEchoServer()
+        let (server, port, _) = try startEchoServer()
         let client = try await blocking {
             let client = try WebSocketTestClient(port: port)
             try client.send(WebSocketTestClient.handshake())
@@ -220,5 +220,71 @@ struct WebSocketServerTests {
             #expect(client.isClosedByPeer())
         }
         await stopped
+    }
+
+    @Test("the handler returning closes with 1000 and throwing with 1011; the socket lives as long as the handler")
+    func handlerEnds() async throws {
+        let (server, port, responder) = try startEchoServer()
+        try await blocking {
+            for (word, code) in [("return", UInt16(1000)), ("throw", 1011)] {
+                let client = try WebSocketTestClient(port: port)
+                try client.send(WebSocketTestClient.handshake())
+                #expect(try client.readHead().status == 101)
+                try client.send(.text, Array("before".utf8))
+                #expect(try client.readFrame() == WebSocketFrame(opcode: .text, payload: Array("before".utf8)))
+                try client.send(.text, Array(word.utf8))
+                #expect(WebSocketTestClient.closeCode(try client.readFrame()) == code)
+                try client.send(.close, WebSocketFrameEncoder.closePayload(.normal))
+                #expect(client.isClosedByPeer())
+            }
+        }
+        #expect(responder.ended.load(ordering: .relaxed) == 2)
+        await server.shutdown()
+    }
+
+    @Test("the client's close and the server's shutdown cancel a handler's task that is waiting on something else")
+    func cancellation() async throws {
+        let (server, port, responder) = try startEchoServer()
+        /// A socket whose handler sleeps an hour.
+        @Sendable func sleeping() throws -> WebSocketTestClient {
+            let client = try WebSocketTestClient(port: port)
+            try client.send(WebSocketTestClient.handshake())
+            #expect(try client.readHead().status == 101)
+            try client.send(.text, Array("sleep".utf8))
+            return client
+        }
+        try await blocking {
+            let client = try sleeping()
+            try client.send(.close, WebSocketFrameEncoder.closePayload(.normal, reason: "done"))
+            #expect(WebSocketTestClient.closeCode(try client.readFrame()) == 1000)
+        }
+        try await waitUntil("the client's close cancels the sleeping handler") {
+            responder.ended.load(ordering: .relaxed) == 1
+        }
+        let client = try await blocking { try sleeping() }
+        try await waitUntil("the socket is open") { server.openConnectionCount == 1 }
+        async let stopped: Void = server.shutdown()
+        try await blocking {
+            #expect(WebSocketTestClient.closeCode(try client.readFrame()) == 1001)
+            try client.send(.close, WebSocketFrameEncoder.closePayload(.goingAway))
+        }
+        await stopped
+        try await waitUntil("the shutdown cancels the second") { responder.ended.load(ordering: .relaxed) == 2 }
+    }
+
+    @Test("a handler that leaves more than maxQueuedBytes of the client's messages unread is closed with 1008")
+    func unreadLimit() async throws {
+        let (server, port, responder) = try startEchoServer { $0.maxQueuedBytes = 1024 }
+        try await blocking {
+            let client = try WebSocketTestClient(port: port)
+            try client.send(WebSocketTestClient.handshake())
+            #expect(try client.readHead().status == 101)
+            try client.send(.text, Array("sleep".utf8))
+            try client.send(.binary, [UInt8](repeating: 1, count: 1000))
+            try client.send(.binary, [UInt8](repeating: 2, count: 1000))
+            #expect(WebSocketTestClient.closeCode(try client.readFrame()) == 1008)
+        }
+        try await waitUntil("the handler is cancelled") { responder.ended.load(ordering: .relaxed) == 1 }
+        await server.shutdown()
     }
 }

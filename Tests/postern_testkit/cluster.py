@@ -11,6 +11,13 @@ loopback and nothing outside DIR.
                                            (`set server ... state drain`), once it holds none it gets SIGTERM, it is
                                            started again, and once its /readyz answers HAProxy puts it back
                                            (`state ready`) and reports it UP. A dead instance (kill -9) is just started.
+  scripts/cluster restart-instance DIR I [--sigterm] [--binary PATH]
+                                           the same restart as an operator's `systemctl restart` or `docker compose
+                                           restart` makes it, HAProxy's runtime API untouched: SIGTERM alone, the
+                                           instance's own drain (/readyz fails for POSTERN_DRAIN_SECONDS, SMTP answers
+                                           421) taking it out of HAProxy before it closes; started again once it exited.
+                                           --binary: started again from another `postern` (a rolling upgrade: the
+                                           instance's binary is INSTANCE_<I>_BIN in cluster.env from then on)
   scripts/cluster postern DIR ARGS...      runs `postern ARGS` with the instances' settings (their database and key
                                            secret) and instance 1's data directory: `keys rotate`, `pro create ...`
   scripts/cluster status DIR               each instance's pid and HAProxy's view of it
@@ -29,6 +36,11 @@ balancer: the embedded default, for comparison (scripts/bench-cluster). PG_DIR i
 CLUSTER_DATABASE=pg-ha serves them on a primary and a synchronous standby (scripts/pg-ha in DIR/pg-ha, the multi-host
 URL), pg-ha-async on the same pair replicating asynchronously: the failover suite (Tests/Cluster/failover_tests.py).
 PG_DIR is then DIR/pg-ha, the directory scripts/pg-ha kill-primary, promote, freeze-standby ... take.
+CLUSTER_DATABASE=patroni serves them on three PostgreSQL nodes under Patroni (scripts/patroni in DIR/patroni): instance
+1 through HAProxy on the leader's GET /primary, instance 2 and beyond through the multi-host URL with
+target_session_attrs=read-write (each instance's own URL is in DIR/instance-<I>/database-url, which restarts read),
+both with POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY=on: the Patroni suite (Tests/Cluster/patroni_tests.py). PG_DIR
+is then DIR/patroni, the directory scripts/patroni switchover, kill-postgres, kill-patroni ... take.
 
 HAProxy's configuration is deploy/haproxy.cfg (the one docker compose uses) rendered for loopback into
 DIR/haproxy.cfg: HTTP, SMTP and the sandbox each on a free port; for HTTP health checks on GET /readyz, round robin, X-Forwarded-For from HAProxy only, a request retried on
@@ -38,7 +50,7 @@ down), every live one answering instead of HAProxy. Its admin socket is DIR/hapr
 DIR/cluster.env, KEY=VALUE lines a shell can source: CLUSTER_URL, CLUSTER_SMTP_PORT and CLUSTER_SANDBOX_PORT
 (HAProxy's mail ports), CLUSTER_INSTANCES, POSTERN_BIN, POSTERN_DATABASE_URL, PG_DIR, HAPROXY_PORT, HAPROXY_PID,
 HAPROXY_SOCKET, HAPROXY_CONFIG, HAPROXY_LOG, and for each instance I: INSTANCE_<I>_PORT, _SMTP_PORT, _SANDBOX_PORT,
-_PID, _URL, _DATA_DIR, _LOG and _SERVER (its HAProxy server, postern/postern<I>).
+_PID, _URL, _DATA_DIR, _LOG, _BIN (the binary it runs) and _SERVER (its HAProxy server, postern/postern<I>).
 
 Installs Debian's postgresql and haproxy when missing (scripts/bootstrap). As root, PostgreSQL runs as the
 `postgres` user (scripts/pg-temp), so DIR is made traversable (0711) for it, and must be reachable by it.
@@ -242,6 +254,8 @@ class Cluster:
         env = self.environment({"POSTERN_PORT": str(ports[HTTP]), "POSTERN_SMTP_PORT": str(ports[SMTP]),
                                 "POSTERN_SANDBOX_SMTP_PORT": str(ports[SANDBOX]),
                                 "POSTERN_DATA_DIR": os.path.join(data, "data")})
+        with contextlib.suppress(FileNotFoundError), open(os.path.join(data, "database-url")) as f:
+            env["POSTERN_DATABASE_URL"] = f.read().strip()  # this instance's own route to the database
         pid = spawn([binary, "serve"], os.path.join(data, "postern.log"), env, cwd=data)
         self.write_pid(os.path.join(data, "pid"), pid)
         return pid
@@ -280,7 +294,8 @@ class Cluster:
     def set_state(self, i, state):
         """HTTP's backends and, when the instances serve mail, the mail ones: a draining instance gets no new SMTP
         session either (those it holds get 421 when it stops, and their clients retry through the balancer)."""
-        backends = [b for b in (BACKEND, FALLBACK, "smtp", "sandbox") if b in {k[0] for k in self.stats()}]
+        backends = [b for b in (BACKEND, FALLBACK, "smtp", "smtp_live", "sandbox", "sandbox_live")
+                    if b in {k[0] for k in self.stats()}]
         for backend in backends:
             answer = self.haproxy(f"set server {backend}/postern{i} state {state}").strip()
             if answer:
@@ -373,7 +388,9 @@ def render_haproxy(ports, socket_path, server_ports):
         if server and int(server.group(2)) in server_ports:
             if not in_block:
                 counts["servers"] += 1
-                out += [f"{server.group(1)}server postern{i} 127.0.0.1:{p}{server.group(3)}"
+                # A mail backend's check asks the instance's /readyz on its HTTP port (`check port 8080`).
+                out += [f"{server.group(1)}server postern{i} 127.0.0.1:{p}"
+                        + re.sub(rf"\bport {HTTP}\b", f"port {server_ports[HTTP][i - 1]}", server.group(3))
                         for i, p in enumerate(server_ports[int(server.group(2))], 1)]
             in_block = True
             continue
@@ -387,9 +404,9 @@ def render_haproxy(ports, socket_path, server_ports):
             counts["socket"] += 1
             line = f"{sock.group(1)}stats socket {socket_path}{sock.group(2)}"
         out.append(line)
-    if counts != {"bind": set(SERVICES), "socket": 1, "servers": 4}:
+    if counts != {"bind": set(SERVICES), "socket": 1, "servers": 6}:
         raise Failed(f"{TEMPLATE} no longer has the shape this script renders (`bind :8080`, `:2525` and `:2587`, "
-                     f"one `stats socket`, a block of `server postern<N> host:port ...` lines in each of four "
+                     f"one `stats socket`, a block of `server postern<N> host:port ...` lines in each of six "
                      f"backends): found {counts}")
     return "\n".join(out) + "\n"
 
@@ -438,6 +455,7 @@ def start_everything(cluster, binary, count):
         key_secret = f.read().strip()
 
     database = os.environ.get("CLUSTER_DATABASE", "postgres")
+    required = {}
     if database == "sqlite":
         # The embedded default behind the same balancer, for comparison (make bench-cluster): one instance, its
         # SQLite file in DIR/sqlite, its keys in its data directory.
@@ -450,6 +468,17 @@ def start_everything(cluster, binary, count):
         database_url = subprocess.run([os.path.join(HERE, "pg-ha"), "start", pg_dir]
                                       + (["async"] if database == "pg-ha-async" else []), check=True, text=True,
                                       stdout=subprocess.PIPE).stdout.strip().splitlines()[-1]
+    elif database == "patroni":
+        pg_dir = cluster.path("patroni")
+        database_url = subprocess.run([os.path.join(HERE, "patroni"), "start", pg_dir], check=True, text=True,
+                                      stdout=subprocess.PIPE).stdout.strip().splitlines()[-1]
+        with open(os.path.join(pg_dir, "patroni.env")) as f:
+            multihost = next(line.split("=", 1)[1].strip() for line in f if line.startswith("PATRONI_MULTIHOST_URL="))
+        for i in range(2, count + 1):
+            os.makedirs(cluster.instance_dir(i), exist_ok=True)
+            with open(os.path.join(cluster.instance_dir(i), "database-url"), "w") as f:
+                f.write(multihost + "\n")
+        required = {"POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY": "on"}  # Patroni #2841: docs/postgres.md
     else:
         pg_dir = cluster.path("pg")
         database_url = subprocess.run([os.path.join(HERE, "pg-temp"), "start", pg_dir], check=True, text=True,
@@ -472,6 +501,7 @@ def start_everything(cluster, binary, count):
         "POSTERN_TRUSTED_PROXIES": "127.0.0.1/32",
         "POSTERN_INSTANCES": str(count),
     })
+    settings.update(required)
     with open(os.open(cluster.path("instances.env"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write("# What every instance of this cluster gets (scripts/cluster start wrote it; restarts read it).\n")
         for key in sorted(settings):
@@ -526,6 +556,7 @@ def start_everything(cluster, binary, count):
             f"INSTANCE_{i}_URL": f"http://127.0.0.1:{ports[HTTP]}",
             f"INSTANCE_{i}_DATA_DIR": os.path.join(cluster.instance_dir(i), "data"),
             f"INSTANCE_{i}_LOG": os.path.join(cluster.instance_dir(i), "postern.log"),
+            f"INSTANCE_{i}_BIN": binary,
             f"INSTANCE_{i}_SERVER": f"{BACKEND}/postern{i}",
         })
     cluster.write_env(values)
@@ -546,24 +577,28 @@ def stop(cluster):
         end(haproxy_pid, shutil.which("haproxy") or "/usr/sbin/haproxy", grace=5)
     for pid_file in sorted(glob.glob(cluster.path("instance-*", "pid"))):
         pid = cluster.read_pid(pid_file)
+        i = os.path.basename(os.path.dirname(pid_file)).rsplit("-", 1)[-1]
         if pid:
-            end(pid, os.path.abspath(binary))
+            end(pid, os.path.abspath(values.get(f"INSTANCE_{i}_BIN") or binary))
     if os.path.isdir(cluster.path("pg")):
         subprocess.run([os.path.join(HERE, "pg-temp"), "destroy", cluster.path("pg")], check=False,
                        stdout=subprocess.DEVNULL)
     if os.path.isdir(cluster.path("pg-ha")):
         subprocess.run([os.path.join(HERE, "pg-ha"), "stop", cluster.path("pg-ha")], check=False,
                        stdout=subprocess.DEVNULL)
+    if os.path.isdir(cluster.path("patroni")):
+        subprocess.run([os.path.join(HERE, "patroni"), "stop", cluster.path("patroni")], check=False,
+                       stdout=subprocess.DEVNULL)
     shutil.rmtree(cluster.dir, ignore_errors=True)
 
 
-def restart_instance(cluster, i):
+def restart_instance(cluster, i, sigterm=False, new_binary=None):
     values = cluster.read_env()
     if not values:
         die(f"no cluster in {cluster.dir}")
     if f"INSTANCE_{i}_PORT" not in values:
         die(f"no instance {i} in {cluster.dir} (it has {values.get('CLUSTER_INSTANCES')})")
-    binary = values["POSTERN_BIN"]
+    binary = values.get(f"INSTANCE_{i}_BIN") or values["POSTERN_BIN"]
     ports = {HTTP: int(values[f"INSTANCE_{i}_PORT"]), SMTP: int(values[f"INSTANCE_{i}_SMTP_PORT"]),
              SANDBOX: int(values[f"INSTANCE_{i}_SANDBOX_PORT"])}
     port = ports[HTTP]
@@ -571,16 +606,24 @@ def restart_instance(cluster, i):
     with cluster.locked():
         started = time.monotonic()
         pid = cluster.read_pid(os.path.join(cluster.instance_dir(i), "pid"))
-        cluster.set_state(i, "drain")
-        if pid and running(pid, binary):
-            cluster.wait_servers(servers, lambda row: row.get("scur") == "0", "without sessions", timeout=60)
-            end(pid, binary, grace=30)
+        if sigterm:
+            # The instance's own drain takes it out of HAProxy (its /readyz and SMTP checks fail) before it closes.
+            if pid and running(pid, binary):
+                end(pid, binary, grace=60)
+        else:
+            cluster.set_state(i, "drain")
+            if pid and running(pid, binary):
+                cluster.wait_servers(servers, lambda row: row.get("scur") == "0", "without sessions", timeout=60)
+                end(pid, binary, grace=30)
+        binary = os.path.abspath(new_binary) if new_binary else binary
         pid = cluster.launch(i, binary, ports)
         cluster.wait_ready(i, pid, port, binary)
-        cluster.set_state(i, "ready")
+        if not sigterm:
+            cluster.set_state(i, "ready")
         cluster.wait_servers(servers[:1], lambda row: row.get("status") == "UP", "UP", timeout=30)
         values = cluster.read_env()
         values[f"INSTANCE_{i}_PID"] = str(pid)
+        values[f"INSTANCE_{i}_BIN"] = binary
         cluster.write_env(values)
         say(f"instance {i} restarted (pid {pid}) in {time.monotonic() - started:.1f} s")
 
@@ -608,12 +651,13 @@ def status(cluster):
         pid = int(values[f"INSTANCE_{i}_PID"])
         row = rows.get((BACKEND, f"postern{i}"), {})
         print(f"instance {i}  {values[f'INSTANCE_{i}_URL']}  pid {pid} "
-              f"({'running' if running(pid, values['POSTERN_BIN']) else 'not running'})  "
+              f"({'running' if running(pid, values.get(f'INSTANCE_{i}_BIN') or values['POSTERN_BIN']) else 'not running'})  "
               f"HAProxy: {row.get('status', '?')} sessions {row.get('scur', '?')}")
 
 
 def main(argv):
-    usage = ("usage: scripts/cluster start DIR [N] | stop DIR | restart-instance DIR I | postern DIR ARGS... | "
+    usage = ("usage: scripts/cluster start DIR [N] | stop DIR | restart-instance DIR I [--sigterm] [--binary PATH] | "
+             "postern DIR ARGS... | "
              "status DIR")
     if len(argv) < 2:
         die(usage, 2)
@@ -626,8 +670,17 @@ def main(argv):
             start(cluster, count)
         elif command == "stop" and len(argv) == 2:
             stop(cluster)
-        elif command == "restart-instance" and len(argv) == 3:
-            restart_instance(cluster, int(argv[2]))
+        elif command == "restart-instance" and len(argv) >= 3:
+            options, new_binary = argv[3:], None
+            if "--binary" in options:
+                at = options.index("--binary")
+                if at + 1 >= len(options) or not os.access(options[at + 1], os.X_OK):
+                    die("--binary needs the path of an executable postern", 2)
+                new_binary = options[at + 1]
+                del options[at:at + 2]
+            if options not in ([], ["--sigterm"]):
+                die(usage, 2)
+            restart_instance(cluster, int(argv[2]), sigterm=options == ["--sigterm"], new_binary=new_binary)
         elif command == "postern" and len(argv) >= 3:
             run_postern(cluster, argv[2:])
         elif command == "status" and len(argv) == 2:

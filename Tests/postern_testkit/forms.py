@@ -56,15 +56,17 @@ class FormDriver:
             urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), NoRedirect())
 
     def request(self, method, url, fields=None):
-        """(status, Location header, body text)."""
+        """(status, Location header, body text); the response's headers are kept in `last_headers`."""
         data = urllib.parse.urlencode(fields, doseq=True).encode() if fields is not None else None
         request = urllib.request.Request(urllib.parse.urljoin(self.base, url), data=data, method=method)
         if data is not None:
             request.add_header("Content-Type", "application/x-www-form-urlencoded")
         try:
             with self.opener.open(request, timeout=60) as response:
+                self.last_headers = response.headers
                 return response.status, response.headers.get("Location"), response.read().decode()
         except urllib.error.HTTPError as error:
+            self.last_headers = error.headers
             return error.code, error.headers.get("Location"), error.read().decode()
 
     @staticmethod

@@ -1,6 +1,7 @@
 import AgentAuth
-import JMAP
+import MailDelivery
 import Logging
+import OutboundQueue
 import Owners
 import PosternTestSupport
 import Storage
@@ -8,10 +9,13 @@ import Testing
 
 @testable import PosternApp
 
-/// `POSTERN_OUTBOUND_SENDERS`: which senders may reach outside, on both backends. `owned` lets through only inboxes an
-/// owner holds and addresses on a verified custom domain held by their own holder; `all` lets everyone through.
-@Suite("Outbound sender rule")
-struct OutboundSenderRuleTests {
+/// `POSTERN_OUTBOUND_SENDERS` over the stores, on both backends: the rule (OutboundQueue's, whose decisions
+/// `OutboundSenderRuleTests` there check over facts in memory) fed by `SenderAccountStores`, the composition root's
+/// forwarding to the agent accounts, the custom domains, Mail.td's directory and the owners' approvals. `owned` lets
+/// through only inboxes an owner holds and addresses on a verified custom domain held by their own holder; `all` lets
+/// everyone through.
+@Suite("Outbound sender rule over the stores")
+struct SenderAccountStoresTests {
     static let agentDomain = "agents.localhost"
 
     /// Owners `o1` and `o2`, made by the operator (approved); Pro users `p1` and `p2`; `owned.example` verified by `o1`, `pro.example` verified by
@@ -61,7 +65,10 @@ struct OutboundSenderRuleTests {
 
     static func rule(_ mode: OutboundSenderRule.Mode, _ database: any SQLDatabase) -> OutboundSenderRule {
         OutboundSenderRule(
-            mode: mode, database: database, agentDomain: agentDomain, mailboxDomains: ["mail.localhost"])
+            mode: mode, agentDomain: agentDomain,
+            accounts: SenderAccountStores(
+                database: database, mailboxDomains: ["mail.localhost"], claims: Surfaces.customDomains(
+                    database: database, signingKeys: nil)))
     }
 
     @Test("owned: an anonymous agent may not; an inbox an owner made or linked may, until it is unlinked or revoked",
@@ -146,14 +153,14 @@ struct OutboundSenderRuleTests {
         // The operator approves them: both may, named as the owner's for the per-owner limit; then withdraws it.
         let approvals = OwnerApprovals(database: test.database)
         #expect(try await approvals.setApproved(email: "O3@example.com", true, now: 5))
-        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .allowed(holder: "owner:o3"))
-        #expect(try await rule.standing(of: "sales@stranger.example") == .allowed(holder: "owner:o3"))
+        #expect(try await rule.standing(of: "stranger-box@agents.localhost") == .allowed(holder: .owner("o3")))
+        #expect(try await rule.standing(of: "sales@stranger.example") == .allowed(holder: .owner("o3")))
         #expect(try await approvals.setApproved(email: "o3@example.com", false, now: 6))
         #expect(try await rule.standing(of: "sales@stranger.example") == .awaitingApproval)
         #expect(try await !approvals.setApproved(email: "nobody@example.com", true, now: 7))
         // In `all` every sender may, and an owner's inboxes are still counted as the owner's.
         let all = Self.rule(.all, test.database)
-        #expect(try await all.standing(of: "stranger-box@agents.localhost") == .allowed(holder: "owner:o3"))
+        #expect(try await all.standing(of: "stranger-box@agents.localhost") == .allowed(holder: .owner("o3")))
         #expect(try await all.standing(of: "anyone@elsewhere.example") == .allowed(holder: nil))
         #expect(try await Self.rule(.owned, test.database).standing(of: "box@pro.example") == .allowed(holder: nil))
     }

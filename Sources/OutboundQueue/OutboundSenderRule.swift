@@ -1,12 +1,6 @@
-import AgentAuth
-import CustomDomains
 import Directory
 import EmailAddresses
-import JMAP
-import MailboxAccounts
-import OutboundQueue
-import Owners
-import Storage
+import MailDelivery
 
 /// Who may send mail outside this server (`POSTERN_OUTBOUND_SENDERS`), asked by the outbound queue for each
 /// submission's sender before any outside recipient is queued; a sender refused keeps those recipients in the outbox.
@@ -32,34 +26,17 @@ public struct OutboundSenderRule: Sendable {
     /// Who may send outside.
     public let mode: Mode
     let agentDomain: String
-    let agents: AgentAccountStore
-    let claims: CustomDomains
-    let mailboxes: MailboxDirectory
-    let approvals: OwnerApprovals
+    let accounts: any SenderAccounts
 
     /// - Parameters:
     ///   - mode: `owned` or `all`.
-    ///   - database: the database holding the agent accounts, owners and their holds, custom-domain claims and
-    ///     mailboxes.
     ///   - agentDomain: the agent inbox domain (`POSTERN_AGENT_INBOX_DOMAIN`).
-    ///   - mailboxDomains: Mail.td's public and Pro-only mailbox domains.
-    ///   - claims: who holds which custom domain verified (the runtime's one model); default: the claims in
-    ///     `database`.
-    public init(
-        mode: Mode, database: any SQLDatabase, agentDomain: String, mailboxDomains: [String],
-        claims: CustomDomains? = nil
-    ) {
-        let claims = claims ?? CustomDomains(database: database)
+    ///   - accounts: who holds which inbox, domain and mailbox, and which owners are approved, read from their stores.
+    public init(mode: Mode, agentDomain: String, accounts: any SenderAccounts) {
         self.mode = mode
         self.agentDomain = EmailDomain.key(agentDomain)
-        self.agents = AgentAccountStore(database: database)
-        self.claims = claims
-        self.mailboxes = MailboxDirectory(database: database, domains: mailboxDomains, claims: claims)
-        self.approvals = OwnerApprovals(database: database)
+        self.accounts = accounts
     }
-
-    /// The key an owner is counted under by the limits of scope `holder` (`outbound_submissions.holder`).
-    static func holderKey(owner: String) -> String { "owner:" + owner }
 
     /// Whether mail from `sender` (a bare address, any case) may go to recipients outside this server, and who answers
     /// for it.
@@ -68,10 +45,10 @@ public struct OutboundSenderRule: Sendable {
         var holder: Holder?
         if let address = AddressParts(sender) { holder = try await self.holder(of: address) }
         switch (holder, mode) {
-        case (.owner(let owner)?, .all): return .allowed(holder: Self.holderKey(owner: owner))
+        case (.owner(let owner)?, .all): return .allowed(holder: .owner(owner))
         case (.owner(let owner)?, .owned):
-            return try await approvals.isApproved(ownerID: owner)
-                ? .allowed(holder: Self.holderKey(owner: owner)) : .awaitingApproval
+            return try await accounts.isApproved(owner: owner)
+                ? .allowed(holder: .owner(owner)) : .awaitingApproval
         case (.proUser?, _), (nil, .all): return .allowed(holder: nil)
         case (nil, .owned): return .notAccountable
         }
@@ -89,14 +66,13 @@ public struct OutboundSenderRule: Sendable {
     /// verified domain); nil for nobody.
     private func holder(of address: AddressParts) async throws -> Holder? {
         if let username = AgentInbox.username(of: address, domain: agentDomain) {
-            return try await agents.holder(ofLiveInbox: username).map(Holder.owner)
+            return try await accounts.ownerOfLiveAgentInbox(named: username).map(Holder.owner)
         }
-        switch try await claims.verifiedClaim(on: address.domain)?.holder {
+        switch try await accounts.verifiedHolder(of: address.domain) {
         case .owner(let owner)?:
-            return try await agents.holder(ofLiveInbox: address.text) == owner ? .owner(owner) : nil
+            return try await accounts.ownerOfLiveAgentInbox(named: address.text) == owner ? .owner(owner) : nil
         case .proUser(let user)?:
-            guard case .local(let recipient) = try await mailboxes.resolve(address.text) else { return nil }
-            return recipient.holderID == user ? .proUser : nil
+            return try await accounts.mailboxHolder(of: address.text) == user ? .proUser : nil
         case nil:
             return nil
         }

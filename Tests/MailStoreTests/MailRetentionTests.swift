@@ -1,0 +1,82 @@
+import PosternTestSupport
+import Storage
+import Testing
+
+@testable import MailStore
+
+/// Retention (issue 71 item 5): at most N messages a scope and none older than an age, the oldest pruned first,
+/// through the store's delete so every address's change log records it.
+@Suite("Mail retention: count and age limits, oldest first, through the store's delete", .serialized)
+struct MailRetentionTests {
+    /// Delivers `count` messages spread over `addresses`, the i-th received at `firstSecond + i`, in one transaction;
+    /// their ids in arrival order.
+    static func fill(
+        _ store: MailStore, count: Int, addresses: [String], firstSecond: Int64 = 1
+    ) async throws -> [String] {
+        try await store.database.write { connection in
+            try connection.transaction {
+                try (0..<count).map { index in
+                    try store.deliver(
+                        MailStoreTests.message("m\(index)", bytes: 10),
+                        to: .init(address: addresses[index % addresses.count], quota: 1 << 30), folder: .inbox,
+                        now: firstSecond + Int64(index), on: connection)
+                }
+            }
+        }
+    }
+
+    static func ids(_ db: MailDatabase, _ condition: String = "1 = 1") async throws -> [String] {
+        try await db.database.read { connection in
+            try connection.query("SELECT id FROM mail_messages WHERE \(condition) ORDER BY received_seq")
+                .compactMap { $0.text("id") }
+        }
+    }
+
+    @Test(
+        "1,200 messages with a limit of 1,000 leave the newest 1,000, each deletion in its address's change log; a sandbox counts apart",
+        arguments: StorageBackend.allCases)
+    func countLimit(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let addresses = (0..<12).map { "box\($0)@mail.localhost" }
+        let sandbox = "sandbox-1@sandbox.mail.localhost"
+        let captured = try await Self.fill(store, count: 30, addresses: [sandbox], firstSecond: 0)
+        let ids = try await Self.fill(store, count: 1200, addresses: addresses, firstSecond: 100)
+        let before = try #require(try await store.changes(address: addresses[0], since: 0)?.state)
+
+        let pruned = try await store.prune(MailRetention(maxMessages: 1000), separately: [sandbox], now: 10_000)
+        #expect(pruned.map(\.id) == Array(ids.prefix(200)))
+        #expect(pruned.allSatisfy { $0.reason == .count })
+        #expect(try await Self.ids(db, "address <> '\(sandbox)'") == Array(ids.suffix(1000)))
+        // The sandbox's 30, older than all of them, are its own scope's and under the limit: kept.
+        #expect(try await Self.ids(db, "address = '\(sandbox)'") == captured)
+        let log = try #require(try await store.changes(address: addresses[0], since: before))
+        #expect(log.log.filter { $0.kind == .destroyed }.count == pruned.filter { $0.address == addresses[0] }.count)
+        #expect(log.state > before)
+
+        #expect(try await store.prune(MailRetention(maxMessages: 1000), separately: [sandbox], now: 10_000).isEmpty)
+        let sandboxPruned = try await store.prune(MailRetention(maxMessages: 10), separately: [sandbox], now: 10_000)
+        #expect(try await Self.ids(db, "address = '\(sandbox)'") == Array(captured.suffix(10)))
+        #expect(sandboxPruned.filter { $0.address == sandbox }.count == 20)
+        #expect(try await Self.ids(db, "address <> '\(sandbox)'") == Array(ids.suffix(10)))
+    }
+
+    @Test("an age limit prunes by arrival time against the caller's clock; unlimited prunes nothing", arguments: StorageBackend.allCases)
+    func ageLimit(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let ids = try await Self.fill(store, count: 5, addresses: ["a@mail.localhost", "b@mail.localhost"], firstSecond: 100)
+        #expect(try await store.prune(MailRetention(), now: 1_000_000).isEmpty)
+        // Arrived at 100 ... 104; at 1,102 a limit of 1,000 s keeps those that arrived at 102 or later.
+        let pruned = try await store.prune(MailRetention(maxAge: 1000), now: 1102)
+        #expect(pruned == [
+            MailPruned(address: "a@mail.localhost", id: ids[0], reason: .age),
+            MailPruned(address: "b@mail.localhost", id: ids[1], reason: .age),
+        ])
+        #expect(try await Self.ids(db) == Array(ids.suffix(3)))
+        // Both limits: the age first, then the count of what is left.
+        let both = try await store.prune(MailRetention(maxMessages: 1, maxAge: 1000), now: 1103)
+        #expect(both.map(\.reason) == [.age, .count])
+        #expect(try await Self.ids(db) == [ids[4]])
+    }
+}
