@@ -243,7 +243,7 @@ let package = Package(
         // Mailpit's API v1 over the one mail store (issue 71), for the operator and Pro users' sandboxes.
         .target(name: "MailpitAPI", dependencies: [
             "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Base64Coding", "Time", "HTMLSanitizing",
-            "ConfigurationReading", "Fetch",
+            "ConfigurationReading", "Fetch", "WebSocket",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [

@@ -102,6 +102,7 @@ public final class MailpitAPI: Sendable {
         add(&router, .GET, api + "/chaos", chaosOff)
         add(&router, .PUT, api + "/chaos", bodyLimit: body, chaosOff)
         add(&router, .GET, base + "/view/{file}", view)
+        registerEvents(on: &router, base: base)
     }
 
     /// One route: the credential checked, then `handler` with the scope it sees, under the surface's middleware.
@@ -167,6 +168,14 @@ enum MailpitViewer: Sendable, Equatable {
     case `operator`
     /// A Pro user: their SMTP sandbox's mail.
     case sandbox(MailpitSandbox)
+
+    /// The mail this viewer sees.
+    var scope: MailScope {
+        switch self {
+        case .operator: return .everyAddress
+        case .sandbox(let sandbox): return .address(sandbox.address)
+        }
+    }
 }
 
 /// One request to the API with the mail its credential sees.
@@ -176,12 +185,7 @@ struct MailpitCall: Sendable {
     let viewer: MailpitViewer
 
     /// The mail the viewer sees.
-    var scope: MailScope {
-        switch viewer {
-        case .operator: return .everyAddress
-        case .sandbox(let sandbox): return .address(sandbox.address)
-        }
-    }
+    var scope: MailScope { viewer.scope }
 
     /// The path parameter `name` (percent-decoded); empty when absent.
     func parameter(_ name: String) -> String { parameters[name] ?? "" }

@@ -23,6 +23,9 @@ public struct MailpitConfiguration: Sendable {
     public var maximumLinkChecks = 100
     /// How many of a link check's fetches run at once. Default 8.
     public var concurrentLinkChecks = 8
+    /// The most messages an events socket's scope may hold for it to tell each change (it reads every message's
+    /// read status and tags at each change); past it, only `stats` is sent. Default 10,000.
+    public var maximumEventMessages = 10_000
 
     /// Every default.
     public init() {}

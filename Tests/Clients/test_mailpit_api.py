@@ -3,7 +3,6 @@
 delete), then `requests` calls for the rest (search, tags, send, info, webui, view, raw, the off features, who may
 look, a Pro user's sandbox), each asserting Mailpit's documented shape. Mail goes in over SMTP (smtplib)."""
 
-import http.server
 import os
 import smtplib
 import sys
@@ -11,9 +10,10 @@ import threading
 import urllib.parse
 from email.message import EmailMessage
 from email.utils import make_msgid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, install_packages, postern
+from postern_testkit import Checks, http, install_packages, postern
 from postern_testkit.mailtd import pro_login, pro_token
 
 check = Checks()
@@ -127,7 +127,7 @@ def requests_calls(server):
     check(requests.get(api + "/messages", auth=auth, timeout=30).json()["total"] == 2, "search delete")
 
 
-class Links(http.server.BaseHTTPRequestHandler):
+class Links(BaseHTTPRequestHandler):
     """A web server on loopback for the link check: /ok is 200, anything else 404."""
     def do_GET(self):
         self.send_response(200 if self.path == "/ok" else 404)
@@ -142,7 +142,7 @@ def link_check(server):
     """The link check fetches through the outbound fetcher (this server lets it reach loopback:
     POSTERN_OUTBOUND_ALLOW_PRIVATE)."""
     import requests
-    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Links)
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Links)
     threading.Thread(target=site.serve_forever, daemon=True).start()
     try:
         base = f"http://127.0.0.1:{site.server_address[1]}"
@@ -154,6 +154,45 @@ def link_check(server):
               == [(base + "/ok", 200, "OK"), (base + "/missing", 404, "Not Found")], "each link's status, in order")
     finally:
         site.shutdown()
+
+
+def next_event(socket, wanted):
+    """The next event of type `wanted`, passing over `stats` and any other type; waits up to 30 s for each frame."""
+    import json
+    while True:
+        event = json.loads(socket.recv())
+        if event["Type"] == wanted:
+            return event
+
+
+def events(server):
+    """The events socket: new for an SMTP delivery, update for a read mark through the operator API, delete for a
+    delete through it, stats after each, and Mailpit's 401 without a credential."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".build", "client-sdks",
+                                    "websockets"))
+    import websocket  # websocket-client, which scripts/client-tests installs
+    url = "ws" + server[len("http"):] + "/mailpit/api/events"
+    try:
+        websocket.create_connection(url, timeout=10)
+        check(False, "events without a credential: refused")
+    except websocket.WebSocketBadStatusException as error:
+        check(error.status_code == 401, "events without a credential: 401 before the upgrade")
+    socket = websocket.create_connection(url, timeout=30, header=["Authorization: Bearer " + TOKEN])
+    try:
+        send(server, "gus@example.org", "Watched")
+        new = next_event(socket, "new")
+        check(new["Data"]["Subject"] == "Watched" and new["Data"]["Read"] is False, "new: the MessageSummary")
+        stats = next_event(socket, "stats")
+        check(set(stats["Data"]) == {"Total", "Unread", "Version"}, "stats after it")
+        identifier = new["Data"]["ID"]
+        status, _, _ = http(server, "PUT", "/api/operator/messages/" + identifier, {"read": True}, bearer=TOKEN)
+        update = next_event(socket, "update")
+        check(status == 200 and update["Data"] == {"ID": identifier, "Read": True}, "update: read through another door")
+        status, _, _ = http(server, "DELETE", "/api/operator/messages/" + identifier, bearer=TOKEN)
+        deleted = next_event(socket, "delete")
+        check(status == 204 and deleted["Data"] == {"ID": identifier}, "delete: through another door")
+    finally:
+        socket.close()
 
 
 def pro_sandbox(server):
@@ -185,6 +224,7 @@ def main():
         client_library(server)
         requests_calls(server)
         link_check(server)
+        events(server)
         pro_sandbox(server)
     check.finish("test_mailpit_api")
 
