@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit.mailtd import pro_login, pro_token
 
 check = Checks()
@@ -166,8 +167,8 @@ def next_event(socket, wanted):
 
 
 def events(server):
-    """The events socket: new for an SMTP delivery, update for a read mark through the operator API, delete for a
-    delete through it, stats after each, and Mailpit's 401 without a credential."""
+    """The events socket: new for an SMTP delivery, update for a read mark and delete for a delete through the operator
+    API and through JMAP, stats after each, and Mailpit's 401 without a credential."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".build", "client-sdks",
                                     "websockets"))
     import websocket  # websocket-client, which scripts/client-tests installs
@@ -191,6 +192,14 @@ def events(server):
         status, _, _ = http(server, "DELETE", "/api/operator/messages/" + identifier, bearer=TOKEN)
         deleted = next_event(socket, "delete")
         check(status == 204 and deleted["Data"] == {"ID": identifier}, "delete: through another door")
+        # JMAP is a door too: an agent marks its message read and destroys it.
+        agent = JMAPAgent(server, "mailpitwatch")
+        send(server, agent.address, "To the agent")
+        arrived = next_event(socket, "new")["Data"]["ID"]
+        agent.call(["Email/set", {"update": {arrived: {"keywords/$seen": True}}}, "0"])
+        check(next_event(socket, "update")["Data"] == {"ID": arrived, "Read": True}, "update: read through JMAP")
+        agent.call(["Email/set", {"destroy": [arrived]}, "0"])
+        check(next_event(socket, "delete")["Data"] == {"ID": arrived}, "delete: destroyed through JMAP")
     finally:
         socket.close()
 
