@@ -235,7 +235,15 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
             "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
-            "SignInMethods",
+            "SignInMethods", "HTMLSanitizing",
+        ]),
+        // A message's HTML part made harmless to serve (a pure tokenizer that writes only what it understood): the web
+        // inbox's frame and Mailpit's /view/{ID}.html.
+        .target(name: "HTMLSanitizing"),
+        // Mailpit's API v1 over the one mail store (issue 71), for the operator and Pro users' sandboxes.
+        .target(name: "MailpitAPI", dependencies: [
+            "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Base64Coding", "Time", "HTMLSanitizing",
+            "ConfigurationReading", "Fetch", "WebSocket",
         ]),
         // Surface 2: Mail.td compatible mailbox accounts.
         .target(name: "MailboxAccounts", dependencies: [
@@ -332,7 +340,7 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
-            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer",
+            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "MailpitAPI",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -416,6 +424,12 @@ let package = Package(
         .testTarget(name: "MCPServerTests", dependencies: [
             "MCPServer", "JMAP", "Directory", "MailDelivery", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage",
             "AuthCrypto", "PosternTestSupport", "SMTPOutcomes", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "HTMLSanitizingTests", dependencies: ["HTMLSanitizing"]),
+        .testTarget(name: "MailpitAPITests", dependencies: [
+            "MailpitAPI", "MailStore", "MIME", "Storage", "ServerKit", "HTTP1", "JSON", "PosternTestSupport",
+            "PostgresClient", "EmbeddedResources", "Base64Coding", "Fetch", "OutboundSocket",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
             "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
@@ -524,7 +538,7 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
-            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading",
+            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [

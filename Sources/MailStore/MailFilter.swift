@@ -26,6 +26,20 @@ public indirect enum MailFilter: Sendable, Equatable {
     /// From, to, cc, subject or body.
     case text(String)
     case thread(String)
+    /// Substring (case-insensitive for ASCII) of the `Bcc`, `Reply-To` or `Message-ID` field (Mailpit's search).
+    case bcc(String)
+    case replyTo(String)
+    case messageID(String)
+    /// Whether the message has a part shown in its body (`Content-Disposition: inline`, or a `Content-ID` without a
+    /// disposition), or a part to download (any other attachment): Mailpit's `has:inline` and `has:attachment`.
+    case hasInlinePart(Bool)
+    case hasDownloadPart(Bool)
+    /// Has this keyword, compared ignoring ASCII case (Mailpit's `tag:`).
+    case hasKeywordIgnoringCase(String)
+    /// One of these message ids (none: no message).
+    case ids([String])
+    /// Whether the message has a keyword that spells a tag (``MailTag``): Mailpit's `is:tagged`.
+    case tagged(Bool)
 
     /// The SQL condition and its bindings, in `dialect`: SQLite's LIKE ignores ASCII case where PostgreSQL's
     /// ILIKE does; keywords are read from the JSON text with `json_extract` or `jsonb ->>`.
@@ -33,7 +47,9 @@ public indirect enum MailFilter: Sendable, Equatable {
         let (yes, no) = dialect == .sqlite ? ("1", "0") : ("TRUE", "FALSE")
         func like(_ column: String, _ text: String) -> (String, [SQLValue]) {
             let operation = dialect == .sqlite ? "LIKE" : "ILIKE"
-            return ("\(column) \(operation) ? ESCAPE '\\'", [.text("%" + Self.escapeLike(text) + "%")])
+            // A NULL column (no HTML body, no subject) is the empty text: NULL LIKE would make NOT (...) NULL too,
+            // and a negated condition would drop the message.
+            return ("COALESCE(\(column), '') \(operation) ? ESCAPE '\\'", [.text("%" + Self.escapeLike(text) + "%")])
         }
         func combine(_ filters: [MailFilter], _ joiner: String, empty: String) -> (String, [SQLValue]) {
             guard !filters.isEmpty else { return (empty, []) }
@@ -47,6 +63,12 @@ public indirect enum MailFilter: Sendable, Equatable {
             case (.postgres, true): return ("(keywords::jsonb ->> ?) = 'true'", [.text(keyword)])
             case (.postgres, false): return ("(keywords::jsonb ->> ?) IS DISTINCT FROM 'true'", [.text(keyword)])
             }
+        }
+        /// Whether a keyword set to true passes `condition` (on `k.key`).
+        func anyKeyword(_ condition: String) -> String {
+            dialect == .sqlite
+                ? "EXISTS (SELECT 1 FROM json_each(keywords) k WHERE k.value = 1 AND \(condition))"
+                : "EXISTS (SELECT 1 FROM jsonb_each_text(keywords::jsonb) k WHERE k.value = 'true' AND \(condition))"
         }
         switch self {
         case .all(let filters): return combine(filters, "AND", empty: yes)
@@ -83,7 +105,31 @@ public indirect enum MailFilter: Sendable, Equatable {
             let parts = ["from_json", "to_json", "cc_json", "subject", "text_body", "html_body"].map { like($0, text) }
             return ("(" + parts.map(\.0).joined(separator: " OR ") + ")", parts.flatMap(\.1))
         case .thread(let id): return ("thread_id = ?", [.text(id)])
+        case .hasKeywordIgnoringCase(let name):
+            return (anyKeyword("LOWER(k.key) = LOWER(?)"), [.text(name)])
+        case .ids(let ids):
+            guard !ids.isEmpty else { return (no, []) }
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            return ("id IN (\(marks))", ids.map(SQLValue.text))
+        case .bcc(let text): return like("bcc_json", text)
+        case .replyTo(let text): return like("reply_to_json", text)
+        case .messageID(let text): return like("message_id", text)
+        case .hasInlinePart(let wanted): return Self.partExists(inline: true, wanted)
+        case .hasDownloadPart(let wanted): return Self.partExists(inline: false, wanted)
+        case .tagged(let wanted):
+            // A tag's keyword starts with a letter, a digit or one of `-_.@` (MailTag): never `$`.
+            let exists = anyKeyword("k.key NOT LIKE '$%'")
+            return (wanted ? exists : "NOT " + exists, [])
         }
+    }
+
+    /// Whether a part shown in the body (`inline`) or one to download exists, or not when `wanted` is false.
+    private static func partExists(inline: Bool, _ wanted: Bool) -> (String, [SQLValue]) {
+        let shown = "(a.disposition = 'inline' OR (a.disposition IS NULL AND a.content_id IS NOT NULL))"
+        let exists =
+            "EXISTS (SELECT 1 FROM mail_attachments a WHERE a.message_id = mail_messages.id AND "
+            + (inline ? shown : "NOT " + shown) + ")"
+        return (wanted ? exists : "NOT " + exists, [])
     }
 
     static func escapeLike(_ text: String) -> String {

@@ -149,30 +149,39 @@ public struct MailStore: Sendable {
                 let rows = try connection.query(
                     "SELECT \(Self.detailColumns) FROM mail_messages WHERE id IN (\(marks)) AND \(addressColumn) = ?",
                     ids.map(SQLValue.text) + [.text(address)])
-                var attachments: [String: [MailAttachmentInfo]] = [:]
-                for row in try connection.query(
-                    """
-                    SELECT message_id, position, filename, content_type, content_id, disposition, size
-                        FROM mail_attachments WHERE message_id IN (\(marks)) ORDER BY message_id, position
-                    """, ids.map(SQLValue.text))
-                {
-                    if let id = row.text("message_id"), let info = Self.attachmentInfo(row) {
-                        attachments[id, default: []].append(info)
-                    }
-                }
                 var found: [String: MailMessageRecord] = [:]
-                for row in rows {
-                    guard let summary = Self.summary(row) else { continue }
-                    found[summary.id] = MailMessageRecord(
-                        summary: summary, to: Self.addresses(row.text("to_json")),
-                        cc: Self.addresses(row.text("cc_json")), bcc: Self.addresses(row.text("bcc_json")),
-                        replyTo: Self.addresses(row.text("reply_to_json")), messageID: row.text("message_id"),
-                        inReplyTo: Self.strings(row.text("in_reply_to")), references: Self.strings(row.text("refs")),
-                        sentAt: row.int("sent_at"), textBody: row.text("text_body"), htmlBody: row.text("html_body"),
-                        attachments: attachments[summary.id] ?? [])
-                }
+                for record in try Self.records(rows, connection) { found[record.summary.id] = record }
                 return found
             }
+        }
+    }
+
+    /// The records of `rows` (read with ``detailColumns``), in their order, with their attachments' descriptions.
+    static func records(_ rows: [SQLRow], _ connection: any SQLConnection) throws -> [MailMessageRecord] {
+        let ids = rows.compactMap { $0.text("id") }
+        var attachments: [String: [MailAttachmentInfo]] = [:]
+        if !ids.isEmpty {
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            for row in try connection.query(
+                """
+                SELECT message_id, position, filename, content_type, content_id, disposition, size
+                    FROM mail_attachments WHERE message_id IN (\(marks)) ORDER BY message_id, position
+                """, ids.map(SQLValue.text))
+            {
+                if let id = row.text("message_id"), let info = Self.attachmentInfo(row) {
+                    attachments[id, default: []].append(info)
+                }
+            }
+        }
+        return rows.compactMap { row in
+            guard let summary = Self.summary(row) else { return nil }
+            return MailMessageRecord(
+                summary: summary, to: Self.addresses(row.text("to_json")),
+                cc: Self.addresses(row.text("cc_json")), bcc: Self.addresses(row.text("bcc_json")),
+                replyTo: Self.addresses(row.text("reply_to_json")), messageID: row.text("message_id"),
+                inReplyTo: Self.strings(row.text("in_reply_to")), references: Self.strings(row.text("refs")),
+                sentAt: row.int("sent_at"), textBody: row.text("text_body"), htmlBody: row.text("html_body"),
+                attachments: attachments[summary.id] ?? [])
         }
     }
 
@@ -259,7 +268,7 @@ public struct MailStore: Sendable {
         id, address, folder, envelope_from, from_json, subject, preview, size, is_read, received_at, thread_id, \
         keywords, envelope_to
         """
-    private static let detailColumns =
+    static let detailColumns =
         summaryColumns
         + ", to_json, cc_json, bcc_json, reply_to_json, message_id, in_reply_to, refs, sent_at, text_body, html_body"
 
@@ -294,7 +303,8 @@ public struct MailStore: Sendable {
                 .text(json(message.inReplyTo)), .text(json(message.references)),
                 message.sentAt.map(SQLValue.integer) ?? .null, optional(message.textBody),
                 optional(message.htmlBody), .text(message.preview), .integer(Int64(message.raw.count)),
-                .integer(now), .blob(message.raw), .text(thread), .text(keywordsJSON(keywords)),
+                .integer(now), .blob(message.raw), .text(thread),
+                .text(keywordsJSON(keywords.union(message.headerKeywords))),
                 .integer(isRead ? 1 : 0), .text(json(message.bcc)), optional(MailSummary.envelopeColumn(envelopeTo)),
                 .text(origin.rawValue),
             ])

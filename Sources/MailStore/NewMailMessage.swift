@@ -23,6 +23,9 @@ public struct NewMailMessage: Sendable, Equatable {
     public var preview: String
     public var attachments: [MailAttachment]
     public var raw: [UInt8]
+    /// Keywords the message brings with it: the tags of its `X-Tags` header (``MailTag``), which Mailpit adds on
+    /// arrival; every copy stored is given them besides the keywords its writer sets.
+    public var headerKeywords: Set<String> = []
 
     public init(
         envelopeFrom: String, from: [MailAddress] = [], to: [MailAddress] = [],
@@ -58,5 +61,7 @@ public struct NewMailMessage: Sendable, Equatable {
             subject: parsed.subject, messageID: parsed.messageID, inReplyTo: parsed.inReplyTo,
             references: parsed.references, sentAt: parsed.date, textBody: parsed.textBody, htmlBody: parsed.htmlBody,
             preview: parsed.preview, attachments: parsed.attachments, raw: raw)
+        headerKeywords = parsed.headers.filter { $0.name.lowercased() == "x-tags" }
+            .reduce(into: Set<String>()) { $0.formUnion(MailTag.keywords(fromHeader: $1.value)) }
     }
 }

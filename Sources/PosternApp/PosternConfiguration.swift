@@ -4,6 +4,7 @@ import Fetch
 import JMAP
 import MCPServer
 import MailSandbox
+import MailpitAPI
 import MailTransfer
 import OutboundQueue
 import MailCX
@@ -52,6 +53,8 @@ public struct PosternConfiguration: Sendable {
     public var sandbox = SandboxConfiguration()
     /// The IMAP listener (issue 70).
     public var imap = IMAPListenerConfiguration()
+    /// Mailpit's API v1: its base path; the composition root adds the operator's token.
+    public var mailpit = MailpitConfiguration()
     /// How failed webhook deliveries are retried.
     public var webhooks = WebhookConfiguration()
     /// Which addresses outbound requests (remote-hash fetches, webhook deliveries) may reach.
@@ -110,6 +113,7 @@ public struct PosternConfiguration: Sendable {
         retention = try MailRetentionConfiguration(config: config)
         sandbox = try SandboxConfiguration(config: config)
         imap = try IMAPListenerConfiguration(config: config)
+        mailpit = try MailpitConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)
         outboundAddresses = try OutboundAddressConfiguration(config: config)
         agent = try AgentAuthConfiguration(config: config)
@@ -146,6 +150,7 @@ public struct PosternConfiguration: Sendable {
         try recipients.validate()
         try sandbox.validate()
         try imap.validate()
+        try mailpit.validate()
         try webhooks.validate()
         try agent.validate()
         try mailbox.validate()

@@ -37,6 +37,7 @@ enum Surfaces {
         let agent = AgentSurface.register(into: &router, context)
         let mailbox = try MailboxSurface.register(into: &router, context, shared)
         let tempMail = TempMailSurface.register(into: &router, context, mailbox: mailbox.service)
+        MailpitSurface.register(into: &router, context, sandbox: mailbox.sandbox)
         let remote = try RemoteHashSurface.register(into: &router, context)
         let owners = try OwnerSurface.register(into: &router, context, shared)
         let oauth = try OAuthSurface.register(into: &router, context, shared, owners: owners.service)

@@ -1,3 +1,5 @@
+import HTMLSanitizing
+
 /// An HTML part made ready for its sandboxed frame: sanitized (``HTMLPartSanitizer``: no script, event handler,
 /// `base`, `meta` or remote URL is left, so the document is harmless even where a proxy strips the frame's CSP),
 /// `cid:` references pointed at the message's signed inline-image route, and whether the original asked for remote

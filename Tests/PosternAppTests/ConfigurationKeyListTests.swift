@@ -6,6 +6,7 @@ import JMAP
 import MailCX
 import MailSandbox
 import MailTM
+import MailpitAPI
 import MailTransfer
 import MailboxAccounts
 import MCPServer
@@ -115,6 +116,7 @@ struct ConfigurationKeyListTests {
             "Sources/WebInbox/WebInboxConfiguration.swift": { _ = try WebInboxConfiguration(config: $0) },
             "Sources/WebAuthn/WebAuthnConfiguration.swift": { _ = try WebAuthnConfiguration(config: $0) },
             "Sources/MailSandbox/SandboxConfiguration.swift": { _ = try SandboxConfiguration(config: $0) },
+            "Sources/MailpitAPI/MailpitConfiguration.swift": { _ = try MailpitConfiguration(config: $0) },
             "Sources/Webhooks/WebhookConfiguration.swift": { _ = try WebhookConfiguration(config: $0) },
             "Sources/Fetch/OutboundAddressConfiguration.swift": { _ = try OutboundAddressConfiguration(config: $0) },
             "Sources/PosternApp/ListenerConfiguration.swift": { _ = try ListenerConfiguration(config: $0) },
@@ -206,6 +208,7 @@ struct ConfigurationKeyListTests {
             ("POSTERN_SMTP_PROXY_PROTOCOL", "on"), ("POSTERN_SANDBOX_SMTP_PORT", "70000"),
             ("POSTERN_SANDBOX_SMTP_PORT", "none"), ("POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH", "always"),
             ("POSTERN_SANDBOX_MAIL_AUTH", "maybe"), ("POSTERN_WEBHOOK_RETRY_SECONDS", "0"),
+            ("POSTERN_MAILPIT_PATH", "mailpit/"), ("POSTERN_MAILPIT_PATH", "/mail pit"),
             ("POSTERN_OUTBOUND_ALLOW_PRIVATE", "perhaps"), ("POSTERN_REMOTE_HASH_ALLOW_PRIVATE", "perhaps"),
             ("POSTERN_DRAIN_SECONDS", "301"), ("POSTERN_INSTANCES", "0"), ("POSTERN_MAIL_CHANGES_KEPT", "99"),
             ("POSTERN_AUDIT_DAYS", "0"), ("POSTERN_LOG_LEVEL", "loud"), ("POSTERN_METRICS_TOKEN", "short"),

@@ -12,6 +12,15 @@ struct InboxHTMLTests {
         #expect(!part.remoteContent)
     }
 
+    @Test("the frame's document: sanitized, cid: pointed at the signed route, and remote content still noticed")
+    func inboxHTML() {
+        let part = InboxHTML(
+            #"<meta http-equiv="refresh" content="0"><img src="cid:a@b"><img src="https://t.example/p.gif">"#,
+            cidPrefix: "/r/sig/")
+        #expect(part.html == #"<img src="/r/sig/a@b"><img>"#)
+        #expect(part.remoteContent)
+    }
+
     @Test("meta elements are dropped (a refresh would navigate the frame)")
     func meta() {
         let part = InboxHTML(#"<META http-equiv="refresh" content="0;url=https://x">after"#, cidPrefix: "/r/")

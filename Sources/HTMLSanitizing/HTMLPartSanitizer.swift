@@ -1,6 +1,6 @@
-/// The HTML part of a message made harmless to serve in the web inbox's frame, whatever headers reach the browser:
-/// a pure tokenizer fed one character at a time that follows HTML's tokenizer rules (WHATWG HTML section 13.2.5) and
-/// writes out only what it understood.
+/// The HTML part of a message made harmless to serve in the web inbox's frame and Mailpit's `/view/{ID}.html`,
+/// whatever headers reach the browser: a pure tokenizer fed one character at a time that follows HTML's tokenizer
+/// rules (WHATWG HTML section 13.2.5) and writes out only what it understood.
 ///
 /// Dropped: `script`, `iframe`, `noembed`, `noframes`, `xmp` and `plaintext` with what they hold; the `base`, `meta`,
 /// `link`, `object`, `embed`, `applet`, `frame`, `frameset`, `param`, `noscript`, `svg`, `math` and `template` tags
@@ -19,7 +19,7 @@
 ///
 /// A tag cut off by the end of the text is dropped, as a browser drops it. Memory: the current tag, comment or raw
 /// text, bounded by the message the store accepted.
-struct HTMLPartSanitizer {
+public struct HTMLPartSanitizer {
     /// Elements whose content is raw text to their end tag and dropped with them.
     static let droppedWithContent: Set<String> = ["script", "iframe", "noembed", "noframes", "xmp"]
     /// Elements whose tags are dropped; their content is sanitized as any other markup.
@@ -79,10 +79,10 @@ struct HTMLPartSanitizer {
     var output = ""
 
     /// A sanitizer at the start of a document.
-    init() {}
+    public init() {}
 
     /// `html` sanitized at once.
-    static func sanitize(_ html: String) -> String {
+    public static func sanitize(_ html: String) -> String {
         var sanitizer = HTMLPartSanitizer()
         for scalar in html.unicodeScalars { sanitizer.feed(scalar) }
         return sanitizer.finish()

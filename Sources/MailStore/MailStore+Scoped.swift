@@ -1,0 +1,178 @@
+import Storage
+
+/// Reads and writes over a ``MailScope`` with a ``MailFilter``: the store-wide view Mailpit's API gives (issue 71),
+/// for the operator (every address) or for one Pro user's sandbox (its address). Every write here moves each touched
+/// address's JMAP state through the change log's triggers and wakes that address's waiters after the commit, as
+/// any other write of the store does.
+extension MailStore {
+    /// Messages of `scope` that pass `filter`, newest first: `limit` of them after the newest `start`.
+    public func summaries(in scope: MailScope, matching filter: MailFilter, start: Int, limit: Int) async throws
+        -> [MailSummary]
+    {
+        let (condition, values) = Self.scoped(scope, filter, database.dialect)
+        return try await database.read { connection in
+            try connection.query(
+                """
+                SELECT \(Self.summaryColumns) FROM mail_messages WHERE \(condition)
+                    ORDER BY received_at DESC, received_seq DESC LIMIT ? OFFSET ?
+                """, values + [.integer(Int64(max(0, limit))), .integer(Int64(max(0, start)))]
+            ).compactMap(Self.summary)
+        }
+    }
+
+    /// As ``summaries(in:matching:start:limit:)``, each with every parsed field (a listing that shows recipients).
+    public func records(in scope: MailScope, matching filter: MailFilter, start: Int, limit: Int) async throws
+        -> [MailMessageRecord]
+    {
+        let (condition, values) = Self.scoped(scope, filter, database.dialect)
+        return try await database.read { connection in
+            try connection.readTransaction {
+                try Self.records(
+                    connection.query(
+                        """
+                        SELECT \(Self.detailColumns) FROM mail_messages WHERE \(condition)
+                            ORDER BY received_at DESC, received_seq DESC LIMIT ? OFFSET ?
+                        """, values + [.integer(Int64(max(0, limit))), .integer(Int64(max(0, start)))]),
+                    connection)
+            }
+        }
+    }
+
+    /// How many messages of `scope` pass `filter`, and how many of those are unread.
+    public func counts(in scope: MailScope, matching filter: MailFilter) async throws -> (total: Int, unread: Int) {
+        let (condition, values) = Self.scoped(scope, filter, database.dialect)
+        return try await database.read { connection in
+            let row = try connection.query(
+                """
+                SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN is_read = 0 THEN 1 ELSE 0 END), 0) AS unread
+                    FROM mail_messages WHERE \(condition)
+                """, values
+            ).first
+            return (Int(row?.int("total") ?? 0), Int(row?.int("unread") ?? 0))
+        }
+    }
+
+    /// Message `id` with every parsed field when `scope` holds it; nil otherwise.
+    public func record(in scope: MailScope, id: String) async throws -> MailMessageRecord? {
+        guard let address = try await address(ofMessage: id), Self.covers(scope, address) else { return nil }
+        return try await message(address: address, id: id)
+    }
+
+    /// The raw bytes of message `id` when `scope` holds it; nil otherwise.
+    public func raw(in scope: MailScope, id: String) async throws -> [UInt8]? {
+        guard let address = try await address(ofMessage: id), Self.covers(scope, address) else { return nil }
+        return try await raw(address: address, id: id)
+    }
+
+    /// Attachment `position` of message `id` when `scope` holds it: its description and decoded bytes.
+    public func attachment(in scope: MailScope, id: String, position: Int) async throws
+        -> (MailAttachmentInfo, [UInt8])?
+    {
+        guard let address = try await address(ofMessage: id), Self.covers(scope, address) else { return nil }
+        return try await attachment(address: address, id: id, position: position)
+    }
+
+    /// Marks the messages of `scope` that pass `filter` read (or unread); returns the ids that changed.
+    public func setRead(_ read: Bool, in scope: MailScope, matching filter: MailFilter) async throws -> [String] {
+        let (condition, values) = Self.scoped(scope, filter, database.dialect)
+        let changed = try await database.write { connection in
+            try connection.transaction {
+                let rows = try connection.query(
+                    "SELECT id, address FROM mail_messages WHERE \(condition) AND is_read = ?",
+                    values + [.integer(read ? 0 : 1)])
+                let ids = rows.compactMap { $0.text("id") }
+                for chunk in Self.chunks(ids) {
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    _ = try connection.run(
+                        "UPDATE mail_messages SET is_read = ? WHERE id IN (\(marks))",
+                        [.integer(read ? 1 : 0)] + chunk.map(SQLValue.text))
+                }
+                return (ids, Set(rows.compactMap { $0.text("address") }))
+            }
+        }
+        changes.announce(Array(changed.1))
+        return changed.0
+    }
+
+    /// Deletes the messages of `scope` that pass `filter` with their attachments; returns their ids.
+    public func delete(in scope: MailScope, matching filter: MailFilter) async throws -> [String] {
+        let (condition, values) = Self.scoped(scope, filter, database.dialect)
+        let deleted = try await database.write { connection in
+            try connection.transaction {
+                let rows = try connection.query("SELECT id, address FROM mail_messages WHERE \(condition)", values)
+                let ids = rows.compactMap { $0.text("id") }
+                for chunk in Self.chunks(ids) {
+                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    _ = try connection.run("DELETE FROM mail_messages WHERE id IN (\(marks))", chunk.map(SQLValue.text))
+                }
+                return (ids, Set(rows.compactMap { $0.text("address") }))
+            }
+        }
+        changes.announce(Array(deleted.1))
+        return deleted.0
+    }
+
+    /// How many messages of `scope` carry each keyword (`$seen` is not a stored keyword: read status is its own).
+    public func keywordCounts(in scope: MailScope) async throws -> [String: Int] {
+        let (condition, values) = scope.condition
+        return try await database.read { connection in
+            var counts: [String: Int] = [:]
+            for row in try connection.query(
+                "SELECT keywords FROM mail_messages WHERE \(condition) AND keywords <> '{}'", values)
+            {
+                for keyword in Self.keywords(row.text("keywords")) { counts[keyword, default: 0] += 1 }
+            }
+            return counts
+        }
+    }
+
+    /// Rewrites the keywords of the messages of `scope` that pass `filter` with `transform` (given and giving every
+    /// stored keyword, `$seen` aside); returns the ids whose keywords changed.
+    public func rewriteKeywords(
+        in scope: MailScope, matching filter: MailFilter,
+        _ transform: @escaping @Sendable (Set<String>) -> Set<String>
+    ) async throws -> [String] {
+        let (condition, values) = Self.scoped(scope, filter, database.dialect)
+        let changed = try await database.write { connection in
+            try connection.transaction {
+                var ids: [String] = []
+                var addresses: Set<String> = []
+                for row in try connection.query(
+                    "SELECT id, address, keywords FROM mail_messages WHERE \(condition)", values)
+                {
+                    guard let id = row.text("id"), let address = row.text("address") else { continue }
+                    let before = Set(Self.keywords(row.text("keywords")))
+                    let after = transform(before).subtracting(["$seen"])
+                    guard after != before else { continue }
+                    _ = try connection.run(
+                        "UPDATE mail_messages SET keywords = ? WHERE id = ?",
+                        [.text(Self.keywordsJSON(after)), .text(id)])
+                    ids.append(id)
+                    addresses.insert(address)
+                }
+                return (ids, addresses)
+            }
+        }
+        changes.announce(Array(changed.1))
+        return changed.0
+    }
+
+    /// The condition of `scope` and `filter` together, with their values.
+    static func scoped(_ scope: MailScope, _ filter: MailFilter, _ dialect: SQLDialect) -> (String, [SQLValue]) {
+        let (place, placeValues) = scope.condition
+        let (passes, passValues) = filter.sql(dialect)
+        return ("\(place) AND \(passes)", placeValues + passValues)
+    }
+
+    static func covers(_ scope: MailScope, _ address: String) -> Bool {
+        switch scope {
+        case .everyAddress: return true
+        case .address: return scope.condition.1 == [.text(address)]
+        }
+    }
+
+    /// `ids` in runs short enough for one statement's bound values on both backends.
+    static func chunks(_ ids: [String], size: Int = 500) -> [[String]] {
+        stride(from: 0, to: ids.count, by: size).map { Array(ids[$0..<min($0 + size, ids.count)]) }
+    }
+}

@@ -1,0 +1,68 @@
+import HTTP1
+import JSON
+import MailStore
+
+/// The application routes (`server/apiv1/application.go`, `chaos.go`, `other.go`) and the operations that need what
+/// Postern does not ship, answered as Mailpit answers with the feature off.
+extension MailpitAPI {
+    /// `GET /api/v1/info`: `AppInformation` of the caller's scope: the counts and tags; Postern keeps no Mailpit
+    /// runtime counters or database file, so those are 0 or empty.
+    func info(_ call: MailpitCall) async throws -> HTTPResponse {
+        let counts = try await mail.counts(in: call.scope, matching: .all([]))
+        let tags = try await tagCounts(call.scope).sorted { $0.key < $1.key }.map {
+            ($0.key, JSONValue.int(Int64($0.value)))
+        }
+        return Self.json(
+            .object([
+                ("Version", .string(configuration.version)), ("LatestVersion", .string("")),
+                ("Database", .string("")), ("DatabaseSize", .int(0)), ("Messages", .int(Int64(counts.total))),
+                ("Unread", .int(Int64(counts.unread))), ("Tags", .object(tags)),
+                (
+                    "RuntimeStats",
+                    .object([
+                        ("Uptime", .int(max(0, clock() - startedAt))), ("Memory", .int(0)),
+                        ("MessagesDeleted", .int(0)), ("SMTPAccepted", .int(0)), ("SMTPAcceptedSize", .int(0)),
+                        ("SMTPRejected", .int(0)), ("SMTPIgnored", .int(0)),
+                    ])
+                ),
+            ]))
+    }
+
+    /// `GET /api/v1/webui`: `WebUIConfiguration`: no relay, no SpamAssassin, no chaos (yet), nothing hidden.
+    func webUI(_ call: MailpitCall) async throws -> HTTPResponse {
+        Self.json(
+            .object([
+                ("Label", .string("")),
+                (
+                    "MessageRelay",
+                    .object([
+                        ("Enabled", .bool(false)), ("SMTPServer", .string("")), ("ReturnPath", .string("")),
+                        ("AllowedRecipients", .string("")), ("BlockedRecipients", .string("")),
+                        ("OverrideFrom", .string("")), ("PreserveMessageIDs", .bool(false)),
+                    ])
+                ),
+                ("SpamAssassin", .bool(false)), ("ChaosEnabled", .bool(false)), ("DuplicatesIgnored", .bool(false)),
+                ("HideDeleteAllButton", .bool(false)),
+            ]))
+    }
+
+    /// `GET` and `PUT /api/v1/chaos`: Mailpit's answer with chaos off, `400 Chaos is not enabled`, until the SMTP
+    /// side's failure injection is wired here.
+    func chaosOff(_ call: MailpitCall) async throws -> HTTPResponse {
+        throw MailpitRefusal.badRequest("Chaos is not enabled")
+    }
+
+    /// `GET /api/v1/message/{ID}/html-check` and `/sa-check`: Mailpit without the feature (the HTML check's
+    /// caniemail data set, a SpamAssassin `spamd`) has no such route: `404 page not found`.
+    func featureOff(_ call: MailpitCall) async throws -> HTTPResponse {
+        throw MailpitRefusal.notFound
+    }
+
+    /// `POST /api/v1/message/{ID}/release`: Mailpit with no relay configured refuses: 404 for a message the scope
+    /// does not hold, else 400.
+    func release(_ call: MailpitCall) async throws -> HTTPResponse {
+        _ = try await rawMessage(call)
+        throw MailpitRefusal.badRequest("SMTP relay is not enabled")
+    }
+
+}

@@ -1,0 +1,113 @@
+import HTTP1
+import JSON
+import MailStore
+import ServerKit
+import WebSocket
+
+/// `GET /api/events` (`server/websockets`): a WebSocket of Mailpit's events for the mail the credential sees, fed by
+/// the store's one change stream, so a change made through any door (SMTP, JMAP, IMAP, the web inbox, the operator
+/// API, this API) is told: `{"Type": "new", "Data": MessageSummary}` for each message that arrives (in arrival order),
+/// `{"Type": "update", "Data": {"ID", "Read"}}` when its read status moves and `{"ID", "Tags"}` when its tags do,
+/// `{"Type": "delete", "Data": {"ID"}}` for each message removed, `{"Type": "truncate", "Data": null}` when every
+/// message went at once, `{"Type": "prune", "Data": null}` when more than 200 went at once (retention's pruning, a
+/// search delete), and after any of them `{"Type": "stats", "Data": {"Total", "Unread", "Version"}}`.
+///
+/// The credential is the API's (Bearer or Basic's password), checked before the upgrade: a refusal is Mailpit's 401.
+/// What the client sends is read and dropped. Past ``MailpitConfiguration/maximumEventMessages`` in the scope, only
+/// `stats` is sent (what changed would take a read of every message at each change).
+extension MailpitAPI {
+    /// Adds the events socket under the base path.
+    func registerEvents(on router: inout ContextRouter, base: String) {
+        router.add(
+            .GET, base + "/api/events",
+            .webSocket { [self] request, _, _, _ in
+                .later {
+                    let viewer: MailpitViewer?
+                    do {
+                        viewer = try await self.viewer(of: request)
+                    } catch {
+                        return .refuse(Self.text(.serviceUnavailable, "Service unavailable"))
+                    }
+                    guard let viewer else { return .refuse(Self.unauthorized()) }
+                    return .accept(subprotocol: nil) { inbound, outbound in
+                        try await inbound.discarding { await self.pushEvents(viewer, outbound) }
+                    }
+                }
+            })
+    }
+
+    /// Sends events until the socket closes (its task is cancelled then).
+    private func pushEvents(_ viewer: MailpitViewer, _ outbound: WebSocketOutbound) async {
+        let scope = viewer.scope
+        let address: String? = if case .sandbox(let sandbox) = viewer { sandbox.address } else { nil }
+        func send(_ type: String, _ data: JSONValue) {
+            let event = JSONValue.object([("Type", .string(type)), ("Data", data)])
+            outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
+        }
+        do {
+            var known = try await marks(scope)
+            var stream = mail.changeStream(of: address).makeAsyncIterator()
+            while try await stream.next() != nil {
+                let now = try await marks(scope)
+                defer { known = now }
+                guard now.count <= configuration.maximumEventMessages, known.count <= configuration.maximumEventMessages
+                else {
+                    try await sendStats(scope, send)
+                    continue
+                }
+                let gone = known.keys.filter { now[$0] == nil }
+                let arrived = Set(now.keys.filter { known[$0] == nil })
+                var told = false
+                if !gone.isEmpty {
+                    told = true
+                    if now.isEmpty && gone.count > 1 {
+                        send("truncate", .null)
+                    } else if gone.count > 200 {
+                        send("prune", .null)
+                    } else {
+                        for id in gone.sorted() { send("delete", .object([("ID", .string(id))])) }
+                    }
+                }
+                for (id, marks) in now where arrived.contains(id) == false {
+                    guard let before = known[id] else { continue }
+                    if before.isRead != marks.isRead {
+                        told = true
+                        send("update", .object([("ID", .string(id)), ("Read", .bool(marks.isRead))]))
+                    }
+                    let tags = marks.keywords.compactMap(MailTag.tag).sorted()
+                    if before.keywords.compactMap(MailTag.tag).sorted() != tags {
+                        told = true
+                        send("update", .object([("ID", .string(id)), ("Tags", .array(tags.map(JSONValue.string)))]))
+                    }
+                }
+                if !arrived.isEmpty {
+                    told = true
+                    let records = try await mail.records(
+                        in: scope, matching: .ids(Array(arrived)), start: 0, limit: arrived.count)
+                    for record in records.reversed() { send("new", MailpitJSON.summary(record)) }
+                }
+                if told { try await sendStats(scope, send) }
+            }
+        } catch {
+            if !Task.isCancelled { outbound.close(.internalError, reason: "") }
+        }
+    }
+
+    /// Each message of `scope` (the newest, one past the configured maximum) with its read status and keywords.
+    private func marks(_ scope: MailScope) async throws -> [String: MailSummary] {
+        let newest = try await mail.summaries(
+            in: scope, matching: .all([]), start: 0, limit: configuration.maximumEventMessages + 1)
+        return Dictionary(newest.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Mailpit's `stats` event: the scope's totals and the version.
+    private func sendStats(_ scope: MailScope, _ send: (String, JSONValue) -> Void) async throws {
+        let counts = try await mail.counts(in: scope, matching: .all([]))
+        send(
+            "stats",
+            .object([
+                ("Total", .int(Int64(counts.total))), ("Unread", .int(Int64(counts.unread))),
+                ("Version", .string(configuration.version)),
+            ]))
+    }
+}

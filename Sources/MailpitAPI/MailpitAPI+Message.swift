@@ -1,0 +1,78 @@
+import HTTP1
+import JSON
+import MIME
+import MailStore
+
+/// One message's routes (`server/apiv1/message.go`): the message, its headers, raw source and parts.
+extension MailpitAPI {
+    /// `GET /api/v1/message/{ID}`: Mailpit's `Message`; the message is marked read, as Mailpit marks it on open.
+    func getMessage(_ call: MailpitCall) async throws -> HTTPResponse {
+        let id = try await messageID(call)
+        guard var record = try await mail.record(in: call.scope, id: id) else { throw MailpitRefusal.notFound }
+        if !record.summary.isRead {
+            _ = try await mail.setRead(true, in: call.scope, matching: .ids([id]))
+            record.summary.isRead = true
+        }
+        return Self.json(MailpitJSON.message(record))
+    }
+
+    /// `GET /api/v1/message/{ID}/headers`: every header field of the message, by canonical name.
+    func getHeaders(_ call: MailpitCall) async throws -> HTTPResponse {
+        let raw = try await rawMessage(call)
+        let parsed: ParsedMessage
+        do {
+            parsed = try MIMEParser.parse(raw, limits: MIMELimits(maximumMessageBytes: max(raw.count, 1)))
+        } catch {
+            throw MailpitRefusal.badRequest("malformed MIME header")
+        }
+        return Self.json(MailpitJSON.headers(parsed.headers))
+    }
+
+    /// `GET /api/v1/message/{ID}/raw[?dl=1]`: the stored bytes as `text/plain`.
+    func getRaw(_ call: MailpitCall) async throws -> HTTPResponse {
+        let raw = try await rawMessage(call)
+        var response = HTTPResponse(
+            status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8"], body: raw)
+        if call.request.queryItem("dl") == "1" {
+            response.headers.add("Content-Disposition", "attachment; filename=\"\(try await messageID(call)).eml\"")
+        }
+        return response
+    }
+
+    /// `GET /api/v1/message/{ID}/part/{PartID}`: the decoded bytes of the part, with its content type.
+    func getPart(_ call: MailpitCall) async throws -> HTTPResponse {
+        let id = try await messageID(call)
+        guard let position = MailpitJSON.position(ofPart: call.parameter("part")),
+            let (info, data) = try await mail.attachment(in: call.scope, id: id, position: position)
+        else { throw MailpitRefusal.notFound }
+        let name = info.filename ?? info.contentID ?? ""
+        let safe = String(name.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
+        return HTTPResponse(
+            status: .ok,
+            headers: ["Content-Type": info.contentType, "Content-Disposition": "inline; filename=\"\(safe)\""],
+            body: data)
+    }
+
+    /// `GET /api/v1/message/{ID}/part/{PartID}/thumb`: Postern makes no images, so every thumbnail is a 400 (Mailpit
+    /// answers 400 for a part it cannot read).
+    func getThumbnail(_ call: MailpitCall) async throws -> HTTPResponse {
+        throw MailpitRefusal.badRequest("thumbnails are not available on this server")
+    }
+
+    /// The message id of the path: the `ID` itself, or the newest message's for `latest`.
+    func messageID(_ call: MailpitCall) async throws -> String {
+        let id = call.parameter("id")
+        guard id == "latest" else { return id }
+        guard let newest = try await mail.summaries(in: call.scope, matching: .all([]), start: 0, limit: 1).first
+        else { throw MailpitRefusal(response: Self.text(.notFound, "message not found")) }
+        return newest.id
+    }
+
+    /// The raw bytes of the path's message; 404 when the scope has none such.
+    func rawMessage(_ call: MailpitCall) async throws -> [UInt8] {
+        guard let raw = try await mail.raw(in: call.scope, id: try await messageID(call)) else {
+            throw MailpitRefusal.notFound
+        }
+        return raw
+    }
+}

@@ -1,0 +1,242 @@
+"""Mailpit's API v1 on Postern (issue 71): the 2023 `mailpit-api-client` from PyPI, unchanged, its base URL pointed at
+`/mailpit` with the operator token as HTTP Basic's password in the URL (list, get, headers, attachment, read status,
+delete), then `requests` calls for the rest (search, tags, send, info, webui, view, raw, the off features, who may
+look, a Pro user's sandbox), each asserting Mailpit's documented shape. Mail goes in over SMTP (smtplib)."""
+
+import os
+import smtplib
+import sys
+import threading
+import urllib.parse
+from email.message import EmailMessage
+from email.utils import make_msgid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit.jmap_agent import JMAPAgent
+from postern_testkit.mailtd import pro_login, pro_token
+
+check = Checks()
+TOKEN = "operator-token-" + "0123456789abcdef" * 2
+PAYLOAD = b"%PDF-1.4 report\n"
+CLIENT = "mailpit-api-client-1.0.0"
+
+
+def send(server, to, subject, text="hello", html=None, attachment=None, tags=None):
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "App <app@example.com>", to, subject
+    message["Date"] = "Mon, 15 Jun 2025 15:06:40 +0200"
+    message["Delivered-To"] = to
+    message["Message-ID"] = make_msgid(domain="example.com")  # the 2023 client's Headers model requires one
+    if tags:
+        message["X-Tags"] = tags
+    message.set_content(text)
+    if html:
+        message.add_alternative(html, subtype="html")
+    if attachment:
+        message.add_attachment(attachment, maintype="application", subtype="pdf", filename="report.pdf")
+    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
+        client.send_message(message)
+
+
+def client_library(server):
+    """The 2023 client, unchanged: every call it makes, against Postern."""
+    from mailpit.client.api import API
+    parts = urllib.parse.urlsplit(server)
+    api = API(f"{parts.scheme}://any:{TOKEN}@{parts.netloc}/mailpit", timeout=30)
+    send(server, "ann@example.org", "Your report", text="See attached.", attachment=PAYLOAD)
+    send(server, "bo@example.org", "Second")
+    listed = api.get_messages()
+    check(listed.total == 2 and listed.unread == 2 and listed.count == 2, "get_messages: total, unread, count")
+    first = next(m for m in listed.messages if m.subject == "Your report")
+    check(first.read is False and first.attachments == 1, "a summary: Read false, one attachment")
+    check(first.to[0].address == "ann@example.org", "a summary's To")
+    message = api.get_message(first.id)
+    check(message.subject == "Your report" and message.text.strip() == "See attached.", "get_message: subject, text")
+    check(message.read is True, "opening a message marks it read, as Mailpit does")
+    check(len(message.attachments) == 1 and message.attachments[0].file_name == "report.pdf", "the attachment")
+    headers = api.get_message_headers(first.id)
+    check(headers.delivered_to == ["ann@example.org"], "headers: Delivered-To as Go's canonical name")
+    data = api.get_message_attachment(first.id, message.attachments[0].part_id)
+    check(data.encode() == PAYLOAD, "get_message_attachment: the decoded bytes")
+    api.put_messages([first.id], "Read", False)
+    again = [m for m in api.get_messages().messages if m.id == first.id][0]
+    check(again.read is False, "put_messages(Read=False) as a form: unread again")
+    api.delete_messages([first.id])
+    left = api.get_messages()
+    check(left.total == 1 and [m.subject for m in left.messages] == ["Second"], "delete_messages([id]): that one")
+    api.delete_messages([])
+    check(api.get_messages().total == 0, "delete_messages([]): every message, as the client documents")
+
+
+def requests_calls(server):
+    """The rest of the API with `requests`, as a hand-written suite calls it."""
+    import requests
+    api = server + "/mailpit/api/v1"
+    auth = ("any", TOKEN)
+    bearer = {"Authorization": "Bearer " + TOKEN}
+    unauthorised = requests.get(api + "/messages", timeout=30)
+    check(unauthorised.status_code == 401 and unauthorised.text == "Unauthorized.\n"
+          and unauthorised.headers["WWW-Authenticate"] == 'Basic realm="Login"', "no credential: Mailpit's 401")
+    check(requests.get(api + "/messages", auth=("any", "wrong"), timeout=30).status_code == 401, "a wrong token: 401")
+    send(server, "cy@example.org", "Invoice 42", html="<p onclick='x()'>Pay <b>now</b></p><script>1</script>",
+         tags="Billing, Month End")
+    send(server, "dee@example.org", "Newsletter")
+    found = requests.get(api + "/search", params={"query": 'tag:billing subject:"invoice 42"'}, auth=auth, timeout=30)
+    body = found.json()
+    check(found.status_code == 200 and body["messages_count"] == 1 and body["total"] == 2, "search: one of two")
+    invoice = body["messages"][0]
+    check(sorted(invoice["Tags"]) == ["Billing", "Month End"], "X-Tags on arrival are the tags")
+    check(requests.get(api + "/search", params={"query": "-tag:billing"}, headers=bearer, timeout=30)
+          .json()["messages"][0]["Subject"] == "Newsletter", "a negated tag, with a bearer")
+    check(requests.get(api + "/search", auth=auth, timeout=30).text == "Error: no search query", "no query: 400")
+    tagged = requests.put(api + "/tags", json={"IDs": [invoice["ID"]], "Tags": ["Paid"]}, auth=auth, timeout=30)
+    check(tagged.status_code == 200 and tagged.text == "ok", "PUT /tags: ok")
+    check(requests.get(api + "/tags", auth=auth, timeout=30).json() == ["Paid"], "the tags in use")
+    requests.put(api + "/tags/Paid", json={"Name": "Settled Up"}, auth=auth, timeout=30)
+    check(requests.get(api + "/tags", auth=auth, timeout=30).json() == ["Settled Up"], "a tag renamed")
+    requests.delete(api + "/tags/Settled%20Up", auth=auth, timeout=30)
+    check(requests.get(api + "/tags", auth=auth, timeout=30).json() == [], "a tag deleted")
+    view = requests.get(server + f"/mailpit/view/{invoice['ID']}.html", auth=auth, timeout=30)
+    check(view.status_code == 200 and "<b>now</b>" in view.text and "script" not in view.text
+          and "onclick" not in view.text, "view .html: the HTML, sanitized")
+    raw = requests.get(api + "/message/latest/raw", auth=auth, timeout=30)
+    check(raw.status_code == 200 and "Subject: Newsletter" in raw.text, "raw of latest")
+    sent = requests.post(api + "/send", auth=auth, timeout=30, json={
+        "From": {"Email": "app@example.com", "Name": "App"}, "To": [{"Email": "eve@example.org", "Name": "Eve"}],
+        "Subject": "Sent through the API", "Text": "Hi Eve", "Tags": ["Api"],
+        "Attachments": [{"Filename": "a.txt", "Content": "aGVsbG8="}]})
+    check(sent.status_code == 200 and "ID" in sent.json(), f"send: {sent.status_code} {sent.text}")
+    detail = requests.get(api + "/message/" + sent.json()["ID"], auth=auth, timeout=30).json()
+    check(detail["Subject"] == "Sent through the API" and detail["Tags"] == ["Api"]
+          and detail["Attachments"][0]["FileName"] == "a.txt", "the sent message, as stored")
+    check(requests.post(api + "/send", json={"To": []}, auth=auth, timeout=30).json().get("Error"), "send without From")
+    info = requests.get(api + "/info", auth=auth, timeout=30).json()
+    check(info["Messages"] == 3 and info["Unread"] >= 1 and "RuntimeStats" in info, "info")
+    check(requests.get(api + "/webui", auth=auth, timeout=30).json()["ChaosEnabled"] is False, "webui")
+    chaos = requests.get(api + "/chaos", auth=auth, timeout=30)
+    check((chaos.status_code, chaos.text) == (400, "Chaos is not enabled"), "chaos off, as Mailpit without it")
+    check(requests.get(api + f"/message/{invoice['ID']}/sa-check", auth=auth, timeout=30).status_code == 404,
+          "sa-check: no spamd, no route")
+    marked = requests.put(api + "/messages", json={"Read": True, "Search": "subject:invoice"}, auth=auth, timeout=30)
+    check(marked.text == "ok", "read status by search")
+    refused = requests.delete(api + "/messages", data=b"{broken", auth=auth, timeout=30)
+    check(refused.status_code == 400 and requests.get(api + "/messages", auth=auth, timeout=30).json()["total"] == 3,
+          "a broken body is 400 and deletes nothing")
+    requests.delete(api + "/search", params={"query": "subject:newsletter"}, auth=auth, timeout=30)
+    check(requests.get(api + "/messages", auth=auth, timeout=30).json()["total"] == 2, "search delete")
+
+
+class Links(BaseHTTPRequestHandler):
+    """A web server on loopback for the link check: /ok is 200, anything else 404."""
+    def do_GET(self):
+        self.send_response(200 if self.path == "/ok" else 404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *arguments):
+        pass
+
+
+def link_check(server):
+    """The link check fetches through the outbound fetcher (this server lets it reach loopback:
+    POSTERN_OUTBOUND_ALLOW_PRIVATE)."""
+    import requests
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Links)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{site.server_address[1]}"
+        send(server, "fay@example.org", "Links", text=f"Confirm at {base}/ok or see {base}/missing.")
+        checked = requests.get(server + "/mailpit/api/v1/message/latest/link-check", auth=("op", TOKEN), timeout=60)
+        body = checked.json()
+        check(checked.status_code == 200 and body["Errors"] == 1, f"link-check: one error of two: {body}")
+        check([(link["URL"], link["StatusCode"], link["Status"]) for link in body["Links"]]
+              == [(base + "/ok", 200, "OK"), (base + "/missing", 404, "Not Found")], "each link's status, in order")
+    finally:
+        site.shutdown()
+
+
+def next_event(socket, wanted):
+    """The next event of type `wanted`, passing over `stats` and any other type; waits up to 30 s for each frame."""
+    import json
+    while True:
+        event = json.loads(socket.recv())
+        if event["Type"] == wanted:
+            return event
+
+
+def events(server):
+    """The events socket: new for an SMTP delivery, update for a read mark and delete for a delete through the operator
+    API and through JMAP, stats after each, and Mailpit's 401 without a credential."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".build", "client-sdks",
+                                    "websockets"))
+    import websocket  # websocket-client, which scripts/client-tests installs
+    url = "ws" + server[len("http"):] + "/mailpit/api/events"
+    try:
+        websocket.create_connection(url, timeout=10)
+        check(False, "events without a credential: refused")
+    except websocket.WebSocketBadStatusException as error:
+        check(error.status_code == 401, "events without a credential: 401 before the upgrade")
+    socket = websocket.create_connection(url, timeout=30, header=["Authorization: Bearer " + TOKEN])
+    try:
+        send(server, "gus@example.org", "Watched")
+        new = next_event(socket, "new")
+        check(new["Data"]["Subject"] == "Watched" and new["Data"]["Read"] is False, "new: the MessageSummary")
+        stats = next_event(socket, "stats")
+        check(set(stats["Data"]) == {"Total", "Unread", "Version"}, "stats after it")
+        identifier = new["Data"]["ID"]
+        status, _, _ = http(server, "PUT", "/api/operator/messages/" + identifier, {"read": True}, bearer=TOKEN)
+        update = next_event(socket, "update")
+        check(status == 200 and update["Data"] == {"ID": identifier, "Read": True}, "update: read through another door")
+        status, _, _ = http(server, "DELETE", "/api/operator/messages/" + identifier, bearer=TOKEN)
+        deleted = next_event(socket, "delete")
+        check(status == 204 and deleted["Data"] == {"ID": identifier}, "delete: through another door")
+        # JMAP is a door too: an agent marks its message read and destroys it.
+        agent = JMAPAgent(server, "mailpitwatch")
+        send(server, agent.address, "To the agent")
+        arrived = next_event(socket, "new")["Data"]["ID"]
+        agent.call(["Email/set", {"update": {arrived: {"keywords/$seen": True}}}, "0"])
+        check(next_event(socket, "update")["Data"] == {"ID": arrived, "Read": True}, "update: read through JMAP")
+        agent.call(["Email/set", {"destroy": [arrived]}, "0"])
+        check(next_event(socket, "delete")["Data"] == {"ID": arrived}, "delete: destroyed through JMAP")
+    finally:
+        socket.close()
+
+
+def pro_sandbox(server):
+    """A Pro user's API token sees that user's sandbox only; the operator sees it too; another's token does not."""
+    import requests
+    api = server + "/mailpit/api/v1"
+    ada = pro_token(server, pro_login(server, "ada@example.com", "ada-password"), "mailpit")["token"]
+    bob = pro_token(server, pro_login(server, "bob@example.com", "bob-password"), "mailpit")["token"]
+    sent = requests.post(api + "/send", auth=("ada", ada), timeout=30, json={
+        "From": {"Email": "app@example.com"}, "To": [{"Email": "anyone@example.net"}], "Subject": "Ada's capture"})
+    check(sent.status_code == 200, f"a Pro user's send goes to their sandbox: {sent.status_code} {sent.text}")
+    mine = requests.get(api + "/messages", headers={"Authorization": "Bearer " + ada}, timeout=30).json()
+    check([m["Subject"] for m in mine["messages"]] == ["Ada's capture"], "Ada sees her sandbox only")
+    theirs = requests.get(api + "/messages", auth=("bob", bob), timeout=30).json()
+    check(theirs["total"] == 0, "Bob sees none of Ada's mail")
+    check(requests.get(api + "/message/" + sent.json()["ID"], auth=("bob", bob), timeout=30).status_code == 404,
+          "Bob cannot open Ada's message")
+    everything = requests.get(api + "/search", params={"query": "subject:capture"}, auth=("op", TOKEN), timeout=30)
+    check(everything.json()["messages_count"] == 1, "the operator sees the sandbox's mail too")
+
+
+def main():
+    install_packages(CLIENT, ["mailpit-api-client==1.0.0"], ["mailpit"], no_deps=True)
+    install_packages("mailpit-api-client-deps", ["dataclasses-json==0.6.7", "httpx==0.28.1"],
+                     ["dataclasses_json", "httpx"])
+    pros = [("ada@example.com", "ada-password"), ("bob@example.com", "bob-password")]
+    env = {"POSTERN_OPERATOR_TOKEN": TOKEN, "POSTERN_SMTP_ACCEPT": "any", "POSTERN_OUTBOUND_ALLOW_PRIVATE": "true"}
+    with postern(env=env, pro_users=pros) as server:
+        client_library(server)
+        requests_calls(server)
+        link_check(server)
+        events(server)
+        pro_sandbox(server)
+    check.finish("test_mailpit_api")
+
+
+if __name__ == "__main__":
+    main()
