@@ -14,12 +14,12 @@ public struct AgentInboxDirectory: AccountDirectory {
 
     /// - Parameters:
     ///   - accounts: the `agent_accounts` table.
-    ///   - claims: who holds which custom domain verified; default: the claims in the accounts' database.
+    ///   - claims: who holds which custom domain verified: the runtime's one model (a command's own).
     ///   - domain: the agent inbox domain.
     ///   - quota: bytes an agent inbox may hold.
-    public init(accounts: AgentAccountStore, claims: CustomDomains? = nil, domain: String, quota: Int64) {
+    public init(accounts: AgentAccountStore, claims: CustomDomains, domain: String, quota: Int64) {
         self.accounts = accounts
-        self.claims = claims ?? CustomDomains(database: accounts.database)
+        self.claims = claims
         self.domain = EmailDomain.key(domain)
         self.quota = quota
     }

@@ -18,14 +18,13 @@ public struct MailboxDirectory: AccountDirectory {
     ///   - database: the database holding `mailbox_accounts` and the custom-domain claims (``CustomDomains``).
     ///   - domains: the public and Pro-only mailbox domains.
     ///   - catchAllQuota: the quota of an address on a verified custom domain that no account has (Pro's).
-    ///   - claims: who holds which custom domain verified (the runtime's one model); default: the claims in
-    ///     `database`.
+    ///   - claims: who holds which custom domain verified: the runtime's one model (a command's own).
     public init(
         database: any SQLDatabase, domains: [String], catchAllQuota: Int64 = MailboxQuotas().pro,
-        claims: CustomDomains? = nil
+        claims: CustomDomains
     ) {
         self.store = MailboxStore(database: database)
-        self.claims = claims ?? CustomDomains(database: database)
+        self.claims = claims
         self.domains = Set(domains.map { EmailDomain.key($0) })
         self.catchAllQuota = catchAllQuota
     }

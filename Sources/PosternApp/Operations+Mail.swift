@@ -30,7 +30,9 @@ extension Operations {
                 message: "\(file) is larger than POSTERN_SMTP_MAX_MESSAGE_BYTES (\(configuration.smtp.maxMessageBytes))")
         }
         let database = try migratedDatabase(configuration, logger: logger)
-        let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
+        let mail = Surfaces.localMail(
+            configuration, database: database, domains: Surfaces.customDomains(database: database, signingKeys: nil),
+            clock: { unixNow() })
         for recipient in recipients {
             switch await mail.delivery.verdict(forRecipient: recipient) {
             case .accept: continue

@@ -11,7 +11,9 @@ extension Operations {
     /// sent), with the reason it is held when one was recorded.
     public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
-        let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
+        let mail = Surfaces.localMail(
+            configuration, database: database, domains: Surfaces.customDomains(database: database, signingKeys: nil),
+            clock: { unixNow() })
         let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
         return try await outbound.heldMail(sender: nil, store: mail.store).map { held in
             let entry = held.entry
@@ -33,7 +35,9 @@ extension Operations {
         -> [String]
     {
         let database = try migratedDatabase(configuration, logger: logger)
-        let mail = Surfaces.localMail(configuration, database: database, clock: { unixNow() })
+        let mail = Surfaces.localMail(
+            configuration, database: database, domains: Surfaces.customDomains(database: database, signingKeys: nil),
+            clock: { unixNow() })
         let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
         var ids = id.map { [$0] } ?? []
         if id == nil { ids = try await mail.store.outbox().map(\.id) }

@@ -9,6 +9,7 @@ import MailboxAccounts
 import Owners
 import AgentAuth
 import ComputePool
+import DNS
 import SignInProviders
 import Storage
 import Directory
@@ -176,8 +177,10 @@ public enum Operations {
             listeningOn: configuration.listener.host, port: configuration.listener.port)
         return try Surfaces.mailboxService(
             configuration, issuer: identity.issuer, keys: keys, database: database, mail: MailStore(database: database),
-            ledger: ChallengeLedger(database: database),
-            pool: WorkerPool(threads: 1), clock: { unixNow() }, logger: logger)
+            ledger: ChallengeLedger(database: database), pool: WorkerPool(threads: 1),
+            resolver: Surfaces.resolver(configuration, threads: DNSResolver.threadPool()),
+            customDomains: Surfaces.customDomains(database: database, signingKeys: nil), clock: { unixNow() },
+            logger: logger)
     }
 
     /// The database with every shipped migration applied: what the commands that read or write accounts and mail

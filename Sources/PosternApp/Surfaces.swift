@@ -69,13 +69,12 @@ enum Surfaces {
 
     /// - Parameters:
     ///   - changes: who waits for mail to change; the runtime's one stream (a command's own otherwise).
-    ///   - domains: the runtime's one custom-domain model, from ``customDomains(database:signingKeys:)``; a command's
-    ///     own, which makes no DKIM keys, when nil.
+    ///   - domains: the one custom-domain model, from ``customDomains(database:signingKeys:)``: the runtime's, or a
+    ///     command's own, which makes no DKIM keys.
     static func localMail(
         _ c: PosternConfiguration, database: any SQLDatabase, changes: MailChanges = MailChanges(),
-        domains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64
+        domains: CustomDomains, clock: @escaping @Sendable () -> Int64
     ) -> LocalMail {
-        let domains = domains ?? customDomains(database: database, signingKeys: nil)
         let store = MailStore(database: database, changes: changes, arrivals: WebhookArrivals())
         let directory = localDirectory(c, database: database, claims: domains)
         let policy = RecipientPolicy(
@@ -98,10 +97,9 @@ enum Surfaces {
 
     /// Who is local: each surface's accounts, through its own directory; mailbox accounts are asked first. Both read
     /// the custom domains' verified holders from `claims`.
-    static func localDirectory(
-        _ c: PosternConfiguration, database: any SQLDatabase, claims: CustomDomains? = nil
-    ) -> LocalDirectory {
-        let claims = claims ?? customDomains(database: database, signingKeys: nil)
+    static func localDirectory(_ c: PosternConfiguration, database: any SQLDatabase, claims: CustomDomains)
+        -> LocalDirectory
+    {
         return LocalDirectory([
             MailboxDirectory(database: database, domains: c.mailbox.domains + c.mailbox.proDomains, claims: claims),
             AgentInboxDirectory(
@@ -214,19 +212,18 @@ enum Surfaces {
     /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
     /// The operator's reset forgets the sandbox's records with every message.
     /// - Parameters:
-    ///   - resolver: the runtime's one DNS resolver; nil (the commands) makes one of `POSTERN_DNS_RESOLVER`.
-    ///   - customDomains: the runtime's one custom-domain model; nil (the commands) makes one that makes and shows no
-    ///     DKIM keys.
+    ///   - resolver: the one DNS resolver, ``resolver(_:threads:)``: the runtime's, or a command's own.
+    ///   - customDomains: the one custom-domain model, ``customDomains(database:signingKeys:)``: the runtime's, or a
+    ///     command's own, which makes and shows no DKIM keys.
     static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil,
+        ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver, customDomains: CustomDomains,
         clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
     ) throws -> MailboxService {
         try MailboxService(
             configuration: mailboxConfiguration(c, issuer: issuer, sandboxPort: sandboxPort), keys: keys,
             store: MailboxStore(database: database), mail: mail, ledger: ledger,
-            pool: pool, resolver: resolver ?? Self.resolver(c, threads: DNSResolver.threadPool()),
-            customDomains: customDomains ?? Self.customDomains(database: database, signingKeys: nil), clock: clock,
+            pool: pool, resolver: resolver, customDomains: customDomains, clock: clock,
             onUnexpectedError: reporter("mailbox", logger),
             audit: audit, recordsBesideMessages: [SandboxStore(database: database)],
             accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))])

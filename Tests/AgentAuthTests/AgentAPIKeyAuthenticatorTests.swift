@@ -1,4 +1,5 @@
 import AgentAuth
+import CustomDomains
 import Directory
 import PosternTestSupport
 import Testing
@@ -15,7 +16,8 @@ struct AgentAPIKeyAuthenticatorTests {
         let domain = "agents.localhost"
         let authenticator = AgentAPIKeyAuthenticator(
             accounts: accounts, inboxDomain: domain,
-            directory: AgentInboxDirectory(accounts: accounts, domain: domain, quota: 1000))
+            directory: AgentInboxDirectory(
+                accounts: accounts, claims: CustomDomains(database: accounts.database), domain: domain, quota: 1000))
         let principal = try #require(try await authenticator.principal(for: Credentials(bearerToken: key)))
         #expect(principal.mailbox.address == "keyholder@agents.localhost")
         #expect(try await accounts.liveAccount(id: principal.accountID)?.username == "keyholder")

@@ -1,4 +1,5 @@
 import AgentAuth
+import CustomDomains
 import Directory
 import PosternTestSupport
 import Storage
@@ -118,7 +119,9 @@ struct AgentCustomDomainInboxTests {
             try await inboxes.createInbox(username: "support", domain: "example.com", ownerID: "o")
         }
 
-        let directory = AgentInboxDirectory(accounts: accounts, domain: "agents.localhost", quota: 1_000)
+        let directory = AgentInboxDirectory(
+            accounts: accounts, claims: CustomDomains(database: accounts.database), domain: "agents.localhost",
+            quota: 1_000)
         // Served only while its owner holds the domain verified (custom_domain_claims).
         #expect(try await directory.resolve("support@example.com") == .foreign)
         _ = try test.database.writeSync { connection in

@@ -209,7 +209,8 @@ struct MailboxDomainTests {
         #expect(checked.string("message") == "TXT record not found")
         let listed = await harness.send(.GET, "/api/user/domains", bearer: token)["domains"]?.arrayValue?.first
         #expect(listed?["verify_status"] == "pending" && listed?["mx_configured"] == .bool(true))
-        let directory = MailboxDirectory(database: harness.database, domains: ["mail.localhost"])
+        let directory = MailboxDirectory(
+            database: harness.database, domains: ["mail.localhost"], claims: CustomDomains(database: harness.database))
         #expect(try await directory.resolve("reset@mx.test") == .foreign, "no catch-all on an MX alone")
     }
 
@@ -319,7 +320,9 @@ extension MailboxDomainTests {
         let token = try await harness.proToken(email: "c@example.com")
         let other = try await harness.proToken(email: "x@example.com")
         let ownerID = await harness.send(.GET, "/api/user/me", bearer: token).string("id")
-        let directory = MailboxDirectory(database: harness.database, domains: ["mail.localhost"], catchAllQuota: 777)
+        let directory = MailboxDirectory(
+            database: harness.database, domains: ["mail.localhost"], catchAllQuota: 777,
+            claims: CustomDomains(database: harness.database))
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"catch.test"}"#, bearer: token)
         #expect(try await directory.resolve("anyone@catch.test") == .foreign, "pending: not ours yet")
         let pending = await harness.send(
@@ -363,7 +366,9 @@ extension MailboxDomainTests {
         let harness = try Self.harness(backend, server)
         let first = try await harness.proToken(email: "first@example.com")
         let second = try await harness.proToken(email: "second@example.com")
-        let directory = MailboxDirectory(database: harness.database, domains: ["mail.localhost"], catchAllQuota: 777)
+        let directory = MailboxDirectory(
+            database: harness.database, domains: ["mail.localhost"], catchAllQuota: 777,
+            claims: CustomDomains(database: harness.database))
         let claim = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"moved.test"}"#, bearer: first)
         zone.set("moved.test", Self.txt, .txt([claim.string("verify_token")]))
         _ = await harness.send(.POST, "/api/user/domains/\(claim.string("id"))/verify", bearer: first)

@@ -2,6 +2,7 @@ import Audit
 import AuthCrypto
 import ClientAddress
 import ComputePool
+import CustomDomains
 import DKIMKeys
 import EmbeddedResources
 import Foundation
@@ -104,7 +105,9 @@ final class MailboxHarness: Sendable {
             recordsBesideMessages: [sandboxStore])
         sandbox = MailSandbox(surface: service, store: sandboxStore, mail: mail)
         delivery = LocalDelivery(
-            directory: MailboxDirectory(database: database, domains: configuration.domains + configuration.proDomains),
+            directory: MailboxDirectory(
+                database: database, domains: configuration.domains + configuration.proDomains,
+                claims: CustomDomains(database: database)),
             store: mail, clock: { clock.seconds })
         var router = ContextRouter()
         service.register(into: &router)

@@ -111,7 +111,9 @@ extension OwnerDomainPagesTests {
         let accounts = AgentAccountStore(database: harness.test.database)
         let inboxes = AgentOwnedInboxes(accounts: accounts, domain: "agents.localhost", clock: { 1_800_000_000 })
         _ = try await inboxes.createInbox(username: "support", domain: "held.example", ownerID: ada.id)
-        let directory = AgentInboxDirectory(accounts: accounts, domain: "agents.localhost", quota: 100)
+        let directory = AgentInboxDirectory(
+            accounts: accounts, claims: CustomDomains(database: accounts.database), domain: "agents.localhost",
+            quota: 100)
         #expect(try await directory.resolve("Support@held.example") == .local(.init(address: "support@held.example", quota: 100)))
 
         // Ada's claim goes (as an owner's deletion takes it, or a delete before inboxes held it); Bob proves the domain.

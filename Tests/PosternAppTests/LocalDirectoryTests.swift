@@ -28,7 +28,9 @@ struct LocalDirectoryTests {
         configuration.mailbox.proDomains = ["Pro.Localhost"]
         configuration.agent.inboxDomain = "agents.localhost"
         configuration.agent.inboxQuota = 5000
-        let local = Surfaces.localDirectory(configuration, database: test.database)
+        let local = Surfaces.localDirectory(
+            configuration, database: test.database,
+            claims: Surfaces.customDomains(database: test.database, signingKeys: nil))
         // A free account: its id, and no holder (no Pro user's webhook hears of its mail).
         #expect(
             try await local.resolve("Box@Mail.Localhost")

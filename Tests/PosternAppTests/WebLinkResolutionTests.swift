@@ -24,7 +24,9 @@ struct WebLinkResolutionTests {
     private func resolve(_ configuration: PosternConfiguration, _ address: String) async throws -> String? {
         let database = try Operations.migratedDatabase(configuration, logger: logger)
         return try await Operations.mailbox(
-            holding: address, mail: Surfaces.localMail(configuration, database: database, clock: { 0 }))
+            holding: address, mail: Surfaces.localMail(
+                configuration, database: database,
+                domains: Surfaces.customDomains(database: database, signingKeys: nil), clock: { 0 }))
     }
 
     @Test(

@@ -1,5 +1,6 @@
 import AgentAuth
 import AuthCrypto
+import CustomDomains
 import Directory
 import Foundation
 import HTTP1
@@ -72,7 +73,8 @@ public struct OwnedInboxesFixture: Sendable {
             cache: cache, clock: Self.now)
         let accounts = AgentAccountStore(database: database)
         inboxes = AgentOwnedInboxes(accounts: accounts, domain: agentDomain, clock: { 1_800_000_000 })
-        directory = AgentInboxDirectory(accounts: accounts, domain: agentDomain, quota: quota)
+        directory = AgentInboxDirectory(
+            accounts: accounts, claims: CustomDomains(database: database), domain: agentDomain, quota: quota)
         principals = OwnerPrincipals(inboxes: inboxes, directory: directory)
         apiKeys = AgentAPIKeyAuthenticator(accounts: accounts, inboxDomain: agentDomain, directory: directory)
         owner = try rows.owner()

@@ -2,6 +2,7 @@ import AgentAuth
 import Audit
 import AuthCrypto
 import ComputePool
+import CustomDomains
 import DKIMKeys
 import Fetch
 import Directory
@@ -109,8 +110,10 @@ final class WebInboxHarness: Sendable {
             ledger: ChallengeLedger(database: database), pool: pool, clock: { clock.now },
             monotonicClock: clock.monotonic)
         sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail)
+        let claims = CustomDomains(database: database)
         let agents = AgentInboxDirectory(
-            accounts: AgentAccountStore(database: database), domain: Self.agentDomain, quota: 40_000_000)
+            accounts: AgentAccountStore(database: database), claims: claims, domain: Self.agentDomain,
+            quota: 40_000_000)
         var jmapSettings = JMAPConfiguration(baseURL: Self.publicURL)
         jmapSettings.rateLimitsEnabled = false
         let outbound = JMAPOutbound(
@@ -125,7 +128,9 @@ final class WebInboxHarness: Sendable {
         var settings = WebInboxConfiguration(publicURL: Self.publicURL)
         configure(&settings)
         let directory = LocalDirectory([
-            MailboxDirectory(database: database, domains: mailboxSettings.domains + mailboxSettings.proDomains), agents,
+            MailboxDirectory(
+                database: database, domains: mailboxSettings.domains + mailboxSettings.proDomains, claims: claims),
+            agents,
         ])
         let accounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
         let passkeys = relyingParty.map {
