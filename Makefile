@@ -13,9 +13,9 @@ build: bootstrap
 release: bootstrap
 	$(SWIFT) build -c release --product postern
 
-## Serve on 127.0.0.1:8080 with the shipped configuration and ./data.
+## Serve on 127.0.0.1:8080 with the shipped configuration and ./data, and IMAP on 127.0.0.1:1143.
 run: release
-	.build/release/postern serve --config $(CONFIG)
+	POSTERN_IMAP=$${POSTERN_IMAP:-on} .build/release/postern serve --config $(CONFIG)
 
 ## Several instances on one PostgreSQL database behind HAProxy, on loopback (scripts/cluster; installs postgresql and
 ## haproxy when missing): CLUSTER_INSTANCES (2) `postern serve` in $(CLUSTER_DIR), one address printed; settings
@@ -48,7 +48,7 @@ cluster-stop:
 ## Beside those, from the end of the build, the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP
 ## parser) in one test process, its tests in parallel, and six Python stages at once, each logged to
 ## .build/test-logs/<stage>.log (a failed one's log is printed; most of their time is installing clients and waiting
-## on servers): the client tests (scripts/client-tests, CLIENT_LANES (2) at once): Mail.td's Python SDKs,
+## on servers): the client tests (scripts/client-tests, CLIENT_LANES (3) at once): Mail.td's Python SDKs,
 ## unmodified, and a reader that follows /llms.txt alone, each against a real server (the SDKs install themselves
 ## into .build/);
 ## outbound delivery end to end (scripts/outbound-tests): direct mode into a real Postfix found through a loopback
