@@ -54,18 +54,7 @@ extension MailStore {
     /// - Returns: what was pruned, oldest first within each scope; at most ``pruneBatch``.
     public func prune(_ retention: MailRetention, separately: [String] = [], now: Int64) async throws -> [MailPruned] {
         guard !retention.isUnlimited else { return [] }
-        let pruned = try await database.write { connection in
-            try connection.transaction {
-                var pruned: [MailPruned] = []
-                for scope in [Scope.rest(separately)] + separately.map(Scope.one) {
-                    guard pruned.count < Self.pruneBatch else { break }
-                    pruned += try Self.prune(scope, retention, now: now, room: Self.pruneBatch - pruned.count, connection)
-                }
-                return pruned
-            }
-        }
-        changes.announce(Array(Set(pruned.map(\.address))))
-        return pruned
+        return try await prune([Scope.rest(separately)] + separately.map(Scope.one), retention, now: now)
     }
 
     /// Deletes, oldest first, the messages of every address on `domains` (lower-cased) that arrived more than
@@ -74,10 +63,20 @@ extension MailStore {
     /// - Returns: what was pruned; at most ``pruneBatch``.
     public func prune(olderThan maxAge: Int64, onDomains domains: [String], now: Int64) async throws -> [MailPruned] {
         guard !domains.isEmpty else { return [] }
+        return try await prune([.domains(domains)], MailRetention(maxAge: maxAge), now: now)
+    }
+
+    /// One pass over `scopes` in one transaction, at most ``pruneBatch`` messages in all; then every address that
+    /// lost mail is announced, so waiting change streams look again.
+    private func prune(_ scopes: [Scope], _ retention: MailRetention, now: Int64) async throws -> [MailPruned] {
         let pruned = try await database.write { connection in
             try connection.transaction {
-                try Self.prune(
-                    .domains(domains), MailRetention(maxAge: maxAge), now: now, room: Self.pruneBatch, connection)
+                var pruned: [MailPruned] = []
+                for scope in scopes {
+                    guard pruned.count < Self.pruneBatch else { break }
+                    pruned += try Self.prune(scope, retention, now: now, room: Self.pruneBatch - pruned.count, connection)
+                }
+                return pruned
             }
         }
         changes.announce(Array(Set(pruned.map(\.address))))

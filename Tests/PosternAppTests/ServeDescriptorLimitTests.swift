@@ -109,7 +109,6 @@ private final class LimitedServer {
         environment["POSTERN_LOG_LEVEL"] = "notice"
         environment["POSTERN_SMTP_PORT"] = "0"
         environment["POSTERN_SANDBOX_SMTP_PORT"] = "off"
-        environment["POSTERN_IMAP_PORT"] = "0"
         child = try ServeChild(
             executable: URL(fileURLWithPath: "/bin/sh"),
             arguments: [

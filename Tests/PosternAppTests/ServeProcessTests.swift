@@ -26,7 +26,6 @@ struct ServeProcessTests {
         environment["POSTERN_LOG_LEVEL"] = "notice"
         environment["POSTERN_SMTP_PORT"] = "0"
         environment["POSTERN_SANDBOX_SMTP_PORT"] = "off"
-        environment["POSTERN_IMAP_PORT"] = "0"
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -86,7 +85,6 @@ struct ServeProcessTests {
         var environment = ProcessInfo.processInfo.environment
         environment["POSTERN_LOG_LEVEL"] = "notice"
         environment["POSTERN_SMTP"] = "off"
-        environment["POSTERN_IMAP_PORT"] = "0"
         environment.merge(settings) { $1 }
         let child = try ServeChild(
             executable: Self.executable,
