@@ -101,16 +101,19 @@ extension JMAPService {
                 }
                 continue
             }
-            let mail: Int64
-            if case .changed(let change) = event { mail = change.state } else {
-                mail = try await store.state(address: account.address)
+            // Read again after a failover rather than ending the client's stream.
+            let (now, changed) = try await store.outlastingOutages { [sent] in
+                let mail: Int64
+                if case .changed(let change) = event { mail = change.state } else {
+                    mail = try await store.state(address: account.address)
+                }
+                let now = EventSourceState(
+                    mail: mail,
+                    submission: options.watchesSubmissions
+                        ? try await outbound?.ledger.state(accountID: account.id) : nil)
+                return (now, now == sent ? [] : try await changedStates(account, since: sent, now: now, mailTypes: mailTypes))
             }
-            let now = EventSourceState(
-                mail: mail,
-                submission: options.watchesSubmissions ? try await outbound?.ledger.state(accountID: account.id) : nil)
-            guard now != sent else { continue }
-            let changed = try await changedStates(account, since: sent, now: now, mailTypes: mailTypes)
-            guard !changed.isEmpty else { continue }
+            guard now != sent, !changed.isEmpty else { continue }
             writer.write(EventSourceEvent.state(accountID: account.id, changed: changed, id: now.id))
             onEventStream(.pushed(isState: true))
             sent = now

@@ -1,7 +1,9 @@
 import ClientAddress
 import HTTP1
 import JSON
+import MailStore
 import ServerKit
+import Storage
 import Synchronization
 import WebSocket
 
@@ -127,7 +129,12 @@ final class JMAPSocketSession: Sendable {
         var push: Task<Void, Never>?
         for await message in messages {
             defer { waiting.subtract(1, ordering: .relaxed) }
-            guard await stillAuthenticates(account) else { break }
+            do {
+                guard try await stillAuthenticates(account) else { break }
+            } catch {
+                fail(error)  // a message is not answered unchecked; the client reconnects after the failover
+                break
+            }
             switch JMAPSocketMessage.read(message, maxSizeRequest: service.configuration.maxSizeRequest) {
             case .failure(let error):
                 send(error.json)
@@ -202,11 +209,17 @@ final class JMAPSocketSession: Sendable {
             // interval): it ends when the bearer no longer opens the account.
             let stream = store.changeStream(
                 of: account.address, quiet: service.configuration.eventSourceRecheck
-            ) { [self] in await stillAuthenticates(account) }
+            ) { [self] in try await stillAuthenticates(account) }
             for try await event in stream where event != .quiet {
-                let now = try await current()
+                // Read again after a failover rather than closing the client's socket.
+                let (now, changed) = try await store.outlastingOutages { [sent] in
+                    let now = try await current()
+                    return (
+                        now,
+                        now == sent ? [] : try await service.changedStates(account, since: sent, now: now, mailTypes: mailTypes)
+                    )
+                }
                 guard now != sent else { continue }
-                let changed = try await service.changedStates(account, since: sent, now: now, mailTypes: mailTypes)
                 if !changed.isEmpty {
                     send(EventSourceEvent.stateChange(accountID: account.id, changed: changed, pushState: now.id))
                 }
@@ -218,11 +231,13 @@ final class JMAPSocketSession: Sendable {
     }
 
     /// Whether the upgrade's bearer still opens `account`; if not, the socket is closed (1008, or 1011 when the check
-    /// could not be made).
-    private func stillAuthenticates(_ account: JMAPAccount) async -> Bool {
+    /// could not be made). A database away for a failover is thrown, for the change stream to check again later.
+    private func stillAuthenticates(_ account: JMAPAccount) async throws -> Bool {
         do {
             if try await service.authenticate(request) == account { return true }
             outbound.close(.policyViolation, reason: "token_revoked")
+        } catch let error as StorageError where error.code == .unavailable {
+            throw error
         } catch {
             fail(error)
         }

@@ -19,7 +19,9 @@ import Storage
 ///
 /// A look that finds the database unavailable (`StorageError` `.unavailable`: a failover, the moment a reconnected
 /// listener wakes every stream) does not end the stream: it parks as in 5, for at most
-/// ``MailStore/unannouncedLookInterval``, and looks again, with what woke it still owed. Any other error ends it.
+/// ``MailStore/unannouncedLookInterval``, and looks again, with what woke it still owed; the re-check of a quiet
+/// element is tried again likewise. Any other error ends it. A consumer's own reads after an element outlast an
+/// outage the same way through ``MailStore/outlastingOutages(_:)``.
 ///
 /// It ends (nil) when the re-check says no or when `until` passes, and throws `CancellationError` when the
 /// consumer's task is cancelled (a closed socket, a shut-down server), so a consumer's socket lives exactly as long
@@ -79,7 +81,7 @@ public struct MailChangeStream: AsyncSequence, Sendable {
                 if let quiet = stream.quiet {
                     let left = quiet - (now - lastElement)
                     if left <= .zero {
-                        guard try await stream.recheck() else { return nil }
+                        guard try await store.outlastingOutages(stream.recheck) else { return nil }
                         return hand(.quiet, state: known)
                     }
                     pause = Swift.min(pause, left)
@@ -128,6 +130,20 @@ public struct MailChangeStream: AsyncSequence, Sendable {
 }
 
 extension MailStore {
+    /// What `body` returns, tried again each ``unannouncedLookInterval`` for as long as it fails because the database
+    /// is unavailable (`StorageError` `.unavailable`: a failover): how a push door's reads after a change-stream
+    /// element (the states it compares, the log it names) outlast an outage instead of ending the client's stream.
+    /// Any other error is thrown; a cancelled task throws `CancellationError`.
+    public func outlastingOutages<T>(_ body: () async throws -> T) async throws -> T {
+        while true {
+            do {
+                return try await body()
+            } catch let error as StorageError where error.code == .unavailable {
+                try await Task.sleep(for: Self.unannouncedLookInterval)
+            }
+        }
+    }
+
     /// The change stream of `address`'s mail, or of every address's (`of: nil`); see ``MailChangeStream``.
     /// - Parameters:
     ///   - from: the state the consumer knows (a client's `Last-Event-ID`, the state a page was rendered at): a

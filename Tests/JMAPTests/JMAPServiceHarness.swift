@@ -62,13 +62,16 @@ struct JMAPServiceHarness {
     /// - Parameter outbound: what submissions record through, given the test's database and the store's change stream
     ///   (which a ledger tells of submissions' moves, as the composition root's does); nil keeps the outbox only.
     /// - Parameter authenticator: who bearers are; nil for the fixed ``FakeAuthenticator`` of ada, bob and gone.
+    /// - Parameter storeDatabase: what the mail store reads through, given the test's database (a
+    ///   ``CountingDatabase`` that injects an outage).
     init(
         _ backend: StorageBackend, _ configure: (inout JMAPConfiguration) -> Void = { _ in },
         outbound: ((TestDatabase, MailChanges) -> JMAPOutbound)? = nil,
-        authenticator: (any PrincipalAuthenticator)? = nil
+        authenticator: (any PrincipalAuthenticator)? = nil,
+        storeDatabase: (any SQLDatabase) -> any SQLDatabase = { $0 }
     ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "jmap-tests"))
-        store = MailStore(database: test.database)
+        store = MailStore(database: storeDatabase(test.database))
         let delivery = LocalDelivery(directory: Self.directory, store: store, clock: { 1_700_000_000 })
         var configuration = JMAPConfiguration(baseURL: "http://jmap.test/")
         configuration.rateLimitsEnabled = false

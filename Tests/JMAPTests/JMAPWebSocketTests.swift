@@ -11,7 +11,7 @@ import WebSocket
 
 extension WebSocketTestPeer {
     /// The next message sent, as JSON, waiting up to `seconds`; nil when none came (or it was not text).
-    func next(within seconds: Double = 5) async throws -> JSONValue? {
+    func next(within seconds: Double = 30) async throws -> JSONValue? {
         guard case .text(let text)? = try await nextMessage(within: seconds) else { return nil }
         return try JSONValue.parse(Array(text.utf8))
     }

@@ -57,7 +57,7 @@ public final class WebSocketTestPeer: Sendable {
     public var closed: (code: WebSocketCloseCode, reason: String)? { state.withLock { $0.closed } }
 
     /// The next message the handler sent, waiting up to `seconds`; nil when none came.
-    public func nextMessage(within seconds: Double = 5) async throws -> WebSocketMessage? {
+    public func nextMessage(within seconds: Double = 30) async throws -> WebSocketMessage? {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             let message = state.withLock { state -> WebSocketMessage? in
@@ -77,7 +77,7 @@ public final class WebSocketTestPeer: Sendable {
     }
 
     /// Waits up to `seconds` for the socket to stop being open.
-    public func waitForClose(within seconds: Double = 5) async throws {
+    public func waitForClose(within seconds: Double = 30) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while !isClosed && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
