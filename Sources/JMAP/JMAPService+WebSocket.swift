@@ -3,7 +3,6 @@ import HTTP1
 import JSON
 import MailStore
 import ServerKit
-import Storage
 import Synchronization
 import WebSocket
 
@@ -236,7 +235,7 @@ final class JMAPSocketSession: Sendable {
         do {
             if try await service.authenticate(request) == account { return true }
             outbound.close(.policyViolation, reason: "token_revoked")
-        } catch let error as StorageError where error.code == .unavailable {
+        } catch where MailStore.isOutage(error) {
             throw error
         } catch {
             fail(error)

@@ -62,7 +62,7 @@ public struct MailChangeStream: AsyncSequence, Sendable {
                 tickets = nil
                 do {
                     if let event = try await look(announced: announced) { return event }
-                } catch let error as StorageError where error.code == .unavailable {
+                } catch where MailStore.isOutage(error) {
                     // Parked as below for a look interval at most, then looked at again; a wake-up is still owed.
                     if let until = stream.until, ContinuousClock.now >= until { return nil }
                     if let address = stream.address {
@@ -138,10 +138,16 @@ extension MailStore {
         while true {
             do {
                 return try await body()
-            } catch let error as StorageError where error.code == .unavailable {
+            } catch where Self.isOutage(error) {
                 try await Task.sleep(for: Self.unannouncedLookInterval)
             }
         }
+    }
+
+    /// Whether `error` is the database being unavailable (`StorageError` `.unavailable`: a failover), which the
+    /// change stream and ``outlastingOutages(_:)`` wait out.
+    public static func isOutage(_ error: any Error) -> Bool {
+        (error as? StorageError)?.code == .unavailable
     }
 
     /// The change stream of `address`'s mail, or of every address's (`of: nil`); see ``MailChangeStream``.

@@ -196,9 +196,10 @@ struct JMAPEventSourceTests {
 
         func beforeStatement(_ sql: String) throws {
             try state.withLock { state in
-                guard state.away else { return }
-                state.failed += 1
-                throw StorageError(.unavailable, "injected: the database is away")
+                if state.away {
+                    state.failed += 1
+                    throw StorageError(.unavailable, "injected: the database is away")
+                }
             }
         }
     }
