@@ -82,7 +82,9 @@ struct PostgresCommitTimeoutTests {
             try await database.write { try $0.run("INSERT INTO w (id) VALUES (?)", [.integer(2)]) }
         } throws: { ($0 as? StorageError)?.code == .inDoubt && ($0 as? StorageError)?.isUnavailable == true }
         let waited = ContinuousClock.now - started
-        #expect(waited >= .seconds(1) && waited < .seconds(3), "\(waited)")
+        // Not before the timeout; the bound above is only "not for ever" (the wait without a standby has none): the
+        // replacement connection is made before the caller resumes; at load 19 the whole took over 3 s once.
+        #expect(waited >= .seconds(1) && waited < .seconds(30), "\(waited)")
         #expect(database.replacedConnections == 1)
         #expect(try waiting().count == 1, "the write was canceled")
         // Both connections free again (one replaced): reads answer at once.
