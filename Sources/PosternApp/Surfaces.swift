@@ -202,6 +202,7 @@ enum Surfaces {
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
         mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)] + c.mailCX.domains
+        mailbox.openMailboxes = c.mailCX.domains.isEmpty ? nil : MailCXDirectory(configuration: c.mailCX)
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname
