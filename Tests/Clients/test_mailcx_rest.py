@@ -205,6 +205,15 @@ async def implicit_socket(server, base):
         check(got == {"error": code} and closed == 1008, f"/api/ws: {name} → {code}, closed 1008 ({got}, {closed})")
 
 
+def documented(server):
+    """/openapi.json describes every mail.cx route the server serves (the schemathesis stage tests what it describes)."""
+    _, _, spec = http(server, "GET", "/openapi.json")
+    served = [("get", "/config"), ("get", "/inbox/{address}"), ("delete", "/inbox/{address}"), ("get", "/email/{id}"),
+              ("delete", "/email/{id}"), ("get", "/email/{id}/raw"), ("get", "/email/{id}/attachments/{index}")]
+    missing = [f"{m.upper()} {p}" for m, p in served if m not in spec["paths"].get("/mailcx/v1" + p, {})]
+    check(not missing, f"/openapi.json describes every mail.cx route (missing: {missing})")
+
+
 def retention(server, base):
     address = "short-lived@" + DOMAIN
     deliver(server, address, "soon gone")
@@ -233,6 +242,7 @@ def main():
             held_polls(base)
             token_scope(server, base)
             asyncio.run(implicit_socket(server, base))
+            documented(server)
         retention_env = {"POSTERN_MAILCX_HOLD_SECONDS": "1", "POSTERN_MAILCX_RETENTION_SECONDS": "2"}
         with postern(env=retention_env, backend=backend) as server:
             retention(server, server + "/mailcx/v1")

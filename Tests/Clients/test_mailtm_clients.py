@@ -338,6 +338,19 @@ def bad_input(server, base, owner, message_id):
     check(status == 404 and hydra(body, status), f"an unknown path → 404 hydra:Error ({status})")
 
 
+def documented(server):
+    """/openapi.json describes every mail.tm route the server serves (the schemathesis stage tests what it describes)."""
+    _, _, spec = http(server, "GET", "/openapi.json")
+    served = [("get", "/domains"), ("get", "/domains/{id}"), ("post", "/accounts"), ("post", "/token"), ("get", "/me"),
+              ("get", "/accounts/{id}"), ("delete", "/accounts/{id}"), ("get", "/messages"),
+              ("get", "/messages/{id}"), ("patch", "/messages/{id}"), ("delete", "/messages/{id}"),
+              ("get", "/messages/{id}/download"), ("get", "/messages/{id}/attachment/{attachment}"),
+              ("get", "/sources/{id}"), ("get", "/messages/{id}/source"), ("put", "/messages/{id}/read"),
+              ("get", "/.well-known/mercure")]
+    missing = [f"{m.upper()} {p}" for m, p in served if m not in spec["paths"].get("/mailtm" + p, {})]
+    check(not missing, f"/openapi.json describes every mail.tm route (missing: {missing})")
+
+
 def rate_limited(base):
     """With limits on (not the test profile's default), mail.tm's 8 requests a second per client: a burst past it is
     refused 429 with Retry-After, in the Hydra shape. (A burst, not a time: a request refused shows the limit.)"""
@@ -362,6 +375,7 @@ def main():
             mercure_flow(server, base)
             owner, message_id = one_store(server, base, pro_bearer)
             bad_input(server, base, owner, message_id)
+            documented(server)
     check.context = ""
     with postern(env={"POSTERN_RATE_LIMITS": "on"}) as server:
         rate_limited(server + "/mailtm")
