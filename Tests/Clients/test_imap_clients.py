@@ -2,8 +2,9 @@
 --profile test` (IMAP on, on a free loopback port), signed in with a Mail.td account's address and password. One
 store behind every door: mail arrives over SMTP, flags set through IMAP show in the Mail.td API's read state and the
 reverse, a message moved to Sent or expunged leaves the Mail.td inbox list, and IDLE is woken by an SMTP delivery.
-Then the bad inputs: a wrong password, an unknown command before and after sign-in, FETCH 1:* on an empty mailbox,
-a 100 kB and a 64 MiB line, an unterminated, a short and an oversized literal (synchronizing and not), 10,000
+TLS: imaplib's starttls() and IMAP4_SSL on the implicit-TLS port, verifying the test's own CA's certificate given as
+SMTP's pair. Then the bad inputs: a wrong password, an unknown command before and after sign-in, FETCH 1:* on an empty
+mailbox, a 100 kB and a 64 MiB line, an unterminated, a short and an oversized literal (synchronizing and not), 10,000
 pipelined commands; each answered BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded
 through them all, and the server serves the next client."""
 
@@ -11,13 +12,17 @@ import imaplib
 import os
 import smtplib
 import json
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, install_packages, postern, rss_kib
+from postern_testkit.certificates import LocalCA
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit.mailtd import create_account, domains, messages
 
@@ -141,6 +146,36 @@ def imapclient_session(server, account, address, token):
         check(client.fetch("1:*", ["FLAGS"]) == {}, "FETCH 1:* on an empty mailbox: nothing, OK")
 
 
+def tls_sessions(server, address, ca):
+    """STARTTLS on the IMAP port and TLS from the first byte on the IMAPS port, both presenting SMTP's certificate
+    (POSTERN_SMTP_TLS_CERT, issued by the test's CA for 127.0.0.1), verified by the client."""
+    context = ssl.create_default_context(cafile=ca.cert)
+    client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    check("STARTTLS" in client.capabilities, f"STARTTLS offered on the IMAP port ({client.capabilities})")
+    status, _ = client.starttls(ssl_context=context)
+    check(status == "OK", "imaplib starttls(): the handshake verifies the configured certificate")
+    check("STARTTLS" not in client.capabilities and "AUTH=PLAIN" in client.capabilities,
+          f"after STARTTLS: AUTH=PLAIN, STARTTLS no longer ({client.capabilities})")
+    client.login(address, PASSWORD)
+    check(client.select("INBOX")[0] == "OK", "signed in and SELECT INBOX over STARTTLS")
+    client.logout()
+    check(server.imaps_port is not None, "serve's JSON line names the IMAPS listener")
+    secure = imaplib.IMAP4_SSL("127.0.0.1", server.imaps_port, ssl_context=context, timeout=30)
+    check("STARTTLS" not in secure.capabilities and "AUTH=PLAIN" in secure.capabilities,
+          f"IMAPS: AUTH=PLAIN, no STARTTLS ({secure.capabilities})")
+    secure.login(address, PASSWORD)
+    check(secure.select("INBOX")[0] == "OK", "IMAP4_SSL: signed in and SELECT INBOX on the implicit-TLS port")
+    secure.logout()
+    with socket.create_connection(("127.0.0.1", server.imaps_port), timeout=10) as plain:
+        plain.sendall(b"a1 LOGIN x y\r\n")
+        plain.settimeout(10)
+        try:
+            answer = plain.recv(4096)
+        except (socket.timeout, ConnectionResetError):
+            answer = b""
+        check(b"a1" not in answer, f"plaintext on the IMAPS port is never read as a command ({answer[:80]})")
+
+
 def agent_session(server):
     """An agent inbox signed in with its API key: a flag set through IMAP is a keyword in JMAP's Email/get, and an
     expunge is destroyed in JMAP's Email/changes."""
@@ -251,7 +286,19 @@ def audited(server):
 
 
 def main():
-    with postern(env={"POSTERN_MAILBOX_POW_REQUIRED": "off"}) as server:
+    directory = tempfile.mkdtemp(prefix="postern-imap-tls-")
+    ca = LocalCA(directory)
+    certificate, key = ca.issue("localhost", ips=["127.0.0.1"])
+    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_SMTP_TLS_CERT": certificate, "POSTERN_SMTP_TLS_KEY": key}
+    try:
+        run(env, ca)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    check.finish("test_imap_clients")
+
+
+def run(env, ca):
+    with postern(env=env) as server:
         check(server.imap_port is not None, "serve's JSON line names the IMAP listener")
         address = "imap-user@" + domains(server)[0]
         created = create_account(server, address, password=PASSWORD)
@@ -259,12 +306,12 @@ def main():
         token = http(server, "POST", "/api/token", {"address": address, "password": PASSWORD})[2]["token"]
         imaplib_session(server, account, address, token)
         imapclient_session(server, account, address, token)
+        tls_sessions(server, address, ca)
         agent_session(server)
         bad_input(server, address)
         trail = audited(server)
         check(("mailbox.signin_failed", address) in trail and ("mailbox.signin", address) in trail,
               f"every IMAP sign-in and refusal is on the audit trail ({trail[:3]})")
-    check.finish("test_imap_clients")
 
 
 if __name__ == "__main__":
