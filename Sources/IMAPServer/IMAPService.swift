@@ -4,7 +4,7 @@ import Logging
 import MailStore
 import SocketServer
 
-/// IMAP as a `StreamService`: one ``IMAPConnectionMachine`` per connection, with its own ``IMAPConnectionDriver``;
+/// IMAP as a `StreamService`: one ``MailConnectionMachine`` of an ``IMAPConnection`` per connection, with its own ``IMAPConnectionDriver``;
 /// each job runs in a Swift task off the loops and its answer is posted back to the connection's loop.
 struct IMAPService: StreamService {
     let configuration: IMAPServerConfiguration
@@ -24,9 +24,10 @@ struct IMAPService: StreamService {
         let session = IMAPSession(configuration: settings, now: loop.clock())
         let driver = IMAPConnectionDriver(
             store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
-        let refusal = refusing ? "Too many connections, try later" : draining() ? "Server shutting down" : nil
-        return IMAPConnectionMachine(
-            session: session, driver: driver, refusal: refusal, writeTimeout: configuration.writeTimeout)
+        let refusal = refusing ? "* BYE Too many connections, try later" : draining() ? "* BYE Server shutting down" : nil
+        return MailConnectionMachine(
+            IMAPConnection(session: session, driver: driver), refusal: refusal,
+            writeTimeout: configuration.writeTimeout)
     }
 
     func perform(
