@@ -374,7 +374,8 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
-            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport",
+            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport", "SocketServer", "ClientAddress",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
             "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",

@@ -4,14 +4,52 @@ import IMAPServer
 import Logging
 import SocketServer
 
-/// The IMAP listener's part of the runtime (issue 70): its server over the one mail store, on the loops HTTP and SMTP
-/// share, signed in through the Mail.td surface.
+/// The IMAP and POP3 listeners' part of the runtime (issue 70): their servers over the one mail store, on the loops
+/// HTTP and SMTP share, signed in through the Mail.td surface.
 extension PosternRuntime {
     /// The IMAP listener's service, on `socket` bound beforehand.
     static func imapService(
         _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
         draining: DrainFlag, group: EventLoopGroup
     ) throws -> RuntimeService {
+        let settings = configuration.imap.serverConfiguration(
+            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
+            wallClock: context.clock)
+        let server = IMAPServer(
+            configuration: settings, store: context.mail.store,
+            signIn: try mailboxSignIn(configuration, context: context, door: .imap), group: group,
+            logger: context.logger, draining: { draining.isSet })
+        return .listening("IMAP", on: socket, group: group) {
+            _ = try server.start(on: $0)
+        } stop: {
+            await server.shutdown()
+        }
+    }
+
+    /// The POP3 listener's service, on `socket` bound beforehand: the INBOX to the holders IMAP signs in.
+    static func pop3Service(
+        _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
+        draining: DrainFlag, group: EventLoopGroup
+    ) throws -> RuntimeService {
+        let settings = configuration.pop3.serverConfiguration(
+            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
+            wallClock: context.clock)
+        let server = POP3Server(
+            configuration: settings, store: context.mail.store,
+            signIn: try mailboxSignIn(configuration, context: context, door: .pop3), group: group,
+            logger: context.logger, draining: { draining.isSet })
+        return .listening("POP3", on: socket, group: group) {
+            _ = try server.start(on: $0)
+        } stop: {
+            await server.shutdown()
+        }
+    }
+
+    /// The one sign-in of both mail protocols: a Mail.td account through the Mail.td surface (under the web inbox's
+    /// backoff), an agent inbox by its API key; audited as `door`.
+    private static func mailboxSignIn(
+        _ configuration: PosternConfiguration, context: SurfaceContext, door: MailboxIMAPSignIn.Door
+    ) throws -> MailboxIMAPSignIn {
         let audit = Surfaces.auditTrail(database: context.database, clock: context.clock, logger: context.logger)
         let surface = try Surfaces.mailboxService(
             configuration, issuer: context.identity.issuer, keys: context.keys, database: context.database,
@@ -22,21 +60,9 @@ extension PosternRuntime {
             directory: AgentInboxDirectory(
                 accounts: AgentAccountStore(database: context.database), claims: context.mail.domains,
                 domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota))
-        let signIn = MailboxIMAPSignIn(
-            surface: surface, agents: agents, directory: context.mail.directory,
+        return MailboxIMAPSignIn(
+            door: door, surface: surface, agents: agents, directory: context.mail.directory,
             throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
             clock: context.clock)
-        let settings = configuration.imap.serverConfiguration(
-            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
-            wallClock: context.clock)
-        let server = IMAPServer(
-            configuration: settings, store: context.mail.store,
-            signIn: signIn, group: group,
-            logger: context.logger, draining: { draining.isSet })
-        return .listening("IMAP", on: socket, group: group) {
-            _ = try server.start(on: $0)
-        } stop: {
-            await server.shutdown()
-        }
     }
 }

@@ -84,6 +84,8 @@ public final class PosternRuntime: Service {
     private let metricsListener: ListeningSocket?
     /// The IMAP listener's socket; nil unless `POSTERN_IMAP` is on and the runtime runs IMAP.
     private let imapListener: ListeningSocket?
+    /// The POP3 listener's socket; nil unless `POSTERN_POP3` is on and the runtime runs POP3.
+    private let pop3Listener: ListeningSocket?
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyStore: any SigningKeyStore
@@ -96,7 +98,7 @@ public final class PosternRuntime: Service {
         grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
         sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, imapListener: ListeningSocket?,
-        drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
+        pop3Listener: ListeningSocket?, drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
     ) {
         self.keyStore = keyStore
         self.logger = logger
@@ -118,6 +120,7 @@ public final class PosternRuntime: Service {
         self.sandboxListener = sandboxListener
         self.metricsListener = metricsListener
         self.imapListener = imapListener
+        self.pop3Listener = pop3Listener
         self.drainFlag = drainFlag
         // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
         // never closes under a listener still answering; `run()` then throws its error.
@@ -174,6 +177,10 @@ public final class PosternRuntime: Service {
         let imapListener =
             try configuration.imap.enabled && wanted.contains(.imap)
             ? ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: configuration.imap.port)
+            : nil
+        let pop3Listener =
+            try configuration.pop3.enabled && wanted.contains(.pop3)
+            ? ListenError.bind(host: configuration.pop3.host ?? configuration.listener.host, port: configuration.pop3.port)
             : nil
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
@@ -354,6 +361,11 @@ public final class PosternRuntime: Service {
                 try imapService(
                     configuration, on: imapListener, context: surfaceContext, draining: drainFlag, group: group))
         }
+        if let pop3Listener {
+            services.append(
+                try pop3Service(
+                    configuration, on: pop3Listener, context: surfaceContext, draining: drainFlag, group: group))
+        }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
                 _ = try server.start(on: $0)
@@ -369,7 +381,8 @@ public final class PosternRuntime: Service {
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
-            metricsListener: metricsListener, imapListener: imapListener, drainFlag: drainFlag, keyStore: keyStore,
+            metricsListener: metricsListener, imapListener: imapListener, pop3Listener: pop3Listener,
+            drainFlag: drainFlag, keyStore: keyStore,
             logger: logger)
     }
 
@@ -438,13 +451,14 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","pop3":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
         JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
             ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
             ("imap", imapListenAddress.map(JSONValue.string) ?? .null),
+            ("pop3", pop3ListenAddress.map(JSONValue.string) ?? .null),
             ("data_dir", .string(absoluteDataDirectory)),
             ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
@@ -475,6 +489,11 @@ public final class PosternRuntime: Service {
     /// The IMAP listener's address as `host:port` (the real port with port 0); nil when IMAP is off.
     public var imapListenAddress: String? {
         imapListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
+    }
+
+    /// The POP3 listener's address as `host:port` (the real port with port 0); nil when POP3 is off.
+    public var pop3ListenAddress: String? {
+        pop3Listener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
