@@ -39,6 +39,8 @@ struct IMAPConnection: ServedSession {
         switch action {
         case .send(let bytes):
             return .send(bytes)
+        case .perform(.startTLS):
+            return .startTLS
         case .perform(.idleEnded):
             let driver = self.driver
             Task { await driver.endIdle() }

@@ -2,10 +2,12 @@ import ClientAddress
 import IMAP
 import Logging
 import MailStore
+import ServerTLS
 import SocketServer
 
-/// IMAP as a `StreamService`: one ``MailConnectionMachine`` of an ``IMAPConnection`` per connection, with its own ``IMAPConnectionDriver``;
-/// each job runs in a Swift task off the loops and its answer is posted back to the connection's loop.
+/// IMAP as a `StreamService`: one ``MailConnectionMachine`` of an ``IMAPConnection`` per connection (under the TLS
+/// transport when the listener has a certificate), with its own ``IMAPConnectionDriver``; each job runs in a Swift task
+/// off the loops and its answer is posted back to the connection's loop.
 struct IMAPService: StreamService {
     let configuration: IMAPServerConfiguration
     let store: MailStore
@@ -15,19 +17,29 @@ struct IMAPService: StreamService {
     let draining: @Sendable () -> Bool
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
+        makeMachine(peer: peer, refusing: refusing, now: loop.clock())
+    }
+
+    /// The machine of a connection from `peer` opened at monotonic time `now`: plain, or under the TLS transport
+    /// when the listener has a certificate (STARTTLS offered, or TLS from the first byte on the implicit port).
+    func makeMachine(peer: String, refusing: Bool, now: UInt64) -> any ConnectionStateMachine {
         var settings = IMAPSessionConfiguration()
         settings.limits = configuration.limits
         // imaptest's listext group fails on a flat name space of three fixed mailboxes: LIST-EXTENDED and LIST-STATUS
         // (which rides on its RETURN syntax) are answered but not advertised (docs/imap.md).
         settings.extensions.removeAll { $0 == "LIST-EXTENDED" || $0 == "LIST-STATUS" }
+        settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
+        settings.isSecure = configuration.tls != nil && configuration.implicitTLS
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
-        let session = IMAPSession(configuration: settings, now: loop.clock())
+        let session = IMAPSession(configuration: settings, now: now)
         let driver = IMAPConnectionDriver(
             store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
         let refusal = refusing ? "* BYE Too many connections, try later" : draining() ? "* BYE Server shutting down" : nil
-        return MailConnectionMachine(
+        let machine = MailConnectionMachine(
             IMAPConnection(session: session, driver: driver), refusal: refusal,
-            writeTimeout: configuration.writeTimeout)
+            writeTimeout: configuration.writeTimeout, handshakeTimeout: configuration.limits.unauthenticatedTimeout)
+        guard let tls = configuration.tls else { return machine }
+        return TLSTransportMachine(session: machine, context: tls, implicit: configuration.implicitTLS)
     }
 
     func perform(
@@ -50,7 +62,7 @@ struct IMAPService: StreamService {
         case .idleEnded:
             Task { await driver.endIdle() }
         case .startTLS:
-            return  // never offered: the listener serves no TLS yet
+            return  // carried out by the connection's machine (its TLS transport), never made a job
         }
     }
 

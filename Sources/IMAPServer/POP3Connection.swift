@@ -26,6 +26,7 @@ struct POP3Connection: ServedSession {
     func effect(of action: POP3Session.Action) -> ServedEffect {
         switch action {
         case .send(let bytes): return .send(bytes)
+        case .perform(.startTLS): return .startTLS
         case .perform(let request): return .job(POP3Job(request, driver: driver), awaited: true)
         case .closeConnection: return .closeAfterOutput
         }

@@ -1,6 +1,7 @@
 import Glibc
 import ClientAddress
 import IMAP
+import ServerTLS
 
 /// A POP3 listener's address, limits and timeouts: the socket server's settings as IMAP's (``MailListenerSettings``),
 /// and POP3's own session bounds.
@@ -21,9 +22,13 @@ public struct POP3ServerConfiguration: Sendable, MailListenerSettings {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// The session's bounds (line sizes, pipelining, autologout, failed sign-ins).
     public var limits = POP3Limits()
+    /// The certificate and key `STLS` presents (SMTP's pair, as IMAP's); nil offers no `STLS`. Default nil.
+    public var tls: TLSServerContext?
+    /// How long the TLS handshake after `STLS` may take before the connection is closed. Default 60 s.
+    public var tlsHandshakeTimeout: Duration = .seconds(60)
     /// Whether `USER`/`PASS` and `AUTH PLAIN`/`LOGIN` are allowed without TLS from a loopback client (127.0.0.0/8,
-    /// ::1). Default true: the listener serves no TLS yet (no `STLS`), and a password never crosses a network in the
-    /// clear.
+    /// ::1); any other client must send `STLS` first. Default true: a password from the same host never crosses a
+    /// network in the clear.
     public var plaintextOnLoopback = true
     /// How long a blocked write may wait before the connection is dropped. Default 60 s.
     public var writeTimeout: Duration = .seconds(60)

@@ -1,9 +1,11 @@
 import IMAP
 import Logging
 import MailStore
+import ServerTLS
 import SocketServer
 
-/// POP3 as a `StreamService`: one ``MailConnectionMachine`` of a ``POP3Connection`` per connection, with its own
+/// POP3 as a `StreamService`: one ``MailConnectionMachine`` of a ``POP3Connection`` per connection (under the TLS
+/// transport, for `STLS`, when the listener has a certificate), with its own
 /// ``POP3ConnectionDriver``; each job runs in a Swift task off the loops and its answer is posted back to the
 /// connection's loop.
 struct POP3Service: StreamService {
@@ -17,6 +19,7 @@ struct POP3Service: StreamService {
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         var settings = POP3SessionConfiguration()
         settings.limits = configuration.limits
+        settings.startTLSAvailable = configuration.tls != nil
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && IMAPService.isLoopback(peer)
         let session = POP3Session(configuration: settings, now: loop.clock())
         let driver = POP3ConnectionDriver(
@@ -24,9 +27,11 @@ struct POP3Service: StreamService {
         let refusal =
             refusing
             ? "-ERR [SYS/TEMP] Too many connections, try later" : draining() ? "-ERR [SYS/TEMP] Server shutting down" : nil
-        return MailConnectionMachine(
+        let machine = MailConnectionMachine(
             POP3Connection(session: session, driver: driver), refusal: refusal,
-            writeTimeout: configuration.writeTimeout)
+            writeTimeout: configuration.writeTimeout, handshakeTimeout: configuration.tlsHandshakeTimeout)
+        guard let tls = configuration.tls else { return machine }
+        return TLSTransportMachine(session: machine, context: tls, implicit: false)
     }
 
     func perform(
@@ -47,7 +52,7 @@ struct POP3Service: StreamService {
         case .commitDeletions(let messages):
             Task { completion(POP3Completion(.committed(await driver.commitDeletions(messages)))) }
         case .startTLS:
-            return  // never asked: STLS is not offered while the listener serves no TLS
+            return  // carried out by the connection's machine (its TLS transport), never made a job
         }
     }
 }

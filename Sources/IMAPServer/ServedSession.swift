@@ -14,6 +14,7 @@ protocol SessionMachine {
     mutating func resume(now: UInt64, into actions: inout [Action])
     mutating func timerFired(now: UInt64, into actions: inout [Action])
     mutating func shutdown(into actions: inout [Action])
+    mutating func tlsEstablished(now: UInt64, into actions: inout [Action])
     mutating func connectionClosed()
 }
 
@@ -52,6 +53,8 @@ enum ServedEffect {
     case send([UInt8])
     /// Hand this job to the service; `awaited` when the session reads nothing more until it is answered.
     case job(any AnyObject & Sendable, awaited: Bool)
+    /// The session answered `STARTTLS`/`STLS`: the transport starts TLS after what was queued.
+    case startTLS
     /// Close once everything asked to be sent is written.
     case closeAfterOutput
     /// Nothing for the socket (the session's driver was told directly).

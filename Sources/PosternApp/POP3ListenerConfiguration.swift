@@ -3,8 +3,8 @@ import ConfigurationReading
 import IMAPServer
 
 /// The POP3 listener (issue 70): whether it runs, where, its per-client cap and the PROXY header, as IMAP's listener
-/// has them. It serves the INBOX of the one mail store to the holders IMAP signs in, with the same credentials; without
-/// TLS yet (no `STLS`), so a password is taken only from a loopback client.
+/// has them. It serves the INBOX of the one mail store to the holders IMAP signs in, with the same credentials, and
+/// `STLS` with SMTP's certificate; before `STLS` a password is taken only from a loopback client.
 ///
 /// ## Configuration keys
 /// - `POSTERN_POP3` (on or off, default off; `make run` and the test profile turn it on): ``enabled``.

@@ -5,35 +5,47 @@ import Logging
 import SocketServer
 
 /// The IMAP and POP3 listeners' part of the runtime (issue 70): their servers over the one mail store, on the loops
-/// HTTP and SMTP share, signed in through the Mail.td surface.
+/// HTTP and SMTP share, signed in through the Mail.td surface, with SMTP's certificate for TLS.
 extension PosternRuntime {
-    /// The IMAP listener's service, on `socket` bound beforehand.
-    static func imapService(
-        _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
-        draining: DrainFlag, group: EventLoopGroup
-    ) throws -> RuntimeService {
-        let settings = configuration.imap.serverConfiguration(
+    /// The IMAP listeners' services, on sockets bound beforehand: `socket` with `STARTTLS`, and `implicitTLS` (the
+    /// `POSTERN_IMAPS_PORT` listener) with TLS from the first byte, both with SMTP's certificate (the operator's
+    /// `POSTERN_SMTP_TLS_CERT`, else the data directory's self-signed pair).
+    static func imapServices(
+        _ configuration: PosternConfiguration, on socket: ListeningSocket, implicitTLS: ListeningSocket?,
+        context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+    ) throws -> [RuntimeService] {
+        let signIn = try mailboxSignIn(configuration, context: context, door: .imap)
+        var settings = configuration.imap.serverConfiguration(
             listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
             wallClock: context.clock)
-        let server = IMAPServer(
-            configuration: settings, store: context.mail.store,
-            signIn: try mailboxSignIn(configuration, context: context, door: .imap), group: group,
-            logger: context.logger, draining: { draining.isSet })
-        return .listening("IMAP", on: socket, group: group) {
-            _ = try server.start(on: $0)
-        } stop: {
-            await server.shutdown()
+        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
+        var listeners = [("IMAP", socket, settings)]
+        if let implicitTLS {
+            settings.implicitTLS = true
+            listeners.append(("IMAPS", implicitTLS, settings))
+        }
+        return listeners.map { name, socket, settings in
+            let server = IMAPServer(
+                configuration: settings, store: context.mail.store, signIn: signIn, group: group,
+                logger: context.logger, draining: { draining.isSet })
+            return .listening(name, on: socket, group: group) {
+                _ = try server.start(on: $0)
+            } stop: {
+                await server.shutdown()
+            }
         }
     }
 
-    /// The POP3 listener's service, on `socket` bound beforehand: the INBOX to the holders IMAP signs in.
+    /// The POP3 listener's service, on `socket` bound beforehand: the INBOX to the holders IMAP signs in, with `STLS`
+    /// on SMTP's certificate as IMAP's `STARTTLS`.
     static func pop3Service(
         _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
-        draining: DrainFlag, group: EventLoopGroup
+        draining: DrainFlag, group: EventLoopGroup, logger: Logger
     ) throws -> RuntimeService {
-        let settings = configuration.pop3.serverConfiguration(
+        var settings = configuration.pop3.serverConfiguration(
             listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
             wallClock: context.clock)
+        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
         let server = POP3Server(
             configuration: settings, store: context.mail.store,
             signIn: try mailboxSignIn(configuration, context: context, door: .pop3), group: group,

@@ -3,7 +3,7 @@ free loopback port), signed in with a Mail.td account's address and password (US
 inbox's address and API key. One store behind every door: UIDL is the IMAP UID's stable form (UIDVALIDITY.UID, as
 IMAP's SELECT and UID FETCH give them) and the same in the next session; TOP gives the header and the first lines;
 DELE then RSET keeps the message; DELE then QUIT removes it for every door (the Mail.td list loses it, its bytes
-leave the quota, JMAP's Email/changes has it destroyed). Then the bad inputs: a wrong password, an unknown command,
+leave the quota, JMAP's Email/changes has it destroyed); STLS verifies the configured certificate. Then the bad inputs: a wrong password, an unknown command,
 an over-long line, commands before sign-in, APOP; each a -ERR with a reason, and the server serves the next client."""
 
 import base64
@@ -11,12 +11,16 @@ import imaplib
 import json
 import os
 import poplib
+import shutil
 import smtplib
+import ssl
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, postern
+from postern_testkit.certificates import LocalCA
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit import line_clients
 from postern_testkit.line_clients import poll
@@ -76,7 +80,7 @@ def account_session(server, account, address, token):
     check("TOP" in capabilities and "UIDL" in capabilities and "USER" in capabilities
           and capabilities.get("SASL") == ["PLAIN", "LOGIN"], f"CAPA before sign-in: TOP, UIDL, USER, SASL PLAIN LOGIN "
           f"({capabilities})")
-    check("STLS" not in capabilities, "STLS not advertised while no TLS is served")
+    check("STLS" in capabilities, "STLS offered (SMTP's certificate)")
     client.user(address)
     client.pass_(PASSWORD)
     count, size = client.stat()
@@ -143,6 +147,23 @@ def account_session(server, account, address, token):
     client.quit()
 
 
+def tls_session(server, address, ca):
+    """STLS on the POP3 port, presenting SMTP's certificate (POSTERN_SMTP_TLS_CERT, issued by the test's CA for
+    127.0.0.1), verified by the client; then a sign-in and the maildrop over TLS."""
+    client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
+    reply = client.stls(context=ssl.create_default_context(cafile=ca.cert))
+    check(reply.startswith(b"+OK"), f"poplib stls(): the handshake verifies the configured certificate ({reply})")
+    capabilities = client.capa()
+    check("STLS" not in capabilities and "USER" in capabilities, f"after STLS: USER, STLS no longer ({capabilities})")
+    client.user(address)
+    client.pass_(PASSWORD)
+    check(client.stat()[0] == 2, "signed in over STLS: the same maildrop")
+    client.quit()
+    piped = raw_exchange(server, [b"STLS\r\nUSER x\r\n"])
+    check(piped.startswith(b"+OK") and b"Send PASS" not in piped,
+          f"what is pipelined after STLS in plaintext is never read as a command ({piped[:80]})")
+
+
 def agent_session(server):
     """An agent inbox with its API key: DELE then QUIT is JMAP destroyed."""
     agent = JMAPAgent(server, "pop3agent")
@@ -207,19 +228,31 @@ def audited(server):
 
 
 def main():
-    with postern(env={"POSTERN_MAILBOX_POW_REQUIRED": "off"}) as server:
+    directory = tempfile.mkdtemp(prefix="postern-pop3-tls-")
+    ca = LocalCA(directory)
+    certificate, key = ca.issue("localhost", ips=["127.0.0.1"])
+    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_SMTP_TLS_CERT": certificate, "POSTERN_SMTP_TLS_KEY": key}
+    try:
+        run(env, ca)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    check.finish("test_pop3_clients")
+
+
+def run(env, ca):
+    with postern(env=env) as server:
         check(server.pop3_port is not None, "serve's JSON line names the POP3 listener")
         address = "pop3-user@" + domains(server)[0]
         account = create_account(server, address, password=PASSWORD)["id"]
         token = http(server, "POST", "/api/token", {"address": address, "password": PASSWORD})[2]["token"]
         account_session(server, account, address, token)
+        tls_session(server, address, ca)
         agent_session(server)
         bad_input(server, address)
         trail = audited(server)
         check(any(a == "mailbox.signin" and t == address and "pop3" in d for a, t, d in trail)
               and any(a == "mailbox.signin_failed" and "pop3" in d for a, t, d in trail),
               f"POP3 sign-ins and refusals are on the audit trail, door pop3 ({trail[:3]})")
-    check.finish("test_pop3_clients")
 
 
 if __name__ == "__main__":
