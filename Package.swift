@@ -375,6 +375,7 @@ let package = Package(
         .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
             "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
+            "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebSocketServerTests", dependencies: [

@@ -61,9 +61,10 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case signInLinkRefused = "signin.link_refused"
     /// Any other operator command that changes something (its name in the target; never its secrets).
     case operatorCommand = "operator.command"
-    /// A mailbox's holder signed in to IMAP (the target is the mailbox's address; details `{"door":"imap"}`).
+    /// A mailbox's holder signed in to IMAP or POP3 (the target is the mailbox's address; details `{"door":"imap"}` or
+    /// `{"door":"pop3"}`).
     case mailboxSignIn = "mailbox.signin"
-    /// An IMAP sign-in was refused (wrong name or password, or slowed down); the actor id is the name typed.
+    /// An IMAP or POP3 sign-in was refused (wrong name or password, or slowed down); the actor id is the name typed.
     case mailboxSignInFailed = "mailbox.signin_failed"
 
     /// The action in words, for the owner's "Recent activity".

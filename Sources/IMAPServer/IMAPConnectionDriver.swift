@@ -1,4 +1,3 @@
-import Base64Coding
 import IMAP
 import Logging
 import MailStore
@@ -20,8 +19,8 @@ actor IMAPConnectionDriver {
     var view: IMAPMailboxView?
     /// The UIDs of the last `SEARCH ... RETURN (SAVE)` (RFC 5182's `$`).
     var saved: [UInt32] = []
-    /// The user name an `AUTHENTICATE LOGIN` gave, while it waits for the password.
-    private var loginUser: String?
+    /// The `AUTHENTICATE PLAIN`/`LOGIN` exchange under way.
+    private var sasl = PasswordSASL()
     /// The task that watches the change stream while the client idles.
     private var idleWatch: Task<Void, Never>?
 
@@ -36,48 +35,25 @@ actor IMAPConnectionDriver {
     // MARK: - Sign-in
 
     func login(username: String, password: String) async -> IMAPAuthenticationOutcome {
-        do {
-            switch try await signIn.signIn(username: username, password: password, client: client) {
-            case .signedIn(let holder):
-                self.holder = holder
-                return .succeeded(user: holder.address)
-            case .refused:
-                return .failed(.authenticationFailed)
-            case .throttled:
-                return .failed(.unavailable)
-            }
-        } catch {
-            logger.error("imap sign-in failed", metadata: ["error": .string(String(describing: type(of: error)))])
+        switch await signIn.attempt(username: username, password: password, client: client, logger: logger) {
+        case .signedIn(let holder)?:
+            self.holder = holder
+            return .succeeded(user: holder.address)
+        case .refused?:
+            return .failed(.authenticationFailed)
+        case .throttled?, nil:
             return .failed(.unavailable)
         }
     }
 
-    /// One step of `AUTHENTICATE PLAIN` (RFC 4616: `authzid NUL authcid NUL password`, the authorization identity
-    /// empty or the same user) or `AUTHENTICATE LOGIN` (the user name, then the password, each asked for).
+    /// One step of `AUTHENTICATE PLAIN` or `AUTHENTICATE LOGIN` (``PasswordSASL``, the exchange POP3's `AUTH` shares).
     func authenticate(_ step: SASLStep) async -> IMAPAuthenticationOutcome {
-        guard let bytes = step.response.base64.isEmpty ? [] : Base64.decode(step.response.base64) else {
-            return .failed(.authenticationFailed)
-        }
-        switch step.mechanism {
-        case "PLAIN":
-            if step.isFirst && bytes.isEmpty { return .challenge(SASLMessage(base64: "")) }
-            let fields = bytes.split(separator: 0, omittingEmptySubsequences: false)
-            guard fields.count == 3 else { return .failed(.authenticationFailed) }
-            let (authorization, user) = (String(decoding: fields[0], as: UTF8.self), String(decoding: fields[1], as: UTF8.self))
-            guard authorization.isEmpty || authorization == user else { return .failed(.authorizationFailed) }
-            return await login(username: user, password: String(decoding: fields[2], as: UTF8.self))
-        case "LOGIN":
-            if step.isFirst { loginUser = nil }
-            if loginUser == nil {
-                if bytes.isEmpty && step.isFirst { return .challenge(SASLMessage(base64: Base64.encode(Array("Username:".utf8)))) }
-                loginUser = String(decoding: bytes, as: UTF8.self)
-                return .challenge(SASLMessage(base64: Base64.encode(Array("Password:".utf8))))
-            }
-            let user = loginUser ?? ""
-            loginUser = nil
-            return await login(username: user, password: String(decoding: bytes, as: UTF8.self))
-        default:
-            return .failed(.cannot)
+        switch sasl.step(step) {
+        case .challenge(let challenge): return .challenge(challenge)
+        case .credentials(let username, let password): return await login(username: username, password: password)
+        case .malformed: return .failed(.authenticationFailed)
+        case .otherAuthorization: return .failed(.authorizationFailed)
+        case .unsupported: return .failed(.cannot)
         }
     }
 

@@ -12,11 +12,9 @@ import SocketServer
 /// // ...
 /// await imap.shutdown()   // then the group's owner stops the loops
 /// ```
-public final class IMAPServer: Sendable {
-    /// The settings in force.
-    public let configuration: IMAPServerConfiguration
-    private let server: StreamServer
+public typealias IMAPServer = MailServer<IMAPServerConfiguration>
 
+extension MailServer where Configuration == IMAPServerConfiguration {
     /// Creates a server on a started, shared `group`; nothing is bound until `start()`.
     /// - Parameters:
     ///   - configuration: address, limits and timeouts.
@@ -25,44 +23,14 @@ public final class IMAPServer: Sendable {
     ///   - logger: failures at error level (the error's type only, never mail or credentials).
     ///   - draining: true while the instance drains before it stops: each new connection is answered `* BYE` and
     ///     closed; connections already open go on.
-    public init(
+    public convenience init(
         configuration: IMAPServerConfiguration, store: MailStore, signIn: any IMAPSignIn, group: EventLoopGroup,
         logger: Logger, draining: @escaping @Sendable () -> Bool = { false }
     ) {
-        self.configuration = configuration
-        var streamConfiguration = StreamServerConfiguration()
-        streamConfiguration.maxConnections = configuration.maxConnections
-        streamConfiguration.maxConnectionsPerClient = configuration.maxConnectionsPerClient
-        streamConfiguration.proxyProtocolPeers = configuration.proxyProtocolPeers
-        streamConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
-        server = StreamServer(
-            configuration: streamConfiguration,
+        self.init(
+            configuration: configuration,
             service: IMAPService(
                 configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining),
             group: group, logger: logger)
-    }
-
-    /// Connections open right now, including over-cap ones being refused.
-    public var openConnectionCount: Int { server.openConnectionCount }
-
-    /// Binds the configured address and starts serving; returns the bound port.
-    /// - Throws: `SocketServerError` when the address cannot be bound or the server already started.
-    @discardableResult
-    public func start() throws -> Int {
-        try start(
-            on: ListeningSocket.bind(
-                host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog))
-    }
-
-    /// Starts serving on a socket bound beforehand; returns its port.
-    @discardableResult
-    public func start(on listener: ListeningSocket) throws -> Int {
-        try server.start(on: listener)
-    }
-
-    /// Stops accepting, answers idle sessions `* BYE`, lets commands in flight finish and be answered, and returns
-    /// when every session is closed (or the grace period has passed).
-    public func shutdown() async {
-        await server.shutdown()
     }
 }

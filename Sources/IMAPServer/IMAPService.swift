@@ -5,8 +5,9 @@ import MailStore
 import ServerTLS
 import SocketServer
 
-/// IMAP as a `StreamService`: one ``IMAPConnectionMachine`` per connection, with its own ``IMAPConnectionDriver``;
-/// each job runs in a Swift task off the loops and its answer is posted back to the connection's loop.
+/// IMAP as a `StreamService`: one ``MailConnectionMachine`` of an ``IMAPConnection`` per connection (under the TLS
+/// transport when the listener has a certificate), with its own ``IMAPConnectionDriver``; each job runs in a Swift task
+/// off the loops and its answer is posted back to the connection's loop.
 struct IMAPService: StreamService {
     let configuration: IMAPServerConfiguration
     let store: MailStore
@@ -33,10 +34,10 @@ struct IMAPService: StreamService {
         let session = IMAPSession(configuration: settings, now: now)
         let driver = IMAPConnectionDriver(
             store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
-        let refusal = refusing ? "Too many connections, try later" : draining() ? "Server shutting down" : nil
-        let machine = IMAPConnectionMachine(
-            session: session, driver: driver, refusal: refusal, writeTimeout: configuration.writeTimeout,
-            handshakeTimeout: configuration.limits.unauthenticatedTimeout)
+        let refusal = refusing ? "* BYE Too many connections, try later" : draining() ? "* BYE Server shutting down" : nil
+        let machine = MailConnectionMachine(
+            IMAPConnection(session: session, driver: driver), refusal: refusal,
+            writeTimeout: configuration.writeTimeout, handshakeTimeout: configuration.limits.unauthenticatedTimeout)
         guard let tls = configuration.tls else { return machine }
         return TLSTransportMachine(session: machine, context: tls, implicit: configuration.implicitTLS)
     }

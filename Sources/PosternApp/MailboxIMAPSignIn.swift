@@ -12,8 +12,15 @@ import WebInbox
 /// key checked as JMAP and MCP check it, by its digest; the name must be the key's inbox), or a Mail.td account's
 /// address and password, by `POST /api/token`'s very check (the same cost whether the address exists or not), under
 /// the web inbox's sign-in backoff on the same keys (a failure at either door slows both). Each sign-in and refusal
-/// is on the audit trail; the directory gives the mailbox's quota.
+/// is on the audit trail, naming the door (IMAP or POP3, which share this port); the directory gives the mailbox's
+/// quota.
 struct MailboxIMAPSignIn: IMAPSignIn {
+    /// The protocol signed in to, as the audit trail's details name it.
+    enum Door: String {
+        case imap, pop3
+    }
+
+    let door: Door
     let surface: MailboxService
     let agents: AgentAPIKeyAuthenticator
     let directory: LocalDirectory
@@ -55,7 +62,7 @@ struct MailboxIMAPSignIn: IMAPSignIn {
         await audit.record {
             AuditEvent(
                 time: $0, actorKind: .mailbox, actorID: actor, ownerID: nil, action: action, target: target ?? actor,
-                clientAddress: client, details: #"{"door":"imap"}"#)
+                clientAddress: client, details: #"{"door":"\#(door.rawValue)"}"#)
         }
     }
 }

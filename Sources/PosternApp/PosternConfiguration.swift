@@ -53,6 +53,8 @@ public struct PosternConfiguration: Sendable {
     public var sandbox = SandboxConfiguration()
     /// The IMAP listener (issue 70).
     public var imap = IMAPListenerConfiguration()
+    /// The POP3 listener (issue 70).
+    public var pop3 = POP3ListenerConfiguration()
     /// Mailpit's API v1: its base path; the composition root adds the operator's token.
     public var mailpit = MailpitConfiguration()
     /// How failed webhook deliveries are retried.
@@ -113,6 +115,7 @@ public struct PosternConfiguration: Sendable {
         retention = try MailRetentionConfiguration(config: config)
         sandbox = try SandboxConfiguration(config: config)
         imap = try IMAPListenerConfiguration(config: config)
+        pop3 = try POP3ListenerConfiguration(config: config)
         mailpit = try MailpitConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)
         outboundAddresses = try OutboundAddressConfiguration(config: config)
@@ -150,6 +153,7 @@ public struct PosternConfiguration: Sendable {
         try recipients.validate()
         try sandbox.validate()
         try imap.validate()
+        try pop3.validate()
         try mailpit.validate()
         try webhooks.validate()
         try agent.validate()
@@ -170,6 +174,7 @@ public struct PosternConfiguration: Sendable {
         try signingKeys.validate(for: storage.database())
         try smtp.validate(trustedProxies: listener.trustedProxies)
         try imap.validate(trustedProxies: listener.trustedProxies)
+        try pop3.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)
         try webAuthn.validate(publicURL: identity.publicURL)
         try signInProviders.validate(ownerSignUpOpen: owners.signUpOpen)

@@ -4,8 +4,8 @@ import IMAPServer
 import Logging
 import SocketServer
 
-/// The IMAP listener's part of the runtime (issue 70): its server over the one mail store, on the loops HTTP and SMTP
-/// share, signed in through the Mail.td surface.
+/// The IMAP and POP3 listeners' part of the runtime (issue 70): their servers over the one mail store, on the loops
+/// HTTP and SMTP share, signed in through the Mail.td surface, with SMTP's certificate for TLS.
 extension PosternRuntime {
     /// The IMAP listeners' services, on sockets bound beforehand: `socket` with `STARTTLS`, and `implicitTLS` (the
     /// `POSTERN_IMAPS_PORT` listener) with TLS from the first byte, both with SMTP's certificate (the operator's
@@ -14,20 +14,7 @@ extension PosternRuntime {
         _ configuration: PosternConfiguration, on socket: ListeningSocket, implicitTLS: ListeningSocket?,
         context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup, logger: Logger
     ) throws -> [RuntimeService] {
-        let audit = Surfaces.auditTrail(database: context.database, clock: context.clock, logger: context.logger)
-        let surface = try Surfaces.mailboxService(
-            configuration, issuer: context.identity.issuer, keys: context.keys, database: context.database,
-            mail: context.mail.store, ledger: context.ledger, pool: context.pool, resolver: context.resolver,
-            customDomains: context.mail.domains, clock: context.clock, logger: context.logger, audit: audit)
-        let agents = AgentAPIKeyAuthenticator(
-            accounts: AgentAccountStore(database: context.database), inboxDomain: configuration.agent.inboxDomain,
-            directory: AgentInboxDirectory(
-                accounts: AgentAccountStore(database: context.database), claims: context.mail.domains,
-                domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota))
-        let signIn = MailboxIMAPSignIn(
-            surface: surface, agents: agents, directory: context.mail.directory,
-            throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
-            clock: context.clock)
+        let signIn = try mailboxSignIn(configuration, context: context, door: .imap)
         var settings = configuration.imap.serverConfiguration(
             listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
             wallClock: context.clock)
@@ -47,5 +34,47 @@ extension PosternRuntime {
                 await server.shutdown()
             }
         }
+    }
+
+    /// The POP3 listener's service, on `socket` bound beforehand: the INBOX to the holders IMAP signs in, with `STLS`
+    /// on SMTP's certificate as IMAP's `STARTTLS`.
+    static func pop3Service(
+        _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
+        draining: DrainFlag, group: EventLoopGroup, logger: Logger
+    ) throws -> RuntimeService {
+        var settings = configuration.pop3.serverConfiguration(
+            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
+            wallClock: context.clock)
+        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
+        let server = POP3Server(
+            configuration: settings, store: context.mail.store,
+            signIn: try mailboxSignIn(configuration, context: context, door: .pop3), group: group,
+            logger: context.logger, draining: { draining.isSet })
+        return .listening("POP3", on: socket, group: group) {
+            _ = try server.start(on: $0)
+        } stop: {
+            await server.shutdown()
+        }
+    }
+
+    /// The one sign-in of both mail protocols: a Mail.td account through the Mail.td surface (under the web inbox's
+    /// backoff), an agent inbox by its API key; audited as `door`.
+    private static func mailboxSignIn(
+        _ configuration: PosternConfiguration, context: SurfaceContext, door: MailboxIMAPSignIn.Door
+    ) throws -> MailboxIMAPSignIn {
+        let audit = Surfaces.auditTrail(database: context.database, clock: context.clock, logger: context.logger)
+        let surface = try Surfaces.mailboxService(
+            configuration, issuer: context.identity.issuer, keys: context.keys, database: context.database,
+            mail: context.mail.store, ledger: context.ledger, pool: context.pool, resolver: context.resolver,
+            customDomains: context.mail.domains, clock: context.clock, logger: context.logger, audit: audit)
+        let agents = AgentAPIKeyAuthenticator(
+            accounts: AgentAccountStore(database: context.database), inboxDomain: configuration.agent.inboxDomain,
+            directory: AgentInboxDirectory(
+                accounts: AgentAccountStore(database: context.database), claims: context.mail.domains,
+                domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota))
+        return MailboxIMAPSignIn(
+            door: door, surface: surface, agents: agents, directory: context.mail.directory,
+            throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
+            clock: context.clock)
     }
 }

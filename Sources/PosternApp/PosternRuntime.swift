@@ -86,6 +86,8 @@ public final class PosternRuntime: Service {
     private let imapListener: ListeningSocket?
     /// The implicit-TLS IMAP listener's socket; nil unless IMAP is on and `POSTERN_IMAPS_PORT` is set.
     private let imapsListener: ListeningSocket?
+    /// The POP3 listener's socket; nil unless `POSTERN_POP3` is on and the runtime runs POP3.
+    private let pop3Listener: ListeningSocket?
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyStore: any SigningKeyStore
@@ -98,7 +100,8 @@ public final class PosternRuntime: Service {
         grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
         sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, imapListener: ListeningSocket?,
-        imapsListener: ListeningSocket?, drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
+        imapsListener: ListeningSocket?, pop3Listener: ListeningSocket?, drainFlag: DrainFlag,
+        keyStore: any SigningKeyStore, logger: Logger
     ) {
         self.keyStore = keyStore
         self.logger = logger
@@ -121,6 +124,7 @@ public final class PosternRuntime: Service {
         self.metricsListener = metricsListener
         self.imapListener = imapListener
         self.imapsListener = imapsListener
+        self.pop3Listener = pop3Listener
         self.drainFlag = drainFlag
         // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
         // never closes under a listener still answering; `run()` then throws its error.
@@ -182,6 +186,10 @@ public final class PosternRuntime: Service {
         let imapsListener = try imapsPort.map {
             try ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: $0)
         }
+        let pop3Listener =
+            try configuration.pop3.enabled && wanted.contains(.pop3)
+            ? ListenError.bind(host: configuration.pop3.host ?? configuration.listener.host, port: configuration.pop3.port)
+            : nil
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -361,6 +369,12 @@ public final class PosternRuntime: Service {
                 configuration, on: imapListener, implicitTLS: imapsListener, context: surfaceContext,
                 draining: drainFlag, group: group, logger: logger)
         }
+        if let pop3Listener {
+            services.append(
+                try pop3Service(
+                    configuration, on: pop3Listener, context: surfaceContext, draining: drainFlag, group: group,
+                    logger: logger))
+        }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
                 _ = try server.start(on: $0)
@@ -376,7 +390,8 @@ public final class PosternRuntime: Service {
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
-            metricsListener: metricsListener, imapListener: imapListener, imapsListener: imapsListener, drainFlag: drainFlag, keyStore: keyStore,
+            metricsListener: metricsListener, imapListener: imapListener, imapsListener: imapsListener,
+            pop3Listener: pop3Listener, drainFlag: drainFlag, keyStore: keyStore,
             logger: logger)
     }
 
@@ -445,7 +460,8 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","data_dir":"/absolute/path",
+    /// "public_url":"...","pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
         JSONValue.object([
@@ -453,6 +469,7 @@ public final class PosternRuntime: Service {
             ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
             ("imap", imapListenAddress.map(JSONValue.string) ?? .null),
             ("imaps", imapsListenAddress.map(JSONValue.string) ?? .null),
+            ("pop3", pop3ListenAddress.map(JSONValue.string) ?? .null),
             ("data_dir", .string(absoluteDataDirectory)),
             ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
@@ -488,6 +505,11 @@ public final class PosternRuntime: Service {
     /// The implicit-TLS IMAP listener's address as `host:port`; nil when IMAP is off or `POSTERN_IMAPS_PORT` unset.
     public var imapsListenAddress: String? {
         imapsListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
+    }
+
+    /// The POP3 listener's address as `host:port` (the real port with port 0); nil when POP3 is off.
+    public var pop3ListenAddress: String? {
+        pop3Listener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.

@@ -31,9 +31,11 @@ public struct PosternServiceSet: OptionSet, Sendable {
     public static let outbound = Self(rawValue: 1 << 8)
     /// The IMAP listener of `POSTERN_IMAP`.
     public static let imap = Self(rawValue: 1 << 9)
+    /// The POP3 listener of `POSTERN_POP3`.
+    public static let pop3 = Self(rawValue: 1 << 10)
 
     /// Everything `postern serve` runs.
     public static let all: Self = [
-        .http, .smtp, .sandbox, .metrics, .webhooks, .databaseListeners, .purges, .keyReload, .outbound, .imap,
+        .http, .smtp, .sandbox, .metrics, .webhooks, .databaseListeners, .purges, .keyReload, .outbound, .imap, .pop3,
     ]
 }

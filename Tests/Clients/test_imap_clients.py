@@ -24,6 +24,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from postern_testkit import Checks, http, install_packages, postern, rss_kib
 from postern_testkit.certificates import LocalCA
 from postern_testkit.jmap_agent import JMAPAgent
+from postern_testkit import line_clients
+from postern_testkit.line_clients import poll
 from postern_testkit.mailtd import create_account, domains, messages
 
 VERSION = "3.0.1"
@@ -45,13 +47,7 @@ def signed_in(server, address):
 
 def wait_for(what, test, seconds=30):
     """Polls `test` until it is true or `seconds` pass (a busy machine gets the time it needs)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if test():
-            return True
-        time.sleep(0.05)
-    check(False, what + f" (not within {seconds} s)")
-    return False
+    return poll(test, seconds) or check(False, what + f" (not within {seconds} s)")
 
 
 def imaplib_session(server, account, address, token):
@@ -204,18 +200,7 @@ def agent_session(server):
 
 def raw_exchange(server, lines):
     """Sends `lines` on a new connection and returns everything the server wrote until it went quiet or closed."""
-    with socket.create_connection(("127.0.0.1", server.imap_port), timeout=10) as connection:
-        connection.recv(4096)
-        for line in lines:
-            connection.sendall(line)
-        connection.settimeout(2)
-        received = b""
-        try:
-            while chunk := connection.recv(65536):
-                received += chunk
-        except socket.timeout:
-            pass
-        return received
+    return line_clients.raw_exchange(server.imap_port, lines)
 
 
 def answer(received, tag):

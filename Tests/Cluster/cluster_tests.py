@@ -347,12 +347,14 @@ class Cluster:
 
 class Extra:
     """A `postern serve` of the test's own on the cluster's PostgreSQL: the instances' settings plus `overrides`,
-    port 0, a temporary data directory."""
+    port 0 for every listener (the instances' IMAP and POP3 are on, at ports a second server would clash on), a
+    temporary data directory."""
 
     def __init__(self, cluster, overrides, workdir, name):
         self.data = tempfile.mkdtemp(prefix=name + "-", dir=workdir)
         env = cluster.files.environment(
-            {"POSTERN_SMTP_PORT": "0", "POSTERN_SANDBOX_SMTP_PORT": "0", **overrides, "POSTERN_PORT": "0",
+            {"POSTERN_SMTP_PORT": "0", "POSTERN_SANDBOX_SMTP_PORT": "0", "POSTERN_IMAP_PORT": "0",
+             "POSTERN_POP3_PORT": "0", **overrides, "POSTERN_PORT": "0",
              "POSTERN_DATA_DIR": os.path.join(self.data, "data")})
         self.log_path = os.path.join(self.data, "postern.log")
         with open(self.log_path, "wb") as log:
@@ -856,6 +858,95 @@ def test_mail_through_balancer(cluster, workdir):
                                                     f"not the client the PROXY header named (127.0.0.3)")
     return f"{count} messages through HAProxy, stored by instance 1 / 2: {split[0]} / {split[1]}; sandbox client_ip " \
            f"{detail['client_ip']}"
+
+
+class LineSession:
+    """A raw line protocol session (IMAP's, POP3's) on `port`, from `source` (127.0.0.2 is no trusted proxy, so an
+    instance expects no PROXY header from it; HAProxy's own connections carry one)."""
+
+    def __init__(self, port, source):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0))
+        self.buffer = b""
+
+    def until(self, pattern, seconds=30):
+        """Everything received up to and including the first match of `pattern` (bytes regex)."""
+        deadline = time.monotonic() + seconds
+        while not (found := re.search(pattern, self.buffer)):
+            self.sock.settimeout(max(0.05, deadline - time.monotonic()))
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                chunk = None
+            if not chunk or time.monotonic() > deadline:
+                raise Failure(f"waited for {pattern!r}, got {self.buffer[-300:]!r}")
+            self.buffer += chunk
+        taken, self.buffer = self.buffer[:found.end()], self.buffer[found.end():]
+        return taken
+
+    def ask(self, line, pattern):
+        self.sock.sendall(line.encode() + b"\r\n")
+        return self.until(pattern)
+
+    def close(self):
+        self.sock.close()
+
+
+@test("IMAP and POP3 through HAProxy's TCP mode (PROXY v2): an IDLE on one instance is woken by mail the other "
+      "stored; POP3 lists it with IMAP's UID")
+def test_imap_pop3_across_instances(cluster, workdir):
+    for port in ("CLUSTER_IMAP_PORT", "CLUSTER_POP3_PORT", "INSTANCE_1_IMAP_PORT", "INSTANCE_2_SMTP_PORT"):
+        expect(cluster.env.get(port), f"cluster.env names {port}")
+    _, address, password, _ = mailbox_account(cluster.url)
+    # IDLE on instance 1 itself, the delivery to instance 2 itself: the wake-up can only come through the database.
+    idle = LineSession(int(cluster.env["INSTANCE_1_IMAP_PORT"]), "127.0.0.2")
+    idle.until(rb"^\* OK[^\r]*\r\n")
+    idle.ask(f'a1 LOGIN "{address}" "{password}"', rb"a1 OK[^\r]*\r\n")
+    selected = idle.ask("a2 SELECT INBOX", rb"a2 OK[^\r]*\r\n")
+    expect(b"* 0 EXISTS" in selected, f"SELECT on instance 1: an empty INBOX ({selected!r})")
+    validity = re.search(rb"UIDVALIDITY (\d+)", selected).group(1).decode()
+    idle.ask("a3 IDLE", rb"\+ [^\r]*\r\n")
+    started = time.monotonic()
+    with smtplib.SMTP("127.0.0.1", int(cluster.env["INSTANCE_2_SMTP_PORT"]), timeout=20,
+                      source_address=("127.0.0.2", 0)) as smtp:
+        refused = smtp.sendmail("someone@example.org", [address],
+                                f"From: someone@example.org\r\nTo: {address}\r\nSubject: across\r\n\r\nhi\r\n")
+    expect(refused == {}, f"SMTP to instance 2 refused {refused}")
+    idle.until(rb"\* 1 EXISTS\r\n")
+    woken = time.monotonic() - started
+    idle.ask("DONE", rb"a3 OK[^\r]*\r\n")
+    idle.ask("a4 LOGOUT", rb"a4 OK[^\r]*\r\n")
+    idle.close()
+
+    # IMAP through HAProxy: the instance reads the PROXY v2 header, and the session sees the same message.
+    imap = LineSession(int(cluster.env["CLUSTER_IMAP_PORT"]), "127.0.0.3")
+    imap.until(rb"^\* OK[^\r]*\r\n")
+    imap.ask(f'b1 LOGIN "{address}" "{password}"', rb"b1 OK[^\r]*\r\n")
+    fetched = imap.ask("b2 EXAMINE INBOX", rb"b2 OK[^\r]*\r\n") + imap.ask("b3 UID FETCH 1:* (UID)",
+                                                                             rb"b3 OK[^\r]*\r\n")
+    uid = re.search(rb"\* 1 FETCH \(UID (\d+)\)", fetched)
+    expect(uid and b"* 1 EXISTS" in fetched, f"IMAP through HAProxy: the message ({fetched!r})")
+    imap.ask("b4 LOGOUT", rb"b4 OK[^\r]*\r\n")
+    imap.close()
+
+    # POP3 through HAProxy lists it, its UIDL IMAP's UIDVALIDITY.UID.
+    pop = LineSession(int(cluster.env["CLUSTER_POP3_PORT"]), "127.0.0.3")
+    pop.until(rb"^\+OK[^\r]*\r\n")
+    pop.ask(f"USER {address}", rb"\+OK[^\r]*\r\n")
+    pop.ask(f"PASS {password}", rb"\+OK[^\r]*\r\n")
+    listing = pop.ask("UIDL", rb"\r\n\.\r\n")
+    expected = f"1 {validity}.{uid.group(1).decode()}".encode()
+    expect(expected + b"\r\n" in listing, f"POP3 through HAProxy: UIDL lists {expected!r} ({listing!r})")
+    pop.ask("QUIT", rb"\+OK[^\r]*\r\n")
+    pop.close()
+
+    audit = cluster.postern("audit", "--json")
+    doors = [json.loads(line) for line in audit.splitlines() if line.startswith("{") and address in line]
+    clients = {(e.get("details") or {}).get("door"): e.get("client_address") for e in doors
+               if e["action"] == "mailbox.signin"}
+    expect(clients.get("pop3") == "127.0.0.3", f"the POP3 sign-in's client is the one the PROXY header named "
+                                               f"({clients})")
+    return f"IDLE on instance 1 woken {woken:.2f} s after a delivery to instance 2; IMAP and POP3 through HAProxy " \
+           f"list UID {uid.group(1).decode()} (UIDL {validity}.{uid.group(1).decode()}); sign-in clients {clients}"
 
 
 @test("a JMAP event source on one instance pushes a change another process stored (NOTIFY postern_mail)")

@@ -129,6 +129,7 @@ struct ConfigurationKeyListTests {
             "Sources/PosternApp/ObservabilityConfiguration.swift": { _ = try ObservabilityConfiguration(config: $0) },
             "Sources/PosternApp/SMTPListenerConfiguration.swift": { _ = try SMTPListenerConfiguration(config: $0) },
             "Sources/PosternApp/IMAPListenerConfiguration.swift": { _ = try IMAPListenerConfiguration(config: $0) },
+            "Sources/PosternApp/POP3ListenerConfiguration.swift": { _ = try POP3ListenerConfiguration(config: $0) },
             "Sources/PosternApp/RecipientPolicyConfiguration.swift": {
                 _ = try RecipientPolicyConfiguration(config: $0)
             },

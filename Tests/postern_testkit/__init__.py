@@ -38,6 +38,7 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
 - hostile: `HitCounter` (a loopback HTTP server counting every request), `hostile_message`/`hostile_html` (every way
   an HTML mail runs code or reaches out, with a cid: image and an attachment), `arm_canary`/`canary`
   (`window.top.__pwned`); import it by name
+- line_clients: `raw_exchange` (bytes to a line protocol's port, everything it answers), `poll`; import it by name
 - mail_fixtures: `message` (raw MIME with attachments and inline parts), `png_pixel`, `deliver_smtp`, `deliver_cli`
   (`postern mail deliver`); import it by name
 - tempmail: `install_clients` (pymailtm, mailtmapi, multitempmail, httpx-sse, pinned), `deliver` (a message to one

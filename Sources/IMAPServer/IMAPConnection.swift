@@ -1,0 +1,63 @@
+import IMAP
+
+/// One IMAP connection's session as ``MailConnectionMachine`` serves it: ``IMAPSession`` and the connection's
+/// ``IMAPConnectionDriver``. Requests become ``IMAPJob``s (an IDLE's start is not awaited, its end is told to the
+/// driver at once); changes an IDLE saw after it ended are held and sent before the next command's answer.
+struct IMAPConnection: ServedSession {
+    var session: IMAPSession
+    private let driver: IMAPConnectionDriver
+    /// Changes seen by an IDLE that ended before they arrived: sent before the next command's answer.
+    private var heldNotices: [IMAPUntaggedResponse] = []
+
+    init(session: IMAPSession, driver: IMAPConnectionDriver) {
+        self.session = session
+        self.driver = driver
+    }
+
+    mutating func complete(_ value: any AnyObject & Sendable, now: UInt64, into actions: inout [IMAPSession.Action])
+        -> Bool?
+    {
+        guard let completion = value as? IMAPCompletion else { return nil }
+        switch completion.outcome {
+        case .authenticated(let result):
+            session.authenticated(result, now: now, into: &actions)
+            return true
+        case .completed(var result):
+            if !heldNotices.isEmpty {
+                result.responses = heldNotices + result.responses
+                heldNotices = []
+            }
+            session.completed(result, now: now, into: &actions)
+            return true
+        case .notices(let responses):
+            if !session.notify(responses, into: &actions) { heldNotices += responses }
+            return false
+        }
+    }
+
+    func effect(of action: IMAPSession.Action) -> ServedEffect {
+        switch action {
+        case .send(let bytes):
+            return .send(bytes)
+        case .perform(.startTLS):
+            return .startTLS
+        case .perform(.idleEnded):
+            let driver = self.driver
+            Task { await driver.endIdle() }
+            return .none
+        case .perform(let request):
+            switch request {
+            case .login, .authenticate, .run: return .job(IMAPJob(request, driver: driver), awaited: true)
+            default: return .job(IMAPJob(request, driver: driver), awaited: false)
+            }
+        case .closeConnection:
+            return .closeAfterOutput
+        }
+    }
+
+    mutating func connectionClosed() {
+        session.connectionClosed()
+        let driver = self.driver
+        Task { await driver.endIdle() }
+    }
+}

@@ -1,0 +1,62 @@
+import IMAP
+import SocketServer
+
+/// A pure mail session machine as a connection drives it: IMAP's ``IMAPSession`` and POP3's ``POP3Session`` have
+/// these members of their own; ``ServedSession`` forwards to them.
+protocol SessionMachine {
+    associatedtype Action
+
+    var wantsInput: Bool { get }
+    var hasBufferedInput: Bool { get }
+    var deadline: UInt64? { get }
+    mutating func start(into actions: inout [Action])
+    mutating func receive(_ bytes: some Collection<UInt8>, now: UInt64, into actions: inout [Action])
+    mutating func resume(now: UInt64, into actions: inout [Action])
+    mutating func timerFired(now: UInt64, into actions: inout [Action])
+    mutating func shutdown(into actions: inout [Action])
+    mutating func tlsEstablished(now: UInt64, into actions: inout [Action])
+    mutating func connectionClosed()
+}
+
+extension IMAPSession: SessionMachine {}
+extension POP3Session: SessionMachine {}
+
+/// A mail protocol's session as its connection serves it (IMAP's, POP3's): the pure session machine and the
+/// connection's driver together, seen by ``MailConnectionMachine``, which owns the socket's side once for both.
+/// Conformers are structs in this module, so the generic machine is compiled specialized for each (no generic
+/// metadata resolved per event, the cost ``ConnectionStateMachine`` warns of).
+protocol ServedSession {
+    associatedtype Session: SessionMachine
+
+    /// The pure machine; the connection's events go to it (the members below, forwarded by default).
+    var session: Session { get set }
+
+    /// A job's completion, as the service posted it: returns whether it answered the job the machine waited for
+    /// (false for news that came on its own, as an IDLE's; nil for a value this session never asked for, which
+    /// closes the connection).
+    mutating func complete(_ value: any AnyObject & Sendable, now: UInt64, into actions: inout [Session.Action])
+        -> Bool?
+
+    /// What `action` asks of the connection.
+    func effect(of action: Session.Action) -> ServedEffect
+
+    /// The connection is gone: the session stops, and the driver's watches end.
+    mutating func connectionClosed()
+}
+
+extension ServedSession {
+    mutating func connectionClosed() { session.connectionClosed() }
+}
+
+/// What one session action asks of its connection.
+enum ServedEffect {
+    case send([UInt8])
+    /// Hand this job to the service; `awaited` when the session reads nothing more until it is answered.
+    case job(any AnyObject & Sendable, awaited: Bool)
+    /// The session answered `STARTTLS`/`STLS`: the transport starts TLS after what was queued.
+    case startTLS
+    /// Close once everything asked to be sent is written.
+    case closeAfterOutput
+    /// Nothing for the socket (the session's driver was told directly).
+    case none
+}

@@ -1,0 +1,259 @@
+"""POP3 as a real client speaks it (issue 70): Python's poplib against `postern serve --profile test` (POP3 on, on a
+free loopback port), signed in with a Mail.td account's address and password (USER/PASS and AUTH PLAIN) and an agent
+inbox's address and API key. One store behind every door: UIDL is the IMAP UID's stable form (UIDVALIDITY.UID, as
+IMAP's SELECT and UID FETCH give them) and the same in the next session; TOP gives the header and the first lines;
+DELE then RSET keeps the message; DELE then QUIT removes it for every door (the Mail.td list loses it, its bytes
+leave the quota, JMAP's Email/changes has it destroyed); STLS verifies the configured certificate. Then the bad inputs: a wrong password, an unknown command,
+an over-long line, commands before sign-in, APOP; each a -ERR with a reason, and the server serves the next client."""
+
+import base64
+import imaplib
+import json
+import os
+import poplib
+import shutil
+import smtplib
+import ssl
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
+from postern_testkit import Checks, http, postern
+from postern_testkit.certificates import LocalCA
+from postern_testkit.jmap_agent import JMAPAgent
+from postern_testkit import line_clients
+from postern_testkit.line_clients import poll
+from postern_testkit.mailtd import create_account, domains, messages
+
+PASSWORD = "correct horse battery staple"
+check = Checks()
+
+
+def deliver(server, address, subject, body="line one\r\nline two\r\nline three"):
+    text = f"From: App <app@example.com>\r\nTo: {address}\r\nSubject: {subject}\r\n\r\n{body}\r\n"
+    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
+        client.sendmail("app@example.com", [address], text.encode())
+
+
+def wait_for(what, test, seconds=30):
+    """Polls `test` until it is true or `seconds` pass (a busy machine gets the time it needs)."""
+    return poll(test, seconds) or check(False, what + f" (not within {seconds} s)")
+
+
+def signed_in(server, address, password=PASSWORD):
+    client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
+    client.user(address)
+    client.pass_(password)
+    return client
+
+
+def uidls(client):
+    """{number: uidl} of the maildrop."""
+    return {int(n): u.decode() for n, u in (line.split() for line in client.uidl()[1])}
+
+
+def imap_uidls(server, address):
+    """{subject: "UIDVALIDITY.UID"} as IMAP sees the INBOX."""
+    client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    client.login(address, PASSWORD)
+    client.select("INBOX", readonly=True)
+    validity = int(client.untagged_responses["UIDVALIDITY"][0])
+    _, data = client.uid("FETCH", "1:*", "(UID BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
+    found = {}
+    for part in data:
+        if isinstance(part, tuple):
+            uid = int(part[0].split(b"UID ")[1].split()[0])
+            subject = part[1].decode().split(":", 1)[1].strip()
+            found[subject] = f"{validity}.{uid}"
+    client.logout()
+    return found
+
+
+def account_session(server, account, address, token):
+    for subject in ("first", "second", "third"):
+        deliver(server, address, subject)
+    wait_for("three messages in the Mail.td list", lambda: len(messages(server, account, token)) == 3)
+
+    client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
+    capabilities = client.capa()
+    check("TOP" in capabilities and "UIDL" in capabilities and "USER" in capabilities
+          and capabilities.get("SASL") == ["PLAIN", "LOGIN"], f"CAPA before sign-in: TOP, UIDL, USER, SASL PLAIN LOGIN "
+          f"({capabilities})")
+    check("STLS" in capabilities, "STLS offered (SMTP's certificate)")
+    client.user(address)
+    client.pass_(PASSWORD)
+    count, size = client.stat()
+    check(count == 3 and size > 0, f"STAT: 3 messages ({count} {size})")
+    listed = client.list()[1]
+    check(len(listed) == 3, f"LIST: three lines ({listed})")
+    first = uidls(client)
+    check(len(set(first.values())) == 3, f"UIDL: three distinct ids ({first})")
+    by_subject = imap_uidls(server, address)
+    retrieved = {}
+    for number in first:
+        lines = client.retr(number)[1]
+        subject = next(line for line in lines if line.startswith(b"Subject: ")).decode()[9:]
+        retrieved[subject] = first[number]
+    check(retrieved == by_subject, f"UIDL = IMAP's UIDVALIDITY.UID of the same message ({retrieved} vs {by_subject})")
+    full = client.retr(1)[1]
+    check(full[-3:] == [b"line one", b"line two", b"line three"], f"RETR: the whole message ({full[-3:]})")
+    headers_only = client.top(1, 0)[1]
+    check(headers_only[-1] == b"" and b"line one" not in headers_only, f"TOP 1 0: the header alone ({headers_only[-2:]})")
+    one_line = client.top(1, 1)[1]
+    check(one_line[-2:] == [b"", b"line one"], f"TOP 1 1: the header and the first body line ({one_line[-2:]})")
+    client.quit()
+
+    client = signed_in(server, address)
+    check(uidls(client) == first, "UIDL: the same ids in the next session")
+    # DELE then RSET keeps the message.
+    client.dele(1)
+    check(client.stat()[0] == 2, "DELE: STAT counts one fewer")
+    try:
+        client.retr(1)
+        check(False, "RETR of a message marked deleted is refused")
+    except poplib.error_proto as error:
+        check(b"-ERR" in error.args[0], f"RETR of a message marked deleted: -ERR ({error})")
+    client.rset()
+    check(client.stat()[0] == 3, "RSET: the message is back")
+    client.quit()
+    check(len(messages(server, account, token)) == 3, "DELE then RSET then QUIT: the Mail.td list keeps all three")
+
+    # DELE then QUIT removes it for every door, and the quota is given back.
+    used_before = http(server, "GET", f"/api/accounts/{account}", bearer=token)[2]["used"]
+    client = signed_in(server, address)
+    client.dele(1)
+    reply = client.quit()
+    check(reply.startswith(b"+OK"), f"QUIT after DELE: +OK ({reply})")
+    remaining = sorted(m["subject"] for m in messages(server, account, token))
+    check(remaining == ["second", "third"], f"DELE then QUIT: the Mail.td list lost the first ({remaining})")
+    used_after = http(server, "GET", f"/api/accounts/{account}", bearer=token)[2]["used"]
+    check(used_after < used_before, f"its bytes left the quota ({used_before} -> {used_after})")
+
+    # A session that ends without QUIT removes nothing (RFC 1939 §6).
+    client = signed_in(server, address)
+    client.dele(1)
+    client.sock.close()
+    again = signed_in(server, address)
+    check(again.stat()[0] == 2 and len(messages(server, account, token)) == 2, "DELE without QUIT: nothing removed")
+    again.quit()
+
+    # AUTH PLAIN (RFC 5034) with an initial response signs in as USER/PASS does.
+    client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
+    plain = base64.b64encode(f"\0{address}\0{PASSWORD}".encode()).decode()
+    reply = client._shortcmd("AUTH PLAIN " + plain)
+    check(reply.startswith(b"+OK"), f"AUTH PLAIN: +OK ({reply})")
+    check(client.stat()[0] == 2, "AUTH PLAIN: the same maildrop")
+    client.quit()
+
+
+def tls_session(server, address, ca):
+    """STLS on the POP3 port, presenting SMTP's certificate (POSTERN_SMTP_TLS_CERT, issued by the test's CA for
+    127.0.0.1), verified by the client; then a sign-in and the maildrop over TLS."""
+    client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
+    reply = client.stls(context=ssl.create_default_context(cafile=ca.cert))
+    check(reply.startswith(b"+OK"), f"poplib stls(): the handshake verifies the configured certificate ({reply})")
+    capabilities = client.capa()
+    check("STLS" not in capabilities and "USER" in capabilities, f"after STLS: USER, STLS no longer ({capabilities})")
+    client.user(address)
+    client.pass_(PASSWORD)
+    check(client.stat()[0] == 2, "signed in over STLS: the same maildrop")
+    client.quit()
+    piped = raw_exchange(server, [b"STLS\r\nUSER x\r\n"])
+    check(piped.startswith(b"+OK") and b"Send PASS" not in piped,
+          f"what is pipelined after STLS in plaintext is never read as a command ({piped[:80]})")
+
+
+def agent_session(server):
+    """An agent inbox with its API key: DELE then QUIT is JMAP destroyed."""
+    agent = JMAPAgent(server, "pop3agent")
+    deliver(server, agent.address, "for the agent")
+    found = {"ids": []}
+
+    def delivered():
+        nonlocal found
+        _, found = agent.response(
+            agent.call(["Email/query", {"filter": {"inMailbox": agent.mailbox("inbox")}}, "q"]), "q")
+        return len(found["ids"]) == 1
+    wait_for("the delivery in the agent's inbox", delivered)
+    state = agent.response(agent.call(["Email/get", {"ids": found["ids"], "properties": ["id"]}, "g"]), "g")[1]["state"]
+    try:
+        signed_in(server, agent.address, "postern_ak_" + "0" * 40)
+        check(False, "a wrong API key is refused")
+    except poplib.error_proto as error:
+        check(b"[AUTH]" in error.args[0], f"a wrong API key: -ERR [AUTH] ({error})")
+    client = signed_in(server, agent.address, agent.api_key)
+    check(client.stat()[0] == 1, "the agent's inbox: one message")
+    client.dele(1)
+    client.quit()
+    _, changes = agent.response(agent.call(["Email/changes", {"sinceState": state}, "c"]), "c")
+    check(found["ids"][0] in changes["destroyed"], f"DELE then QUIT is JMAP destroyed ({changes})")
+
+
+def raw_exchange(server, lines):
+    """Sends `lines` on a new connection and returns everything the server wrote until it went quiet or closed."""
+    return line_clients.raw_exchange(server.pop3_port, lines)
+
+
+def bad_input(server, address):
+    try:
+        signed_in(server, address, "wrong password entirely")
+        check(False, "a wrong password is refused")
+    except poplib.error_proto as error:
+        check(error.args[0].startswith(b"-ERR [AUTH]"), f"a wrong password: -ERR [AUTH] ({error})")
+    unknown = raw_exchange(server, [b"FROB\r\n"])
+    check(unknown == b"-ERR Unknown command\r\n", f"an unknown command: -ERR Unknown command ({unknown})")
+    before = raw_exchange(server, [b"STAT\r\nRETR 1\r\nDELE 1\r\n"])
+    check(before.count(b"-ERR Command not allowed now\r\n") == 3, f"commands before sign-in: -ERR ({before})")
+    apop = raw_exchange(server, [b"APOP user 0123456789abcdef0123456789abcdef\r\n"])
+    check(apop.startswith(b"-ERR") and b"APOP" in apop, f"APOP: -ERR, not supported ({apop})")
+    long_line = raw_exchange(server, [b"NOOP " + b"x" * 100_000 + b"\r\nCAPA\r\n"])
+    check(long_line.startswith(b"-ERR Line too long\r\n") and b"+OK Capability list follows" in long_line,
+          f"a 100 kB line: -ERR Line too long, and the next command is answered ({long_line[:80]})")
+    arguments = raw_exchange(server, [f"USER {address}\r\nPASS {PASSWORD}\r\nRETR x\r\nTOP 1\r\nRETR 99\r\n".encode()])
+    check(arguments.count(b"-ERR Invalid arguments") == 2 and b"-ERR No such message" in arguments,
+          f"bad arguments and a missing message: -ERR with a reason ({arguments})")
+    client = signed_in(server, address)
+    check(client.stat()[0] == 2, "the server still serves the next client")
+    client.quit()
+
+
+def audited(server):
+    """The audit trail's mailbox sign-ins: (action, target, door) of each `mailbox.*` event, oldest first."""
+    out = subprocess.run([os.environ["POSTERN_BIN"], "audit", "--data-dir", server.data, "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return [(e["action"], e.get("target"), json.dumps(e.get("details"))) for e in events
+            if e["action"].startswith("mailbox.")]
+
+
+def main():
+    directory = tempfile.mkdtemp(prefix="postern-pop3-tls-")
+    ca = LocalCA(directory)
+    certificate, key = ca.issue("localhost", ips=["127.0.0.1"])
+    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_SMTP_TLS_CERT": certificate, "POSTERN_SMTP_TLS_KEY": key}
+    try:
+        run(env, ca)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    check.finish("test_pop3_clients")
+
+
+def run(env, ca):
+    with postern(env=env) as server:
+        check(server.pop3_port is not None, "serve's JSON line names the POP3 listener")
+        address = "pop3-user@" + domains(server)[0]
+        account = create_account(server, address, password=PASSWORD)["id"]
+        token = http(server, "POST", "/api/token", {"address": address, "password": PASSWORD})[2]["token"]
+        account_session(server, account, address, token)
+        tls_session(server, address, ca)
+        agent_session(server)
+        bad_input(server, address)
+        trail = audited(server)
+        check(any(a == "mailbox.signin" and t == address and "pop3" in d for a, t, d in trail)
+              and any(a == "mailbox.signin_failed" and "pop3" in d for a, t, d in trail),
+              f"POP3 sign-ins and refusals are on the audit trail, door pop3 ({trail[:3]})")
+
+
+if __name__ == "__main__":
+    main()
