@@ -109,10 +109,20 @@ actor IMAPConnectionDriver {
 
     /// The selected mailbox looked at again: what the client must be told of changes since its last look (its
     /// EXPUNGEs held back when `holdingExpunges`, ``IMAPMailboxView/sync(to:holdingExpunges:)``).
+    ///
+    /// Every write to an address's mail moves its state in the writing transaction (the change log's triggers), so
+    /// a look that begins at the state the last one began at would find what that one found: it is skipped, unless
+    /// EXPUNGEs are held back to tell. The state is read before the look, so a change between the two costs one more
+    /// look, never a missed one. A command on a large mailbox so costs one small read instead of reading every message's
+    /// UID and flags (an mbsync's `UID FETCH n` per message, 10,000 of them, was bound by it).
     func refresh(holdingExpunges: Bool = false) async throws -> [IMAPUntaggedResponse] {
         guard let holder, let folder = view?.folder else { return [] }
+        let state = try await store.state(address: holder.address)
+        if let view, view.folder == folder, !view.holdsExpunges, view.lookedAtState == state { return [] }
         let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
         guard view?.folder == folder else { return [] }
-        return view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
+        let responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
+        view?.lookedAtState = state
+        return responses
     }
 }

@@ -54,8 +54,12 @@ struct IMAPMailboxViewTests {
         let snapshot = (MailUIDMailbox(uidValidity: 7, uidNext: 5), [Self.entry(1), Self.entry(3), Self.entry(4)])
         #expect(view.sync(to: snapshot, holdingExpunges: true) == [.exists(4)])
         #expect(view.sequenceNumber(ofUID: 3) == 3, "2 is still there for the client")
+        #expect(view.holdsExpunges, "the next look must happen even if the store has not changed since")
+        #expect(view.sync(to: snapshot, holdingExpunges: true) == [], "still held")
+        #expect(view.holdsExpunges)
         #expect(view.sync(to: snapshot) == [.expunge(2)])
         #expect(view.sequenceNumber(ofUID: 3) == 2)
+        #expect(!view.holdsExpunges, "told: a look at an unchanged store may be skipped")
     }
 
     @Test("a keyword the client was not told of comes with a FLAGS response first")
