@@ -8,6 +8,8 @@ import MailStore
 /// runs off the event loops, in the tasks ``IMAPService`` starts.
 actor IMAPConnectionDriver {
     let store: MailStore
+    /// The listener's shared looks at selected mailboxes (``snapshot(of:)``).
+    let snapshots: IMAPSnapshotCache
     let signIn: any IMAPSignIn
     /// The client's address (the PROXY header's when a balancer sent one).
     let client: String
@@ -25,8 +27,12 @@ actor IMAPConnectionDriver {
     /// The task that watches the change stream while the client idles.
     private var idleWatch: Task<Void, Never>?
 
-    init(store: MailStore, signIn: any IMAPSignIn, client: String, now: @escaping @Sendable () -> Int64, logger: Logger) {
+    init(
+        store: MailStore, snapshots: IMAPSnapshotCache, signIn: any IMAPSignIn, client: String,
+        now: @escaping @Sendable () -> Int64, logger: Logger
+    ) {
         self.store = store
+        self.snapshots = snapshots
         self.signIn = signIn
         self.client = client
         self.now = now
@@ -119,10 +125,18 @@ actor IMAPConnectionDriver {
         guard let holder, let folder = view?.folder else { return [] }
         let state = try await store.state(address: holder.address)
         if let view, view.folder == folder, !view.holdsExpunges, view.lookedAtState == state { return [] }
-        let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
+        let snapshot = try await snapshot(address: holder.address, folder: folder, state: state)
         guard view?.folder == folder else { return [] }
         let responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
         view?.lookedAtState = state
         return responses
+    }
+
+    /// The UIDs and flags of `folder` at `state` (just read), through the listener's shared cache.
+    func snapshot(address: String, folder: MailFolder, state: Int64) async throws -> IMAPSnapshotCache.Snapshot {
+        let (store, now) = (store, now)
+        return try await snapshots.snapshot(address: address, folder: folder, state: state) {
+            try await store.uidSnapshot(address: address, folder: folder, now: now())
+        }
     }
 }

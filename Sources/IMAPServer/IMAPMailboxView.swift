@@ -126,7 +126,10 @@ struct IMAPMailboxView: Sendable, Equatable {
             flagChanges.append(
                 .fetch(UInt32(index + 1), [.uid(entry.uid), .flags(IMAPFlag.flags(current.keywords))]))
         }
-        entries = kept + arrived
+        // With nothing held back the client now knows exactly the snapshot's messages: keep its array, which other
+        // sessions at the same state share (IMAPSnapshotCache), rather than a copy of it.
+        let knowsSnapshot = !holdsExpunges && kept.count + arrived.count == snapshot.entries.count
+        entries = knowsSnapshot ? snapshot.entries : kept + arrived
         mailbox = snapshot.mailbox
         if let flags = flagsUpdate() { responses.insert(flags, at: 0) }
         if !arrived.isEmpty { responses.append(.exists(UInt32(entries.count))) }

@@ -38,7 +38,8 @@ public final class IMAPServer: Sendable {
         server = StreamServer(
             configuration: streamConfiguration,
             service: IMAPService(
-                configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining),
+                configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining,
+                snapshots: IMAPSnapshotCache(capacity: configuration.snapshotCacheEntries)),
             group: group, logger: logger)
     }
 

@@ -13,6 +13,8 @@ struct IMAPService: StreamService {
     let logger: Logger
     /// Read as each connection opens: true answers it `* BYE` and closes it (the drain before a stop).
     let draining: @Sendable () -> Bool
+    /// The looks at selected mailboxes every session of the listener shares.
+    let snapshots: IMAPSnapshotCache
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         var settings = IMAPSessionConfiguration()
@@ -23,7 +25,8 @@ struct IMAPService: StreamService {
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let session = IMAPSession(configuration: settings, now: loop.clock())
         let driver = IMAPConnectionDriver(
-            store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
+            store: store, snapshots: snapshots, signIn: signIn, client: peer, now: configuration.wallClock,
+            logger: logger)
         let refusal = refusing ? "Too many connections, try later" : draining() ? "Server shutting down" : nil
         return IMAPConnectionMachine(
             session: session, driver: driver, refusal: refusal, writeTimeout: configuration.writeTimeout)

@@ -46,6 +46,11 @@ struct IMAPMailboxViewTests {
             ])
         #expect(view.entries.map(\.uid) == [1, 3, 5, 6, 7])
         #expect(view.sync(to: (view.mailbox, view.entries)) == [], "nothing new: nothing to say")
+        let shared = [Self.entry(1), Self.entry(3, ["$seen"]), Self.entry(5), Self.entry(6), Self.entry(7, ["$seen"])]
+        _ = view.sync(to: (view.mailbox, shared))
+        view.entries.withUnsafeBufferPointer { kept in
+            shared.withUnsafeBufferPointer { #expect(kept.baseAddress == $0.baseAddress, "the snapshot's own array") }
+        }
     }
 
     @Test("during a FETCH, STORE or SEARCH by number the EXPUNGEs wait, numbers unchanged, for a later look")
