@@ -67,6 +67,17 @@ struct IMAPMailboxViewTests {
         #expect(!view.holdsExpunges, "told: a look at an unchanged store may be skipped")
     }
 
+    @Test("FETCH reads bytes ahead at most 256 messages and 8 MiB at a time, always at least one")
+    func readAhead() {
+        let small = (1...300).map { MailUIDEntry(uid: UInt32($0), id: "m\($0)", keywords: [], size: 1000, receivedAt: 0) }
+        #expect(IMAPConnectionDriver.readAhead(Array(0..<300)[0...], of: small).count == 256)
+        #expect(IMAPConnectionDriver.readAhead(Array(0..<300)[290...], of: small) == (291...300).map { "m\($0)" })
+        let large = (1...5).map { MailUIDEntry(uid: UInt32($0), id: "m\($0)", keywords: [], size: 3 << 20, receivedAt: 0) }
+        #expect(IMAPConnectionDriver.readAhead(Array(0..<5)[0...], of: large) == ["m1", "m2"], "6 MiB, a third would pass 8")
+        let huge = [MailUIDEntry(uid: 1, id: "big", keywords: [], size: 30 << 20, receivedAt: 0)]
+        #expect(IMAPConnectionDriver.readAhead([0][0...], of: huge) == ["big"], "one past the bound is still read")
+    }
+
     @Test("a keyword the client was not told of comes with a FLAGS response first")
     func newKeyword() {
         var view = Self.view([1])
