@@ -82,9 +82,11 @@ extension IMAPConnectionDriver {
         view = nil
         saved = []
         guard let folder = IMAPMailboxNames.folder(name) else { return Self.noSuchMailbox }
-        let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
+        let state = try await store.state(address: holder.address)  // before the look: see refresh()
+        let snapshot = try await snapshot(address: holder.address, folder: folder, state: state)
         var selected = IMAPMailboxView(
             folder: folder, readOnly: readOnly, mailbox: snapshot.mailbox, entries: snapshot.entries)
+        selected.lookedAtState = state
         let flags = selected.flagsUpdate() ?? .flags(IMAPFlag.systemFlags)
         view = selected
         var responses: [IMAPUntaggedResponse] = [

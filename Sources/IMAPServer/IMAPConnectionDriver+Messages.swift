@@ -14,11 +14,18 @@ extension IMAPConnectionDriver {
         let needsBytes = IMAPMessageRenderer.needsBytes(attributes)
         let marksSeen = !view.readOnly && IMAPMessageRenderer.setsSeen(attributes)
         var seenUpdates: [(id: String, keywords: Set<String>)] = []
-        for index in indexes {
+        var batch: [String: [UInt8]] = [:]  // the messages' bytes, read a batch at a time
+        var batchEnd = 0  // the position in `indexes` the batch read up to
+        for (position, index) in indexes.enumerated() {
             let entry = view.entries[index]
             var renderer: IMAPMessageRenderer?
             if needsBytes {
-                guard let raw = try await store.raw(address: holder.address, id: entry.id) else { continue }
+                if position >= batchEnd {
+                    let ids = Self.readAhead(indexes[position...], of: view.entries)
+                    batch = try await store.raws(address: holder.address, ids: ids)
+                    batchEnd = position + ids.count
+                }
+                guard let raw = batch[entry.id] else { continue }
                 renderer = IMAPMessageRenderer(raw: raw)
             }
             var keywords = entry.keywords
@@ -170,6 +177,20 @@ extension IMAPConnectionDriver {
         _ = try await store.delete(address: holder.address, ids: doomed)
         responses += try await refresh()
         return responses
+    }
+
+    /// The ids of the messages at `indexes` whose bytes one read fetches: at most 256 messages and 8 MiB (by their
+    /// stored sizes), and always the first.
+    static func readAhead(_ indexes: ArraySlice<Int>, of entries: [MailUIDEntry]) -> [String] {
+        var ids: [String] = []
+        var bytes = 0
+        for index in indexes {
+            let size = Int(entries[index].size)
+            if !ids.isEmpty && (ids.count == 256 || bytes + size > 8 << 20) { break }
+            ids.append(entries[index].id)
+            bytes += size
+        }
+        return ids
     }
 
     static var noSelection: IMAPCommandResult {

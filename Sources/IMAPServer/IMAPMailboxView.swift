@@ -13,6 +13,11 @@ struct IMAPMailboxView: Sendable, Equatable {
     private(set) var entries: [MailUIDEntry]
     /// The keywords the last `FLAGS` response named (a client may be told of no flag it was not told of first).
     private(set) var announcedKeywords: Set<String> = []
+    /// Whether the last look kept messages the store no longer has, their EXPUNGEs held back: the next look must
+    /// tell them even when nothing has changed since.
+    private(set) var holdsExpunges = false
+    /// The address's mail state (`MailStore.state(address:)`) read just before the last look; nil before any.
+    var lookedAtState: Int64?
 
     init(folder: MailFolder, readOnly: Bool, mailbox: MailUIDMailbox, entries: [MailUIDEntry]) {
         self.folder = folder
@@ -102,11 +107,13 @@ struct IMAPMailboxView: Sendable, Equatable {
         let now = Dictionary(snapshot.entries.map { ($0.uid, $0) }, uniquingKeysWith: { first, _ in first })
         var kept: [MailUIDEntry] = []
         var removed = 0
+        holdsExpunges = false
         for (index, entry) in entries.enumerated() {
             if now[entry.uid] == nil && !holdingExpunges {
                 responses.append(.expunge(UInt32(index + 1 - removed)))
                 removed += 1
             } else {
+                if now[entry.uid] == nil { holdsExpunges = true }
                 kept.append(entry)
             }
         }
@@ -119,7 +126,10 @@ struct IMAPMailboxView: Sendable, Equatable {
             flagChanges.append(
                 .fetch(UInt32(index + 1), [.uid(entry.uid), .flags(IMAPFlag.flags(current.keywords))]))
         }
-        entries = kept + arrived
+        // With nothing held back the client now knows exactly the snapshot's messages: keep its array, which other
+        // sessions at the same state share (IMAPSnapshotCache), rather than a copy of it.
+        let knowsSnapshot = !holdsExpunges && kept.count + arrived.count == snapshot.entries.count
+        entries = knowsSnapshot ? snapshot.entries : kept + arrived
         mailbox = snapshot.mailbox
         if let flags = flagsUpdate() { responses.insert(flags, at: 0) }
         if !arrived.isEmpty { responses.append(.exists(UInt32(entries.count))) }

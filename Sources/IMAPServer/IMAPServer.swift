@@ -30,7 +30,8 @@ extension MailServer where Configuration == IMAPServerConfiguration {
         self.init(
             configuration: configuration,
             service: IMAPService(
-                configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining),
+                configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining,
+                snapshots: IMAPSnapshotCache(capacity: configuration.snapshotCacheEntries)),
             group: group, logger: logger)
     }
 }

@@ -31,6 +31,10 @@ public struct IMAPServerConfiguration: Sendable {
     /// other client sees `LOGINDISABLED` until `STARTTLS`. Default true: a password from the same host never crosses
     /// a network in the clear.
     public var plaintextOnLoopback = true
+    /// Most message entries (UID, id, flags, size, date: about 140 bytes each) the listener's shared cache of
+    /// selected mailboxes keeps beyond what sessions hold, summed over the mailboxes (``IMAPSnapshotCache``).
+    /// Default 262,144 (about 36 MiB at most).
+    public var snapshotCacheEntries = 262_144
     /// How long a blocked write may wait before the connection is dropped. Default 60 s.
     public var writeTimeout: Duration = .seconds(60)
     /// The wall clock, Unix seconds (INTERNALDATE of an APPEND without one, UIDVALIDITY of a new mailbox).

@@ -15,6 +15,8 @@ struct IMAPService: StreamService {
     let logger: Logger
     /// Read as each connection opens: true answers it `* BYE` and closes it (the drain before a stop).
     let draining: @Sendable () -> Bool
+    /// The looks at selected mailboxes every session of the listener shares.
+    let snapshots: IMAPSnapshotCache
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         makeMachine(peer: peer, refusing: refusing, now: loop.clock())
@@ -33,7 +35,8 @@ struct IMAPService: StreamService {
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let session = IMAPSession(configuration: settings, now: now)
         let driver = IMAPConnectionDriver(
-            store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
+            store: store, snapshots: snapshots, signIn: signIn, client: peer, now: configuration.wallClock,
+            logger: logger)
         let refusal = refusing ? "* BYE Too many connections, try later" : draining() ? "* BYE Server shutting down" : nil
         let machine = MailConnectionMachine(
             IMAPConnection(session: session, driver: driver), refusal: refusal,

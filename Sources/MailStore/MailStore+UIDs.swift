@@ -98,6 +98,23 @@ extension MailStore {
         }
     }
 
+    /// The stored bytes of each of `ids` (messages of `address`) in one read, by id; a message `address` does not have
+    /// is left out. For IMAP's FETCH of many messages, which reads them a batch at a time instead of one query each.
+    public func raws(address: String, ids: [String]) async throws -> [String: [UInt8]] {
+        guard !ids.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        return try await database.read { connection in
+            var found: [String: [UInt8]] = [:]
+            for row in try connection.query(
+                "SELECT id, raw FROM mail_messages WHERE address = ? AND id IN (\(marks))",
+                [.text(address)] + ids.map(SQLValue.text))
+            {
+                if let id = row.text("id"), let raw = row.blob("raw") { found[id] = raw }
+            }
+            return found
+        }
+    }
+
     /// Sets the keywords (`$seen` included) of each message of `updates`, in one transaction; returns how many
     /// `address` had. The address's waiters hear of it when one changed.
     public func setKeywords(address: String, _ updates: [(id: String, keywords: Set<String>)]) async throws -> Int {

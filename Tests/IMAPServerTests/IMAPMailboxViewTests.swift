@@ -46,6 +46,11 @@ struct IMAPMailboxViewTests {
             ])
         #expect(view.entries.map(\.uid) == [1, 3, 5, 6, 7])
         #expect(view.sync(to: (view.mailbox, view.entries)) == [], "nothing new: nothing to say")
+        let shared = [Self.entry(1), Self.entry(3, ["$seen"]), Self.entry(5), Self.entry(6), Self.entry(7, ["$seen"])]
+        _ = view.sync(to: (view.mailbox, shared))
+        view.entries.withUnsafeBufferPointer { kept in
+            shared.withUnsafeBufferPointer { #expect(kept.baseAddress == $0.baseAddress, "the snapshot's own array") }
+        }
     }
 
     @Test("during a FETCH, STORE or SEARCH by number the EXPUNGEs wait, numbers unchanged, for a later look")
@@ -54,8 +59,23 @@ struct IMAPMailboxViewTests {
         let snapshot = (MailUIDMailbox(uidValidity: 7, uidNext: 5), [Self.entry(1), Self.entry(3), Self.entry(4)])
         #expect(view.sync(to: snapshot, holdingExpunges: true) == [.exists(4)])
         #expect(view.sequenceNumber(ofUID: 3) == 3, "2 is still there for the client")
+        #expect(view.holdsExpunges, "the next look must happen even if the store has not changed since")
+        #expect(view.sync(to: snapshot, holdingExpunges: true) == [], "still held")
+        #expect(view.holdsExpunges)
         #expect(view.sync(to: snapshot) == [.expunge(2)])
         #expect(view.sequenceNumber(ofUID: 3) == 2)
+        #expect(!view.holdsExpunges, "told: a look at an unchanged store may be skipped")
+    }
+
+    @Test("FETCH reads bytes ahead at most 256 messages and 8 MiB at a time, always at least one")
+    func readAhead() {
+        let small = (1...300).map { MailUIDEntry(uid: UInt32($0), id: "m\($0)", keywords: [], size: 1000, receivedAt: 0) }
+        #expect(IMAPConnectionDriver.readAhead(Array(0..<300)[0...], of: small).count == 256)
+        #expect(IMAPConnectionDriver.readAhead(Array(0..<300)[290...], of: small) == (291...300).map { "m\($0)" })
+        let large = (1...5).map { MailUIDEntry(uid: UInt32($0), id: "m\($0)", keywords: [], size: 3 << 20, receivedAt: 0) }
+        #expect(IMAPConnectionDriver.readAhead(Array(0..<5)[0...], of: large) == ["m1", "m2"], "6 MiB, a third would pass 8")
+        let huge = [MailUIDEntry(uid: 1, id: "big", keywords: [], size: 30 << 20, receivedAt: 0)]
+        #expect(IMAPConnectionDriver.readAhead([0][0...], of: huge) == ["big"], "one past the bound is still read")
     }
 
     @Test("a keyword the client was not told of comes with a FLAGS response first")

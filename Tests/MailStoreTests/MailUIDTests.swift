@@ -45,6 +45,23 @@ struct MailUIDTests {
         #expect(after.mailbox.uidNext == 6)
     }
 
+    @Test("raws reads many messages' bytes at once, only the address's own", arguments: StorageBackend.allCases)
+    func raws(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        var ids: [String] = []
+        for index in 0..<3 {
+            ids += try await store.deliver(MailStoreTests.message("r\(index)"), to: Self.recipient, folder: .inbox, now: 1)
+        }
+        let other = try await store.deliver(
+            MailStoreTests.message("o"), to: [.init(address: "other@mail.localhost", quota: 100_000_000)], folder: .inbox,
+            now: 1)
+        let found = try await store.raws(address: Self.address, ids: ids + other + ["no-such-id"])
+        #expect(Set(found.keys) == Set(ids), "another address's message and an unknown id are left out")
+        for id in ids { #expect(try await store.raw(address: Self.address, id: id) == found[id]) }
+        #expect(try await store.raws(address: Self.address, ids: []).isEmpty)
+    }
+
     @Test("keywords set through IMAP are JMAP's, $seen the read state", arguments: StorageBackend.allCases)
     func keywords(_ backend: StorageBackend) async throws {
         let db = try MailDatabase(backend)
