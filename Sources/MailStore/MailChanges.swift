@@ -34,6 +34,10 @@ public final class MailChanges: Sendable {
     /// queue's runner, the operator's waits) park on, with its own tickets.
     public let anyChange = Wakeup()
 
+    /// The messages retention pruned lately: told before the pass is announced, so a waiter it wakes can tell them
+    /// from deletes.
+    public let pruned = MailPrunedRecord()
+
     /// A stream with no waiters yet.
     public init() {}
 

@@ -79,6 +79,7 @@ extension MailStore {
                 return pruned
             }
         }
+        changes.pruned.record(pruned.map(\.id))
         changes.announce(Array(Set(pruned.map(\.address))))
         return pruned
     }

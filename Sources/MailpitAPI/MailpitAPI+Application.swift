@@ -28,7 +28,8 @@ extension MailpitAPI {
             ]))
     }
 
-    /// `GET /api/v1/webui`: `WebUIConfiguration`: no relay, no SpamAssassin, no chaos (yet), nothing hidden.
+    /// `GET /api/v1/webui`: `WebUIConfiguration`: no relay, no SpamAssassin, chaos as `POSTERN_SMTP_CHAOS` has it,
+    /// nothing hidden.
     func webUI(_ call: MailpitCall) async throws -> HTTPResponse {
         Self.json(
             .object([
@@ -41,15 +42,25 @@ extension MailpitAPI {
                         ("OverrideFrom", .string("")), ("PreserveMessageIDs", .bool(false)),
                     ])
                 ),
-                ("SpamAssassin", .bool(false)), ("ChaosEnabled", .bool(false)), ("DuplicatesIgnored", .bool(false)),
-                ("HideDeleteAllButton", .bool(false)),
+                ("SpamAssassin", .bool(false)), ("ChaosEnabled", .bool(chaos != nil)),
+                ("DuplicatesIgnored", .bool(false)), ("HideDeleteAllButton", .bool(false)),
             ]))
     }
 
-    /// `GET` and `PUT /api/v1/chaos`: Mailpit's answer with chaos off, `400 Chaos is not enabled`, until the SMTP
-    /// side's failure injection is wired here.
-    func chaosOff(_ call: MailpitCall) async throws -> HTTPResponse {
-        throw MailpitRefusal.badRequest("Chaos is not enabled")
+    /// `GET /api/v1/chaos`: `ChaosTriggers` of the caller's rules (the server's for the operator, their sandbox's for
+    /// a Pro user); with failure injection off, Mailpit's `400 Chaos is not enabled`.
+    func getChaos(_ call: MailpitCall) async throws -> HTTPResponse {
+        guard let chaos else { throw MailpitRefusal.badRequest("Chaos is not enabled") }
+        return Self.json(MailpitChaosJSON.render(chaos.triggers(for: call.viewer.chaosScope)))
+    }
+
+    /// `PUT /api/v1/chaos`: replaces the caller's rules with the triggers of the body (``MailpitChaosJSON/parse(_:)``)
+    /// and answers them as `GET` does; 400 as Mailpit for a body it refuses or with failure injection off.
+    func setChaos(_ call: MailpitCall) async throws -> HTTPResponse {
+        guard let chaos else { throw MailpitRefusal.badRequest("Chaos is not enabled") }
+        let triggers = try MailpitChaosJSON.parse(try MailpitBody(call.request))
+        chaos.set(triggers, for: call.viewer.chaosScope)
+        return Self.json(MailpitChaosJSON.render(chaos.triggers(for: call.viewer.chaosScope)))
     }
 
     /// `GET /api/v1/message/{ID}/html-check` and `/sa-check`: Mailpit without the feature (the HTML check's

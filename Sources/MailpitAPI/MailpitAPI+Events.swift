@@ -9,8 +9,9 @@ import WebSocket
 /// API, this API) is told: `{"Type": "new", "Data": MessageSummary}` for each message that arrives (in arrival order),
 /// `{"Type": "update", "Data": {"ID", "Read"}}` when its read status moves and `{"ID", "Tags"}` when its tags do,
 /// `{"Type": "delete", "Data": {"ID"}}` for each message removed, `{"Type": "truncate", "Data": null}` when every
-/// message went at once, `{"Type": "prune", "Data": null}` when more than 200 went at once (retention's pruning, a
-/// search delete), and after any of them `{"Type": "stats", "Data": {"Total", "Unread", "Version"}}`.
+/// message went at once, `{"Type": "prune", "Data": null}` for retention's pass (``MailChanges/pruned``, as Mailpit's
+/// own pruning says it, however few went) and when more than 200 went at once otherwise (a search delete), and after
+/// any of them `{"Type": "stats", "Data": {"Total", "Unread", "Version"}}`.
 ///
 /// The credential is the API's (Bearer or Basic's password), checked before the upgrade: a refusal is Mailpit's 401.
 /// What the client sends is read and dropped. Past ``MailpitConfiguration/maximumEventMessages`` in the scope, only
@@ -58,14 +59,21 @@ extension MailpitAPI {
                 let gone = known.keys.filter { now[$0] == nil }
                 let arrived = Set(now.keys.filter { known[$0] == nil })
                 var told = false
-                if !gone.isEmpty {
+                // Retention's pass is Mailpit's `prune`, whatever its size; what else went is told as below.
+                let pruned = Set(gone.filter(mail.changes.pruned.contains))
+                if !pruned.isEmpty {
                     told = true
-                    if now.isEmpty && gone.count > 1 {
+                    send("prune", .null)
+                }
+                let deleted = gone.filter { !pruned.contains($0) }
+                if !deleted.isEmpty {
+                    told = true
+                    if now.isEmpty && deleted.count > 1 && pruned.isEmpty {
                         send("truncate", .null)
-                    } else if gone.count > 200 {
+                    } else if deleted.count > 200 {
                         send("prune", .null)
                     } else {
-                        for id in gone.sorted() { send("delete", .object([("ID", .string(id))])) }
+                        for id in deleted.sorted() { send("delete", .object([("ID", .string(id))])) }
                     }
                 }
                 for (id, marks) in now where arrived.contains(id) == false {

@@ -26,6 +26,8 @@ public final class MailpitAPI: Sendable {
     let receiving: any MailpitReceiving
     /// The outbound fetcher link checks go through, under its address policy.
     let links: any URLFetching
+    /// The SMTP failure injection `/api/v1/chaos` reads and sets; nil when it is off (`POSTERN_SMTP_CHAOS`).
+    let chaos: (any MailpitChaosRules)?
     let clock: @Sendable () -> Int64
     let startedAt: Int64
     let middleware: SurfaceMiddleware<Int>
@@ -38,18 +40,20 @@ public final class MailpitAPI: Sendable {
     ///   - sandboxes: Pro users' sandboxes, found from their API tokens.
     ///   - receiving: local delivery, for the operator's `send`.
     ///   - links: the outbound fetcher (its address policy decides what a link check may reach).
+    ///   - chaos: the SMTP failure injection, for `/api/v1/chaos`; nil when it is off.
     ///   - clock: Unix seconds now (the uptime of `info`).
     ///   - onUnexpectedError: where an unforeseen error is reported, with the request id.
     public init(
         configuration: MailpitConfiguration, mail: MailStore, sandboxes: any MailpitSandboxes,
-        receiving: any MailpitReceiving, links: any URLFetching, clock: @escaping @Sendable () -> Int64,
-        onUnexpectedError: (@Sendable (any Error, String) -> Void)?
+        receiving: any MailpitReceiving, links: any URLFetching, chaos: (any MailpitChaosRules)? = nil,
+        clock: @escaping @Sendable () -> Int64, onUnexpectedError: (@Sendable (any Error, String) -> Void)?
     ) {
         self.configuration = configuration
         self.mail = mail
         self.sandboxes = sandboxes
         self.receiving = receiving
         self.links = links
+        self.chaos = chaos
         self.clock = clock
         self.startedAt = clock()
         self.operatorDigest = configuration.operatorToken.flatMap { $0.isEmpty ? nil : SHA256.hash($0) }
@@ -99,8 +103,8 @@ public final class MailpitAPI: Sendable {
         add(&router, .POST, message + "/release", bodyLimit: body, release)
         add(&router, .GET, api + "/info", info)
         add(&router, .GET, api + "/webui", webUI)
-        add(&router, .GET, api + "/chaos", chaosOff)
-        add(&router, .PUT, api + "/chaos", bodyLimit: body, chaosOff)
+        add(&router, .GET, api + "/chaos", getChaos)
+        add(&router, .PUT, api + "/chaos", bodyLimit: body, setChaos)
         add(&router, .GET, base + "/view/{file}", view)
         registerEvents(on: &router, base: base)
     }
@@ -174,6 +178,14 @@ enum MailpitViewer: Sendable, Equatable {
         switch self {
         case .operator: return .everyAddress
         case .sandbox(let sandbox): return .address(sandbox.address)
+        }
+    }
+
+    /// The failure-injection rules this viewer sets: the server's for the operator, their sandbox's for a Pro user.
+    var chaosScope: MailpitChaosScope {
+        switch self {
+        case .operator: return .server
+        case .sandbox(let sandbox): return .user(sandbox.owner)
         }
     }
 }

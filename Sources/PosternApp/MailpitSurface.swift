@@ -6,7 +6,7 @@ import ServerKit
 
 /// Mailpit's API v1 under `POSTERN_MAILPIT_PATH` (issue 71), over the one store: the operator's token sees every
 /// address, a Pro user's API token their sandbox (through the Mail.td surface's sandbox); the operator's `send` goes
-/// through local delivery as SMTP would.
+/// through local delivery as SMTP would; its chaos triggers are the failure-injection engine's rules (when on).
 enum MailpitSurface {
     /// Adds Mailpit's routes (none when the path is `off`).
     static func register(into router: inout ContextRouter, _ context: SurfaceContext, sandbox: MailSandbox) {
@@ -16,7 +16,7 @@ enum MailpitSurface {
         MailpitAPI(
             configuration: settings, mail: context.mail.store, sandboxes: MailpitSandboxAccess(sandbox: sandbox),
             receiving: MailpitLocalReceiving(delivery: context.mail.delivery), links: context.fetcher,
-            clock: context.clock,
+            chaos: context.chaos.map { MailpitChaosEngine(chaos: $0) }, clock: context.clock,
             onUnexpectedError: Surfaces.reporter("mailpit", context.logger)
         ).register(on: &router)
     }

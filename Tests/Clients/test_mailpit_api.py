@@ -1,19 +1,21 @@
 """Mailpit's API v1 on Postern (issue 71): the 2023 `mailpit-api-client` from PyPI, unchanged, its base URL pointed at
 `/mailpit` with the operator token as HTTP Basic's password in the URL (list, get, headers, attachment, read status,
 delete), then `requests` calls for the rest (search, tags, send, info, webui, view, raw, the off features, who may
-look, a Pro user's sandbox), each asserting Mailpit's documented shape. Mail goes in over SMTP (smtplib)."""
+look, a Pro user's sandbox, the chaos triggers), each asserting Mailpit's documented shape. Mail goes in over SMTP
+(smtplib), which also sees the chaos triggers' refusals."""
 
 import os
 import smtplib
 import sys
 import threading
+import time
 import urllib.parse
 from email.message import EmailMessage
 from email.utils import make_msgid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit import Checks, free_port, http, install_packages, postern
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit.mailtd import pro_login, pro_token
 
@@ -114,9 +116,8 @@ def requests_calls(server):
     check(requests.post(api + "/send", json={"To": []}, auth=auth, timeout=30).json().get("Error"), "send without From")
     info = requests.get(api + "/info", auth=auth, timeout=30).json()
     check(info["Messages"] == 3 and info["Unread"] >= 1 and "RuntimeStats" in info, "info")
-    check(requests.get(api + "/webui", auth=auth, timeout=30).json()["ChaosEnabled"] is False, "webui")
-    chaos = requests.get(api + "/chaos", auth=auth, timeout=30)
-    check((chaos.status_code, chaos.text) == (400, "Chaos is not enabled"), "chaos off, as Mailpit without it")
+    check(requests.get(api + "/webui", auth=auth, timeout=30).json()["ChaosEnabled"] is True,
+          "webui: chaos on, as --profile test turns it on")
     check(requests.get(api + f"/message/{invoice['ID']}/sa-check", auth=auth, timeout=30).status_code == 404,
           "sa-check: no spamd, no route")
     marked = requests.put(api + "/messages", json={"Read": True, "Search": "subject:invoice"}, auth=auth, timeout=30)
@@ -158,11 +159,12 @@ def link_check(server):
 
 
 def next_event(socket, wanted):
-    """The next event of type `wanted`, passing over `stats` and any other type; waits up to 30 s for each frame."""
+    """The next event of type `wanted` (of any type when None), passing over `stats` and any other type; waits up to
+    30 s for each frame."""
     import json
     while True:
         event = json.loads(socket.recv())
-        if event["Type"] == wanted:
+        if wanted is None or event["Type"] == wanted:
             return event
 
 
@@ -204,6 +206,83 @@ def events(server):
         socket.close()
 
 
+def retention_prune(env):
+    """Retention's pass is Mailpit's `prune` event: a server that keeps 3 messages (POSTERN_MAIL_MAX_MESSAGES) takes
+    5, its next pass (every 10 s) removes the 2 oldest, and the events socket says `prune` (Data null), then `stats`
+    with 3 left, and never `delete` for them."""
+    import requests
+    import websocket
+    with postern(env=dict(env, POSTERN_MAIL_MAX_MESSAGES="3")) as server:
+        url = "ws" + server[len("http"):] + "/mailpit/api/events"
+        socket = websocket.create_connection(url, timeout=30, header=["Authorization: Bearer " + TOKEN])
+        try:
+            for n in range(5):
+                send(server, "kim@example.org", f"Kept or pruned {n}")
+            seen = []
+            while "prune" not in seen:
+                seen.append(next_event(socket, None)["Type"])
+            check("delete" not in seen, f"no delete before the prune: {seen}")
+            stats = next_event(socket, "stats")
+            check(stats["Data"]["Total"] == 3, f"stats after the prune: {stats}")
+        finally:
+            socket.close()
+        # A pass may have run between two sends: the next one takes the rest.
+        for _ in range(60):
+            left = requests.get(server + "/mailpit/api/v1/messages", auth=("op", TOKEN), timeout=30).json()
+            if left["total"] == 3:
+                break
+            time.sleep(1)
+        check(sorted(m["Subject"] for m in left["messages"]) == [f"Kept or pruned {n}" for n in (2, 3, 4)],
+              "the newest 3 kept")
+
+
+def smtp_refusals(port, recipients, password=None):
+    """Sends one message to each of `recipients` over one smtplib session (after STARTTLS and AUTH with `password`
+    when given); one (code, text) a recipient, (250, "") when accepted."""
+    import ssl
+    answers = []
+    with smtplib.SMTP("127.0.0.1", port, timeout=30) as client:
+        if password:
+            client.starttls(context=ssl._create_unverified_context())
+            client.login("any", password)
+        for recipient in recipients:
+            try:
+                client.sendmail("app@example.com", [recipient], b"Subject: chaos\r\n\r\nhello\r\n")
+                answers.append((250, ""))
+            except smtplib.SMTPRecipientsRefused as error:
+                code, text = list(error.recipients.values())[0]
+                answers.append((code, text.decode()))
+                client.rset()
+    return answers
+
+
+def chaos(server):
+    """Mailpit's chaos triggers on the failure-injection engine: the operator's Recipient trigger refuses each RCPT TO
+    on the ingest port with its code and Mailpit's text, `{}` turns it off, a refused body sets nothing."""
+    import requests
+    api = server + "/mailpit/api/v1"
+    auth = ("op", TOKEN)
+    off = requests.get(api + "/chaos", auth=auth, timeout=30)
+    check(off.status_code == 200 and off.json() == {
+        "Sender": {"ErrorCode": 451, "Probability": 0}, "Recipient": {"ErrorCode": 451, "Probability": 0},
+        "Authentication": {"ErrorCode": 535, "Probability": 0}}, f"GET /chaos: every trigger off: {off.text}")
+    before = requests.get(api + "/messages", auth=auth, timeout=30).json()["total"]
+    set_ = requests.put(api + "/chaos", json={"Recipient": {"ErrorCode": 452, "Probability": 100}}, auth=auth,
+                        timeout=30)
+    check(set_.status_code == 200 and set_.json()["Recipient"] == {"ErrorCode": 452, "Probability": 100}
+          and set_.json()["Sender"]["Probability"] == 0, f"PUT /chaos answers the triggers: {set_.text}")
+    refused = smtp_refusals(server.smtp_port, ["hal@example.org", "ida@example.org"])
+    check(refused == [(452, "Chaos recipient error")] * 2, f"each RCPT TO refused with 452: {refused}")
+    check(requests.get(api + "/messages", auth=auth, timeout=30).json()["total"] == before, "nothing stored")
+    bad = requests.put(api + "/chaos", json={"Sender": {"ErrorCode": 250, "Probability": 5}}, auth=auth, timeout=30)
+    check((bad.status_code, bad.text) == (400, "error code must be between 400 and 599"), "a 250 refused, as Mailpit")
+    check(requests.get(api + "/chaos", auth=auth, timeout=30).json()["Recipient"]["Probability"] == 100,
+          "a refused PUT sets nothing")
+    check(requests.put(api + "/chaos", json={}, auth=auth, timeout=30).json()["Recipient"]["Probability"] == 0,
+          "PUT {}: every trigger off")
+    check(smtp_refusals(server.smtp_port, ["hal@example.org"]) == [(250, "")], "accepted again")
+
+
 def pro_sandbox(server):
     """A Pro user's API token sees that user's sandbox only; the operator sees it too; another's token does not."""
     import requests
@@ -221,6 +300,18 @@ def pro_sandbox(server):
           "Bob cannot open Ada's message")
     everything = requests.get(api + "/search", params={"query": "subject:capture"}, auth=("op", TOKEN), timeout=30)
     check(everything.json()["messages_count"] == 1, "the operator sees the sandbox's mail too")
+    # Chaos per Pro user: Ada's Recipient trigger refuses her sandbox sessions' recipients, never Bob's nor the
+    # ingest port's; the operator's triggers stay off.
+    mine = requests.put(api + "/chaos", json={"Recipient": {"ErrorCode": 550, "Probability": 100}}, auth=("ada", ada),
+                        timeout=30)
+    check(mine.status_code == 200 and mine.json()["Recipient"]["ErrorCode"] == 550, f"Ada's chaos: {mine.text}")
+    check(requests.get(api + "/chaos", auth=("op", TOKEN), timeout=30).json()["Recipient"]["Probability"] == 0,
+          "the operator's triggers are not Ada's")
+    ada_sent = smtp_refusals(server.sandbox_port, ["x@example.net", "y@example.net"], password=ada)
+    bob_sent = smtp_refusals(server.sandbox_port, ["x@example.net", "y@example.net"], password=bob)
+    check(ada_sent == [(550, "Chaos recipient error")] * 2, f"Ada's sandbox refuses: {ada_sent}")
+    check(bob_sent == [(250, "")] * 2, f"Bob's sandbox does not: {bob_sent}")
+    check(smtp_refusals(server.smtp_port, ["zed@example.org"]) == [(250, "")], "nor does the ingest port")
 
 
 def main():
@@ -229,12 +320,16 @@ def main():
                      ["dataclasses_json", "httpx"])
     pros = [("ada@example.com", "ada-password"), ("bob@example.com", "bob-password")]
     env = {"POSTERN_OPERATOR_TOKEN": TOKEN, "POSTERN_SMTP_ACCEPT": "any", "POSTERN_OUTBOUND_ALLOW_PRIVATE": "true"}
-    with postern(env=env, pro_users=pros) as server:
+    sandbox_port = free_port()  # the Pro users' sandbox listener, for their chaos triggers
+    with postern(env=dict(env, POSTERN_SANDBOX_SMTP_PORT=str(sandbox_port)), pro_users=pros) as server:
+        server.sandbox_port = sandbox_port
         client_library(server)
         requests_calls(server)
         link_check(server)
         events(server)
+        chaos(server)
         pro_sandbox(server)
+    retention_prune(env)
     check.finish("test_mailpit_api")
 
 

@@ -53,6 +53,9 @@ struct MailRetentionTests {
         let log = try #require(try await store.changes(address: addresses[0], since: before))
         #expect(log.log.filter { $0.kind == .destroyed }.count == pruned.filter { $0.address == addresses[0] }.count)
         #expect(log.state > before)
+        // Told as pruned (Mailpit's `prune` event), unlike a message deleted through a door.
+        #expect(pruned.allSatisfy { store.changes.pruned.contains($0.id) })
+        #expect(!store.changes.pruned.contains(ids[200]))
 
         #expect(try await store.prune(MailRetention(maxMessages: 1000), separately: [sandbox], now: 10_000).isEmpty)
         let sandboxPruned = try await store.prune(MailRetention(maxMessages: 10), separately: [sandbox], now: 10_000)

@@ -23,7 +23,7 @@ final class MailpitHarness: @unchecked Sendable {
 
     init(
         _ backend: StorageBackend, sandboxes: [String: MailpitSandbox] = [:], basePath: String = "/mailpit",
-        links: any URLFetching = LinkTable(answers: [:])
+        links: any URLFetching = LinkTable(answers: [:]), chaos: (any MailpitChaosRules)? = nil
     ) throws {
         test = try backend.makeDatabase(logger: Logger(label: "mailpit-tests"))
         store = MailStore(database: test.database)
@@ -33,7 +33,7 @@ final class MailpitHarness: @unchecked Sendable {
         self.sandboxes = SandboxTable(store: store, tokens: sandboxes)
         api = MailpitAPI(
             configuration: configuration, mail: store, sandboxes: self.sandboxes,
-            receiving: DirectReceiving(store: store), links: links, clock: { 1_800_000_000 },
+            receiving: DirectReceiving(store: store), links: links, chaos: chaos, clock: { 1_800_000_000 },
             onUnexpectedError: nil)
         var router = ContextRouter()
         api.register(on: &router)
