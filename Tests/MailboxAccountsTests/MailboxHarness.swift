@@ -68,14 +68,16 @@ final class MailboxHarness: Sendable {
 
     /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe; with `dkim`,
     /// custom domains get DKIM keys as the composition root gives them (``dkimKeys``); `counting` puts the stores'
-    /// database behind a ``CountingDatabase`` (``storage``).
+    /// database behind a ``CountingDatabase`` (``storage``), which shows each statement to `beforeStatement` first
+    /// (one that injects an outage).
     init(
         _ backend: StorageBackend, pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
         dkim: Bool = false, counting: Bool = false,
-        configure: (inout MailboxConfiguration) -> Void = { _ in }) throws {
+        configure: (inout MailboxConfiguration) -> Void = { _ in },
+        beforeStatement: @escaping @Sendable (String) throws -> Void = { _ in }) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         test = try backend.makeDatabase(logger: Logger(label: "mailbox-tests"))
-        storage = counting ? CountingDatabase(test.database) : nil
+        storage = counting ? CountingDatabase(test.database, beforeStatement: beforeStatement) : nil
         let database: any SQLDatabase = storage ?? test.database
         self.database = database
         let clock = TestClock(1_750_000_000)
