@@ -135,10 +135,17 @@ extension MailStore {
     /// element (the states it compares, the log it names) outlast an outage instead of ending the client's stream.
     /// Any other error is thrown; a cancelled task throws `CancellationError`.
     public func outlastingOutages<T>(_ body: () async throws -> T) async throws -> T {
+        try await outlastingOutages(until: nil, body)!
+    }
+
+    /// ``outlastingOutages(_:)`` for a request held until `until` (a long poll): nil when the database is still
+    /// unavailable once `until` has passed, so the request ends as its hold would.
+    public func outlastingOutages<T>(until: ContinuousClock.Instant?, _ body: () async throws -> T) async throws -> T? {
         while true {
             do {
                 return try await body()
             } catch where Self.isOutage(error) {
+                if let until, ContinuousClock.now >= until { return nil }
                 try await Task.sleep(for: Self.unannouncedLookInterval)
             }
         }

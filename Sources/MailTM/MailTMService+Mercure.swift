@@ -19,6 +19,9 @@ import ServerKit
 ///    `Last-Event-ID`, what arrived since comes at once; a gap the change log no longer covers gets one event.
 /// 4. A comment line (`:`) after 30 s without an event; the token is checked again before every event and comment,
 ///    and the stream ends when it no longer holds (the account deleted, its password reset).
+/// 5. A database away for a failover ends nothing: the re-check throws it for the change stream to wait out, and the
+///    Account an event carries is read again each second until the database is back
+///    (``MailStore/outlastingOutages(_:)``).
 extension MailTMService {
     func mercure(_ request: HTTPRequest, _ context: RequestContext, _ writer: any HTTPResponseWriter) async {
         let decision = middleware.charge(.request, context)
@@ -70,9 +73,16 @@ extension MailTMService {
     private func push(
         _ account: MailboxAccountSummary, from: Int64?, bearer: String?, _ writer: any HTTPResponseWriter
     ) async throws {
+        // A token that no longer holds ends the stream; a database away (a failover) is thrown, for the stream to wait
+        // out.
         let stream = mail.changeStream(of: account.address, from: from, quiet: configuration.mercureKeepAlive) {
             [self] in
-            (try? await accounts.account(mailboxToken: bearer)) != nil
+            do {
+                _ = try await accounts.account(mailboxToken: bearer)
+                return true
+            } catch let error as MailboxError where error == .invalidOrExpiredToken {
+                return false
+            }
         }
         for try await event in stream {
             guard !writer.hasEnded else { return }
@@ -87,7 +97,12 @@ extension MailTMService {
                     change.log == nil && change.previous != nil
                     ? [change.state.description] : change.arrivals.map(\.messageID)
                 for messageID in arrivals {
-                    guard let now = try await accounts.accountSummary(id: account.id) else { return }
+                    // Read again after a failover rather than ending the client's stream.
+                    guard
+                        let now = try await mail.outlastingOutages({
+                            try await accounts.accountSummary(id: account.id)
+                        })
+                    else { return }
                     writer.write(
                         Array("id: \(MercureSubscription.eventID(state: change.state, messageID: messageID))\ndata: ".utf8)
                             + MailTMJSON.account(now).serialize() + Array("\n\n".utf8))

@@ -25,10 +25,12 @@ import WebSocket
 ///    (``MailboxSocketSession/preview(_:)``); `account_id` is null for an open mailbox. Only mail arriving after
 ///    `auth_ok` is sent: nothing is replayed after a reconnect (list `GET /api/accounts/{id}/messages`, or mail.cx's
 ///    `GET /inbox/{address}`, for that).
-/// 4. An account's token is checked again before each batch of events (what one change of the account's mail brought) and at
-///    least every 30 s: revoked or expired (a password reset, the account deleted), the socket is closed with 1008
-///    (reason `token_revoked`).
-/// 5. What the client sends after `auth_ok` is ignored. Keep-alive is WebSocket's own: the server pings every 30 s
+/// 4. An account's token is checked again before each batch of events (what one change of the account's mail
+///    brought) and at least every 30 s: revoked or expired (a password reset, the account deleted), the socket is
+///    closed with 1008 (reason `token_revoked`).
+/// 5. A database away for a failover closes nothing: the token's re-check throws it for the change stream to wait out,
+///    and the socket's own reads and writes after an element are tried again each second until it is back.
+/// 6. What the client sends after `auth_ok` is ignored. Keep-alive is WebSocket's own: the server pings every 30 s
 ///    and closes a client silent for 60 s; a reader that falls behind is closed with 1008; shutdown closes with 1001.
 struct MailboxSocketController: MailboxController {
     let surface: MailboxService
@@ -156,16 +158,22 @@ final class MailboxSocketSession: Sendable {
         var refreshed = clock.now
         let stream = mail.changeStream(of: watched.address, from: known, quiet: refreshEvery) { [self] in
             guard let bearer = watched.bearer else { return true }
-            guard case .account? = try? await surface.authorizer.principal(bearer) else {
-                outbound.close(.policyViolation, reason: "token_revoked")
-                return false
-            }
-            return true
+            // A database away (a failover) is thrown, for the stream to wait out; only a token that no longer holds
+            // closes the socket.
+            do {
+                if case .account? = try await surface.authorizer.principal(bearer) { return true }
+            } catch let error as MailboxError where error == .invalidOrExpiredToken {}
+            outbound.close(.policyViolation, reason: "token_revoked")
+            return false
         }
         for try await event in stream {
             if case .changed(let change) = event {
                 for arrival in change.arrivals {
-                    guard let message = try await mail.message(address: watched.address, id: arrival.messageID)
+                    // Read again after a failover rather than closing the client's socket.
+                    guard
+                        let message = try await mail.outlastingOutages({
+                            try await mail.message(address: watched.address, id: arrival.messageID)
+                        })
                     else { continue }
                     outbound.send(
                         .text(Self.event(message.summary, accountID: watched.accountID, address: watched.address)))
@@ -173,7 +181,10 @@ final class MailboxSocketSession: Sendable {
             }
             if clock.now - refreshed >= refreshEvery {
                 let now = surface.clock()
-                try await surface.store.refreshSocket(id: socketID, expiresAt: now + MailboxSocketController.claimSeconds)
+                try await mail.outlastingOutages {
+                    try await surface.store.refreshSocket(
+                        id: socketID, expiresAt: now + MailboxSocketController.claimSeconds)
+                }
                 refreshed = clock.now
             }
         }

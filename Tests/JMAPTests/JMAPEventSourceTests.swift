@@ -179,28 +179,16 @@ struct JMAPEventSourceTests {
         #expect(events.first?.data?["changed"]?["acct-ada"]?["EmailDelivery"]?.stringValue == String(after))
     }
 
-    /// A database that goes away (every statement fails `.unavailable`) once armed and the bearer was checked: the
-    /// moment between the change stream's element and the event source's own reads of the states and the log.
+    /// A database that goes away (``InjectedOutage``) once armed and the bearer was checked: the moment between the
+    /// change stream's element and the event source's own reads of the states and the log.
     final class OutageAfterCheck: PrincipalAuthenticator, Sendable {
-        private let state = Mutex((armed: false, away: false, failed: 0))
-        var failed: Int { state.withLock { $0.failed } }
-        func arm() { state.withLock { $0.armed = true } }
-        func end() { state.withLock { $0.away = false } }
+        let outage = InjectedOutage()
+        private let armed = Mutex(false)
+        func arm() { armed.withLock { $0 = true } }
 
         func principal(for credentials: Credentials) async throws -> Principal? {
-            state.withLock { state in
-                if state.armed { (state.armed, state.away) = (false, true) }
-            }
+            if armed.withLock({ armed in defer { armed = false }; return armed }) { outage.begin() }
             return credentials.bearerToken == "ada" ? JMAPServiceHarness.ada : nil
-        }
-
-        func beforeStatement(_ sql: String) throws {
-            try state.withLock { state in
-                if state.away {
-                    state.failed += 1
-                    throw StorageError(.unavailable, "injected: the database is away")
-                }
-            }
         }
     }
 
@@ -210,16 +198,16 @@ struct JMAPEventSourceTests {
     func outageAfterWake(_ backend: StorageBackend) async throws {
         let outage = OutageAfterCheck()
         let harness = try JMAPServiceHarness(backend, authenticator: outage) {
-            CountingDatabase($0, beforeStatement: outage.beforeStatement)
+            CountingDatabase($0, beforeStatement: outage.outage.beforeStatement)
         }
         let before = try await state(harness)
         let writer = harness.openStream(Self.everything, bearer: "ada", lastEventID: String(before))
         try await waitUntil("the stream parked") { harness.store.changes.waiting(for: Self.ada) == 1 }
         outage.arm()
         _ = try await deliver(harness, "during a failover")
-        try await waitUntil("the event source's read found the database away") { outage.failed > 0 }
+        try await waitUntil("the event source's read found the database away") { outage.outage.failed > 0 }
         #expect(!writer.hasEnded, "the stream outlives the outage")
-        outage.end()
+        outage.outage.end()
         let events = Self.events(await writer.response().body)
         #expect(events.map(\.event) == ["state"])
         #expect(events.first?.id == String(try await state(harness)))
