@@ -365,7 +365,7 @@ let package = Package(
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
                 "SMTPOutcomes", "WebAuthn", "WebSocket", "OutboundSocket", "SignInProviders", "Fetch", "CustomDomains",
-                .product(name: "Logging", package: "swift-log"),
+                "JMAP", "MailStore", "OutboundQueue", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",
             linkerSettings: fastLinker),
