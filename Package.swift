@@ -365,7 +365,7 @@ let package = Package(
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
                 "SMTPOutcomes", "WebAuthn", "WebSocket", "OutboundSocket", "SignInProviders", "Fetch", "CustomDomains",
-                .product(name: "Logging", package: "swift-log"),
+                "JMAP", "MailStore", "OutboundQueue", "DNS", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",
             linkerSettings: fastLinker),
@@ -485,7 +485,7 @@ let package = Package(
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
-            "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains",
+            "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains", "DNS",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
@@ -500,7 +500,7 @@ let package = Package(
         .testTarget(name: "OAuthServerTests", dependencies: [
             "OutboundSocket", "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
             "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "Fetch",
-            "OAuthResource", "OAuthGrants", "Audit",
+            "OAuthResource", "OAuthGrants", "Audit", "CustomDomains", "DNS",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

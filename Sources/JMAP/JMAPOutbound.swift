@@ -3,9 +3,8 @@ import SMTPOutcomes
 
 /// How `EmailSubmission/set` records what it sends and whether outside recipients may leave: the ledger (the outbound
 /// queue, given by the composition root through MailDelivery's port), the outbound mode and the sender rules.
-///
-/// Without one, a JMAP service keeps every outside recipient in the outbox and records nothing (`EmailSubmission/get`
-/// finds nothing), as before outbound delivery existed.
+/// Every JMAP service has one: a submission is always recorded (issue 67 item 5 retired the path that kept outside
+/// recipients in the outbox unrecorded); with outbound delivery off, they are recorded held (`outbound_off`).
 public struct JMAPOutbound: Sendable {
     /// Where submissions are recorded and read back.
     public var ledger: any SubmissionLedger

@@ -30,7 +30,7 @@ extension JMAPService {
             let options = try EventSourceRequest(
                 types: request.queryItem("types"), closeAfter: request.queryItem("closeafter"),
                 ping: request.queryItem("ping"), lastEventID: request.headers["Last-Event-ID"],
-                pingRange: configuration.eventSourcePingRange, submissions: outbound != nil)
+                pingRange: configuration.eventSourcePingRange, submissions: true)
             let lease = try openLease(context)
             onEventStream(.opened)
             defer {
@@ -86,7 +86,7 @@ extension JMAPService {
         // An id naming the mail state alone (a stream that did not watch EmailSubmission, a client that took a
         // `/get` state for an id): EmailSubmission counts from its state now, without an event for it.
         if var known = sent, known.submission == nil, options.watchesSubmissions {
-            known.submission = try await outbound?.ledger.state(accountID: account.id)
+            known.submission = try await outbound.ledger.state(accountID: account.id)
             sent = known
         }
         let stream = store.changeStream(of: account.address, from: nil, quiet: quiet) { [self] in
@@ -110,7 +110,7 @@ extension JMAPService {
                 let now = EventSourceState(
                     mail: mail,
                     submission: options.watchesSubmissions
-                        ? try await outbound?.ledger.state(accountID: account.id) : nil)
+                        ? try await outbound.ledger.state(accountID: account.id) : nil)
                 return (now, now == sent ? [] : try await changedStates(account, since: sent, now: now, mailTypes: mailTypes))
             }
             guard now != sent, !changed.isEmpty else { continue }

@@ -4,11 +4,10 @@ import SMTPOutcomes
 
 /// Held mail of one sender, for an in-process caller that acts as that sender's account (the web inbox's owner).
 extension JMAPService {
-    /// The messages of `sender` held in the outbox, oldest first (none without a ledger).
+    /// The messages of `sender` held in the outbox, oldest first.
     /// - Throws: storage errors.
     public func heldMail(sender: String) async throws -> [HeldMessage] {
-        guard let outbound else { return [] }
-        return try await outbound.heldMail(sender: sender, store: store)
+        try await outbound.heldMail(sender: sender, store: store)
     }
 
     /// Releases `sender`'s held message `id` through the checks of a new submission
@@ -16,7 +15,6 @@ extension JMAPService {
     /// sender's is the same as none), or there is no ledger.
     /// - Throws: storage errors.
     public func releaseHeld(id: String, sender: String) async throws -> HeldRelease? {
-        guard let outbound else { return nil }
-        return try await outbound.release(id: id, sender: sender, store: store, directory: directory, now: clock())
+        try await outbound.release(id: id, sender: sender, store: store, directory: directory, now: clock())
     }
 }

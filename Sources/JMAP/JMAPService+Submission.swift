@@ -158,17 +158,11 @@ extension JMAPService {
         let id = "S" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         // The envelope used, kept with the submission and given back (its recipients all valid and known by now).
         let envelope = SubmissionEnvelope(mailFrom: mailFrom, rcptTo: recipients)
-        let status: [(String, JSONValue)]
-        var dsnBlobIDs: JSONValue = .array([])
-        if let outbound {
-            let record = try await record(
-                id, local: local, foreign: foreign, raw: raw, message: message, envelope: envelope,
-                outbound: outbound, call, now: now)
-            status = record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
-            dsnBlobIDs = Self.dsnBlobIDs(record)
-        } else {
-            status = try await keepForeignInOutbox(local: local, foreign: foreign, raw: raw, account: account, now: now)
-        }
+        let record = try await record(
+            id, local: local, foreign: foreign, raw: raw, message: message, envelope: envelope, outbound: outbound,
+            call, now: now)
+        let status = record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
+        let dsnBlobIDs = Self.dsnBlobIDs(record)
         if message.summary.folder != .sent {
             _ = try await store.update(
                 address: account.address, id: emailID, keywords: message.summary.allKeywords, folder: .sent)
@@ -183,34 +177,7 @@ extension JMAPService {
         return (submission, emailID)
     }
 
-    /// Without a ledger: delivers to the local recipients and keeps the outside ones in the operator's outbox, as
-    /// before outbound delivery existed. Returns the `deliveryStatus` pairs.
-    private func keepForeignInOutbox(
-        local: [Recipient], foreign: [String], raw: [UInt8], account: JMAPAccount, now: Int64
-    ) async throws -> [(String, JSONValue)] {
-        var status: [(String, JSONValue)] = []
-        var outcome = SubmissionOutcome(delivered: 0, keptInOutbox: 0, refused: 0)
-        let stored = try await delivery.deliverEach(raw, envelopeFrom: account.address, to: local)
-        for (recipient, delivered) in zip(local, stored) {
-            status.append((recipient.address, delivered
-                ? Self.deliveryStatus("250 2.0.0 delivered to the local mailbox", "yes")
-                : Self.deliveryStatus("552 5.2.2 the mailbox is full", "no")))
-        }
-        outcome.delivered = stored.filter { $0 }.count
-        outcome.refused = stored.count - outcome.delivered
-        if !foreign.isEmpty {
-            _ = try await store.keepInOutbox(sender: account.address, recipients: foreign, raw: raw, now: now)
-            for address in foreign {
-                let held = RecipientState(address: address, status: .held(.outboundOff))
-                status.append((address, Self.deliveryStatus(held)))
-            }
-            outcome.keptInOutbox += foreign.count
-        }
-        onSubmission(outcome)
-        return status
-    }
-
-    /// With a ledger: outside recipients are queued when mail leaves this server and the sender may send outside
+    /// Outside recipients are queued when mail leaves this server and the sender may send outside
     /// (within its limits), else kept in the outbox; the local ones get the message now; then the submission is
     /// recorded with every recipient's disposition (the queued ones with the message, in one transaction).
     /// Returns the record.
@@ -349,11 +316,10 @@ extension JMAPService {
     }
 
     /// The recipients of the account's submission `id` as the ledger recorded them, each with its status: what an
-    /// in-process sender (``send(_:as:client:requestID:)``) gives back to tell a recipient kept in the outbox from one refused. Nil without
-    /// a ledger (nothing is recorded) or when the account has no such submission.
+    /// in-process sender (``send(_:as:client:requestID:)``) gives back to tell a recipient kept in the outbox from one
+    /// refused. Nil when the account has no such submission.
     /// - Throws: storage errors.
     func recordedRecipients(accountID: String, submissionID: String) async throws -> [RecipientState]? {
-        guard let ledger = outbound?.ledger else { return nil }
-        return try await ledger.submissions(accountID: accountID, ids: [submissionID]).first?.recipients
+        try await outbound.ledger.submissions(accountID: accountID, ids: [submissionID]).first?.recipients
     }
 }

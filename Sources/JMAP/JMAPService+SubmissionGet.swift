@@ -5,7 +5,7 @@ import Time
 
 /// `EmailSubmission/get`, `/changes`, `/query` and `/queryChanges` (RFC 8621 7.1-7.4) over the ledger's records:
 /// each recipient's `deliveryStatus` moves from `queued` to `yes` or `no` as the queue delivers, and `/changes` reports
-/// the move. Without a ledger there are no records: every id is not found and the state stays `0`.
+/// the move.
 extension JMAPService {
     static let submissionProperties = [
         "id", "identityId", "emailId", "threadId", "envelope", "sendAt", "undoStatus", "deliveryStatus", "dsnBlobIds",
@@ -18,8 +18,8 @@ extension JMAPService {
         let wanted = try properties(
             arguments, known: Set(Self.submissionProperties), fallback: Self.submissionProperties)
         let accountID = call.account.id
-        let records = try await outbound?.ledger.submissions(accountID: accountID, ids: ids) ?? []
-        let state = try await outbound?.ledger.state(accountID: accountID) ?? "0"
+        let records = try await outbound.ledger.submissions(accountID: accountID, ids: ids)
+        let state = try await outbound.ledger.state(accountID: accountID)
         let found = Set(records.map(\.id))
         return .object([
             ("accountId", .string(accountID)), ("state", .string(state)),
@@ -65,17 +65,10 @@ extension JMAPService {
             throw MethodError.invalidArguments("`sinceState` is required.")
         }
         let maxChanges = try Self.maxChanges(arguments, cap: configuration.maxObjectsInGet)
-        let changes: SubmissionChanges
-        if let outbound {
-            guard
-                let found = try await outbound.ledger.changes(
-                    accountID: call.account.id, since: since, maxChanges: maxChanges)
-            else { throw Self.cannotCalculate }
-            changes = found
-        } else {
-            guard since == "0" else { throw Self.cannotCalculate }
-            changes = SubmissionChanges(newState: "0", hasMoreChanges: false, created: [], updated: [])
-        }
+        guard
+            let changes = try await outbound.ledger.changes(
+                accountID: call.account.id, since: since, maxChanges: maxChanges)
+        else { throw Self.cannotCalculate }
         return .object([
             ("accountId", .string(call.account.id)), ("oldState", .string(since)),
             ("newState", .string(changes.newState)), ("hasMoreChanges", .bool(changes.hasMoreChanges)),
@@ -94,8 +87,8 @@ extension JMAPService {
         let limit = min(try arguments.int("limit") ?? configuration.maxQueryLimit, configuration.maxQueryLimit)
         guard limit >= 0 else { throw MethodError("invalidArguments", "`limit` must not be negative.") }
         let accountID = call.account.id
-        let records = try await outbound?.ledger.submissions(accountID: accountID, ids: nil) ?? []
-        let state = try await outbound?.ledger.state(accountID: accountID) ?? "0"
+        let records = try await outbound.ledger.submissions(accountID: accountID, ids: nil)
+        let state = try await outbound.ledger.state(accountID: accountID)
         let ids = sort.ordered(records.filter(filter.matches)).map(\.id)
         var pairs: [(String, JSONValue)] = [
             ("accountId", .string(accountID)), ("queryState", .string(state)), ("canCalculateChanges", false),

@@ -181,8 +181,7 @@ final class JMAPSocketSession: Sendable {
                 ).json)
             return nil
         }
-        let pushable =
-            EventSourceRequest.mailTypes + (service.outbound != nil ? [EventSourceRequest.submissionType] : [])
+        let pushable = EventSourceRequest.mailTypes + [EventSourceRequest.submissionType]
         let watched = types.map { names in pushable.filter(names.contains) } ?? pushable
         return Task { await push(account, watched, resumingFrom: pushState) }
     }
@@ -195,13 +194,13 @@ final class JMAPSocketSession: Sendable {
         func current() async throws -> EventSourceState {
             EventSourceState(
                 mail: try await store.state(address: account.address),
-                submission: watchesSubmissions ? try await service.outbound?.ledger.state(accountID: account.id) : nil)
+                submission: watchesSubmissions ? try await service.outbound.ledger.state(accountID: account.id) : nil)
         }
         do {
             // No pushState: changes from now on. A pushState of ours: what changed since. Any other: every state now.
             var sent: EventSourceState? = pushState == nil ? try await current() : pushState.flatMap(EventSourceState.init(id:))
             if var known = sent, known.submission == nil, watchesSubmissions {
-                known.submission = try await service.outbound?.ledger.state(accountID: account.id)
+                known.submission = try await service.outbound.ledger.state(accountID: account.id)
                 sent = known
             }
             // The account's change stream checks the bearer before each element (a `quiet` one at the recheck

@@ -18,8 +18,8 @@ public struct JMAPService: Sendable {
     let delivery: LocalDelivery
     let clock: @Sendable () -> Int64
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
-    /// Where submissions are recorded and whether outside recipients leave; nil keeps them all in the outbox.
-    let outbound: JMAPOutbound?
+    /// Where submissions are recorded and whether outside recipients leave.
+    let outbound: JMAPOutbound
     let onUnexpectedError: UnexpectedErrorReporter
     /// Told when an event stream opens or closes and of each event pushed (metrics).
     let onEventStream: @Sendable (EventStreamActivity) -> Void
@@ -64,15 +64,15 @@ public struct JMAPService: Sendable {
     ///   - onUnexpectedError: called with each error answered with a bare 500.
     ///   - onEventStream: told when an event stream opens or closes and of each event pushed.
     ///   - monotonicClock: the rate limits' clock.
-    ///   - outbound: where submissions are recorded and whether outside recipients leave; nil keeps every outside
-    ///     recipient in the outbox and records nothing.
+    ///   - outbound: where submissions are recorded and whether outside recipients leave. Required: every
+    ///     submission is recorded in the ledger, with each outside recipient queued or held (issue 67 item 5).
     public init(
         configuration: JMAPConfiguration, authenticator: any PrincipalAuthenticator, store: MailStore,
         directory: any AccountDirectory, delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
         onSubmission: @escaping @Sendable (SubmissionOutcome) -> Void = { _ in },
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in },
         onEventStream: @escaping @Sendable (EventStreamActivity) -> Void = { _ in },
-        monotonicClock: MonotonicClock = .system, outbound: JMAPOutbound? = nil
+        monotonicClock: MonotonicClock = .system, outbound: JMAPOutbound
     ) {
         self.outbound = outbound
         self.onEventStream = onEventStream

@@ -12,7 +12,8 @@ public struct SentMessage: Sendable {
     /// The submission's `deliveryStatus` as `EmailSubmission/set` answered it (RFC 8621 7: each recipient's
     /// `smtpReply`, `delivered`, `displayed`).
     public let deliveryStatus: JSONValue
-    /// Each recipient's status as the ledger recorded it; nil without a ledger (nothing is recorded).
+    /// Each recipient's status as the ledger recorded it; nil when the ledger has no such
+    /// submission.
     public let recipients: [RecipientState]?
 }
 

@@ -65,16 +65,6 @@ public struct MailboxConfiguration: Sendable {
     public var defaultProMaxDomains = 5
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`); shown in the domain's DNS records.
     public var mxHost = "localhost"
-    /// The resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
-    public var dnsResolver: String?
-    /// The longest one custom-domain lookup (TXT or MX, asked together) may take. Default 3 s.
-    public var dnsTimeout: Duration = .seconds(3)
-    /// Seconds a custom domain may stay pending: past it the claim is deleted (verification answers 410
-    /// `domain_expired` that once, listing no longer shows it) and blocks nobody. Default 7 days.
-    public var domainVerificationWindow: Int64 = 7 * 24 * 3600
-    /// Other surfaces' mailboxes on custom domains (owners' agent inboxes): a Pro user makes no account at an address
-    /// one of them has (``CustomDomains``; the claims themselves are one table for every surface). Default none.
-    public var otherDomainMailboxes: [any CustomDomainMailboxes] = []
     /// Mailboxes anyone may follow on `/api/ws` by naming their address, with no token: mail.cx's implicit mailboxes
     /// (`MailCXDirectory`, every address of `POSTERN_MAILCX_DOMAINS`), set by the composition root. An address is one
     /// when this directory resolves it local. Default none.
@@ -82,9 +72,6 @@ public struct MailboxConfiguration: Sendable {
     /// The domains this server serves besides Mail.td's (the agent inbox domain), set by the composition root: nobody
     /// may claim them as a custom domain, as nobody may claim ``domains`` or ``proDomains``.
     public var otherServedDomains: [String] = []
-    /// The DKIM keys of Pro users' custom domains (``CustomDomains``' ``DomainSigningKeys``): made when a domain is
-    /// added, their `_domainkey` TXT records listed in `dns_records`. Default none (no keys made, no such records).
-    public var domainSigningKeys: (any DomainSigningKeys)?
     /// What `POST /api/user/billing/portal` answers with (`POSTERN_BILLING_PORTAL_URL`, an operator's page); nil: 501
     /// `billing_not_available`, as cancel and resume always are.
     public var billingPortalURL: String?

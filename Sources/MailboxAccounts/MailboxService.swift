@@ -69,14 +69,8 @@ public final class MailboxService: Sendable {
     ///   - mail: the mail store the accounts' messages are in, shared with delivery (the composition root's).
     ///   - ledger: the shared single-use ledger.
     ///   - pool: the worker pool for Argon2.
-    ///   - dnsThreads: the threads domain checks' DNS lookups block on (the runtime's); a pool of its own when nil.
-    ///     Unused when `resolver` is given.
-    ///   - resolver: the runtime's one DNS resolver; nil (a service on its own) makes one of the configuration's
-    ///     `dnsResolver` and `dnsTimeout`.
-    ///   - customDomains: the runtime's one custom-domain model (every surface's mailboxes, the DKIM keys); nil (a
-    ///     service on its own) makes one of this surface's mailboxes and the configuration's `otherDomainMailboxes`,
-    ///     `domainVerificationWindow` and `domainSigningKeys`.
-    ///   - mail: the mail store over `database` with the runtime's change stream; one of its own when nil.
+    ///   - resolver: the runtime's one DNS resolver, which custom domains are checked with.
+    ///   - customDomains: the runtime's one custom-domain model (every surface's mailboxes, the DKIM keys).
     ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
     ///   - monotonicClock: the clock the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
@@ -91,8 +85,8 @@ public final class MailboxService: Sendable {
     /// - Throws: `StorageError` from the secret's table.
     public init(
         configuration: MailboxConfiguration, keys: JWTKeySet, store: MailboxStore, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, dnsThreads: WorkerPool? = nil, resolver: DNSResolver? = nil,
-        customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64,
+        ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver, customDomains: CustomDomains,
+        clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
         recordsBesideMessages: [any MailboxMessageRecords] = [],
@@ -115,18 +109,8 @@ public final class MailboxService: Sendable {
         self.tokens = tokens
         self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
         let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
-        self.resolver =
-            resolver
-            ?? DNSResolver(
-                server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
-                timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool())
-        self.customDomains =
-            customDomains
-            ?? CustomDomains(
-                database: store.database,
-                mailboxes: [MailboxDomainMailboxes(database: store.database)] + configuration.otherDomainMailboxes,
-                verificationWindow: configuration.domainVerificationWindow,
-                signingKeys: configuration.domainSigningKeys)
+        self.resolver = resolver
+        self.customDomains = customDomains
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)

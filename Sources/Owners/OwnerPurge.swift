@@ -1,4 +1,5 @@
 import BrowserPages
+import CustomDomains
 import Passkeys
 import Storage
 
@@ -9,10 +10,10 @@ import Storage
 public enum OwnerPurge {
     /// Deletes them; returns how many rows went.
     /// - Parameter domainVerificationWindow: seconds a domain claim may stay pending
-    ///   (``OwnersConfiguration/domainVerificationWindow``).
+    ///   (``CustomDomains/defaultVerificationWindow``, as the runtime's custom domains keep them).
     public static func run(
         _ connection: any SQLConnection, now: Int64,
-        domainVerificationWindow: Int64 = OwnersConfiguration.defaultDomainVerificationWindow
+        domainVerificationWindow: Int64 = CustomDomains.defaultVerificationWindow
     ) throws -> Int {
         try connection.run("DELETE FROM owner_sessions WHERE expires_at <= ?", [.integer(now)])
             + OwnerDomains.purgeLapsed(connection, now: now, window: domainVerificationWindow)

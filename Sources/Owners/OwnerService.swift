@@ -55,13 +55,8 @@ public final class OwnerService: Sendable {
     ///   - configuration: sign-up switch, session lifetime, costs, limits.
     ///   - database: a database with migrations 0008 (the shared CSRF key) and 0016 applied.
     ///   - pool: the worker pool Argon2id runs on.
-    ///   - dnsThreads: the threads domain checks' DNS lookups block on (the runtime's); a pool of its own when nil.
-    ///     Unused when `resolver` is given.
-    ///   - resolver: the runtime's one DNS resolver; nil (a service on its own) makes one of the configuration's
-    ///     `dnsResolver` and `dnsTimeout`.
-    ///   - customDomains: the runtime's one custom-domain model (every surface's mailboxes, the DKIM keys); nil (a
-    ///     service on its own) makes one of the configuration's `domainMailboxes`, `domainVerificationWindow` and
-    ///     `domainSigningKeys`.
+    ///   - resolver: the runtime's one DNS resolver, which custom domains are checked with.
+    ///   - customDomains: the runtime's one custom-domain model (every surface's mailboxes, the DKIM keys).
     ///   - clock: Unix seconds.
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
@@ -78,8 +73,9 @@ public final class OwnerService: Sendable {
     ///     default) for none.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
-        configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool, dnsThreads: WorkerPool? = nil,
-        resolver: DNSResolver? = nil, customDomains: CustomDomains? = nil, clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
+        configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool,
+        resolver: DNSResolver, customDomains: CustomDomains, clock: @escaping @Sendable () -> Int64,
+        monotonicClock: MonotonicClock = .system,
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
         audit: AuditTrail = .disabled, pages: PageRoutes? = nil, passkeyStore: PasskeyStore? = nil,
         relyingParty: RelyingParty? = nil, signInButtons: [SignInProvider] = [], identities: SignInIdentityStore? = nil,
@@ -97,15 +93,7 @@ public final class OwnerService: Sendable {
             key: try SharedSecrets(database: database).secret(named: "owners.csrf") { SecureRandom.bytes(32) },
             secure: configuration.secureCookies)
         domains = OwnerDomains(
-            claims: customDomains
-                ?? CustomDomains(
-                    database: database, mailboxes: configuration.domainMailboxes,
-                    verificationWindow: configuration.domainVerificationWindow,
-                    signingKeys: configuration.domainSigningKeys),
-            resolver: resolver
-                ?? DNSResolver(
-                    server: configuration.dnsResolver.flatMap(DNSServerAddress.init) ?? .system,
-                    timeout: configuration.dnsTimeout, threads: dnsThreads ?? DNSResolver.threadPool()),
+            claims: customDomains, resolver: resolver,
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
             clock: clock)
         let factory = metricsFactory ?? MetricsSystem.factory

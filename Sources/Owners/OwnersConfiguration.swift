@@ -7,9 +7,9 @@ import ServerKit
 /// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
 ///
 /// ``init(config:)`` reads the operator's keys from a reader scoped to `POSTERN_OWNER` and refuses a bad value naming
-/// its key; the composition root sets what other surfaces share (``publicURL``, ``mxHost``, ``dnsResolver``,
-/// ``servedDomains``, ``domainMailboxes``, ``domainSigningKeys``, ``outsideSendingNeedsApproval``,
-/// ``rateLimitsEnabled``, ``instances``).
+/// its key; the composition root sets what other surfaces share (``publicURL``, ``mxHost``, ``servedDomains``,
+/// ``outsideSendingNeedsApproval``, ``rateLimitsEnabled``, ``instances``). The custom domains' model and the DNS
+/// resolver are not settings: ``OwnerService`` is given the runtime's one of each.
 ///
 /// ## Configuration keys
 /// - `POSTERN_OWNER_SIGNUP` (`open` or `closed`, default closed): ``signUpOpen``.
@@ -38,26 +38,10 @@ public struct OwnersConfiguration: Sendable {
     public var signUpsPerHour = 5
     /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
     public var maxDomains = 5
-    /// Seconds a custom-domain claim may stay pending (its TXT token unproven) before it is deleted and blocks nobody.
-    /// Default 7 days (``defaultDomainVerificationWindow``), as Mail.td Pro domains.
-    public var domainVerificationWindow = Self.defaultDomainVerificationWindow
-    /// 7 days in seconds.
-    public static let defaultDomainVerificationWindow: Int64 = 7 * 24 * 3600
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).
     public var mxHost = "localhost"
-    /// The resolver custom domains are checked with (`POSTERN_DNS_RESOLVER=host:port`); nil: /etc/resolv.conf's.
-    public var dnsResolver: String?
-    /// The longest one custom-domain check may take. Default 3 s.
-    public var dnsTimeout: Duration = .seconds(3)
     /// Domains this server serves itself (agent and mailbox domains): no owner may add them.
     public var servedDomains: [String] = []
-    /// Every surface's mailboxes on custom domains (the agent inboxes owners make, Mail.td's accounts): a domain is not
-    /// deleted while the owner's inboxes are on it, and no inbox is made at an address another surface has. The claims
-    /// themselves are one table for every surface (``CustomDomains``). Default none.
-    public var domainMailboxes: [any CustomDomainMailboxes] = []
-    /// The DKIM keys of the domains owners add (``CustomDomains``' ``DomainSigningKeys``): made when a domain is added
-    /// and its `_domainkey` records shown on `/owner/domains`. Default none (no keys made, no such records shown).
-    public var domainSigningKeys: (any DomainSigningKeys)?
     /// Whether an owner's inboxes send outside only once the operator made or approved the owner (outbound delivery on
     /// and `POSTERN_OUTBOUND_SENDERS=owned`): `/owner` then tells an owner who waits. Default false.
     public var outsideSendingNeedsApproval = false

@@ -156,7 +156,6 @@ enum Surfaces {
         var owners = c.owners
         owners.publicURL = identity.baseURL
         owners.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
-        owners.dnsResolver = c.dns.resolver
         owners.servedDomains = [c.agent.inboxDomain] + c.mailbox.domains + c.mailbox.proDomains + c.mailCX.domains
         owners.outsideSendingNeedsApproval = c.outboundNeedsOwnerApproval
         return c.rateLimits.applied(to: c.passwords.applied(to: owners))
@@ -200,7 +199,6 @@ enum Surfaces {
         mailbox.domains = c.mailbox.domains.map { EmailDomain.key($0) }
         mailbox.proDomains = c.mailbox.proDomains.map { EmailDomain.key($0) }
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
-        mailbox.dnsResolver = c.dns.resolver
         mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)] + c.mailCX.domains
         mailbox.openMailboxes = c.mailCX.domains.isEmpty ? nil : MailCXDirectory(configuration: c.mailCX)
         mailbox.outboundPolicy = c.outboundAddresses.policy

@@ -95,7 +95,8 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
         configuration.rateLimitsEnabled = rateLimits
         let service = JMAPService(
             configuration: configuration, authenticator: directory, store: store, directory: directory,
-            delivery: delivery, clock: clock, monotonicClock: rateClock.monotonic)
+            delivery: delivery, clock: clock, monotonicClock: rateClock.monotonic,
+            outbound: .deliveryOff(test.database, changes: store.changes))
         var router = ContextRouter()
         service.register(into: &router)
         client = RouteClient(router: router, requestID: "jmap-flow")

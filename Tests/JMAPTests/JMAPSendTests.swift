@@ -2,6 +2,8 @@ import ClientAddress
 import Directory
 import JMAP
 import JSON
+import MailDelivery
+import SMTPOutcomes
 import PosternTestSupport
 import Testing
 
@@ -30,7 +32,12 @@ struct JMAPSendTests {
         let sent = try await harness.service.send(message, as: JMAPServiceHarness.ada, client: client, requestID: "r1")
         #expect(sent.deliveryStatus["bob@mail.test"]?["delivered"]?.stringValue == "yes")
         #expect(sent.deliveryStatus["carol@elsewhere.test"]?["delivered"]?.stringValue == "no")
-        #expect(sent.recipients == nil, "without a ledger nothing is recorded")
+        // Recorded in the ledger like every submission: the outside recipient held, as outbound delivery is off.
+        #expect(
+            sent.recipients == [
+                RecipientState(address: "bob@mail.test", status: .delivered("250 2.0.0 delivered to the local mailbox")),
+                RecipientState(address: "carol@elsewhere.test", status: .held(.outboundOff)),
+            ])
         #expect(sent.submissionID.hasPrefix("S"))
         #expect(try await ids(harness, "ada", "acct-ada", in: "sent") == [sent.emailID])
         #expect(try await ids(harness, "ada", "acct-ada", in: "drafts").isEmpty)

@@ -58,9 +58,12 @@ struct JMAPServiceHarness {
     let submissions = SubmissionLog()
     let streamActivity = StreamActivityLog()
     let service: JMAPService
+    /// What the service records submissions through.
+    let outbound: JMAPOutbound
 
     /// - Parameter outbound: what submissions record through, given the test's database and the store's change stream
-    ///   (which a ledger tells of submissions' moves, as the composition root's does); nil keeps the outbox only.
+    ///   (which a ledger tells of submissions' moves, as the composition root's does); nil records them with outbound
+    ///   delivery off (``JMAPOutbound/deliveryOff(_:changes:)``).
     /// - Parameter authenticator: who bearers are; nil for the fixed ``FakeAuthenticator`` of ada, bob and gone.
     /// - Parameter storeDatabase: what the mail store reads through, given the test's database (a
     ///   ``CountingDatabase`` that injects an outage).
@@ -78,17 +81,27 @@ struct JMAPServiceHarness {
         configure(&configuration)
         let submissions = submissions
         let streamActivity = streamActivity
+        let outbound = outbound?(test, store.changes) ?? .deliveryOff(test.database, changes: store.changes)
+        self.outbound = outbound
         let service = JMAPService(
             configuration: configuration,
             authenticator: authenticator
                 ?? FakeAuthenticator(principals: ["ada": Self.ada, "bob": Self.bob, "gone": Self.gone], failing: "broken"),
             store: store, directory: Self.directory, delivery: delivery, clock: { 1_700_000_000 },
             onSubmission: { submissions.record($0) }, onUnexpectedError: unexpected.reporter,
-            onEventStream: { streamActivity.record($0) }, outbound: outbound?(test, store.changes))
+            onEventStream: { streamActivity.record($0) },
+            outbound: outbound)
         self.service = service
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router
+    }
+
+    /// The state a push watching every type names (an event's `id`, a `pushState`): the principal's mail state and its
+    /// submissions' state in the ledger, `<mail>.<EmailSubmission>`.
+    func pushState(of principal: Principal = ada) async throws -> String {
+        let mail = try await store.state(address: principal.mailbox.address)
+        return "\(mail).\(try await outbound.ledger.state(accountID: principal.accountID))"
     }
 
     /// Sends a request through the routes, as the server would.

@@ -32,7 +32,8 @@ struct OAuthJMAPHarness: OwnedInboxesHarness, @unchecked Sendable {
         var router = ContextRouter()
         JMAPService(
             configuration: configuration, authenticator: owners.jmapAuthenticator, store: store,
-            directory: owners.directory, delivery: delivery, clock: OwnedInboxesFixture.now
+            directory: owners.directory, delivery: delivery, clock: OwnedInboxesFixture.now,
+            outbound: .deliveryOff(test.database, changes: store.changes)
         ).register(into: &router)
         owners.registerAgents(into: &router)
         let client = RouteClient(router: router, requestID: "oauth-jmap")

@@ -50,7 +50,7 @@ struct MCPServiceHarness {
         let keys = FakeKeys(principals: ["ada-key": Self.ada, "bob-key": Self.bob])
         let jmap = JMAPService(
             configuration: jmapConfiguration, authenticator: keys, store: store, directory: directory,
-            delivery: delivery, clock: { 1_700_000_000 })
+            delivery: delivery, clock: { 1_700_000_000 }, outbound: .deliveryOff(test.database, changes: store.changes))
         var configuration = MCPConfiguration(baseURL: "http://mcp.test")
         configuration.rateLimitsEnabled = false
         configure(&configuration)

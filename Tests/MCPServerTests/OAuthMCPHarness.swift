@@ -32,7 +32,8 @@ struct OAuthMCPHarness: OwnedInboxesHarness, @unchecked Sendable {
         jmapConfiguration.rateLimitsEnabled = false
         let jmap = JMAPService(
             configuration: jmapConfiguration, authenticator: owners.jmapAuthenticator, store: store,
-            directory: owners.directory, delivery: delivery, clock: OwnedInboxesFixture.now)
+            directory: owners.directory, delivery: delivery, clock: OwnedInboxesFixture.now,
+            outbound: .deliveryOff(test.database, changes: store.changes))
         var router = ContextRouter()
         jmap.register(into: &router)
         var configuration = MCPConfiguration(baseURL: base)

@@ -12,11 +12,7 @@ import Testing
 struct MailboxDomainKeysTests {
     /// A harness with DKIM keys for custom domains, whose domain checks ask `server` (MX host `mx.postern.test`).
     static func harness(_ backend: StorageBackend, _ server: LoopbackDNSServer) throws -> MailboxHarness {
-        try MailboxHarness(backend, dkim: true) {
-            $0.dnsResolver = server.address
-            $0.mxHost = "mx.postern.test"
-            $0.dnsTimeout = .milliseconds(300)
-        }
+        try MailboxHarness(backend, dkim: true, dns: server) { $0.mxHost = "mx.postern.test" }
     }
 
     @Test(

@@ -20,10 +20,8 @@ struct MailboxDomainTests {
 
     /// A harness whose domain checks ask `server`, with `mx.postern.test` as the MX host.
     static func harness(_ backend: StorageBackend, _ server: LoopbackDNSServer) throws -> MailboxHarness {
-        try MailboxHarness(backend) {
-            $0.dnsResolver = server.address
+        try MailboxHarness(backend, dns: server) {
             $0.mxHost = "mx.postern.test"
-            $0.dnsTimeout = .milliseconds(300)
             $0.otherServedDomains = ["agents.localhost"]
         }
     }
@@ -221,11 +219,8 @@ struct MailboxDomainTests {
         let zone = Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try MailboxHarness(backend) {
-            $0.dnsResolver = server.address
+        let harness = try MailboxHarness(backend, dns: server, otherDomainMailboxes: [LeftInbox()]) {
             $0.mxHost = "mx.postern.test"
-            $0.dnsTimeout = .milliseconds(300)
-            $0.otherDomainMailboxes = [LeftInbox()]
         }
         let owner = try await Self.owner(harness)
         let claims = CustomDomains(database: harness.database)

@@ -1,4 +1,5 @@
 import Audit
+import DNS
 import AuthCrypto
 import ClientAddress
 import ComputePool
@@ -72,7 +73,8 @@ final class MailboxHarness: Sendable {
     /// statement first and may fail it (an injected outage).
     init(
         _ backend: StorageBackend, pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
-        dkim: Bool = false, counting: Bool = false,
+        dkim: Bool = false, counting: Bool = false, dns: LoopbackDNSServer? = nil,
+        otherDomainMailboxes: [any CustomDomainMailboxes] = [],
         configure: (inout MailboxConfiguration) -> Void = { _ in },
         beforeStatement: (@Sendable (String) throws -> Void)? = nil) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
@@ -95,15 +97,17 @@ final class MailboxHarness: Sendable {
         let dkimKeys =
             try dkim ? DKIMKeyStore(database: database, sealingSecret: Self.keySecret, clock: { clock.seconds }) : nil
         self.dkimKeys = dkimKeys
-        configuration.domainSigningKeys = dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }
         keys = try Self.keySet()
         // As the composition root builds them: one mail store whose deliveries queue webhook events.
         let mail = MailStore(database: database, arrivals: WebhookArrivals())
         let sandboxStore = SandboxStore(database: database)
         service = try MailboxService(
             configuration: configuration, keys: keys, store: MailboxStore(database: database), mail: mail,
-            ledger: ChallengeLedger(database: database),
-            pool: pool, clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
+            ledger: ChallengeLedger(database: database), pool: pool, resolver: .test(dns?.address),
+            customDomains: CustomDomains(
+                database: database, mailboxes: [MailboxDomainMailboxes(database: database)] + otherDomainMailboxes,
+                signingKeys: dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }),
+            clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
             onUnexpectedError: unexpected.reporter,
             audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.seconds }),
             recordsBesideMessages: [sandboxStore])

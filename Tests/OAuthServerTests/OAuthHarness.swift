@@ -2,6 +2,8 @@ import AgentAuth
 import Audit
 import AuthCrypto
 import ComputePool
+import CustomDomains
+import DNS
 import Directory
 import Foundation
 import HTTP1
@@ -48,7 +50,8 @@ final class OAuthHarness: @unchecked Sendable {
         ownerSettings.argon2 = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
         ownerSettings.rateLimitsEnabled = false
         owners = try OwnerService(
-            configuration: ownerSettings, database: test.database, pool: pool, clock: { clock.now },
+            configuration: ownerSettings, database: test.database, pool: pool, resolver: .test(nil),
+            customDomains: CustomDomains(database: test.database), clock: { clock.now },
             monotonicClock: clock.monotonic, audit: AuditTrail(SQLAuditLog(database: test.database), clock: { clock.now }))
         inboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: test.database), domain: "agents.localhost", clock: { clock.now })

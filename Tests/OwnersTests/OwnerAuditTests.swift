@@ -35,9 +35,7 @@ struct OwnerAuditTests {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness(backend) {
-            $0.dnsResolver = server.address
-            $0.dnsTimeout = .milliseconds(300)
+        let harness = try OwnersHarness(backend, dns: server) {
             $0.mxHost = "mx.postern.test"
             $0.servedDomains = ["agents.localhost"]
         }

@@ -20,11 +20,7 @@ struct OwnerDomainKeysPageTests {
     static func signedIn(
         _ backend: StorageBackend, _ server: LoopbackDNSServer
     ) async throws -> (harness: OwnersHarness, csrf: String) {
-        let harness = try OwnersHarness(backend, dkim: true) {
-            $0.dnsResolver = server.address
-            $0.dnsTimeout = .milliseconds(300)
-            $0.mxHost = "mx.postern.test"
-        }
+        let harness = try OwnersHarness(backend, dkim: true, dns: server) { $0.mxHost = "mx.postern.test" }
         OwnerDomainPagesTests.pages(harness).register(into: &harness.router)
         _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         _ = try await harness.signIn("ada@example.com", "correct horse")

@@ -12,9 +12,7 @@ import Testing
 @Suite("Owners: the custom domains page")
 struct OwnerDomainPagesTests {
     static func harness(_ backend: StorageBackend, _ server: LoopbackDNSServer) throws -> OwnersHarness {
-        try OwnersHarness(backend) {
-            $0.dnsResolver = server.address
-            $0.dnsTimeout = .milliseconds(300)
+        try OwnersHarness(backend, dns: server) {
             $0.mxHost = "mx.postern.test"
             $0.servedDomains = ["agents.localhost"]
         }
@@ -142,11 +140,7 @@ extension OwnerDomainPagesTests {
         let zone = LoopbackDNSServer.Zone()
         let server = LoopbackDNSServer(zone: zone.answer)
         defer { server.stop() }
-        let harness = try OwnersHarness(backend) {
-            $0.dnsResolver = server.address
-            $0.dnsTimeout = .milliseconds(300)
-            $0.domainMailboxes = [LeftAccount()]
-        }
+        let harness = try OwnersHarness(backend, dns: server, domainMailboxes: [LeftAccount()])
         Self.pages(harness).register(into: &harness.router)
         let ada = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
         _ = try await harness.signIn("ada@example.com", "correct horse")
@@ -170,9 +164,7 @@ extension OwnerDomainPagesTests {
     func mxHostUnset(_ backend: StorageBackend) async throws {
         let server = LoopbackDNSServer(zone: LoopbackDNSServer.Zone().answer)
         defer { server.stop() }
-        let harness = try OwnersHarness(backend) {
-            $0.dnsResolver = server.address
-            $0.dnsTimeout = .milliseconds(300)
+        let harness = try OwnersHarness(backend, dns: server) {
             $0.mxHost = "localhost"  // what POSTERN_MX_HOST unset and no public URL host leave
         }
         Self.pages(harness).register(into: &harness.router)

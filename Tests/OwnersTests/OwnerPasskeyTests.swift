@@ -460,7 +460,7 @@ struct OwnerPasskeyTests {
         let clock = harness.clock
         let second = try OwnerService(
             configuration: harness.service.configuration, database: harness.test.database, pool: WorkerPool(threads: 1),
-            clock: { clock.now }, monotonicClock: clock.monotonic,
+            resolver: harness.resolver, customDomains: harness.customDomains, clock: { clock.now }, monotonicClock: clock.monotonic,
             passkeyStore: PasskeyStore(database: harness.test.database), relyingParty: Self.party)
         var router = ContextRouter()
         second.register(into: &router)

@@ -1,6 +1,8 @@
 import AgentAuth
 import Audit
 import ComputePool
+import DNS
+import CustomDomains
 import DKIMKeys
 import HTTP1
 import Owners
@@ -33,12 +35,19 @@ final class OwnersHarness: @unchecked Sendable {
     let auditLog: any AuditLog
     /// The owners' domains' DKIM keys, when the harness was made with them.
     let dkimKeys: DKIMKeyStore?
+    /// The custom domains' model the service is given, as the runtime gives its one.
+    let customDomains: CustomDomains
+    /// The resolver the service checks domains with (``DNSResolver/test(_:)``).
+    let resolver: DNSResolver
 
     /// - Parameters:
     ///   - dkim: whether owners' domains get DKIM keys, as the composition root gives them (``dkimKeys``).
+    ///   - dns: the loopback DNS server domain checks ask; nil for none (a test that checks no domain).
+    ///   - domainMailboxes: the surfaces' mailboxes on custom domains; default the agent inboxes', as the runtime's.
     ///   - relyingParty: the passkeys' relying party; nil offers no passkeys.
     init(
         _ backend: StorageBackend, auditLog: (any AuditLog)? = nil, dkim: Bool = false,
+        dns: LoopbackDNSServer? = nil, domainMailboxes: [any CustomDomainMailboxes]? = nil,
         relyingParty: RelyingParty? = nil, configure: (inout OwnersConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase()
@@ -47,7 +56,6 @@ final class OwnersHarness: @unchecked Sendable {
         var configuration = OwnersConfiguration(publicURL: "http://127.0.0.1:8080")
         configuration.argon2 = cheapArgon2
         configuration.rateLimitsEnabled = false
-        configuration.domainMailboxes = [AgentDomainMailboxes(database: test.database)]
         configure(&configuration)
         let clock = clock
         let dkimKeys =
@@ -57,9 +65,13 @@ final class OwnersHarness: @unchecked Sendable {
             : nil
         self.dkimKeys = dkimKeys
         let pool = WorkerPool(threads: 1)
-        configuration.domainSigningKeys = dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }
+        customDomains = CustomDomains(
+            database: test.database, mailboxes: domainMailboxes ?? [AgentDomainMailboxes(database: test.database)],
+            signingKeys: dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) })
+        resolver = .test(dns?.address)
         service = try OwnerService(
-            configuration: configuration, database: test.database, pool: pool,
+            configuration: configuration, database: test.database, pool: pool, resolver: resolver,
+            customDomains: customDomains,
             clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(log, clock: { clock.now }), passkeyStore: PasskeyStore(database: test.database),
             relyingParty: relyingParty, identities: SignInIdentityStore(database: test.database, clock: { clock.now }))

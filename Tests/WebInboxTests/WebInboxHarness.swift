@@ -6,6 +6,7 @@ import CustomDomains
 import DKIMKeys
 import Fetch
 import Directory
+import DNS
 import Foundation
 import HTTP1
 import JMAP
@@ -87,27 +88,26 @@ final class WebInboxHarness: Sendable {
         ownerSettings.argon2 = cheapArgon2
         ownerSettings.rateLimitsEnabled = false
         owners = try OwnerService(
-            configuration: ownerSettings, database: database, pool: pool, clock: { clock.now },
-            monotonicClock: clock.monotonic)
+            configuration: ownerSettings, database: database, pool: pool, resolver: .test(nil),
+            customDomains: CustomDomains(database: database), clock: { clock.now }, monotonicClock: clock.monotonic)
         mail = MailStore(database: database)
         let keys = try JWTKeySet(
             keys: [JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32))], activeHMAC: "test-hs", activeRSA: nil)
-        var mailboxSettings = MailboxConfiguration(
+        let mailboxSettings = MailboxConfiguration(
             issuer: Self.publicURL, domains: ["mail.localhost"], proDomains: ["pro.localhost"],
             rateLimitsEnabled: false, powRequired: false, argon2: cheapArgon2,
             authKeyArgon2: Argon2Parameters(memoryKiB: 256, iterations: 1, parallelism: 1))
-        if let dnsResolver {
-            mailboxSettings.dnsResolver = dnsResolver
-            mailboxSettings.dnsTimeout = .milliseconds(300)
-        }
         // Custom domains get DKIM keys as the composition root gives them, so their `_domainkey` records show.
-        mailboxSettings.domainSigningKeys = DKIMDomainKeys(
+        let signingKeys = DKIMDomainKeys(
             store: try DKIMKeyStore(
                 database: database, sealingSecret: "a-test-key-secret-of-more-than-16-bytes", clock: { clock.now }),
             pool: pool)
         mailbox = try MailboxService(
             configuration: mailboxSettings, keys: keys, store: MailboxStore(database: database), mail: mail,
-            ledger: ChallengeLedger(database: database), pool: pool, clock: { clock.now },
+            ledger: ChallengeLedger(database: database), pool: pool, resolver: .test(dnsResolver),
+            customDomains: CustomDomains(
+                database: database, mailboxes: [MailboxDomainMailboxes(database: database)], signingKeys: signingKeys),
+            clock: { clock.now },
             monotonicClock: clock.monotonic)
         sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail)
         let claims = CustomDomains(database: database)
