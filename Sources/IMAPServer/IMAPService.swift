@@ -15,8 +15,9 @@ struct IMAPService: StreamService {
     let logger: Logger
     /// Read as each connection opens: true answers it `* BYE` and closes it (the drain before a stop).
     let draining: @Sendable () -> Bool
-    /// The looks at selected mailboxes every session of the listener shares.
-    let snapshots: IMAPSnapshotCache
+    /// The looks at selected mailboxes every session of the listener shares (``IMAPServer`` passes one bounded by its
+    /// configuration; the default's bound is the configuration's default).
+    var snapshots = IMAPSnapshotCache(capacity: IMAPServerConfiguration().snapshotCacheEntries)
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         makeMachine(peer: peer, refusing: refusing, now: loop.clock())

@@ -105,11 +105,13 @@ extension MailStore {
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
         return try await database.read { connection in
             var found: [String: [UInt8]] = [:]
+            // By id alone, the address checked here: with `address = ?` beside the IN list SQLite's planner, once
+            // ANALYZE has run, walks the address's index (every message of the mailbox, for each batch) instead of
+            // looking each id up by its primary key: the bench's FETCH 1:* of 10,000 envelopes took 5.4 s, not 2.
             for row in try connection.query(
-                "SELECT id, raw FROM mail_messages WHERE address = ? AND id IN (\(marks))",
-                [.text(address)] + ids.map(SQLValue.text))
+                "SELECT id, address, raw FROM mail_messages WHERE id IN (\(marks))", ids.map(SQLValue.text))
             {
-                if let id = row.text("id"), let raw = row.blob("raw") { found[id] = raw }
+                if let id = row.text("id"), row.text("address") == address, let raw = row.blob("raw") { found[id] = raw }
             }
             return found
         }
