@@ -29,10 +29,7 @@ extension Operations {
                 key: "FILE",
                 message: "\(file) is larger than POSTERN_SMTP_MAX_MESSAGE_BYTES (\(configuration.smtp.maxMessageBytes))")
         }
-        let database = try migratedDatabase(configuration, logger: logger)
-        let mail = Surfaces.localMail(
-            configuration, database: database, domains: Surfaces.customDomains(database: database, signingKeys: nil),
-            clock: { unixNow() })
+        let (database, mail) = try commandMail(configuration, logger: logger)
         for recipient in recipients {
             switch await mail.delivery.verdict(forRecipient: recipient) {
             case .accept: continue

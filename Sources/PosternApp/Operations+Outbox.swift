@@ -10,10 +10,7 @@ extension Operations {
     /// `postern mail outbox`: one line per message held in this server's outbox (submitted for other domains and not
     /// sent), with the reason it is held when one was recorded.
     public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
-        let database = try migratedDatabase(configuration, logger: logger)
-        let mail = Surfaces.localMail(
-            configuration, database: database, domains: Surfaces.customDomains(database: database, signingKeys: nil),
-            clock: { unixNow() })
+        let (database, mail) = try commandMail(configuration, logger: logger)
         let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
         return try await outbound.heldMail(sender: nil, store: mail.store).map { held in
             let entry = held.entry
@@ -34,10 +31,7 @@ extension Operations {
     public static func releaseOutbox(configuration: PosternConfiguration, id: String?, logger: Logger) async throws
         -> [String]
     {
-        let database = try migratedDatabase(configuration, logger: logger)
-        let mail = Surfaces.localMail(
-            configuration, database: database, domains: Surfaces.customDomains(database: database, signingKeys: nil),
-            clock: { unixNow() })
+        let (database, mail) = try commandMail(configuration, logger: logger)
         let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
         var ids = id.map { [$0] } ?? []
         if id == nil { ids = try await mail.store.outbox().map(\.id) }

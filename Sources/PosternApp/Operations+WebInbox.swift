@@ -18,10 +18,7 @@ extension Operations {
     public static func webInboxLink(
         configuration: PosternConfiguration, address: String, baseURL: String? = nil, logger: Logger
     ) async throws -> String {
-        let database = try migratedDatabase(configuration, logger: logger)
-        let mail = Surfaces.localMail(
-            configuration, database: database, domains: Surfaces.customDomains(database: database, signingKeys: nil),
-            clock: { unixNow() })
+        let (database, mail) = try commandMail(configuration, logger: logger)
         guard let mailbox = try await mailbox(holding: address, mail: mail) else { throw WebInboxLinkError.notLocal }
         let base = baseURL ?? linkBaseURL(configuration)
         let token = try await WebInboxSessions(database: database, clock: { unixNow() })

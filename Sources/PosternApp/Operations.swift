@@ -183,6 +183,16 @@ public enum Operations {
             logger: logger)
     }
 
+    /// A command's mail: the migrated database (``migratedDatabase(_:logger:)``) and the mail store and who may
+    /// receive over it, with the command's own custom-domain model, which makes and shows no DKIM keys.
+    static func commandMail(_ configuration: PosternConfiguration, logger: Logger) throws
+        -> (database: any SQLDatabase, mail: Surfaces.LocalMail)
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let domains = Surfaces.customDomains(database: database, signingKeys: nil)
+        return (database, Surfaces.localMail(configuration, database: database, domains: domains, clock: { unixNow() }))
+    }
+
     /// The database with every shipped migration applied: what the commands that read or write accounts and mail
     /// work on.
     static func migratedDatabase(_ configuration: PosternConfiguration, logger: Logger) throws -> any SQLDatabase {
