@@ -36,13 +36,26 @@ actor IMAPConnectionDriver {
     // MARK: - Sign-in
 
     func login(username: String, password: String) async -> IMAPAuthenticationOutcome {
+        await outcome { try await signIn.signIn(username: username, password: password, client: $0) }
+    }
+
+    /// A sign-in with an OAuth access token (OAUTHBEARER, XOAUTH2): refused with RFC 7628's error JSON as the
+    /// challenge before the `NO [AUTHENTICATIONFAILED]`.
+    func login(bearer: SASLBearer) async -> IMAPAuthenticationOutcome {
+        await outcome { try await signIn.signIn(username: bearer.user, accessToken: bearer.token, client: $0) }
+    }
+
+    /// What the port's answer comes to for the session; the holder kept when signed in.
+    private func outcome(_ check: (String) async throws -> IMAPSignInOutcome) async -> IMAPAuthenticationOutcome {
         do {
-            switch try await signIn.signIn(username: username, password: password, client: client) {
+            switch try await check(client) {
             case .signedIn(let holder):
                 self.holder = holder
                 return .succeeded(user: holder.address)
             case .refused:
                 return .failed(.authenticationFailed)
+            case .tokenRefused(let refusal):
+                return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(refusal))
             case .throttled:
                 return .failed(.unavailable)
             }
@@ -50,6 +63,13 @@ actor IMAPConnectionDriver {
             logger.error("imap sign-in failed", metadata: ["error": .string(String(describing: type(of: error)))])
             return .failed(.unavailable)
         }
+    }
+
+    /// RFC 7628 §3.2.2's error: the status and the scope IMAP needs (no `openid-configuration`: the discovery
+    /// document is at the issuer's `/.well-known/oauth-authorization-server`, which the client already used).
+    static func errorChallenge(_ refusal: IMAPTokenRefusal) -> SASLMessage {
+        let status = refusal == .insufficientScope ? "insufficient_scope" : "invalid_token"
+        return SASLMessage(base64: Base64.encode(Array(#"{"status":"\#(status)","scope":"mail.read"}"#.utf8)))
     }
 
     /// One step of `AUTHENTICATE PLAIN` (RFC 4616: `authzid NUL authcid NUL password`, the authorization identity
@@ -76,6 +96,11 @@ actor IMAPConnectionDriver {
             let user = loginUser ?? ""
             loginUser = nil
             return await login(username: user, password: String(decoding: bytes, as: UTF8.self))
+        case "OAUTHBEARER", "XOAUTH2":
+            if step.isFirst && bytes.isEmpty { return .challenge(SASLMessage(base64: "")) }
+            let bearer = step.mechanism == "XOAUTH2" ? SASLBearer(xoauth2: bytes) : SASLBearer(oauthBearer: bytes)
+            guard let bearer else { return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(.invalidToken)) }
+            return await login(bearer: bearer)
         default:
             return .failed(.cannot)
         }
