@@ -99,7 +99,9 @@ actor IMAPConnectionDriver {
         case "OAUTHBEARER", "XOAUTH2":
             if step.isFirst && bytes.isEmpty { return .challenge(SASLMessage(base64: "")) }
             let bearer = step.mechanism == "XOAUTH2" ? SASLBearer(xoauth2: bytes) : SASLBearer(oauthBearer: bytes)
-            guard let bearer else { return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(.invalidToken)) }
+            guard let bearer else {
+                return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(.invalidToken))
+            }
             return await login(bearer: bearer)
         default:
             return .failed(.cannot)

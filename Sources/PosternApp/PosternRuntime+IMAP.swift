@@ -20,7 +20,8 @@ extension PosternRuntime {
             configuration, issuer: context.identity.issuer, keys: context.keys, database: context.database,
             mail: context.mail.store, ledger: context.ledger, pool: context.pool, resolver: context.resolver,
             customDomains: context.mail.domains, clock: context.clock, logger: context.logger, audit: audit)
-        let owners = OwnerAccess(context, grants: OAuthGrantStore(database: context.database, observer: context.grantCache))
+        let grants = OAuthGrantStore(database: context.database, observer: context.grantCache)
+        let owners = OwnerAccess(context, grants: grants)
         let agents = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: context.database), inboxDomain: configuration.agent.inboxDomain,
             directory: owners.agentInboxes)

@@ -376,7 +376,8 @@ public final class PosternRuntime: Service {
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
-            metricsListener: metricsListener, imapListener: imapListener, imapsListener: imapsListener, drainFlag: drainFlag, keyStore: keyStore,
+            metricsListener: metricsListener, imapListener: imapListener, imapsListener: imapsListener,
+            drainFlag: drainFlag, keyStore: keyStore,
             logger: logger)
     }
 
@@ -445,7 +446,8 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","data_dir":"/absolute/path","public_url":"...",
+    /// "pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
         JSONValue.object([
