@@ -117,8 +117,9 @@ bench: release
 	scripts/bench
 
 ## The cluster through HAProxy (scripts/bench-cluster): challenge, capability, GET /api/accounts/{id}, its messages,
-## Argon2 login and a replay flood of a used challenge, with one and two instances on PostgreSQL beside one on SQLite,
-## in one run; ratios and CPU per request of the instances, PostgreSQL and HAProxy.
+## Argon2 login, a replay flood of a used challenge and Mail.td sign-ups, with one and two instances on PostgreSQL
+## beside one on SQLite, then account reads and sign-ups on Patroni's three nodes against scripts/pg-ha's pair, in one
+## run; ratios and CPU per request of the instances, PostgreSQL and HAProxy.
 bench-cluster: release
 	scripts/bench-cluster
 

@@ -75,6 +75,10 @@ public struct MailboxConfiguration: Sendable {
     /// Other surfaces' mailboxes on custom domains (owners' agent inboxes): a Pro user makes no account at an address
     /// one of them has (``CustomDomains``; the claims themselves are one table for every surface). Default none.
     public var otherDomainMailboxes: [any CustomDomainMailboxes] = []
+    /// Mailboxes anyone may follow on `/api/ws` by naming their address, with no token: mail.cx's implicit mailboxes
+    /// (`MailCXDirectory`, every address of `POSTERN_MAILCX_DOMAINS`), set by the composition root. An address is one
+    /// when this directory resolves it local. Default none.
+    public var openMailboxes: (any AccountDirectory)?
     /// The domains this server serves besides Mail.td's (the agent inbox domain), set by the composition root: nobody
     /// may claim them as a custom domain, as nobody may claim ``domains`` or ``proDomains``.
     public var otherServedDomains: [String] = []

@@ -9,18 +9,23 @@ import WebSocket
 ///
 /// The protocol, as mail.cx documents it and as this server decides where the docs are silent:
 /// 1. Within 10 s of the upgrade the client sends `{"type":"auth","token":"<mailbox JWT>"}` (a Mail.td account's
-///    token). Nothing, or anything else first, within 10 s: the socket is closed with 1008 (reason `auth_timeout`).
+///    token), or `{"type":"auth","address":"<address>"}` for one of the open mailboxes
+///    (``MailboxConfiguration/openMailboxes``: mail.cx's implicit mailboxes, readable by whoever knows the address).
+///    Nothing, or anything else first, within 10 s: the socket is closed with 1008 (reason `auth_timeout`).
 /// 2. `{"type":"auth_ok"}` answers a live mailbox token. Otherwise one error object, then close 1008:
 ///    `{"error":"invalid_auth_message"}` (not JSON, or not an `auth` object with a string `token`),
 ///    `{"error":"invalid_token"}` (a bad, expired or superseded token, and any Pro JWT or Pro API token, which
 ///    "cannot be used"), `{"error":"too_many_connections"}` (3 sockets, `POSTERN_MAILBOX_SOCKETS_PER_ACCOUNT`, are
-///    open for the account, counted across every instance in `mailbox_sockets`).
+///    open for the account, or the open mailbox, counted across every instance in `mailbox_sockets`); for an
+///    address, `{"error":"invalid_address"}` (not an address with Mail.td's local-part rules) or
+///    `{"error":"domain_not_allowed"}` (not an open mailbox), mail.cx's REST codes.
 /// 3. Then, for each message delivered to the account's inbox, in arrival order:
 ///    `{"type":"new_email","id","sender","from","subject","preview_text","size","created_at","account_id","address"}`,
 ///    `id` the id the Mail.td messages API serves and `preview_text` the first 100 characters of the list's preview
-///    (``MailboxSocketSession/preview(_:)``). Only mail arriving after `auth_ok` is sent: nothing is replayed after a
-///    reconnect (list `GET /api/accounts/{id}/messages` for that).
-/// 4. The token is checked again before each batch of events (what one change of the account's mail brought) and at
+///    (``MailboxSocketSession/preview(_:)``); `account_id` is null for an open mailbox. Only mail arriving after
+///    `auth_ok` is sent: nothing is replayed after a reconnect (list `GET /api/accounts/{id}/messages`, or mail.cx's
+///    `GET /inbox/{address}`, for that).
+/// 4. An account's token is checked again before each batch of events (what one change of the account's mail brought) and at
 ///    least every 30 s: revoked or expired (a password reset, the account deleted), the socket is closed with 1008
 ///    (reason `token_revoked`).
 /// 5. What the client sends after `auth_ok` is ignored. Keep-alive is WebSocket's own: the server pings every 30 s
@@ -88,42 +93,69 @@ final class MailboxSocketSession: Sendable {
     private func authenticate(_ message: WebSocketMessage) async {
         guard case .text(let text) = message,
             let value = try? JSONValue.parse(Array(text.utf8), limits: JSONValue.Limits(maximumBytes: 16 * 1024)),
-            value["type"]?.stringValue == "auth", let token = value["token"]?.stringValue
+            value["type"]?.stringValue == "auth"
         else { return refuse("invalid_auth_message") }
-        let bearer = surface.authorizer.classify(token)
-        guard case .mailbox = bearer,
-            case .account(let account)? = try? await surface.authorizer.principal(bearer)
-        else { return refuse("invalid_token") }
+        let watched: Watched
+        if let token = value["token"]?.stringValue {
+            let bearer = surface.authorizer.classify(token)
+            guard case .mailbox = bearer,
+                case .account(let account)? = try? await surface.authorizer.principal(bearer)
+            else { return refuse("invalid_token") }
+            watched = Watched(address: account.address, accountID: account.id, bearer: bearer)
+        } else if let text = value["address"]?.stringValue {
+            guard let address = MailboxAddress(text) else { return refuse("invalid_address") }
+            guard let open = surface.configuration.openMailboxes,
+                case .local(let mailbox)? = try? await open.resolve(address.description)
+            else { return refuse("domain_not_allowed") }
+            watched = Watched(address: mailbox.address, accountID: nil, bearer: nil)
+        } else {
+            return refuse("invalid_auth_message")
+        }
         let store = surface.store
         let claimed: Bool
         do {
             let now = surface.clock()
             claimed = try await store.claimSocket(
-                id: socketID, accountID: account.id, now: now, expiresAt: now + MailboxSocketController.claimSeconds,
-                limit: surface.configuration.socketsPerAccount)
+                id: socketID, accountID: watched.socketKey, now: now,
+                expiresAt: now + MailboxSocketController.claimSeconds, limit: surface.configuration.socketsPerAccount)
         } catch {
             outbound.close(.internalError, reason: "")
             return
         }
         guard claimed else { return refuse("too_many_connections") }
         do {
-            try await push(account, bearer)
+            try await push(watched)
         } catch {
             if !Task.isCancelled { outbound.close(.internalError, reason: "") }
         }
         try? await store.releaseSocket(id: socketID)
     }
 
-    /// Sends `auth_ok`, then an event per message arriving in the account's inbox, until the socket closes or the
-    /// token no longer holds (the account's change stream checks it before each element, then the socket is closed).
-    private func push(_ account: MailboxAccountRecord, _ bearer: MailboxBearer) async throws {
+    /// The mailbox a socket follows: a Mail.td account by its token, or an open mailbox (mail.cx's implicit one) by
+    /// its address alone.
+    struct Watched: Sendable {
+        let address: String
+        /// The account's id; nil for an open mailbox, which has none.
+        let accountID: String?
+        /// The account's token, checked again as the socket lives; nil for an open mailbox, which nothing revokes.
+        let bearer: MailboxBearer?
+
+        /// What the socket counts against in `mailbox_sockets`: the account's id, or the open mailbox's address
+        /// (which no UUID can be).
+        var socketKey: String { accountID ?? address }
+    }
+
+    /// Sends `auth_ok`, then an event per message arriving in the mailbox's inbox, until the socket closes or an
+    /// account's token no longer holds (the change stream checks it before each element, then the socket is closed).
+    private func push(_ watched: Watched) async throws {
         let mail = surface.mail
-        let known = try await mail.state(address: account.address)
+        let known = try await mail.state(address: watched.address)
         outbound.send(.text(#"{"type":"auth_ok"}"#))
         let clock = ContinuousClock()
         let refreshEvery = Duration.seconds(MailboxSocketController.claimSeconds / 3)
         var refreshed = clock.now
-        let stream = mail.changeStream(of: account.address, from: known, quiet: refreshEvery) { [self] in
+        let stream = mail.changeStream(of: watched.address, from: known, quiet: refreshEvery) { [self] in
+            guard let bearer = watched.bearer else { return true }
             guard case .account? = try? await surface.authorizer.principal(bearer) else {
                 outbound.close(.policyViolation, reason: "token_revoked")
                 return false
@@ -133,9 +165,10 @@ final class MailboxSocketSession: Sendable {
         for try await event in stream {
             if case .changed(let change) = event {
                 for arrival in change.arrivals {
-                    guard let message = try await mail.message(address: account.address, id: arrival.messageID)
+                    guard let message = try await mail.message(address: watched.address, id: arrival.messageID)
                     else { continue }
-                    outbound.send(.text(Self.event(message.summary, account: account)))
+                    outbound.send(
+                        .text(Self.event(message.summary, accountID: watched.accountID, address: watched.address)))
                 }
             }
             if clock.now - refreshed >= refreshEvery {
@@ -149,14 +182,15 @@ final class MailboxSocketSession: Sendable {
     /// How long a `new_email`'s `preview_text` may be, in Unicode scalars (mail.cx: "the first ~100 characters").
     static let previewLength = 100
 
-    /// The `new_email` object of `summary` in `account`'s inbox: the Mail.td list object without `is_read`, its
-    /// `preview_text` cut to ``preview(_:)``, then the account's id and address.
-    static func event(_ summary: MailSummary, account: MailboxAccountRecord) -> String {
+    /// The `new_email` object of `summary` in the inbox of `address`: the Mail.td list object without `is_read`, its
+    /// `preview_text` cut to ``preview(_:)``, then the account's id (null for an open mailbox, which has none) and the
+    /// address.
+    static func event(_ summary: MailSummary, accountID: String?, address: String) -> String {
         var pairs: [(String, JSONValue)] = [("type", .string("new_email"))]
         for (key, value) in MailboxMessageJSON.summaryPairs(summary) where key != "is_read" {
             pairs.append(key == "preview_text" ? (key, .string(preview(summary.preview))) : (key, value))
         }
-        pairs += [("account_id", .string(account.id)), ("address", .string(account.address))]
+        pairs += [("account_id", accountID.map(JSONValue.string) ?? .null), ("address", .string(address))]
         return String(decoding: JSONValue.object(pairs).serialize(), as: UTF8.self)
     }
 

@@ -1,14 +1,18 @@
 import Directory
 import JMAP
+import MailboxAccounts
 import OAuthResource
 import ServerKit
 
-/// JMAP (RFC 8620/8621, `/jmap`): agents with their capabilities, owners with their OAuth access tokens.
+/// JMAP (RFC 8620/8621, `/jmap`): agents with their capabilities, owners with their OAuth access tokens, and Mail.td
+/// accounts (mail.tm's too) with their mailbox tokens, read-only.
 enum JMAPSurface {
     /// Adds JMAP's routes; returns the service, which the web inbox sends through and MCP calls.
-    static func register(into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts)
-        -> JMAPService
-    {
+    /// - Parameter mailbox: the Mail.td surface, whose mailbox tokens open their accounts here.
+    static func register(
+        into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts,
+        mailbox: MailboxService
+    ) -> JMAPService {
         let (configuration, identity, mail, metrics) = (
             context.configuration, context.identity, context.mail, context.metrics
         )
@@ -22,7 +26,10 @@ enum JMAPSurface {
         let jmap = JMAPService(
             configuration: settings,
             authenticator: OAuthJMAPAuthenticator(
-                verifier: shared.verifier, principals: shared.ownerPrincipals, fallback: capability),
+                verifier: shared.verifier, principals: shared.ownerPrincipals,
+                fallback: PrincipalAuthenticatorChain([
+                    capability, MailboxTokenAuthenticator(surface: mailbox, directory: mail.directory),
+                ])),
             store: mail.store, directory: mail.directory, delivery: mail.delivery, clock: context.clock,
             onSubmission: metrics.jmapSubmission, onUnexpectedError: Surfaces.reporter("jmap", context.logger),
             onEventStream: metrics.jmapEventStream,

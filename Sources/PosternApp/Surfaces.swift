@@ -41,7 +41,7 @@ enum Surfaces {
         let remote = try RemoteHashSurface.register(into: &router, context)
         let owners = try OwnerSurface.register(into: &router, context, shared)
         let oauth = try OAuthSurface.register(into: &router, context, shared, owners: owners.service)
-        let jmap = JMAPSurface.register(into: &router, context, shared)
+        let jmap = JMAPSurface.register(into: &router, context, shared, mailbox: mailbox.service)
         try WebInboxSurface.register(into: &router, context, shared, owners: owners, mailbox: mailbox, jmap: jmap)
         let mcp = try MCPSurface.register(into: &router, context, shared, jmap: jmap)
         GuideSurface.register(
@@ -202,6 +202,7 @@ enum Surfaces {
         mailbox.mxHost = c.dns.mxHost(publicURL: c.identity.publicURL)
         mailbox.dnsResolver = c.dns.resolver
         mailbox.otherServedDomains = [EmailDomain.key(c.agent.inboxDomain)] + c.mailCX.domains
+        mailbox.openMailboxes = c.mailCX.domains.isEmpty ? nil : MailCXDirectory(configuration: c.mailCX)
         mailbox.outboundPolicy = c.outboundAddresses.policy
         mailbox.webhookRetrySeconds = c.webhooks.retrySeconds
         mailbox.sandboxSMTPHost = c.smtp.hostname

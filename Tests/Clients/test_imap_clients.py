@@ -5,8 +5,11 @@ reverse, a message moved to Sent or expunged leaves the Mail.td inbox list, and 
 TLS: imaplib's starttls() and IMAP4_SSL on the implicit-TLS port, verifying the test's own CA's certificate given as
 SMTP's pair. Sign-in with every credential: a Pro user's API token for an account it owns, an owner's OAuth access
 token from Postern's own /oauth/token through imapclient's oauthbearer_login and oauth2_login (and refused, with RFC
-7628's error JSON, for another resource, without mail.read, forged). Then the bad inputs: a wrong password, an unknown command before and after sign-in, FETCH 1:* on an empty mailbox,
-a 100 kB line, an unterminated literal; each answered, and the server serves the next client."""
+7628's error JSON, for another resource, without mail.read, forged). Then the bad inputs: a wrong password, an
+unknown command before and after sign-in, FETCH 1:* on an empty mailbox, a 100 kB and a 64 MiB line, an
+unterminated, a short and an oversized literal (synchronizing and not), 10,000 pipelined commands; each answered
+BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded through them all, and the server
+serves the next client."""
 
 import base64
 import hashlib
@@ -25,7 +28,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit import Checks, http, install_packages, postern, rss_kib
 from postern_testkit.certificates import LocalCA
 from postern_testkit.forms import FormDriver
 from postern_testkit.jmap_agent import JMAPAgent
@@ -312,19 +315,60 @@ def raw_exchange(server, lines):
         return received
 
 
+def answer(received, tag):
+    """The text of the tagged answer to `tag` in `received` (b"BAD [TOOBIG] ..."), or b"" when there is none."""
+    for line in received.split(b"\r\n"):
+        if line.startswith(tag + b" "):
+            return line[len(tag) + 1:]
+    return b""
+
+
+def refused(received, tag, status=b"BAD"):
+    """Whether `tag` was answered `status` with a reason (some text after the status and any response code)."""
+    text = answer(received, tag)
+    reason = text[len(status):].strip()
+    if reason.startswith(b"["):
+        reason = reason.partition(b"]")[2].strip()
+    return text.startswith(status + b" ") and len(reason) > 0
+
+
+def peak_rss_kib(pid):
+    """The highest resident set size process `pid` has had, in KiB (VmHWM): a buffer grown and freed again counts."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
 def bad_input(server, address):
+    peak_before = peak_rss_kib(server.process.pid)
     before = raw_exchange(server, [b"a1 FROB\r\n", b"a2 SELECT INBOX\r\n"])
-    check(b"a1 BAD" in before and b"a2 BAD" in before, f"unknown and out-of-state commands before sign-in: BAD ({before})")
+    check(refused(before, b"a1") and refused(before, b"a2"),
+          f"unknown and out-of-state commands before sign-in: BAD with a reason ({before})")
     after = raw_exchange(server, [f'a1 LOGIN "{address}" "{PASSWORD}"\r\n'.encode(), b"a2 FROB\r\n"])
-    check(b"a1 OK" in after and b"a2 BAD" in after, "an unknown command after sign-in: BAD")
+    check(b"a1 OK" in after and refused(after, b"a2"), f"an unknown command after sign-in: BAD with a reason ({after})")
     long_line = raw_exchange(server, [b"a1 NOOP " + b"x" * 100_000 + b"\r\n", b"a2 NOOP\r\n"])
-    check(b"a1 BAD" in long_line and b"a2 OK" in long_line, "a 100 kB line: BAD, and the next command is answered")
+    check(refused(long_line, b"a1") and b"a2 OK" in long_line,
+          f"a 100 kB line: BAD with a reason, and the next command is answered ({long_line[:200]})")
+    # A line of 64 MiB, 256 times the input a session buffers: read to its end without being kept (the peak RSS
+    # below would rise by more than its bound if it were).
+    huge = raw_exchange(server, [b"a1 NOOP "] + [b"x" * (1 << 20)] * 64 + [b"\r\n", b"a2 NOOP\r\n"])
+    check(refused(huge, b"a1") and b"a2 OK" in huge, f"a 64 MiB line: BAD with a reason, then served ({huge[:200]})")
     literal = raw_exchange(server, [b"a1 LOGIN {5}\r\n", b"ab"])
     check(b"+ " in literal, "an unterminated literal is waited for")
+    literal = raw_exchange(server, [b"a1 LOGIN {5}\r\n", b"ab\r\n", b"a2 NOOP\r\n", b"a3 NOOP\r\n"])
+    check(refused(literal, b"a1"), f"a literal ended early by the next commands: the command is BAD ({literal})")
     too_big = raw_exchange(server, [b"a1 APPEND INBOX {999999999999}\r\n"])
-    check(b"BAD" in too_big, f"a literal over the limit: BAD ({too_big[:200]})")
+    check(refused(too_big, b"a1"), f"a literal over the limit: BAD with a reason ({too_big[:200]})")
+    too_big = raw_exchange(server, [b"a1 APPEND INBOX {999999999999+}\r\n", b"x" * 65536])
+    check(b"BAD" in too_big and b"BYE" in too_big, f"a non-synchronizing literal over the limit: BAD, BYE ({too_big[:200]})")
     pipelined = raw_exchange(server, [b"".join(b"p%d NOOP\r\n" % n for n in range(10_000))])
     check(pipelined.count(b" OK NOOP completed") == 10_000, "10,000 pipelined commands: each answered")
+    empty = raw_exchange(server, [f'a1 LOGIN "{address}" "{PASSWORD}"\r\n'.encode(), b"a2 SELECT Drafts\r\n",
+                                  b"a3 FETCH 1:* (FLAGS)\r\n"])
+    check(b"* 0 EXISTS" in empty and refused(empty, b"a3", b"OK") and b"FETCH (" not in empty,
+          f"FETCH 1:* on an empty mailbox: OK, nothing fetched ({empty[-300:]})")
+    grown = peak_rss_kib(server.process.pid) - peak_before
+    check(grown < 32 * 1024, f"the server's memory stays bounded through every bad input (peak RSS {peak_before} KiB "
+                             f"+{grown} KiB, now {rss_kib(server.process.pid)} KiB)")
     client = signed_in(server, address)
     check(client.select("INBOX")[0] == "OK", "the server still serves the next client")
     client.logout()

@@ -3,12 +3,14 @@
 its own interface (create, wait, read, attachment, delete, clear); the long poll by hand (200 once mail has arrived,
 204 when the hold ends, `since` listing only newer mail, `count` and `limit`); `x-api-token` scoping reads; an address
 outside the surface's domains, a 10 kB address and a bad cursor refused; a Mail.td account's message unreadable by
-id but by its Pro user's token, the same message mail.cx's `/api/ws` pushed for the account; and, on a second server whose retention is 2 s, mail past the retention gone. Each on SQLite and on PostgreSQL
+id but by its Pro user's token, the same message mail.cx's `/api/ws` pushed for the account; `/api/ws` on an implicit
+mailbox (websockets), by its address; and, on a second server whose retention is 2 s, mail past the retention gone. Each on SQLite and on PostgreSQL
 (`BACKENDS`).
 
 Mail goes in over SMTP. The hold is short so that a 204 comes soon; a poll that must see a delivery polls again after
 each 204 (a delivery on a busy machine may take longer than one hold), and what is checked is what came."""
 
+import asyncio
 import concurrent.futures
 import json
 import os
@@ -24,6 +26,8 @@ from postern_testkit.tempmail import deliver, install_clients
 install_clients()
 sys.path.insert(0, os.path.join(ROOT, ".build", "client-sdks", "websockets"))  # scripts/client-tests installs it
 import websocket  # noqa: E402  websocket-client
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
 from multitempmail import TempMailClient  # noqa: E402
 from multitempmail.http import HTTPClient  # noqa: E402
 from multitempmail.providers.mailcx import MailCxProvider  # noqa: E402
@@ -170,6 +174,46 @@ def token_scope(server, base):
     check(got == 404, f"… deleting it with another Pro user's token → 404, kept ({got})")
 
 
+async def implicit_socket(server, base):
+    """mail.cx's /api/ws on an implicit mailbox (websockets, asyncio): `{"type":"auth","address":...}` with no token
+    follows any address of the surface's domains; the new_email it pushes is the message the REST inbox lists, by the
+    same id, with a null account_id (an implicit mailbox has no account). An address outside the domains and a
+    malformed one are refused with the REST API's codes, then closed with 1008."""
+    address = "socket-box@" + DOMAIN
+    url = "ws" + server[len("http"):] + "/api/ws"
+    async with connect(url) as socket_:
+        await socket_.send(json.dumps({"type": "auth", "address": address}))
+        check(json.loads(await socket_.recv()) == {"type": "auth_ok"}, "/api/ws, an implicit mailbox: auth_ok")
+        deliver(server, address, "over the socket")
+        event = json.loads(await asyncio.wait_for(socket_.recv(), WAIT_SECONDS))
+    check(event["type"] == "new_email" and event["subject"] == "over the socket" and event["address"] == address
+          and event["account_id"] is None, f"/api/ws, an implicit mailbox: new_email, account_id null ({event})")
+    status, body, _ = poll_until_mail(base, address)
+    check(status == 200 and [e["id"] for e in body["emails"]] == [event["id"]],
+          "… the same message the REST inbox lists, by the same id")
+    for name, text, code in [("an address outside the surface's domains", "someone@mail.localhost",
+                              "domain_not_allowed"),
+                             ("a malformed address", "not an address", "invalid_address")]:
+        async with connect(url) as socket_:
+            await socket_.send(json.dumps({"type": "auth", "address": text}))
+            got = json.loads(await socket_.recv())
+            try:
+                await asyncio.wait_for(socket_.recv(), WAIT_SECONDS)
+                closed = None
+            except ConnectionClosed as error:
+                closed = error.rcvd.code if error.rcvd else None
+        check(got == {"error": code} and closed == 1008, f"/api/ws: {name} → {code}, closed 1008 ({got}, {closed})")
+
+
+def documented(server):
+    """/openapi.json describes every mail.cx route the server serves (the schemathesis stage tests what it describes)."""
+    _, _, spec = http(server, "GET", "/openapi.json")
+    served = [("get", "/config"), ("get", "/inbox/{address}"), ("delete", "/inbox/{address}"), ("get", "/email/{id}"),
+              ("delete", "/email/{id}"), ("get", "/email/{id}/raw"), ("get", "/email/{id}/attachments/{index}")]
+    missing = [f"{m.upper()} {p}" for m, p in served if m not in spec["paths"].get("/mailcx/v1" + p, {})]
+    check(not missing, f"/openapi.json describes every mail.cx route (missing: {missing})")
+
+
 def retention(server, base):
     address = "short-lived@" + DOMAIN
     deliver(server, address, "soon gone")
@@ -197,6 +241,8 @@ def main():
             refusals(server, base)
             held_polls(base)
             token_scope(server, base)
+            asyncio.run(implicit_socket(server, base))
+            documented(server)
         retention_env = {"POSTERN_MAILCX_HOLD_SECONDS": "1", "POSTERN_MAILCX_RETENTION_SECONDS": "2"}
         with postern(env=retention_env, backend=backend) as server:
             retention(server, server + "/mailcx/v1")

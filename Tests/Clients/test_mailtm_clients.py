@@ -2,8 +2,10 @@
 clients from PyPI pointed at `<server>/mailtm`: pymailtm (account, wait_for_message after an SMTP delivery, read,
 delete), mailtmapi (every call; its pydantic models refuse a missing or mistyped field), multitempmail's mail.tm and
 Mail.td providers through its own interface, and httpx-sse on the Mercure hub (an event after an SMTP delivery,
-Last-Event-ID, a foreign topic refused). Then one store (a message marked seen through mail.tm is read through Mail.td
-and the operator API) and bad input, each its documented error with nothing changed. Every flow runs on SQLite and on PostgreSQL
+Last-Event-ID, a foreign topic refused). Then one store (a Pro user's account: a message marked seen through mail.tm
+is read seen through Mail.td, JMAP with the account's mailbox token, and the operator API, read by id through mail.cx
+with the Pro token, marked unread through JMAP and seen so through mail.tm, and a message destroyed through JMAP gone
+through every other door) and bad input, each its documented error with nothing changed. Every flow runs on SQLite and on PostgreSQL
 (`BACKENDS`).
 
 Mail goes in over SMTP (smtplib). A client that waits for "new" mail snapshots what is there first, and nothing tells
@@ -19,7 +21,7 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, postern
-from postern_testkit.mailtd import pro_login, pro_token
+from postern_testkit.mailtd import create_account, pro_login, pro_token
 from postern_testkit.postgres import BACKENDS
 from postern_testkit.tempmail import deliver, install_clients
 
@@ -196,17 +198,43 @@ def mercure_flow(server, base):
             check(response.status_code == status, f"Mercure: {name} → {status} ({response.status_code})")
 
 
-def one_store(server, base):
-    owner = account(base, "one-store")
-    deliver(server, owner["address"], "one store")
-    items = []
+def wait_for_listed(base, token, subject):
+    """The id of the message with `subject` once mail.tm lists it (polled, generous)."""
     for _ in range(WAIT_SECONDS * 4):
-        _, _, listing = http(base, "GET", "/messages", bearer=owner["token"])
-        items = listing["hydra:member"]
-        if items:
-            break
+        _, _, listing = http(base, "GET", "/messages", bearer=token)
+        found = [m["id"] for m in listing["hydra:member"] if m["subject"] == subject]
+        if found:
+            return found[0]
         threading.Event().wait(0.25)
-    message_id = items[0]["id"]
+    raise AssertionError(f"mail.tm never listed {subject!r}")
+
+
+def jmap(server, token, *calls):
+    """The method responses of one JMAP request with a Mail.td mailbox token ("accountId" filled in)."""
+    status, _, session = http(server, "GET", "/.well-known/jmap", bearer=token)
+    assert status == 200, f"JMAP session with a mailbox token: {status} {session}"
+    account = session["primaryAccounts"]["urn:ietf:params:jmap:mail"]
+    using = ["urn:ietf:params:jmap:core", "urn:ietf:params:jmap:mail"]
+    method_calls = [[name, {"accountId": account} | arguments, tag] for name, arguments, tag in calls]
+    status, _, body = http(server, "POST", "/jmap/api", {"using": using, "methodCalls": method_calls}, bearer=token)
+    assert status == 200, f"JMAP request with a mailbox token: {status} {body}"
+    return account, body["methodResponses"]
+
+
+def one_store(server, base, pro_bearer):
+    """One message of a Pro user's Mail.td account through every door: mail.tm (the account's token from mail.tm's
+    /token), Mail.td (the same token), mail.cx (the Pro user's API token, which reaches its accounts' inboxes), JMAP
+    (the same mailbox token, read-only) and the operator API: the same id, its read state set through one door and
+    seen through the others, and a deletion through JMAP gone through every other."""
+    api_token = pro_token(server, pro_bearer, "one-store")["token"]
+    address = "one-store@mail.localhost"
+    created = create_account(server, address, password=PASSWORD, bearer=api_token)
+    status, _, body = http(base, "POST", "/token", {"address": address, "password": PASSWORD})
+    check(status == 200 and body["id"] == created["id"], f"mail.tm /token opens the Pro user's account ({status})")
+    owner = {"id": body["id"], "address": address, "token": body["token"]}
+    cx = server + "/mailcx/v1"
+    deliver(server, address, "one store")
+    message_id = wait_for_listed(base, owner["token"], "one store")
     status, _, patched = http(base, "PATCH", f"/messages/{message_id}", {"seen": True},
                               headers={"Content-Type": "application/merge-patch+json"}, bearer=owner["token"])
     check(status == 200 and patched["seen"] is True, f"PATCH seen through mail.tm → 200 ({status})")
@@ -215,6 +243,39 @@ def one_store(server, base):
           "one store: Mail.td lists it read, with the same id, the same token")
     _, _, operator = http(server, "GET", f"/api/operator/messages/{message_id}", bearer=OPERATOR)
     check(operator.get("is_read") is True, f"one store: the operator API reads it read ({operator.get('is_read')})")
+    status, _, email = http(cx, "GET", f"/email/{message_id}", headers={"x-api-token": api_token})
+    check(status == 200 and email["id"] == message_id and email["subject"] == "one store"
+          and email["address"] == address, f"one store: mail.cx reads it by the same id, with the Pro token ({status})")
+    status, _, _ = http(cx, "GET", f"/email/{message_id}")
+    check(status == 404, f"… and not without it: an account's message is not an implicit mailbox's ({status})")
+    account, responses = jmap(server, owner["token"], ["Email/query", {}, "q"],
+                              ["Email/get", {"#ids": {"resultOf": "q", "name": "Email/query", "path": "/ids"},
+                                             "properties": ["id", "subject", "keywords"]}, "g"])
+    emails = responses[1][1]["list"]
+    check(account == owner["id"] and [(e["id"], e["subject"]) for e in emails] == [(message_id, "one store")]
+          and emails[0]["keywords"].get("$seen") is True,
+          f"one store: JMAP, with the account's mailbox token, reads it seen, by the same id ({emails})")
+    _, responses = jmap(server, owner["token"],
+                        ["Email/set", {"update": {message_id: {"keywords/$seen": None}}}, "u"])
+    check(message_id in (responses[0][1].get("updated") or {}), f"JMAP marks it unread ({responses[0][1]})")
+    _, _, after = http(base, "GET", f"/messages/{message_id}", bearer=owner["token"])
+    check(after["seen"] is False, "one store: mail.tm reads it unseen after JMAP's change")
+    http(base, "PATCH", f"/messages/{message_id}", {"seen": True},
+         headers={"Content-Type": "application/merge-patch+json"}, bearer=owner["token"])
+    status, _, _ = http(server, "POST", "/jmap/api", {
+        "using": ["urn:ietf:params:jmap:core", "urn:ietf:params:jmap:mail", "urn:ietf:params:jmap:submission"],
+        "methodCalls": [["EmailSubmission/set", {"accountId": account, "create": {}}, "s"]]}, bearer=owner["token"])
+    check(status == 403, f"JMAP with a mailbox token reads and changes mail but submits none: 403 ({status})")
+
+    deliver(server, address, "one store, deleted")
+    doomed = wait_for_listed(base, owner["token"], "one store, deleted")
+    _, responses = jmap(server, owner["token"], ["Email/set", {"destroy": [doomed]}, "d"])
+    check(responses[0][1].get("destroyed") == [doomed], f"JMAP destroys the second message ({responses[0][1]})")
+    gone = [http(base, "GET", f"/messages/{doomed}", bearer=owner["token"])[0],
+            http(server, "GET", f"/api/accounts/{owner['id']}/messages/{doomed}", bearer=owner["token"])[0],
+            http(cx, "GET", f"/email/{doomed}", headers={"x-api-token": api_token})[0],
+            http(server, "GET", f"/api/operator/messages/{doomed}", bearer=OPERATOR)[0]]
+    check(gone == [404, 404, 404, 404], f"one store: gone through mail.tm, Mail.td, mail.cx and the operator ({gone})")
     return owner, message_id
 
 
@@ -277,6 +338,19 @@ def bad_input(server, base, owner, message_id):
     check(status == 404 and hydra(body, status), f"an unknown path → 404 hydra:Error ({status})")
 
 
+def documented(server):
+    """/openapi.json describes every mail.tm route the server serves (the schemathesis stage tests what it describes)."""
+    _, _, spec = http(server, "GET", "/openapi.json")
+    served = [("get", "/domains"), ("get", "/domains/{id}"), ("post", "/accounts"), ("post", "/token"), ("get", "/me"),
+              ("get", "/accounts/{id}"), ("delete", "/accounts/{id}"), ("get", "/messages"),
+              ("get", "/messages/{id}"), ("patch", "/messages/{id}"), ("delete", "/messages/{id}"),
+              ("get", "/messages/{id}/download"), ("get", "/messages/{id}/attachment/{attachment}"),
+              ("get", "/sources/{id}"), ("get", "/messages/{id}/source"), ("put", "/messages/{id}/read"),
+              ("get", "/.well-known/mercure")]
+    missing = [f"{m.upper()} {p}" for m, p in served if m not in spec["paths"].get("/mailtm" + p, {})]
+    check(not missing, f"/openapi.json describes every mail.tm route (missing: {missing})")
+
+
 def rate_limited(base):
     """With limits on (not the test profile's default), mail.tm's 8 requests a second per client: a burst past it is
     refused 429 with Retry-After, in the Hydra shape. (A burst, not a time: a request refused shows the limit.)"""
@@ -296,10 +370,12 @@ def main():
             base = server + "/mailtm"
             pymailtm_flow(server, base)
             asyncio.run(mailtmapi_flow(server, base))
-            multitempmail_flow(server, base, pro_token(server, pro_login(server, *PRO), "multitempmail")["token"])
+            pro_bearer = pro_login(server, *PRO)
+            multitempmail_flow(server, base, pro_token(server, pro_bearer, "multitempmail")["token"])
             mercure_flow(server, base)
-            owner, message_id = one_store(server, base)
+            owner, message_id = one_store(server, base, pro_bearer)
             bad_input(server, base, owner, message_id)
+            documented(server)
     check.context = ""
     with postern(env={"POSTERN_RATE_LIMITS": "on"}) as server:
         rate_limited(server + "/mailtm")

@@ -18,7 +18,7 @@ struct MailboxSocketEventTests {
     }
 
     static func previewText(of preview: String) throws -> String? {
-        let event = MailboxSocketSession.event(summary(preview: preview), account: account)
+        let event = MailboxSocketSession.event(summary(preview: preview), accountID: account.id, address: account.address)
         return try JSONValue.parse(Array(event.utf8))["preview_text"]?.stringValue
     }
 
