@@ -14,6 +14,8 @@ public struct IMAPCommand: Sendable, Equatable {
 public enum IMAPCommandKind: Sendable, Equatable {
     // Any state (§6.1).
     case capability, noop, logout
+    /// `ID` (RFC 2971): the client's field-value pairs are read and not kept; the answer is the server's.
+    case id
     // Not authenticated (§6.2).
     case startTLS
     /// `AUTHENTICATE mechanism [initial-response]` (RFC 4959's SASL-IR); the mechanism in upper case.
@@ -50,7 +52,7 @@ public enum IMAPCommandKind: Sendable, Equatable {
     /// The states the command is allowed in (RFC 9051 §3, §6).
     public var allowedStates: Set<IMAPSessionStateName> {
         switch self {
-        case .capability, .noop, .logout:
+        case .capability, .noop, .logout, .id:
             return [.notAuthenticated, .authenticated, .selected]
         case .startTLS, .authenticate, .login:
             return [.notAuthenticated]

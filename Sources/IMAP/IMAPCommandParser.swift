@@ -28,6 +28,21 @@ public enum IMAPCommandParser {
         case "LOGOUT": return .logout
         case "STARTTLS": return .startTLS
         case "NAMESPACE": return .namespace
+        case "ID":
+            // RFC 2971: NIL or a list of field-value pairs. Read leniently (RFC 2971's 30 pairs of 30 and 1,024
+            // octets are the client's duty; the command's own size bound still holds) and not kept.
+            try reader.space()
+            if reader.take(word: "NIL") { return .id }
+            try reader.expect(UInt8(ascii: "("), "( or NIL")
+            var first = true
+            while !reader.take(UInt8(ascii: ")")) {
+                if !first { try reader.space() }
+                first = false
+                _ = try reader.string()
+                try reader.space()
+                _ = try reader.nstring()
+            }
+            return .id
         case "IDLE": return .idle
         case "CHECK": return .check
         case "CLOSE": return .close

@@ -43,6 +43,8 @@ public enum IMAPUntaggedResponse: Sendable, Equatable {
     /// `OK`, `NO`, `BAD`, `PREAUTH` or `BYE`, untagged.
     case condition(IMAPStatusResponse)
     case capability([String])
+    /// `ID` (RFC 2971): the server's field-value pairs.
+    case id([IMAPIDField])
     case enabled([String])
     case flags([IMAPFlag])
     case exists(UInt32)
@@ -60,6 +62,17 @@ public enum IMAPUntaggedResponse: Sendable, Equatable {
     case fetch(UInt32, [IMAPFetchItem])
     /// `NAMESPACE`: personal, other users' and shared namespaces, each nil when there is none.
     case namespace(personal: [IMAPNamespace]?, otherUsers: [IMAPNamespace]?, shared: [IMAPNamespace]?)
+}
+
+/// One field-value pair of an `ID` response (RFC 2971 §3.3: `name`, `version`, ...).
+public struct IMAPIDField: Sendable, Equatable {
+    public var field: String
+    public var value: String
+
+    public init(_ field: String, _ value: String) {
+        self.field = field
+        self.value = value
+    }
 }
 
 /// One `LIST` (or `LSUB`) line: attributes (`\HasNoChildren`, `\Sent`), the hierarchy delimiter and the name.

@@ -138,6 +138,15 @@ struct IMAPResponseWriter {
             self.status(status)
         case .capability(let names):
             raw((["CAPABILITY"] + names).joined(separator: " "))
+        case .id(let pairs):
+            raw("ID (")
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { space() }
+                string(pair.field)
+                space()
+                string(pair.value)
+            }
+            raw(")")
         case .enabled(let names):
             raw((["ENABLED"] + names).joined(separator: " "))
         case .flags(let flags):

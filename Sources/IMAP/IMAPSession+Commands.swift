@@ -9,6 +9,9 @@ extension IMAPSession {
         case .capability:
             untagged(.capability(capabilities), &actions)
             tagged(tag, IMAPStatusResponse(.ok, "CAPABILITY completed"), &actions)
+        case .id:
+            untagged(.id([IMAPIDField("name", "Postern")]), &actions)
+            tagged(tag, IMAPStatusResponse(.ok, "ID completed"), &actions)
         case .logout:
             untagged(.condition(IMAPStatusResponse(.bye, "Logging out")), &actions)
             tagged(tag, IMAPStatusResponse(.ok, "LOGOUT completed"), &actions)

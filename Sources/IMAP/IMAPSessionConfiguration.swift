@@ -4,10 +4,10 @@ public struct IMAPSessionConfiguration: Sendable, Equatable {
     /// Every bound of the session.
     public var limits = IMAPLimits()
     /// The extensions advertised after `IMAP4rev1 IMAP4rev2` and `LITERAL+`/`LITERAL-` (which the literal limits
-    /// choose). Advertise only what the driver answers; the machine itself answers `ENABLE`, `IDLE`, `SASL-IR`,
+    /// choose). Advertise only what the driver answers; the machine itself answers `ENABLE`, `IDLE`, `ID`, `SASL-IR`,
     /// `STARTTLS` and `LITERAL-`.
     public var extensions: [String] = [
-        "ENABLE", "IDLE", "SASL-IR", "NAMESPACE", "UNSELECT", "UIDPLUS", "MOVE", "ESEARCH", "SPECIAL-USE",
+        "ENABLE", "IDLE", "ID", "SASL-IR", "NAMESPACE", "UNSELECT", "UIDPLUS", "MOVE", "ESEARCH", "SPECIAL-USE",
         "LIST-EXTENDED", "LIST-STATUS", "STATUS=SIZE",
     ]
     /// The SASL mechanisms offered (`AUTH=...`), in upper case; the driver runs each.

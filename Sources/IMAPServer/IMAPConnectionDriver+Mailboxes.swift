@@ -67,7 +67,7 @@ extension IMAPConnectionDriver {
             return try await transfer(set, to: name, uid: uid, moving: false, holder: holder)
         case .move(let set, let name, let uid):
             return try await transfer(set, to: name, uid: uid, moving: true, holder: holder)
-        case .capability, .logout, .startTLS, .authenticate, .login, .enable, .idle:
+        case .capability, .id, .logout, .startTLS, .authenticate, .login, .enable, .idle:
             return IMAPCommandResult(status: IMAPStatusResponse(.bad, "Unexpected command"))
         }
     }

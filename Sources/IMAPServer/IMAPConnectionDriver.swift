@@ -1,3 +1,4 @@
+import Base64Coding
 import IMAP
 import Logging
 import MailStore
@@ -41,19 +42,52 @@ actor IMAPConnectionDriver {
     // MARK: - Sign-in
 
     func login(username: String, password: String) async -> IMAPAuthenticationOutcome {
-        switch await signIn.attempt(username: username, password: password, client: client, logger: logger) {
+        outcome(await signIn.attempt(username: username, password: password, client: client, logger: logger))
+    }
+
+    /// A sign-in with an OAuth access token (OAUTHBEARER, XOAUTH2): refused with RFC 7628's error JSON as the
+    /// challenge before the `NO [AUTHENTICATIONFAILED]`.
+    func login(bearer: SASLBearer) async -> IMAPAuthenticationOutcome {
+        outcome(
+            await signIn.attempt(username: bearer.user, accessToken: bearer.token, client: client, logger: logger))
+    }
+
+    /// What the port's answer comes to for the session (nil: the store failed); the holder kept when signed in.
+    private func outcome(_ outcome: IMAPSignInOutcome?) -> IMAPAuthenticationOutcome {
+        switch outcome {
         case .signedIn(let holder)?:
             self.holder = holder
             return .succeeded(user: holder.address)
         case .refused?:
             return .failed(.authenticationFailed)
+        case .tokenRefused(let refusal)?:
+            return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(refusal))
         case .throttled?, nil:
             return .failed(.unavailable)
         }
     }
 
-    /// One step of `AUTHENTICATE PLAIN` or `AUTHENTICATE LOGIN` (``PasswordSASL``, the exchange POP3's `AUTH` shares).
+    /// RFC 7628 §3.2.2's error: the status and the scope IMAP needs (no `openid-configuration`: the discovery
+    /// document is at the issuer's `/.well-known/oauth-authorization-server`, which the client already used).
+    static func errorChallenge(_ refusal: IMAPTokenRefusal) -> SASLMessage {
+        let status = refusal == .insufficientScope ? "insufficient_scope" : "invalid_token"
+        return SASLMessage(base64: Base64.encode(Array(#"{"status":"\#(status)","scope":"mail.read"}"#.utf8)))
+    }
+
+    /// One step of `AUTHENTICATE`: `PLAIN` and `LOGIN` through ``PasswordSASL`` (the exchange POP3's `AUTH` shares),
+    /// `OAUTHBEARER` (RFC 7628) and `XOAUTH2` with an access token.
     func authenticate(_ step: SASLStep) async -> IMAPAuthenticationOutcome {
+        if step.mechanism == "OAUTHBEARER" || step.mechanism == "XOAUTH2" {
+            guard let bytes = step.response.base64.isEmpty ? [] : Base64.decode(step.response.base64) else {
+                return .failed(.authenticationFailed)
+            }
+            if step.isFirst && bytes.isEmpty { return .challenge(SASLMessage(base64: "")) }
+            let bearer = step.mechanism == "XOAUTH2" ? SASLBearer(xoauth2: bytes) : SASLBearer(oauthBearer: bytes)
+            guard let bearer else {
+                return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(.invalidToken))
+            }
+            return await login(bearer: bearer)
+        }
         switch sasl.step(step) {
         case .challenge(let challenge): return .challenge(challenge)
         case .credentials(let username, let password): return await login(username: username, password: password)

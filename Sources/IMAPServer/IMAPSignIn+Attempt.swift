@@ -1,11 +1,23 @@
 import Logging
 
 extension IMAPSignIn {
-    /// One sign-in as IMAP's and POP3's drivers make it: the port's outcome, or nil when the store failed (logged at
-    /// error level with the error's type only, never the credentials; the session answers "try later").
+    /// One sign-in with a password as IMAP's and POP3's drivers make it: the port's outcome, or nil when the store
+    /// failed (logged at error level with the error's type only, never the credentials; the session answers "try
+    /// later").
     func attempt(username: String, password: String, client: String, logger: Logger) async -> IMAPSignInOutcome? {
+        await logged(logger) { try await signIn(username: username, password: password, client: client) }
+    }
+
+    /// One sign-in with an OAuth access token (IMAP's `OAUTHBEARER`, `XOAUTH2`), likewise.
+    func attempt(username: String?, accessToken: String, client: String, logger: Logger) async -> IMAPSignInOutcome? {
+        await logged(logger) { try await signIn(username: username, accessToken: accessToken, client: client) }
+    }
+
+    private func logged(
+        _ logger: Logger, _ check: () async throws -> IMAPSignInOutcome
+    ) async -> IMAPSignInOutcome? {
         do {
-            return try await signIn(username: username, password: password, client: client)
+            return try await check()
         } catch {
             logger.error("mail sign-in failed", metadata: ["error": .string(String(describing: type(of: error)))])
             return nil

@@ -13,8 +13,9 @@ public struct IMAPMailboxHolder: Sendable, Equatable {
 }
 
 /// The port through which IMAP checks a sign-in with the holder's existing credential (a Mail.td account's address and
-/// password, an agent inbox's address and API key). The composition root fills it from the surfaces that own the credentials; IMAP never reads their
-/// tables. A conformer counts failures toward the sign-in backoff and records each sign-in in the audit trail.
+/// password or its Pro user's API token, an agent inbox's address and API key, an owner's OAuth access token). The
+/// composition root fills it from the surfaces that own the credentials; IMAP never reads their tables. A conformer
+/// counts failures toward the sign-in backoff and records each sign-in in the audit trail.
 public protocol IMAPSignIn: Sendable {
     /// The mailbox `username` and `password` open; nil when refused (the same answer for an unknown user and a wrong
     /// password).
@@ -22,6 +23,20 @@ public protocol IMAPSignIn: Sendable {
     ///   the audit trail.
     /// - Throws: storage errors (the session answers `NO [UNAVAILABLE]`).
     func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome
+
+    /// The mailbox an OAuth access token from Postern's own `/oauth/token` opens (`AUTHENTICATE OAUTHBEARER`,
+    /// `XOAUTH2`): the owner's inbox `username` names, or the grant's default inbox when it names none.
+    /// - Returns: ``IMAPSignInOutcome/tokenRefused(_:)`` for a token that does not open it.
+    /// - Throws: storage errors (the session answers `NO [UNAVAILABLE]`).
+    func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome
+}
+
+/// Why an access token was refused, as RFC 7628's error JSON tells the client (`status`).
+public enum IMAPTokenRefusal: Sendable, Equatable {
+    /// Expired, revoked, forged, for another resource, or not the holder of the inbox named: `invalid_token`.
+    case invalidToken
+    /// Valid, but without `mail.read`: `insufficient_scope`.
+    case insufficientScope
 }
 
 /// What a sign-in came to.
@@ -29,6 +44,8 @@ public enum IMAPSignInOutcome: Sendable, Equatable {
     case signedIn(IMAPMailboxHolder)
     /// Wrong user or password.
     case refused
+    /// An access token that opens no mailbox (``IMAPTokenRefusal``).
+    case tokenRefused(IMAPTokenRefusal)
     /// Too many failures from this client or for this user lately: try later (`NO [UNAVAILABLE]`).
     case throttled
 }

@@ -43,7 +43,7 @@ actor POP3ConnectionDriver {
         switch await signIn.attempt(username: username, password: password, client: client, logger: logger) {
         case .signedIn(let holder)?:
             return await open(holder)
-        case .refused?:
+        case .refused?, .tokenRefused?:  // an access token given as the password that opens nothing
             return .failed(.auth)
         case .throttled?:
             return .failed(.loginDelay)

@@ -1,6 +1,7 @@
 /// A message's MIME structure with every part's raw bytes (RFC 2045, RFC 2046), for a reader that serves parts as
 /// they are stored: IMAP's `BODYSTRUCTURE` and `BODY[1.2.MIME]`. The bytes are slices of the message, nothing decoded;
-/// a part whose header cannot be read is taken as `text/plain` with the whole part as its body.
+/// a part whose header cannot be read is taken as `text/plain` with the whole part as its body, and a part of a
+/// `multipart/digest` without a `Content-Type` as `message/rfc822` (RFC 2046 §5.1.5).
 public struct MIMEPartTree: Sendable {
     /// The part's header block, the blank line that ends it included (empty when it has none).
     public var header: ArraySlice<UInt8>
@@ -25,7 +26,7 @@ public struct MIMEPartTree: Sendable {
         self.init(raw, limits: limits, depth: 0)
     }
 
-    private init(_ raw: ArraySlice<UInt8>, limits: MIMELimits, depth: Int) {
+    private init(_ raw: ArraySlice<UInt8>, limits: MIMELimits, depth: Int, inDigest: Bool = false) {
         guard let entity = try? MIMEEntity(raw, limits: limits) else {
             header = raw.prefix(0)
             body = raw
@@ -39,9 +40,14 @@ public struct MIMEPartTree: Sendable {
         body = entity.body
         let contentType = entity.contentType
         let slash = contentType.value.firstIndex(of: "/") ?? contentType.value.endIndex
-        type = String(contentType.value[..<slash])
-        subtype = slash < contentType.value.endIndex ? String(contentType.value[contentType.value.index(after: slash)...]) : ""
-        parameters = contentType.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if inDigest && entity.field("Content-Type") == nil {
+            (type, subtype, parameters) = ("message", "rfc822", [])
+        } else {
+            type = String(contentType.value[..<slash])
+            subtype =
+                slash < contentType.value.endIndex ? String(contentType.value[contentType.value.index(after: slash)...]) : ""
+            parameters = contentType.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
         contentID = entity.field("Content-ID")
         contentDescription = entity.field("Content-Description")
         encoding = entity.field("Content-Transfer-Encoding")
@@ -51,8 +57,9 @@ public struct MIMEPartTree: Sendable {
         children = []
         guard depth < limits.maximumDepth else { return }
         if type == "multipart", let boundary = contentType["boundary"], !boundary.isEmpty {
+            let digest = subtype == "digest"
             children = Multipart.split(entity.body, boundary: boundary).prefix(limits.maximumParts).map {
-                MIMEPartTree($0, limits: limits, depth: depth + 1)
+                MIMEPartTree($0, limits: limits, depth: depth + 1, inDigest: digest)
             }
         } else if type == "message" && (subtype == "rfc822" || subtype == "global") {
             children = [MIMEPartTree(entity.body, limits: limits, depth: depth + 1)]

@@ -23,6 +23,25 @@ extension MailboxService {
         return try await account(signingIn: address, with: .password(password)).map { ($0.id, $0.address) }
     }
 
+    /// How a Pro user's API token begins (`tm_pro_`): a sign-in door tells it from a password by it.
+    public static var apiTokenPrefix: String { MailboxTokens.apiTokenPrefix }
+
+    /// The id and address of the account `address` that a live `tm_pro_` API token's Pro user owns, checked as every
+    /// Mail.td route checks the bearer (by digest, the token's use recorded); nil for any other token, an unknown
+    /// address or another user's account (one answer for all three).
+    public func signInAccount(address: String, apiToken: String) async throws -> (id: String, address: String)? {
+        guard apiToken.hasPrefix(MailboxTokens.apiTokenPrefix),
+            let (record, user) = try await authorizer.verify(apiToken: apiToken),
+            let principal = try await authorizer.principal(.verifiedAPIToken(record, user))
+        else { return nil }
+        do {
+            let account = try await authorizer.account(address, for: principal)
+            return (account.id, account.address)
+        } catch let error as MailboxError where error == .notFound {
+            return nil
+        }
+    }
+
     /// The id of the active Pro user whose email and password these are; nil when refused (the same cost whether the
     /// email exists or not).
     public func signInProUser(email: String, password: String) async throws -> String? {

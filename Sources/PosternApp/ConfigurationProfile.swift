@@ -17,11 +17,11 @@ public struct ConfigurationProfile: Sendable, Equatable {
     public static let standard = ConfigurationProfile(name: "default", defaults: [:], usesTemporaryDataDirectory: false)
 
     /// For a test suite's server: free ports for HTTP, SMTP, the sandbox, IMAP, IMAPS and POP3, no rate limits, no
-    /// mailbox proof of work and agent difficulty 0, passwords stored with Argon2id at its cheapest useful cost (64 KiB, one pass:
-    /// a test's passwords guard nothing, and every sign-up and sign-in of a suite pays it), no SPF/DKIM/DMARC lookups
-    /// in the sandbox (no DNS traffic a test did not ask for), SMTP failure injection available (no rule is set until a
-    /// test sets one), Mailpit's retention (the newest 500 messages kept, no age limit), mail.cx's implicit mailboxes
-    /// on `mailcx.localhost`, warnings only in the log, and a temporary data directory.
+    /// mailbox proof of work and agent difficulty 0, passwords stored with Argon2id at its cheapest useful cost (64 KiB,
+    /// one pass: a test's passwords guard nothing, and every sign-up and sign-in of a suite pays it), no SPF/DKIM/DMARC
+    /// lookups in the sandbox (no DNS traffic a test did not ask for), SMTP failure injection available (no rule is set
+    /// until a test sets one), Mailpit's retention (the newest 500 messages kept, no age limit), mail.cx's implicit
+    /// mailboxes on `mailcx.localhost`, warnings only in the log, and a temporary data directory.
     public static let test = ConfigurationProfile(
         name: "test",
         defaults: [

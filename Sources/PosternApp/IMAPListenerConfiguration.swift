@@ -61,6 +61,17 @@ public struct IMAPListenerConfiguration: Sendable {
         }
     }
 
+    /// `/llms.txt`'s list line for IMAP (the ports when fixed, who signs in with what); empty when it is off.
+    func guideLine(baseURL: String) -> String {
+        guard enabled else { return "" }
+        var ports = port == 0 ? "" : " on port \(port) (STARTTLS)"
+        if let implicitTLSPort, implicitTLSPort != 0 { ports += " and \(implicitTLSPort) (implicit TLS)" }
+        return "- IMAP for mail clients\(ports): INBOX, Drafts and Sent of a Mail.td account (its password, or an API "
+            + "token of the Pro user who owns it), of an agent inbox (its API key) or of an owner's inbox "
+            + "(`AUTHENTICATE OAUTHBEARER` or `XOAUTH2` with an access token for \(baseURL)/jmap carrying "
+            + "`mail.read`); the same messages as every API here."
+    }
+
     /// Refuses ``proxyProtocol`` without trusted proxies: their connections are the ones that carry the header.
     /// - Throws: ``ConfigurationError`` naming `POSTERN_IMAP_PROXY_PROTOCOL`.
     public func validate(trustedProxies: [String]) throws {

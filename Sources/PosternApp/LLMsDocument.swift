@@ -10,10 +10,12 @@ import RemoteHashAuth
 /// every curl line works against this instance. Each surface writes its own section.
 enum LLMsDocument {
     /// The document for the surfaces as configured, whose public base URL is `baseURL`; `tempMail` is the list line of
-    /// the temp-mail APIs (``TempMailSurface/guideLine(_:baseURL:)``), empty when none is served.
+    /// the temp-mail APIs (``TempMailSurface/guideLine(_:baseURL:)``) and `imap` IMAP's
+    /// (``IMAPListenerConfiguration/guideLine(baseURL:)``), each empty when not served.
     static func render(
         baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
-        smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil, tempMail: String = ""
+        smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil, tempMail: String = "",
+        imap: String = ""
     ) -> String {
         """
         # Postern
@@ -34,7 +36,7 @@ enum LLMsDocument {
         with its API key.
         - [OAuth for apps](#\(OAuthLLMsText.anchor)): owners approve third-party apps (OAuth 2.1, PKCE, rotating \
         refresh tokens, EdDSA access tokens).
-        \(tempMail)
+        \([tempMail, imap].filter { !$0.isEmpty }.joined(separator: "\n"))
 
         ## Quick start for an agent
 

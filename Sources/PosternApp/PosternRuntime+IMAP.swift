@@ -1,6 +1,7 @@
 import AgentAuth
 import BrowserPages
 import IMAPServer
+import OAuthGrants
 import Logging
 import SocketServer
 
@@ -67,13 +68,12 @@ extension PosternRuntime {
             configuration, issuer: context.identity.issuer, keys: context.keys, database: context.database,
             mail: context.mail.store, ledger: context.ledger, pool: context.pool, resolver: context.resolver,
             customDomains: context.mail.domains, clock: context.clock, logger: context.logger, audit: audit)
+        let owners = OwnerAccess(context, grants: OAuthGrantStore(database: context.database, observer: context.grantCache))
         let agents = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: context.database), inboxDomain: configuration.agent.inboxDomain,
-            directory: AgentInboxDirectory(
-                accounts: AgentAccountStore(database: context.database), claims: context.mail.domains,
-                domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota))
+            directory: owners.agentInboxes)
         return MailboxIMAPSignIn(
-            door: door, surface: surface, agents: agents, directory: context.mail.directory,
+            door: door, surface: surface, agents: agents, owners: owners, directory: context.mail.directory,
             throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
             clock: context.clock)
     }

@@ -54,18 +54,11 @@ struct SharedSurfaceParts {
         self.signIn = signIn
         signInIdentities = SignInIdentityStore(database: database, clock: clock)
         grants = OAuthGrantStore(database: database, observer: context.grantCache)
-        ownedInboxes = AgentOwnedInboxes(
-            accounts: AgentAccountStore(database: database), domain: configuration.agent.inboxDomain, clock: clock)
-        agentInboxes = AgentInboxDirectory(
-            accounts: AgentAccountStore(database: database), claims: context.mail.domains,
-            domain: configuration.agent.inboxDomain, quota: configuration.agent.inboxQuota)
-        // Live grants are cached only on PostgreSQL, where every revocation reaches the cache through `postern_grants`
-        // (PosternRuntime).
-        var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
-        resource.cacheGrants = database.dialect == .postgres
-        self.resource = configuration.rateLimits.applied(to: resource)
-        verifier = OAuthAccessVerifier(
-            configuration: self.resource, keys: context.keys, grants: grants, cache: context.grantCache, clock: clock)
-        ownerPrincipals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
+        let access = OwnerAccess(context, grants: grants)
+        ownedInboxes = access.ownedInboxes
+        agentInboxes = access.agentInboxes
+        resource = access.resource
+        verifier = access.verifier
+        ownerPrincipals = access.principals
     }
 }

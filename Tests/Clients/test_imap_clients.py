@@ -3,13 +3,19 @@
 store behind every door: mail arrives over SMTP, flags set through IMAP show in the Mail.td API's read state and the
 reverse, a message moved to Sent or expunged leaves the Mail.td inbox list, and IDLE is woken by an SMTP delivery.
 TLS: imaplib's starttls() and IMAP4_SSL on the implicit-TLS port, verifying the test's own CA's certificate given as
-SMTP's pair. Then the bad inputs: a wrong password, an unknown command before and after sign-in, FETCH 1:* on an empty
-mailbox, a 100 kB and a 64 MiB line, an unterminated, a short and an oversized literal (synchronizing and not), 10,000
-pipelined commands; each answered BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded
-through them all, and the server serves the next client."""
+SMTP's pair. Sign-in with every credential: a Pro user's API token for an account it owns, an owner's OAuth access
+token from Postern's own /oauth/token through imapclient's oauthbearer_login and oauth2_login (and refused, with RFC
+7628's error JSON, for another resource, without mail.read, forged). Then the bad inputs: a wrong password, an
+unknown command before and after sign-in, FETCH 1:* on an empty mailbox, a 100 kB and a 64 MiB line, an
+unterminated, a short and an oversized literal (synchronizing and not), 10,000 pipelined commands; each answered
+BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded through them all, and the server
+serves the next client."""
 
+import base64
+import hashlib
 import imaplib
 import os
+import secrets
 import smtplib
 import json
 import shutil
@@ -19,17 +25,21 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, install_packages, postern, rss_kib
 from postern_testkit.certificates import LocalCA
+from postern_testkit.forms import FormDriver
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit import line_clients
 from postern_testkit.line_clients import poll
-from postern_testkit.mailtd import create_account, domains, messages
+from postern_testkit.mailtd import create_account, domains, messages, pro_login, pro_token
 
 VERSION = "3.0.1"
 PASSWORD = "correct horse battery staple"
+OWNER = ("imap-owner@example.com", "imap-owner-password-1")
+PRO = ("imap-pro@example.com", "imap-pro-password-1")
 check = Checks()
 
 
@@ -172,6 +182,93 @@ def tls_sessions(server, address, ca):
         check(b"a1" not in answer, f"plaintext on the IMAPS port is never read as a command ({answer[:80]})")
 
 
+def owner_token(server, email, password, scope, resource_path="/jmap"):
+    """An owner's access token from /oauth/token, the way an app gets one: register, authorize (sign-in and consent
+    through the forms, a new inbox made there), the code and its PKCE verifier exchanged. (token, inbox address)."""
+    callback = "http://127.0.0.1:9/cb"
+    status, _, registered = http(server, "POST", "/oauth/register", {"redirect_uris": [callback]})
+    client_id = registered["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    resource = server + resource_path
+    query = urllib.parse.urlencode({
+        "response_type": "code", "client_id": client_id, "redirect_uri": callback, "scope": scope,
+        "resource": resource, "state": "imap", "code_challenge": challenge, "code_challenge_method": "S256"})
+    inbox = "imap" + secrets.token_hex(4)
+    location = FormDriver(server).authorize("/oauth/authorize?" + query, email, password, new_inbox=inbox)
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query).get("code", [""])[0]
+    status, _, token = http(server, "POST", "/oauth/token", urllib.parse.urlencode({
+        "grant_type": "authorization_code", "code": code, "redirect_uri": callback, "client_id": client_id,
+        "code_verifier": verifier, "resource": resource}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    check(status == 200, f"/oauth/token: an access token for {scope} at {resource_path} ({status})")
+    access = token["access_token"]
+    _, _, agents = http(server, "GET", "/api/v1/agents", bearer=access)
+    address = next(a["address"] for a in agents["agents"] if a["inboxId"] == inbox or a["address"].startswith(inbox + "@"))
+    return access, address, token.get("refresh_token")
+
+
+def oauth_sessions(server):
+    """An owner's inbox through AUTHENTICATE OAUTHBEARER and XOAUTH2 with tokens from Postern's own /oauth/token:
+    imapclient's oauthbearer_login and oauth2_login sign in; a token of another resource, a mail.send-only token and
+    a revoked one get NO [AUTHENTICATIONFAILED] after RFC 7628's error JSON."""
+    from imapclient import IMAPClient
+    from imapclient.exceptions import LoginError
+    access, address, _ = owner_token(server, OWNER[0], OWNER[1], "mail.read mail.send")
+    deliver(server, address, "for the owner")
+    with IMAPClient("127.0.0.1", port=server.imap_port, ssl=False, timeout=30) as client:
+        check(b"AUTH=OAUTHBEARER" in client.capabilities() and b"AUTH=XOAUTH2" in client.capabilities(),
+              f"OAUTHBEARER and XOAUTH2 offered ({client.capabilities()})")
+        client.oauthbearer_login(address, access)
+        wait_for("the delivery in the owner's inbox", lambda: client.select_folder("INBOX")[b"EXISTS"] == 1)
+    with IMAPClient("127.0.0.1", port=server.imap_port, ssl=False, timeout=30) as client:
+        client.oauth2_login(address, access)
+        check(client.select_folder("INBOX")[b"EXISTS"] == 1, "XOAUTH2: the same inbox")
+
+    def refused(token, what, status):
+        client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+        challenges = []
+        message = f"n,a={address},\x01auth=Bearer {token}\x01\x01".encode()
+        def answer(challenge):
+            challenges.append(challenge)
+            return message if len(challenges) == 1 else b"\x01"
+        try:
+            client.authenticate("OAUTHBEARER", answer)
+            check(False, f"{what}: refused")
+        except imaplib.IMAP4.error as error:
+            check(b"AUTHENTICATIONFAILED" in str(error).encode(), f"{what}: NO [AUTHENTICATIONFAILED] ({error})")
+        errors = [json.loads(c) for c in challenges if c.startswith(b"{")]
+        check(errors and errors[0].get("status") == status, f"{what}: RFC 7628's error JSON, {status} ({challenges})")
+        client.shutdown()
+
+    mcp, _, _ = owner_token(server, OWNER[0], OWNER[1], "mail.read", resource_path="/mcp")
+    refused(mcp, "a token for /mcp (another resource)", "invalid_token")
+    send_only, _, _ = owner_token(server, OWNER[0], OWNER[1], "mail.send")
+    refused(send_only, "a mail.send-only token", "insufficient_scope")
+    refused(access + "x", "a forged token", "invalid_token")
+    return address
+
+
+def pro_session(server, other_address):
+    """A Pro user's API token opens an account that user owns, and no other account."""
+    jwt = pro_login(server, *PRO)
+    token = pro_token(server, jwt, "imap")["token"]
+    address = "imap-pro-box@" + domains(server)[0]
+    create_account(server, address, password=PASSWORD, bearer=jwt)
+    client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    client.login(address, token)
+    check(client.select("INBOX")[0] == "OK", "a Pro API token signs in to an account its user owns")
+    client.logout()
+    client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    try:
+        client.login(other_address, token)
+        check(False, "a Pro API token is refused for an account its user does not own")
+    except imaplib.IMAP4.error as error:
+        check(b"AUTHENTICATIONFAILED" in str(error).encode(),
+              f"a Pro API token for another's account: NO [AUTHENTICATIONFAILED] ({error})")
+    client.shutdown()
+
+
 def agent_session(server):
     """An agent inbox signed in with its API key: a flag set through IMAP is a keyword in JMAP's Email/get, and an
     expunge is destroyed in JMAP's Email/changes."""
@@ -283,7 +380,7 @@ def main():
 
 
 def run(env, ca):
-    with postern(env=env) as server:
+    with postern(env=env, owners=[OWNER], pro_users=[PRO]) as server:
         check(server.imap_port is not None, "serve's JSON line names the IMAP listener")
         address = "imap-user@" + domains(server)[0]
         created = create_account(server, address, password=PASSWORD)
@@ -292,11 +389,14 @@ def run(env, ca):
         imaplib_session(server, account, address, token)
         imapclient_session(server, account, address, token)
         tls_sessions(server, address, ca)
+        pro_session(server, address)
+        owned = oauth_sessions(server)
         agent_session(server)
         bad_input(server, address)
         trail = audited(server)
         check(("mailbox.signin_failed", address) in trail and ("mailbox.signin", address) in trail,
               f"every IMAP sign-in and refusal is on the audit trail ({trail[:3]})")
+        check(("mailbox.signin", owned) in trail, f"an OAuth sign-in is on the audit trail ({owned})")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,24 @@ struct IMAPMessageRendererTests {
         #expect(body(IMAPSection(part: [2])) == nil)
     }
 
+    @Test("a multipart/digest's parts without Content-Type are message/rfc822 (RFC 2046 5.1.5): 1.HEADER, 1.TEXT, 2.MIME")
+    func digest() {
+        let raw = Array(
+            ("Content-Type: multipart/digest; boundary=\"foo\"\r\n\r\n--foo\r\n\r\nSubject: m1\r\n\r\nm1 body\r\n"
+                + "--foo\r\nX-Mime: m2\r\n\r\nSubject: m2\r\n\r\nm2 body\r\n--foo--\r\n").utf8)
+        let renderer = IMAPMessageRenderer(raw: raw)
+        func body(_ section: IMAPSection) -> String? {
+            guard case .body(_, _, let bytes)? = renderer.item(.body(section, partial: nil, peek: true)) else {
+                return nil
+            }
+            return bytes.map { String(decoding: $0, as: UTF8.self) }
+        }
+        #expect(body(IMAPSection(part: [1], text: .header)) == "Subject: m1\r\n\r\n")
+        #expect(body(IMAPSection(part: [1], text: .text)) == "m1 body")  // the CRLF before a boundary is the boundary's
+        #expect(body(IMAPSection(part: [2], text: .mime)) == "X-Mime: m2\r\n\r\n")
+        #expect(body(IMAPSection(part: [2], text: .header)) == "Subject: m2\r\n\r\n")
+    }
+
     @Test("ENVELOPE: fields as written, a group spelled out, Sender and Reply-To from From")
     func envelope() throws {
         guard case .envelope(let envelope)? = IMAPMessageRenderer(raw: Self.message).item(.envelope) else {

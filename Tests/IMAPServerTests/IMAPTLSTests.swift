@@ -23,6 +23,9 @@ struct IMAPTLSTests {
     /// Refuses every sign-in; the tests look only at the sign-in jobs the machine asks for.
     struct NoSignIn: IMAPSignIn {
         func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome { .refused }
+        func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
+            .tokenRefused(.invalidToken)
+        }
     }
 
     /// The loop's side: one connection's machine, the jobs it asked for.

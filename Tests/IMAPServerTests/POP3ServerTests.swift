@@ -23,6 +23,11 @@ final class OneHolderSignIn: IMAPSignIn, @unchecked Sendable {
         return .signedIn(IMAPMailboxHolder(address: POP3ServerTests.address, quota: 1_000_000))
     }
 
+    /// POP3 takes no access token apart from a password: none opens this holder.
+    func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
+        .tokenRefused(.invalidToken)
+    }
+
     var clients: [String] { lock.withLock { seen } }
 }
 

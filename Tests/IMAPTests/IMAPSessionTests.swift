@@ -67,7 +67,7 @@ struct IMAPSessionTests {
     func sampleSession() {
         let transcript = Self.sampleSession(byteByByte: false)
         let capabilities =
-            "IMAP4rev1 IMAP4rev2 LITERAL- ENABLE IDLE SASL-IR NAMESPACE UNSELECT UIDPLUS MOVE ESEARCH"
+            "IMAP4rev1 IMAP4rev2 LITERAL- ENABLE IDLE ID SASL-IR NAMESPACE UNSELECT UIDPLUS MOVE ESEARCH"
             + " SPECIAL-USE LIST-EXTENDED LIST-STATUS STATUS=SIZE"
         #expect(
             transcript == """

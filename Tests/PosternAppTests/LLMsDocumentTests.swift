@@ -30,6 +30,22 @@ struct LLMsDocumentTests {
         }
     }
 
+    @Test("IMAP's line is in the list when it is on, with its ports and the OAuth resource, and absent when off")
+    func imapLine() {
+        var imap = IMAPListenerConfiguration()
+        #expect(imap.guideLine(baseURL: "http://guide.test").isEmpty)
+        imap.enabled = true
+        imap.implicitTLSPort = 993
+        let line = imap.guideLine(baseURL: "http://guide.test")
+        #expect(line.contains("port 1143 (STARTTLS) and 993 (implicit TLS)") && line.contains("http://guide.test/jmap"))
+        let text = LLMsDocument.render(
+            baseURL: "http://guide.test", agent: AgentAuthConfiguration(publicURL: "http://guide.test"),
+            mailbox: MailboxConfiguration(powDifficulty: 12, domains: ["box.test"]),
+            remote: RemoteHashConfiguration(issuer: "http://guide.test", publicURL: "http://guide.test"),
+            smtpAddress: nil, mcp: MCPConfiguration(baseURL: "http://guide.test"), imap: line)
+        #expect(text.contains("\n" + line + "\n"))
+    }
+
     @Test("every anchor a docs_url or a section names is a heading, each heading once, and every in-page link resolves")
     func anchors() throws {
         let text = Self.render()
