@@ -13,9 +13,9 @@ build: bootstrap
 release: bootstrap
 	$(SWIFT) build -c release --product postern
 
-## Serve on 127.0.0.1:8080 with the shipped configuration and ./data, and IMAP on 127.0.0.1:1143.
+## Serve on 127.0.0.1:8080 with the shipped configuration and ./data, and IMAP on 127.0.0.1:1143 (IMAPS on 1993).
 run: release
-	POSTERN_IMAP=$${POSTERN_IMAP:-on} .build/release/postern serve --config $(CONFIG)
+	POSTERN_IMAP=$${POSTERN_IMAP:-on} POSTERN_IMAPS_PORT=$${POSTERN_IMAPS_PORT:-1993} .build/release/postern serve --config $(CONFIG)
 
 ## Several instances on one PostgreSQL database behind HAProxy, on loopback (scripts/cluster; installs postgresql and
 ## haproxy when missing): CLUSTER_INSTANCES (2) `postern serve` in $(CLUSTER_DIR), one address printed; settings
@@ -117,8 +117,9 @@ bench: release
 	scripts/bench
 
 ## The cluster through HAProxy (scripts/bench-cluster): challenge, capability, GET /api/accounts/{id}, its messages,
-## Argon2 login and a replay flood of a used challenge, with one and two instances on PostgreSQL beside one on SQLite,
-## in one run; ratios and CPU per request of the instances, PostgreSQL and HAProxy.
+## Argon2 login, a replay flood of a used challenge and Mail.td sign-ups, with one and two instances on PostgreSQL
+## beside one on SQLite, then account reads and sign-ups on Patroni's three nodes against scripts/pg-ha's pair, in one
+## run; ratios and CPU per request of the instances, PostgreSQL and HAProxy.
 bench-cluster: release
 	scripts/bench-cluster
 

@@ -70,7 +70,7 @@ let package = Package(
         // driven by the pure session machine, and the channel the application sends and hears through.
         .target(name: "WebSocketServer", dependencies: ["WebSocket", "HTTPServer", "SocketServer", "HTTP1", "AuthCrypto"]),
         // Server-side TLS over memory BIOs (libssl), driven by an event loop's bytes; self-signed pairs (libcrypto).
-        .target(name: "ServerTLS", dependencies: ["COpenSSL", "AuthCrypto"]),
+        .target(name: "ServerTLS", dependencies: ["COpenSSL", "AuthCrypto", "SocketServer"]),
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
         // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
@@ -145,7 +145,7 @@ let package = Package(
         // mailbox driver over the one mail store (UIDs, keywords as flags, the change stream for IDLE), and the
         // sign-in port the composition root fills with each holder's credential check.
         .target(name: "IMAPServer", dependencies: [
-            "IMAP", "SocketServer", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress",
+            "IMAP", "SocketServer", "ServerTLS", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -374,7 +374,8 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
         .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
-            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport",
+            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
             "WebSocketServer", "WebSocket", "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport",

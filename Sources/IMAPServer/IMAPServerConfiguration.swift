@@ -1,6 +1,7 @@
 import Glibc
 import ClientAddress
 import IMAP
+import ServerTLS
 
 /// An IMAP listener's address, limits and timeouts; the connection caps, per-client cap, PROXY protocol peers and
 /// grace period are the socket server's, as SMTP's are.
@@ -21,8 +22,14 @@ public struct IMAPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// The session's bounds (command and literal sizes, pipelining, autologout).
     public var limits = IMAPLimits()
-    /// Whether `LOGIN` and `AUTHENTICATE PLAIN`/`LOGIN` are allowed without TLS from a loopback client (127.0.0.0/8,
-    /// ::1). Default true: the listener serves no TLS yet, and a password never crosses a network in the clear.
+    /// The certificate and key TLS presents (SMTP's pair); nil serves no TLS (no `STARTTLS`). Default nil.
+    public var tls: TLSServerContext?
+    /// Whether the listener is the implicit-TLS port (IMAPS, RFC 8314): TLS from the first byte, with ``tls``.
+    /// Default false: plaintext, `STARTTLS` offered when ``tls`` is set.
+    public var implicitTLS = false
+    /// Whether `LOGIN` and `AUTHENTICATE` are allowed without TLS from a loopback client (127.0.0.0/8, ::1); any
+    /// other client sees `LOGINDISABLED` until `STARTTLS`. Default true: a password from the same host never crosses
+    /// a network in the clear.
     public var plaintextOnLoopback = true
     /// How long a blocked write may wait before the connection is dropped. Default 60 s.
     public var writeTimeout: Duration = .seconds(60)

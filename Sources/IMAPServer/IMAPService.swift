@@ -2,6 +2,7 @@ import ClientAddress
 import IMAP
 import Logging
 import MailStore
+import ServerTLS
 import SocketServer
 
 /// IMAP as a `StreamService`: one ``IMAPConnectionMachine`` per connection, with its own ``IMAPConnectionDriver``;
@@ -15,18 +16,29 @@ struct IMAPService: StreamService {
     let draining: @Sendable () -> Bool
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
+        makeMachine(peer: peer, refusing: refusing, now: loop.clock())
+    }
+
+    /// The machine of a connection from `peer` opened at monotonic time `now`: plain, or under the TLS transport
+    /// when the listener has a certificate (STARTTLS offered, or TLS from the first byte on the implicit port).
+    func makeMachine(peer: String, refusing: Bool, now: UInt64) -> any ConnectionStateMachine {
         var settings = IMAPSessionConfiguration()
         settings.limits = configuration.limits
         // imaptest's listext group fails on a flat name space of three fixed mailboxes: LIST-EXTENDED and LIST-STATUS
         // (which rides on its RETURN syntax) are answered but not advertised (docs/imap.md).
         settings.extensions.removeAll { $0 == "LIST-EXTENDED" || $0 == "LIST-STATUS" }
+        settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
+        settings.isSecure = configuration.tls != nil && configuration.implicitTLS
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
-        let session = IMAPSession(configuration: settings, now: loop.clock())
+        let session = IMAPSession(configuration: settings, now: now)
         let driver = IMAPConnectionDriver(
             store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
         let refusal = refusing ? "Too many connections, try later" : draining() ? "Server shutting down" : nil
-        return IMAPConnectionMachine(
-            session: session, driver: driver, refusal: refusal, writeTimeout: configuration.writeTimeout)
+        let machine = IMAPConnectionMachine(
+            session: session, driver: driver, refusal: refusal, writeTimeout: configuration.writeTimeout,
+            handshakeTimeout: configuration.limits.unauthenticatedTimeout)
+        guard let tls = configuration.tls else { return machine }
+        return TLSTransportMachine(session: machine, context: tls, implicit: configuration.implicitTLS)
     }
 
     func perform(
@@ -49,7 +61,7 @@ struct IMAPService: StreamService {
         case .idleEnded:
             Task { await driver.endIdle() }
         case .startTLS:
-            return  // never offered: the listener serves no TLS yet
+            return  // carried out by the connection's machine (its TLS transport), never made a job
         }
     }
 

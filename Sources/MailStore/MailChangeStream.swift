@@ -151,8 +151,8 @@ extension MailStore {
         }
     }
 
-    /// Whether `error` is the database being unavailable (`StorageError` `.unavailable`: a failover), which the
-    /// change stream and ``outlastingOutages(_:)`` wait out.
+    /// Whether `error` is the database being unavailable (`StorageError` `.unavailable`: a failover; on PostgreSQL
+    /// also a read past the commit timeout), which the change stream and ``outlastingOutages(_:)`` wait out.
     public static func isOutage(_ error: any Error) -> Bool {
         (error as? StorageError)?.code == .unavailable
     }

@@ -62,26 +62,30 @@ extension OperatorController {
             // writes) is a look here, from the first (what arrived while the above was read).
             var stream = mail.changeStream(of: nil).makeAsyncIterator()
             repeat {
-                let total = try await mail.count(MailSearch())
-                // One reset per emptying: a DELETE here both empties the store and counts, and is said once; a
-                // second reset with no mail between says nothing new.
-                let counted = surface.operatorResets.value
-                if (counted != resets || (held && total == 0)) && !resetSinceMail {
-                    outbound.send(.text(#"{"type":"reset"}"#))
-                    resetSinceMail = true
-                    // Whatever the store holds now arrived after the reset: from the first again (the arrival
-                    // counter may start over once the store is empty).
-                    point = nil
-                }
-                resets = counted
-                held = total > 0
-                if held { resetSinceMail = false }
-                while let found = try await mail.oldestMatch(MailSearch(to: to, since: point), timeout: .zero) {
-                    let event = JSONValue.object([
-                        ("type", .string("new")), ("message", .object(OperatorController.operatorPairs(found))),
-                    ])
-                    outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
-                    point = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
+                // A failover is waited out (each read tried again), never a closed socket; what was sent stays sent.
+                try await mail.outlastingOutages {
+                    let total = try await mail.count(MailSearch())
+                    // One reset per emptying: a DELETE here both empties the store and counts, and is said once; a
+                    // second reset with no mail between says nothing new.
+                    let counted = surface.operatorResets.value
+                    if (counted != resets || (held && total == 0)) && !resetSinceMail {
+                        outbound.send(.text(#"{"type":"reset"}"#))
+                        resetSinceMail = true
+                        // Whatever the store holds now arrived after the reset: from the first again (the arrival
+                        // counter may start over once the store is empty).
+                        point = nil
+                    }
+                    resets = counted
+                    held = total > 0
+                    if held { resetSinceMail = false }
+                    while let found = try await mail.oldestMatch(MailSearch(to: to, since: point), timeout: .zero) {
+                        let event = JSONValue.object([
+                            ("type", .string("new")), ("message", .object(OperatorController.operatorPairs(found))),
+                        ])
+                        let next = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
+                        outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
+                        point = next
+                    }
                 }
             } while try await stream.next() != nil
         } catch {

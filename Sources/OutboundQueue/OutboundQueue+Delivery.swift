@@ -6,9 +6,9 @@ import Storage
 
 extension OutboundQueue {
     /// The recipients' lease, as every leased queue holds its rows.
-    static let rows = LeasedRows(table: "outbound_recipients", nextAttempt: "next_attempt", leaseUntil: "lease_until")
-    /// The condition of a recipient due for an attempt and not leased (two bindings: now, now).
-    private static let due = "status = 'queued' AND \(rows.isDue())"
+    static let rows = LeasedRows(
+        table: "outbound_recipients", nextAttempt: "next_attempt", leaseUntil: "lease_until",
+        waiting: [LeasedRows.Match("status", .text("queued"))])
 
     /// Leases due recipients, oldest due first, and returns them as batches: one per message per destination domain,
     /// each carrying every due, unleased recipient of that message at that domain (so `limit`, the recipients picked
@@ -19,11 +19,9 @@ extension OutboundQueue {
         let leaseUntil = now + leaseSeconds
         return try await database.write { connection in
             try connection.transaction {
-                let picked = try connection.query(
-                    """
-                    SELECT submission_id, domain FROM outbound_recipients WHERE \(Self.due)
-                    ORDER BY next_attempt, submission_id, position LIMIT ?\(LeasedRows.skipLocked(connection.dialect))
-                    """, [.integer(now), .integer(now), .integer(Int64(limit))])
+                let picked = try Self.rows.due(
+                    ["submission_id", "domain"], orderedBy: ["next_attempt", "submission_id", "position"],
+                    limit: limit, now: now, connection)
                 var groups: [BatchKey] = []
                 for row in picked {
                     guard let submission = row.text("submission_id"), let domain = row.text("domain") else { continue }
@@ -32,9 +30,9 @@ extension OutboundQueue {
                 }
                 for key in groups {
                     try Self.rows.lease(
-                        "SELECT id FROM outbound_recipients WHERE submission_id = ? AND domain = ? AND \(Self.due)",
-                        [.text(key.submission), .text(key.domain), .integer(now), .integer(now)], to: token,
-                        until: leaseUntil, now: now, connection)
+                        where: [LeasedRows.Match("submission_id", .text(key.submission)),
+                            LeasedRows.Match("domain", .text(key.domain))],
+                        to: token, until: leaseUntil, now: now, connection)
                 }
                 return try Self.claims(groups, token: token, connection)
             }
@@ -342,6 +340,6 @@ extension OutboundQueue {
 
     /// When the next queued recipient falls due (or its lease runs out), nil when none waits.
     public func nextDue() async throws -> Int64? {
-        try await database.read { try Self.rows.nextDue(where: "status = 'queued'", $0) }
+        try await database.read { try Self.rows.nextDue($0) }
     }
 }

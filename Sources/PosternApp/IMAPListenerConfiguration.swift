@@ -2,14 +2,16 @@ import ClientAddress
 import ConfigurationReading
 import IMAPServer
 
-/// The IMAP listener (issue 70): whether it runs, where, its per-client cap and the PROXY header. It serves the one
-/// mail store to mail clients signed in with a Mail.td account's address and password or an agent inbox's address and API key; without TLS yet, so a
-/// password is taken only from a loopback client (others see `LOGINDISABLED`).
+/// The IMAP listener (issue 70): whether it runs, where, its per-client cap and the PROXY header, and the
+/// implicit-TLS port. It serves the one mail store to mail clients signed in with a Mail.td account's address and
+/// password or an agent inbox's address and API key, with `STARTTLS` and SMTP's certificate; a password is taken
+/// before TLS only from a loopback client (others see `LOGINDISABLED`).
 ///
 /// ## Configuration keys
 /// - `POSTERN_IMAP` (on or off, default off; `config/postern.env` and the test profile turn it on): ``enabled``.
 /// - `POSTERN_IMAP_HOST` (an address, default the HTTP listen address): ``host``.
 /// - `POSTERN_IMAP_PORT` (0 to 65535, default 1143): ``port``.
+/// - `POSTERN_IMAPS_PORT` (0 to 65535, default unset: no implicit-TLS listener): ``implicitTLSPort``.
 /// - `POSTERN_IMAP_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
 /// - `POSTERN_IMAP_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
 public struct IMAPListenerConfiguration: Sendable {
@@ -20,6 +22,9 @@ public struct IMAPListenerConfiguration: Sendable {
     public var host: String?
     /// IMAP listen port. Default 1143; 0 picks a free one.
     public var port = 1143
+    /// The implicit-TLS (IMAPS, RFC 8314) listen port, on ``host``, with the certificate `STARTTLS` presents. Default
+    /// nil: none (`make run` serves 1993; the test profile a free port); 0 picks a free one.
+    public var implicitTLSPort: Int?
     /// Most simultaneous IMAP connections from one client address. Default 16; 0 for none.
     public var maxConnectionsPerClient = 16
     /// Whether connections from the trusted proxies begin with a PROXY protocol header naming the client. Default
@@ -35,6 +40,7 @@ public struct IMAPListenerConfiguration: Sendable {
         if let on = try config.flag("POSTERN_IMAP") { enabled = on }
         host = config.nonEmptyText("POSTERN_IMAP_HOST")
         if let port = try config.integer("POSTERN_IMAP_PORT") { self.port = port }
+        implicitTLSPort = try config.integer("POSTERN_IMAPS_PORT")
         if let count = try config.integer("POSTERN_IMAP_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
         if let on = try config.flag("POSTERN_IMAP_PROXY_PROTOCOL") { proxyProtocol = on }
         try validate()
@@ -45,6 +51,9 @@ public struct IMAPListenerConfiguration: Sendable {
     public func validate() throws {
         guard (0...65535).contains(port) else {
             throw ConfigurationError(key: "POSTERN_IMAP_PORT", message: "must be from 0 to 65535")
+        }
+        if let implicitTLSPort, !(0...65535).contains(implicitTLSPort) {
+            throw ConfigurationError(key: "POSTERN_IMAPS_PORT", message: "must be from 0 to 65535")
         }
         guard maxConnectionsPerClient >= 0 else {
             throw ConfigurationError(

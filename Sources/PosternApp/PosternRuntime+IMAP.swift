@@ -7,11 +7,13 @@ import SocketServer
 /// The IMAP listener's part of the runtime (issue 70): its server over the one mail store, on the loops HTTP and SMTP
 /// share, signed in through the Mail.td surface.
 extension PosternRuntime {
-    /// The IMAP listener's service, on `socket` bound beforehand.
-    static func imapService(
-        _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
-        draining: DrainFlag, group: EventLoopGroup
-    ) throws -> RuntimeService {
+    /// The IMAP listeners' services, on sockets bound beforehand: `socket` with `STARTTLS`, and `implicitTLS` (the
+    /// `POSTERN_IMAPS_PORT` listener) with TLS from the first byte, both with SMTP's certificate (the operator's
+    /// `POSTERN_SMTP_TLS_CERT`, else the data directory's self-signed pair).
+    static func imapServices(
+        _ configuration: PosternConfiguration, on socket: ListeningSocket, implicitTLS: ListeningSocket?,
+        context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+    ) throws -> [RuntimeService] {
         let audit = Surfaces.auditTrail(database: context.database, clock: context.clock, logger: context.logger)
         let surface = try Surfaces.mailboxService(
             configuration, issuer: context.identity.issuer, keys: context.keys, database: context.database,
@@ -26,17 +28,24 @@ extension PosternRuntime {
             surface: surface, agents: agents, directory: context.mail.directory,
             throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
             clock: context.clock)
-        let settings = configuration.imap.serverConfiguration(
+        var settings = configuration.imap.serverConfiguration(
             listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
             wallClock: context.clock)
-        let server = IMAPServer(
-            configuration: settings, store: context.mail.store,
-            signIn: signIn, group: group,
-            logger: context.logger, draining: { draining.isSet })
-        return .listening("IMAP", on: socket, group: group) {
-            _ = try server.start(on: $0)
-        } stop: {
-            await server.shutdown()
+        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
+        var listeners = [("IMAP", socket, settings)]
+        if let implicitTLS {
+            settings.implicitTLS = true
+            listeners.append(("IMAPS", implicitTLS, settings))
+        }
+        return listeners.map { name, socket, settings in
+            let server = IMAPServer(
+                configuration: settings, store: context.mail.store, signIn: signIn, group: group,
+                logger: context.logger, draining: { draining.isSet })
+            return .listening(name, on: socket, group: group) {
+                _ = try server.start(on: $0)
+            } stop: {
+                await server.shutdown()
+            }
         }
     }
 }

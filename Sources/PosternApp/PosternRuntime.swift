@@ -84,6 +84,8 @@ public final class PosternRuntime: Service {
     private let metricsListener: ListeningSocket?
     /// The IMAP listener's socket; nil unless `POSTERN_IMAP` is on and the runtime runs IMAP.
     private let imapListener: ListeningSocket?
+    /// The implicit-TLS IMAP listener's socket; nil unless IMAP is on and `POSTERN_IMAPS_PORT` is set.
+    private let imapsListener: ListeningSocket?
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyStore: any SigningKeyStore
@@ -96,7 +98,7 @@ public final class PosternRuntime: Service {
         grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
         sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, imapListener: ListeningSocket?,
-        drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
+        imapsListener: ListeningSocket?, drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
     ) {
         self.keyStore = keyStore
         self.logger = logger
@@ -118,6 +120,7 @@ public final class PosternRuntime: Service {
         self.sandboxListener = sandboxListener
         self.metricsListener = metricsListener
         self.imapListener = imapListener
+        self.imapsListener = imapsListener
         self.drainFlag = drainFlag
         // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
         // never closes under a listener still answering; `run()` then throws its error.
@@ -175,6 +178,10 @@ public final class PosternRuntime: Service {
             try configuration.imap.enabled && wanted.contains(.imap)
             ? ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: configuration.imap.port)
             : nil
+        let imapsPort = configuration.imap.enabled && wanted.contains(.imap) ? configuration.imap.implicitTLSPort : nil
+        let imapsListener = try imapsPort.map {
+            try ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: $0)
+        }
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -350,9 +357,9 @@ public final class PosternRuntime: Service {
             })
         }
         if let imapListener {
-            services.append(
-                try imapService(
-                    configuration, on: imapListener, context: surfaceContext, draining: drainFlag, group: group))
+            services += try imapServices(
+                configuration, on: imapListener, implicitTLS: imapsListener, context: surfaceContext,
+                draining: drainFlag, group: group, logger: logger)
         }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
@@ -369,7 +376,7 @@ public final class PosternRuntime: Service {
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
-            metricsListener: metricsListener, imapListener: imapListener, drainFlag: drainFlag, keyStore: keyStore,
+            metricsListener: metricsListener, imapListener: imapListener, imapsListener: imapsListener, drainFlag: drainFlag, keyStore: keyStore,
             logger: logger)
     }
 
@@ -438,13 +445,14 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
         JSONValue.object([
             ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
             ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
             ("imap", imapListenAddress.map(JSONValue.string) ?? .null),
+            ("imaps", imapsListenAddress.map(JSONValue.string) ?? .null),
             ("data_dir", .string(absoluteDataDirectory)),
             ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
@@ -475,6 +483,11 @@ public final class PosternRuntime: Service {
     /// The IMAP listener's address as `host:port` (the real port with port 0); nil when IMAP is off.
     public var imapListenAddress: String? {
         imapListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
+    }
+
+    /// The implicit-TLS IMAP listener's address as `host:port`; nil when IMAP is off or `POSTERN_IMAPS_PORT` unset.
+    public var imapsListenAddress: String? {
+        imapsListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.

@@ -18,7 +18,8 @@ public final class PostgresDatabase: SQLDatabase {
     /// Connects `count` times to `url`.
     /// - Parameters:
     ///   - commitTimeout: how long `write` and `read` wait for a call (nil: for ever); past it the caller gets
-    ///     `.inDoubt` (503) and the connection leaves the pool (``PostgresPool``). The blocking calls never time out.
+    ///     `.inDoubt` (503; a read, which has nothing in doubt, `.unavailable`) and the connection leaves the pool
+    ///     (``PostgresPool``). The blocking calls never time out.
     ///   - requireSynchronousStandby: a committed write that did not wait for a synchronous standby fails `.inDoubt`
     ///     (``PostgresConnection/init(url:applicationName:requireSynchronousStandby:)``).
     /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
@@ -44,7 +45,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await write(body)
+        try await connections.async(reading: true) { try body($0) }
     }
 
     public func writeSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {

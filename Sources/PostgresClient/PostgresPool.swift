@@ -8,7 +8,9 @@ import Synchronization
 /// The guarantees:
 /// - A call that has not returned within ``timeout`` resumes its caller with an error: `.inDoubt` when its body had
 ///   started (a commit may be waiting for a synchronous standby that is gone, which nothing else bounds), or
-///   `.unavailable` when it had not (it then never runs: nothing was written).
+///   `.unavailable` when it had not (it then never runs: nothing was written). A read (`reading`) has no commit to
+///   doubt: past the timeout it is `.unavailable` either way, and counts no commit in doubt, so that its callers wait
+///   it out and retry as they do any unavailable database (a push stream's look during a failover).
 /// - A started body is never canceled (a cancel during the wait for the standby commits anyway, see
 ///   ``PostgresNotice``). Its connection leaves the pool at once, replaced by a new one so that later calls (reads
 ///   above all) do not queue behind it, and is closed when the body returns.
@@ -111,13 +113,17 @@ final class PostgresPool: Sendable {
     }
 
     /// Runs `body` on the least busy connection's queue and resumes the caller with its result, or with an error
-    /// after ``timeout`` (see the type's guarantees).
-    func async<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    /// after ``timeout`` (see the type's guarantees); `reading`: `body` writes nothing.
+    func async<T: Sendable>(
+        reading: Bool = false, _ body: @escaping @Sendable (PostgresConnection) throws -> T
+    ) async throws -> T {
         let (index, slot) = acquire()
         return try await withCheckedThrowingContinuation { continuation in
             let call = Call(continuation)
             let watched = timeout.map { timeout in
-                self.watch(until: .now() + Self.interval(timeout)) { self.expire(call, index, slot, after: timeout) }
+                self.watch(until: .now() + Self.interval(timeout)) {
+                    self.expire(call, index, slot, after: timeout, reading: reading)
+                }
             }
             slot.queue.async {
                 guard call.start() else { return self.release(index, slot) }
@@ -131,8 +137,11 @@ final class PostgresPool: Sendable {
     }
 
     /// Takes the caller of `call` away at its timeout: `.unavailable` when its body had not started (it never will),
-    /// `.inDoubt` when it had (its connection leaves the pool first), nothing when it had answered.
-    private func expire<T: Sendable>(_ call: Call<T>, _ index: Int, _ slot: Slot, after timeout: Duration) {
+    /// `.inDoubt` when it had (its connection leaves the pool first), or `.unavailable` then too for a read; nothing
+    /// when it had answered.
+    private func expire<T: Sendable>(
+        _ call: Call<T>, _ index: Int, _ slot: Slot, after timeout: Duration, reading: Bool
+    ) {
         let seconds = timeout.components.seconds
         guard let (phase, caller) = call.expire() else { return }
         guard phase == .running else {
@@ -141,6 +150,12 @@ final class PostgresPool: Sendable {
         }
         // Replaced before the caller resumes, so that its next call finds a free connection.
         if abandon(index, slot) && !call.count() { state.withLock { $0.abandoned -= 1 } }
+        guard !reading else {
+            return caller.resume(
+                throwing: StorageError(
+                    .unavailable,
+                    "PostgreSQL did not answer a read within \(seconds) s (POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS)"))
+        }
         let error = StorageError(
             .inDoubt,
             "not confirmed by PostgreSQL within \(seconds) s (POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS); it was "

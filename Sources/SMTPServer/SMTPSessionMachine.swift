@@ -67,7 +67,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private(set) var secured = false
     /// `STARTTLS` was answered `220`: the transport under the session must start TLS now; nothing more is parsed
     /// in plaintext (``tlsEstablished()`` resumes).
-    private(set) var wantsTLS = false
+    public private(set) var wantsTLS = false
     /// The identity `AUTH` proved (the sink's), nil before.
     var authenticatedAs: String?
     /// An `AUTH` exchange waiting for the client's next base64 line.

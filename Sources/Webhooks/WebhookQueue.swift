@@ -45,7 +45,9 @@ public struct WebhookQueue: Sendable {
 
     /// The events' lease, as every leased queue holds its rows.
     static let rows = LeasedRows(
-        table: "mailbox_webhook_events", nextAttempt: "next_attempt_ms", leaseUntil: "lease_until_ms")
+        table: "mailbox_webhook_events", nextAttempt: "next_attempt_ms", leaseUntil: "lease_until_ms",
+        parent: LeasedRows.Parent(
+            table: "mailbox_webhooks", key: "webhook_id", match: LeasedRows.Match("status", .text("active"))))
     /// The events of active webhooks.
     private static let activeEvents = "mailbox_webhook_events e JOIN mailbox_webhooks w ON w.id = e.webhook_id"
 
@@ -56,11 +58,8 @@ public struct WebhookQueue: Sendable {
         return try await database.write { [lease] connection in
             try connection.transaction {
                 try Self.rows.lease(
-                    """
-                    SELECT e.id FROM \(Self.activeEvents) WHERE w.status = 'active' AND \(Self.rows.isDue("e"))
-                    ORDER BY e.next_attempt_ms, e.received_seq, e.id LIMIT ?
-                    """, [.integer(now), .integer(now), .integer(Int64(limit))], lockingOnly: "e", to: token,
-                    until: now + lease, now: now, connection)
+                    orderedBy: ["next_attempt_ms", "received_seq", "id"], limit: limit, to: token, until: now + lease,
+                    now: now, connection)
                 return try connection.query(
                     """
                     SELECT e.id, e.event_type, e.webhook_id, w.url, w.secret, e.message_id, e.address, e.account_id,
@@ -156,7 +155,7 @@ public struct WebhookQueue: Sendable {
 
     /// When the next event of an active webhook falls due (or its lease runs out), nil when none waits.
     public func nextDue() async throws -> Int64? {
-        try await database.read { try Self.rows.nextDue(from: Self.activeEvents, alias: "e", where: "w.status = 'active'", $0) }
+        try await database.read { try Self.rows.nextDue($0) }
     }
 
     private static func job(_ row: SQLRow, token: String) -> WebhookJob? {

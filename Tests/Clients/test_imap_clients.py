@@ -2,20 +2,27 @@
 --profile test` (IMAP on, on a free loopback port), signed in with a Mail.td account's address and password. One
 store behind every door: mail arrives over SMTP, flags set through IMAP show in the Mail.td API's read state and the
 reverse, a message moved to Sent or expunged leaves the Mail.td inbox list, and IDLE is woken by an SMTP delivery.
-Then the bad inputs: a wrong password, an unknown command before and after sign-in, FETCH 1:* on an empty mailbox,
-a 100 kB line, an unterminated literal; each answered, and the server serves the next client."""
+TLS: imaplib's starttls() and IMAP4_SSL on the implicit-TLS port, verifying the test's own CA's certificate given as
+SMTP's pair. Then the bad inputs: a wrong password, an unknown command before and after sign-in, FETCH 1:* on an empty
+mailbox, a 100 kB and a 64 MiB line, an unterminated, a short and an oversized literal (synchronizing and not), 10,000
+pipelined commands; each answered BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded
+through them all, and the server serves the next client."""
 
 import imaplib
 import os
 import smtplib
 import json
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, http, install_packages, postern
+from postern_testkit import Checks, http, install_packages, postern, rss_kib
+from postern_testkit.certificates import LocalCA
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit.mailtd import create_account, domains, messages
 
@@ -139,6 +146,36 @@ def imapclient_session(server, account, address, token):
         check(client.fetch("1:*", ["FLAGS"]) == {}, "FETCH 1:* on an empty mailbox: nothing, OK")
 
 
+def tls_sessions(server, address, ca):
+    """STARTTLS on the IMAP port and TLS from the first byte on the IMAPS port, both presenting SMTP's certificate
+    (POSTERN_SMTP_TLS_CERT, issued by the test's CA for 127.0.0.1), verified by the client."""
+    context = ssl.create_default_context(cafile=ca.cert)
+    client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+    check("STARTTLS" in client.capabilities, f"STARTTLS offered on the IMAP port ({client.capabilities})")
+    status, _ = client.starttls(ssl_context=context)
+    check(status == "OK", "imaplib starttls(): the handshake verifies the configured certificate")
+    check("STARTTLS" not in client.capabilities and "AUTH=PLAIN" in client.capabilities,
+          f"after STARTTLS: AUTH=PLAIN, STARTTLS no longer ({client.capabilities})")
+    client.login(address, PASSWORD)
+    check(client.select("INBOX")[0] == "OK", "signed in and SELECT INBOX over STARTTLS")
+    client.logout()
+    check(server.imaps_port is not None, "serve's JSON line names the IMAPS listener")
+    secure = imaplib.IMAP4_SSL("127.0.0.1", server.imaps_port, ssl_context=context, timeout=30)
+    check("STARTTLS" not in secure.capabilities and "AUTH=PLAIN" in secure.capabilities,
+          f"IMAPS: AUTH=PLAIN, no STARTTLS ({secure.capabilities})")
+    secure.login(address, PASSWORD)
+    check(secure.select("INBOX")[0] == "OK", "IMAP4_SSL: signed in and SELECT INBOX on the implicit-TLS port")
+    secure.logout()
+    with socket.create_connection(("127.0.0.1", server.imaps_port), timeout=10) as plain:
+        plain.sendall(b"a1 LOGIN x y\r\n")
+        plain.settimeout(10)
+        try:
+            answer = plain.recv(4096)
+        except (socket.timeout, ConnectionResetError):
+            answer = b""
+        check(b"a1" not in answer, f"plaintext on the IMAPS port is never read as a command ({answer[:80]})")
+
+
 def agent_session(server):
     """An agent inbox signed in with its API key: a flag set through IMAP is a keyword in JMAP's Email/get, and an
     expunge is destroyed in JMAP's Email/changes."""
@@ -181,19 +218,60 @@ def raw_exchange(server, lines):
         return received
 
 
+def answer(received, tag):
+    """The text of the tagged answer to `tag` in `received` (b"BAD [TOOBIG] ..."), or b"" when there is none."""
+    for line in received.split(b"\r\n"):
+        if line.startswith(tag + b" "):
+            return line[len(tag) + 1:]
+    return b""
+
+
+def refused(received, tag, status=b"BAD"):
+    """Whether `tag` was answered `status` with a reason (some text after the status and any response code)."""
+    text = answer(received, tag)
+    reason = text[len(status):].strip()
+    if reason.startswith(b"["):
+        reason = reason.partition(b"]")[2].strip()
+    return text.startswith(status + b" ") and len(reason) > 0
+
+
+def peak_rss_kib(pid):
+    """The highest resident set size process `pid` has had, in KiB (VmHWM): a buffer grown and freed again counts."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
 def bad_input(server, address):
+    peak_before = peak_rss_kib(server.process.pid)
     before = raw_exchange(server, [b"a1 FROB\r\n", b"a2 SELECT INBOX\r\n"])
-    check(b"a1 BAD" in before and b"a2 BAD" in before, f"unknown and out-of-state commands before sign-in: BAD ({before})")
+    check(refused(before, b"a1") and refused(before, b"a2"),
+          f"unknown and out-of-state commands before sign-in: BAD with a reason ({before})")
     after = raw_exchange(server, [f'a1 LOGIN "{address}" "{PASSWORD}"\r\n'.encode(), b"a2 FROB\r\n"])
-    check(b"a1 OK" in after and b"a2 BAD" in after, "an unknown command after sign-in: BAD")
+    check(b"a1 OK" in after and refused(after, b"a2"), f"an unknown command after sign-in: BAD with a reason ({after})")
     long_line = raw_exchange(server, [b"a1 NOOP " + b"x" * 100_000 + b"\r\n", b"a2 NOOP\r\n"])
-    check(b"a1 BAD" in long_line and b"a2 OK" in long_line, "a 100 kB line: BAD, and the next command is answered")
+    check(refused(long_line, b"a1") and b"a2 OK" in long_line,
+          f"a 100 kB line: BAD with a reason, and the next command is answered ({long_line[:200]})")
+    # A line of 64 MiB, 256 times the input a session buffers: read to its end without being kept (the peak RSS
+    # below would rise by more than its bound if it were).
+    huge = raw_exchange(server, [b"a1 NOOP "] + [b"x" * (1 << 20)] * 64 + [b"\r\n", b"a2 NOOP\r\n"])
+    check(refused(huge, b"a1") and b"a2 OK" in huge, f"a 64 MiB line: BAD with a reason, then served ({huge[:200]})")
     literal = raw_exchange(server, [b"a1 LOGIN {5}\r\n", b"ab"])
     check(b"+ " in literal, "an unterminated literal is waited for")
+    literal = raw_exchange(server, [b"a1 LOGIN {5}\r\n", b"ab\r\n", b"a2 NOOP\r\n", b"a3 NOOP\r\n"])
+    check(refused(literal, b"a1"), f"a literal ended early by the next commands: the command is BAD ({literal})")
     too_big = raw_exchange(server, [b"a1 APPEND INBOX {999999999999}\r\n"])
-    check(b"BAD" in too_big, f"a literal over the limit: BAD ({too_big[:200]})")
+    check(refused(too_big, b"a1"), f"a literal over the limit: BAD with a reason ({too_big[:200]})")
+    too_big = raw_exchange(server, [b"a1 APPEND INBOX {999999999999+}\r\n", b"x" * 65536])
+    check(b"BAD" in too_big and b"BYE" in too_big, f"a non-synchronizing literal over the limit: BAD, BYE ({too_big[:200]})")
     pipelined = raw_exchange(server, [b"".join(b"p%d NOOP\r\n" % n for n in range(10_000))])
     check(pipelined.count(b" OK NOOP completed") == 10_000, "10,000 pipelined commands: each answered")
+    empty = raw_exchange(server, [f'a1 LOGIN "{address}" "{PASSWORD}"\r\n'.encode(), b"a2 SELECT Drafts\r\n",
+                                  b"a3 FETCH 1:* (FLAGS)\r\n"])
+    check(b"* 0 EXISTS" in empty and refused(empty, b"a3", b"OK") and b"FETCH (" not in empty,
+          f"FETCH 1:* on an empty mailbox: OK, nothing fetched ({empty[-300:]})")
+    grown = peak_rss_kib(server.process.pid) - peak_before
+    check(grown < 32 * 1024, f"the server's memory stays bounded through every bad input (peak RSS {peak_before} KiB "
+                             f"+{grown} KiB, now {rss_kib(server.process.pid)} KiB)")
     client = signed_in(server, address)
     check(client.select("INBOX")[0] == "OK", "the server still serves the next client")
     client.logout()
@@ -208,7 +286,19 @@ def audited(server):
 
 
 def main():
-    with postern(env={"POSTERN_MAILBOX_POW_REQUIRED": "off"}) as server:
+    directory = tempfile.mkdtemp(prefix="postern-imap-tls-")
+    ca = LocalCA(directory)
+    certificate, key = ca.issue("localhost", ips=["127.0.0.1"])
+    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_SMTP_TLS_CERT": certificate, "POSTERN_SMTP_TLS_KEY": key}
+    try:
+        run(env, ca)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    check.finish("test_imap_clients")
+
+
+def run(env, ca):
+    with postern(env=env) as server:
         check(server.imap_port is not None, "serve's JSON line names the IMAP listener")
         address = "imap-user@" + domains(server)[0]
         created = create_account(server, address, password=PASSWORD)
@@ -216,12 +306,12 @@ def main():
         token = http(server, "POST", "/api/token", {"address": address, "password": PASSWORD})[2]["token"]
         imaplib_session(server, account, address, token)
         imapclient_session(server, account, address, token)
+        tls_sessions(server, address, ca)
         agent_session(server)
         bad_input(server, address)
         trail = audited(server)
         check(("mailbox.signin_failed", address) in trail and ("mailbox.signin", address) in trail,
               f"every IMAP sign-in and refusal is on the audit trail ({trail[:3]})")
-    check.finish("test_imap_clients")
 
 
 if __name__ == "__main__":

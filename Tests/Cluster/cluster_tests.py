@@ -891,13 +891,15 @@ def test_push_across_instances(cluster, workdir):
     return "stream on instance 2, woken by a delivery from another process through PostgreSQL's notification"
 
 
-def ws_open(base, path):
-    """A WebSocket on `base` + `path` in plain bytes (standard library only): the socket once the 101 is read."""
+def ws_open(base, path, headers=None):
+    """A WebSocket on `base` + `path` in plain bytes (standard library only), with `headers` (a dict) besides the
+    handshake's: the socket once the 101 is read."""
     host, port = split_url(base)
     s = socket.create_connection((host, port), timeout=15)
     key = base64.b64encode(os.urandom(16)).decode()
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
     s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-              f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+              f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n".encode())
     head = b""
     while b"\r\n\r\n" not in head:
         head += s.recv(1)
@@ -905,10 +907,11 @@ def ws_open(base, path):
     return s
 
 
-def ws_send_text(s, text):
-    payload, mask = text.encode(), os.urandom(4)
+def ws_send_text(s, text, opcode=1):
+    """A masked frame (a text message, or `opcode`'s: 0xA, a pong with `text`, bytes, as its payload)."""
+    payload, mask = text if isinstance(text, bytes) else text.encode(), os.urandom(4)
     length = bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + len(payload).to_bytes(2, "big")
-    s.sendall(bytes([0x81]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    s.sendall(bytes([0x80 | opcode]) + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
 
 
 def ws_read_text(s):

@@ -150,6 +150,43 @@ struct MailChangeLogTests {
         #expect(handed == start + 1, "the stream handed out the change after the outage")
     }
 
+    @Test("PostgreSQL: a look that outlasts the commit timeout (a read stuck through a failover) is made again, not the stream's end")
+    func lookPastCommitTimeout() async throws {
+        let url = try PostgresTestServer.shared().freshDatabase()
+        let database = try PostgresDatabase(
+            url: url, count: 2, commitTimeout: .seconds(1), logger: Logger(label: "mail-change-tests"))
+        defer { database.close() }
+        try Migrator(migrations: EmbeddedResources.migrations(for: .postgres)).migrate(database)
+        let store = MailStore(database: database)
+        let address = "stuck@mail.localhost"
+        let start = try await store.state(address: address)
+        // The wake-up itself (`.woken`, once a look gets through) and then the delivery's change.
+        let stream = Task { () -> Int64? in
+            for try await event in store.changeStream(of: address, from: start) {
+                if case .changed(let change) = event { return change.state }
+            }
+            return nil
+        }
+        try await Self.untilParked(store.changes, address)
+        // The state's table locked by another session: each look waits on the lock past the commit timeout.
+        let locker = try PostgresConnection(url: url)
+        let watcher = try PostgresConnection(url: url)
+        try locker.execute("BEGIN")
+        try locker.execute("LOCK TABLE mail_state IN ACCESS EXCLUSIVE MODE")
+        store.changes.announceEverywhere()  // what a reconnected listener does
+        // Two sessions waiting on the lock: the first look's, left behind at its timeout, and the look made after it.
+        try await waitUntil("the stream looked again after its look timed out", limit: .seconds(30)) {
+            try await Task.sleep(for: .milliseconds(50))
+            return try watcher.query(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            ).first?.int("n") ?? 0 >= 2
+        }
+        try locker.execute("ROLLBACK")
+        _ = try await store.deliver(
+            MailStoreTests.message("unstuck"), to: [.init(address: address, quota: 100_000)], folder: .inbox, now: 1)
+        #expect(try await stream.value == start + 1, "the stream handed out the change after the stuck looks")
+    }
+
     static func untilParked(_ changes: MailChanges, _ address: String) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while changes.waiting(for: address) == 0 {

@@ -68,16 +68,18 @@ final class MailboxHarness: Sendable {
 
     /// Creates a harness; `trustedProxies` are the CIDRs whose `X-Forwarded-For` the contexts believe; with `dkim`,
     /// custom domains get DKIM keys as the composition root gives them (``dkimKeys``); `counting` puts the stores'
-    /// database behind a ``CountingDatabase`` (``storage``), which shows each statement to `beforeStatement` first
-    /// (one that injects an outage).
+    /// database behind a ``CountingDatabase`` (``storage``), and `beforeStatement` (which implies it) sees each
+    /// statement first and may fail it (an injected outage).
     init(
         _ backend: StorageBackend, pool: WorkerPool = WorkerPool(threads: 2), trustedProxies: [String] = [],
         dkim: Bool = false, counting: Bool = false,
         configure: (inout MailboxConfiguration) -> Void = { _ in },
-        beforeStatement: @escaping @Sendable (String) throws -> Void = { _ in }) throws {
+        beforeStatement: (@Sendable (String) throws -> Void)? = nil) throws {
         self.trustedProxies = ClientAddressResolver(trustedProxies: trustedProxies)
         test = try backend.makeDatabase(logger: Logger(label: "mailbox-tests"))
-        storage = counting ? CountingDatabase(test.database, beforeStatement: beforeStatement) : nil
+        storage =
+            counting || beforeStatement != nil
+            ? CountingDatabase(test.database, beforeStatement: beforeStatement ?? { _ in }) : nil
         let database: any SQLDatabase = storage ?? test.database
         self.database = database
         let clock = TestClock(1_750_000_000)

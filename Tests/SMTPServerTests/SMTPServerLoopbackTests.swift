@@ -218,7 +218,7 @@ final class LineSocket: @unchecked Sendable {
     private var buffered: [UInt8] = []
 
     init(port: Int, from source: String? = nil) throws {
-        fd = try LoopbackSocket.connect(port: port, timeout: 5, from: source)
+        fd = try LoopbackSocket.connect(port: port, from: source)
     }
 
     deinit { close(fd) }

@@ -12,7 +12,7 @@ public enum LoopbackSocket {
     /// Connects to 127.0.0.1:`port` with send and receive timeouts of `timeout` seconds, from `source`
     /// (another loopback address such as 127.0.0.2, to be another client) when given.
     /// - Returns: the connected descriptor; the caller closes it.
-    public static func connect(port: Int, timeout: Double = 5, from source: String? = nil) throws -> Int32 {
+    public static func connect(port: Int, timeout: Double = 30, from source: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         if let source {

@@ -195,6 +195,7 @@ def _postern(env, pro_users, owners, data, backend, backend_env):
     base.smtp_port = int(bound["smtp"].rsplit(":", 1)[1]) if bound["smtp"] else None
     base.sandbox_port = int(bound["sandbox"].rsplit(":", 1)[1]) if bound.get("sandbox") else None
     base.imap_port = int(bound["imap"].rsplit(":", 1)[1]) if bound.get("imap") else None
+    base.imaps_port = int(bound["imaps"].rsplit(":", 1)[1]) if bound.get("imaps") else None
     try:
         wait_ready(base, server)
         yield base

@@ -1,0 +1,150 @@
+import IMAP
+import Logging
+import MailStore
+import PosternTestSupport
+import ServerTLS
+import SocketServer
+import Storage
+import Testing
+
+@testable import IMAPServer
+
+/// IMAP's TLS through the one TLS transport SMTP uses, with no socket: the test plays the event loop and a TLS client
+/// over memory BIOs. A client that is not on loopback sees `LOGINDISABLED` until `STARTTLS`; on the implicit-TLS port
+/// the greeting itself is encrypted.
+@Suite("IMAP server: STARTTLS and the implicit-TLS port")
+struct IMAPTLSTests {
+    static let context: TLSServerContext = {
+        let certificate = try! TemporaryCertificate()
+        defer { certificate.remove() }
+        return try! certificate.context()
+    }()
+
+    /// Refuses every sign-in; the tests look only at the sign-in jobs the machine asks for.
+    struct NoSignIn: IMAPSignIn {
+        func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome { .refused }
+    }
+
+    /// The loop's side: one connection's machine, the jobs it asked for.
+    struct Loop {
+        var machine: any ConnectionStateMachine
+        var jobs: [IMAPRequest] = []
+        var closed = false
+        let database: TestDatabase
+        let now: UInt64 = 1_000_000_000_000
+
+        init(peer: String, implicitTLS: Bool = false) throws {
+            database = try StorageBackend.sqlite.makeDatabase(logger: Logger(label: "imap-tls-tests"))
+            var configuration = IMAPServerConfiguration(port: 0)
+            configuration.tls = IMAPTLSTests.context
+            configuration.implicitTLS = implicitTLS
+            let service = IMAPService(
+                configuration: configuration, store: MailStore(database: database.database), signIn: NoSignIn(),
+                logger: Logger(label: "imap-tls-tests"), draining: { false })
+            machine = service.makeMachine(peer: peer, refusing: false, now: now)
+            send(.opened)
+        }
+
+        mutating func send(_ event: ConnectionEvent) {
+            var actions: [ConnectionAction] = []
+            machine.handle(event, now: now, into: &actions)
+            for action in actions {
+                switch action {
+                case .perform(let job): jobs.append((job as! IMAPJob).request)
+                case .close: closed = true
+                default: break
+                }
+            }
+        }
+
+        mutating func receive(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { send(.bytesRead($0)) }
+        }
+
+        mutating func receive(_ text: String) { receive(Array(text.utf8)) }
+
+        /// Everything the socket would carry now.
+        mutating func written() -> [UInt8] {
+            var all: [UInt8] = []
+            while machine.hasUnsentOutput {
+                let count = machine.withUnsentOutput { bytes in
+                    all += bytes
+                    return bytes.count
+                }!
+                send(.wrote(count))
+            }
+            return all
+        }
+
+        mutating func writtenText() -> String { String(decoding: written(), as: UTF8.self) }
+
+        /// Runs a handshake with a new client; returns it and the plaintext it read meanwhile.
+        mutating func handshake() -> (TLSTestClient, String) {
+            let client = TLSTestClient()
+            var text = client.receive([])
+            for _ in 0..<10 where !client.isEstablished || text.isEmpty && jobs.isEmpty {
+                receive(client.takeOutput())
+                text += client.receive(written())
+            }
+            return (client, text)
+        }
+
+        /// Sends `line` through `client` and returns the plaintext of the answer.
+        mutating func exchange(_ client: TLSTestClient, _ line: String) -> String {
+            client.send(line)
+            receive(client.takeOutput())
+            return client.receive(written())
+        }
+    }
+
+    @Test("a remote client: LOGINDISABLED and STARTTLS offered, LOGIN refused, then after the handshake AUTH= and LOGIN")
+    func startTLS() throws {
+        var loop = try Loop(peer: "192.0.2.7")
+        let greeting = loop.writtenText()
+        #expect(greeting.contains(" STARTTLS") && greeting.contains(" LOGINDISABLED") && !greeting.contains("AUTH="))
+        loop.receive("a1 LOGIN ann secret\r\n")
+        #expect(loop.writtenText().hasPrefix("a1 NO [PRIVACYREQUIRED]"))
+        #expect(loop.jobs.isEmpty)
+        // A command pipelined after STARTTLS in plaintext is dropped, never run inside TLS.
+        loop.receive("a2 STARTTLS\r\na3 LOGIN evil injected\r\n")
+        #expect(loop.writtenText() == "a2 OK Begin TLS negotiation now\r\n")
+        let (client, _) = loop.handshake()
+        #expect(client.isEstablished)
+        let capabilities = loop.exchange(client, "a4 CAPABILITY\r\n")
+        #expect(capabilities.contains(" AUTH=PLAIN") && capabilities.contains("a4 OK"))
+        #expect(!capabilities.contains("STARTTLS") && !capabilities.contains("LOGINDISABLED"))
+        #expect(loop.exchange(client, "a5 STARTTLS\r\n").hasPrefix("a5 BAD"))
+        _ = loop.exchange(client, "a6 LOGIN ann secret\r\n")
+        #expect(loop.jobs == [.login(username: "ann", password: "secret")])
+        #expect(!loop.closed)
+    }
+
+    @Test("a loopback client may sign in before TLS; STARTTLS is offered to it too")
+    func loopbackPlaintext() throws {
+        var loop = try Loop(peer: "127.0.0.1")
+        let greeting = loop.writtenText()
+        #expect(greeting.contains(" STARTTLS") && greeting.contains(" AUTH=PLAIN") && !greeting.contains("LOGINDISABLED"))
+        loop.receive("a1 LOGIN ann secret\r\n")
+        #expect(loop.jobs == [.login(username: "ann", password: "secret")])
+    }
+
+    @Test("the implicit-TLS port: nothing in plaintext, the greeting after the handshake, no STARTTLS, AUTH= offered")
+    func implicitTLS() throws {
+        var loop = try Loop(peer: "192.0.2.7", implicitTLS: true)
+        #expect(loop.written().isEmpty)
+        let (client, greeting) = loop.handshake()
+        #expect(client.isEstablished)
+        #expect(greeting.hasPrefix("* OK [CAPABILITY ") && greeting.contains(" AUTH=PLAIN"))
+        #expect(!greeting.contains("STARTTLS") && !greeting.contains("LOGINDISABLED"))
+        _ = loop.exchange(client, "a1 LOGIN ann secret\r\n")
+        #expect(loop.jobs == [.login(username: "ann", password: "secret")])
+    }
+
+    @Test("plaintext on the implicit-TLS port is not TLS: the connection closes, nothing is read as a command")
+    func plaintextOnImplicitPort() throws {
+        var loop = try Loop(peer: "192.0.2.7", implicitTLS: true)
+        loop.receive("a1 LOGIN ann secret\r\n")
+        _ = loop.written()
+        #expect(loop.closed && loop.jobs.isEmpty)
+    }
+}

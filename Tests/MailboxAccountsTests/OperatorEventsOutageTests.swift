@@ -1,0 +1,64 @@
+import HTTP1
+import JSON
+import PosternTestSupport
+import ServerKit
+import Storage
+import Synchronization
+import Testing
+import WebSocket
+
+@testable import MailboxAccounts
+
+/// The operator's events socket through a database outage: a failover is waited out, not a closed socket.
+@Suite("Operator events through a database outage", .timeLimit(.minutes(1)))
+struct OperatorEventsOutageTests {
+    /// The events socket, opened with the operator's token.
+    static func open(_ harness: MailboxHarness) async throws -> WebSocketTestPeer {
+        let headers: HTTPHeaders = [
+            "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Authorization": "Bearer operator-secret",
+        ]
+        let path = OperatorController.eventsPath
+        let request = HTTPRequest(
+            method: .GET, target: path, version: .http1_1, headers: headers, body: [], remoteAddress: "127.0.0.1",
+            requestID: "events-test")
+        let handshake = try WebSocketHandshake.validate(
+            method: .GET, version: .http1_1, headers: headers, publicOrigin: nil, allowedOrigins: []
+        ).get()
+        guard case .found(let route, let parameters) = harness.router.match(method: .GET, path: path),
+            case .webSocket(let handler) = route.handler
+        else { throw MailboxError.notFound }
+        var answer = handler(request, RequestContext(request), parameters, handshake)
+        while case .later(let decide) = answer { answer = await decide() }
+        let accepted = try #require(
+            { if case .accept(_, let handler) = answer { handler } else { nil } }(), "the upgrade was refused")
+        return WebSocketTestPeer(accepted)
+    }
+
+    /// The subject of the next `new` event.
+    static func nextSubject(_ peer: WebSocketTestPeer) async throws -> String? {
+        guard case .text(let text)? = try await peer.nextMessage() else { return nil }
+        return try JSONValue.parse(Array(text.utf8))["message"]?["subject"]?.stringValue
+    }
+
+    @Test(
+        "a wake-up while the database is away (a listener reconnected) is looked at again once it is back; the socket stays open",
+        arguments: StorageBackend.allCases)
+    func outage(_ backend: StorageBackend) async throws {
+        let outage = InjectedOutage()
+        let harness = try MailboxHarness(
+            backend, configure: { $0.operatorToken = "operator-secret" }, beforeStatement: outage.beforeStatement)
+        _ = try await harness.createAccount("events@mail.localhost")
+        let peer = try await Self.open(harness)
+        try await MailboxWebhookTests.deliver(harness, to: "events@mail.localhost", subject: "before")
+        #expect(try await Self.nextSubject(peer) == "before")
+        outage.begin()
+        harness.service.mail.changes.announceEverywhere()  // what a reconnected listener does
+        try await waitUntil("the socket's reads found the database away") { outage.failed > 0 }
+        #expect(!peer.isClosed, "the socket outlives the outage")
+        outage.end()
+        try await MailboxWebhookTests.deliver(harness, to: "events@mail.localhost", subject: "after")
+        #expect(try await Self.nextSubject(peer) == "after")
+        #expect(!peer.isClosed)
+    }
+}
