@@ -12,21 +12,6 @@ import WebSocket
 /// The operator's events socket through a database outage: a failover is waited out, not a closed socket.
 @Suite("Operator events through a database outage", .timeLimit(.minutes(1)))
 struct OperatorEventsOutageTests {
-    /// Every statement fails `.unavailable` while the database is away.
-    final class Outage: Sendable {
-        private let state = Mutex((away: false, failed: 0))
-        var failed: Int { state.withLock { $0.failed } }
-        func set(away: Bool) { state.withLock { $0.away = away } }
-        func check(_ sql: String) throws {
-            try state.withLock { state in
-                if state.away {
-                    state.failed += 1
-                    throw StorageError(.unavailable, "injected: the database is away")
-                }
-            }
-        }
-    }
-
     /// The events socket, opened with the operator's token.
     static func open(_ harness: MailboxHarness) async throws -> WebSocketTestPeer {
         let headers: HTTPHeaders = [
@@ -60,18 +45,18 @@ struct OperatorEventsOutageTests {
         "a wake-up while the database is away (a listener reconnected) is looked at again once it is back; the socket stays open",
         arguments: StorageBackend.allCases)
     func outage(_ backend: StorageBackend) async throws {
-        let outage = Outage()
+        let outage = InjectedOutage()
         let harness = try MailboxHarness(
-            backend, configure: { $0.operatorToken = "operator-secret" }, beforeStatement: outage.check)
+            backend, configure: { $0.operatorToken = "operator-secret" }, beforeStatement: outage.beforeStatement)
         _ = try await harness.createAccount("events@mail.localhost")
         let peer = try await Self.open(harness)
         try await MailboxWebhookTests.deliver(harness, to: "events@mail.localhost", subject: "before")
         #expect(try await Self.nextSubject(peer) == "before")
-        outage.set(away: true)
+        outage.begin()
         harness.service.mail.changes.announceEverywhere()  // what a reconnected listener does
         try await waitUntil("the socket's reads found the database away") { outage.failed > 0 }
         #expect(!peer.isClosed, "the socket outlives the outage")
-        outage.set(away: false)
+        outage.end()
         try await MailboxWebhookTests.deliver(harness, to: "events@mail.localhost", subject: "after")
         #expect(try await Self.nextSubject(peer) == "after")
         #expect(!peer.isClosed)
