@@ -1,5 +1,6 @@
 import HTTP1
 import JSON
+import MIME
 import MailStore
 
 /// The application routes (`server/apiv1/application.go`, `chaos.go`, `other.go`) and the operations that need what
@@ -28,8 +29,8 @@ extension MailpitAPI {
             ]))
     }
 
-    /// `GET /api/v1/webui`: `WebUIConfiguration`: no relay, no SpamAssassin, chaos as `POSTERN_SMTP_CHAOS` has it,
-    /// nothing hidden.
+    /// `GET /api/v1/webui`: `WebUIConfiguration`: the relay on for the operator when outbound delivery is, no
+    /// SpamAssassin, chaos as `POSTERN_SMTP_CHAOS` has it, nothing hidden.
     func webUI(_ call: MailpitCall) async throws -> HTTPResponse {
         Self.json(
             .object([
@@ -37,9 +38,10 @@ extension MailpitAPI {
                 (
                     "MessageRelay",
                     .object([
-                        ("Enabled", .bool(false)), ("SMTPServer", .string("")), ("ReturnPath", .string("")),
+                        ("Enabled", .bool(relay != nil && call.viewer == .operator)), ("SMTPServer", .string("")),
+                        ("ReturnPath", .string("")),
                         ("AllowedRecipients", .string("")), ("BlockedRecipients", .string("")),
-                        ("OverrideFrom", .string("")), ("PreserveMessageIDs", .bool(false)),
+                        ("OverrideFrom", .string("")), ("PreserveMessageIDs", .bool(relay != nil)),
                     ])
                 ),
                 ("SpamAssassin", .bool(false)), ("ChaosEnabled", .bool(chaos != nil)),
@@ -69,11 +71,46 @@ extension MailpitAPI {
         throw MailpitRefusal.notFound
     }
 
-    /// `POST /api/v1/message/{ID}/release`: Mailpit with no relay configured refuses: 404 for a message the scope
-    /// does not hold, else 400.
+    /// `POST /api/v1/message/{ID}/release` (`{"To": [...]}`): the operator's stored message sent on through the
+    /// outbound queue (``MailpitRelay``) from its own `From`, to each address of `To`, as a submission of that sender
+    /// (the queue removes `Bcc`, adds `Date` and `Message-ID` when absent and signs it). 404 for a message the scope
+    /// does not hold; 400 `SMTP relay is not enabled` with outbound delivery off or for a Pro user's sandbox (its
+    /// captures are not sent anywhere); 400 in Mailpit's words for an address it cannot read, no address, a message
+    /// whose `From` is not one mailbox (or whose `Sender` is another), and what the checks of a submission refuse.
     func release(_ call: MailpitCall) async throws -> HTTPResponse {
-        _ = try await rawMessage(call)
-        throw MailpitRefusal.badRequest("SMTP relay is not enabled")
+        let raw = try await rawMessage(call)
+        guard let relay, call.viewer == .operator else {
+            throw MailpitRefusal.badRequest("SMTP relay is not enabled")
+        }
+        let given = try MailpitBody(call.request).strings("To")
+        var recipients: [String] = []
+        for text in given {
+            guard let address = try? AddressListParser.mailbox(text) else {
+                throw MailpitRefusal.badRequest("Invalid email address: " + text)
+            }
+            recipients.append(address.email)
+        }
+        guard !recipients.isEmpty else { throw MailpitRefusal.badRequest("No valid addresses found") }
+        guard let originators = try? Originators(message: raw), let from = originators.from.first else {
+            throw MailpitRefusal.badRequest("No From header found")
+        }
+        let sender = originators.sender.first?.email ?? from.email
+        let same = { (a: String, b: String) in a.lowercased() == b.lowercased() }
+        guard originators.from.count == 1, originators.sender.allSatisfy({ same($0.email, from.email) }) else {
+            throw MailpitRefusal.badRequest("Failed: the message's From and Sender must be one mailbox, its sender")
+        }
+        do {
+            _ = try await relay.release(raw, messageID: try await messageID(call), from: sender, to: recipients)
+        } catch let refusal as MailpitReleaseRefusal {
+            switch refusal {
+            case .senderNotLocal(let address):
+                throw MailpitRefusal.badRequest("Failed: \(address) is no mailbox of this server")
+            case .held(let address, let why):
+                throw MailpitRefusal.badRequest("Failed: \(address) may not send to other domains now: \(why)")
+            case .refused(let why):
+                throw MailpitRefusal.badRequest("Failed: " + why)
+            }
+        }
+        return Self.ok()
     }
-
 }

@@ -28,6 +28,8 @@ public final class MailpitAPI: Sendable {
     let links: any URLFetching
     /// The SMTP failure injection `/api/v1/chaos` reads and sets; nil when it is off (`POSTERN_SMTP_CHAOS`).
     let chaos: (any MailpitChaosRules)?
+    /// The outbound queue `release` sends through; nil when outbound delivery is off.
+    let relay: (any MailpitRelay)?
     let clock: @Sendable () -> Int64
     let startedAt: Int64
     let middleware: SurfaceMiddleware<Int>
@@ -41,12 +43,14 @@ public final class MailpitAPI: Sendable {
     ///   - receiving: local delivery, for the operator's `send`.
     ///   - links: the outbound fetcher (its address policy decides what a link check may reach).
     ///   - chaos: the SMTP failure injection, for `/api/v1/chaos`; nil when it is off.
+    ///   - relay: the outbound queue, for `release`; nil when outbound delivery is off.
     ///   - clock: Unix seconds now (the uptime of `info`).
     ///   - onUnexpectedError: where an unforeseen error is reported, with the request id.
     public init(
         configuration: MailpitConfiguration, mail: MailStore, sandboxes: any MailpitSandboxes,
         receiving: any MailpitReceiving, links: any URLFetching, chaos: (any MailpitChaosRules)? = nil,
-        clock: @escaping @Sendable () -> Int64, onUnexpectedError: (@Sendable (any Error, String) -> Void)?
+        relay: (any MailpitRelay)? = nil, clock: @escaping @Sendable () -> Int64,
+        onUnexpectedError: (@Sendable (any Error, String) -> Void)?
     ) {
         self.configuration = configuration
         self.mail = mail
@@ -54,6 +58,7 @@ public final class MailpitAPI: Sendable {
         self.receiving = receiving
         self.links = links
         self.chaos = chaos
+        self.relay = relay
         self.clock = clock
         self.startedAt = clock()
         self.operatorDigest = configuration.operatorToken.flatMap { $0.isEmpty ? nil : SHA256.hash($0) }

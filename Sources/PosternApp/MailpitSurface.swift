@@ -6,7 +6,8 @@ import ServerKit
 
 /// Mailpit's API v1 under `POSTERN_MAILPIT_PATH` (issue 71), over the one store: the operator's token sees every
 /// address, a Pro user's API token their sandbox (through the Mail.td surface's sandbox); the operator's `send` goes
-/// through local delivery as SMTP would; its chaos triggers are the failure-injection engine's rules (when on).
+/// through local delivery as SMTP would; its chaos triggers are the failure-injection engine's rules (when on), and its
+/// release goes through the outbound queue (when outbound delivery is on).
 enum MailpitSurface {
     /// Adds Mailpit's routes (none when the path is `off`).
     static func register(into router: inout ContextRouter, _ context: SurfaceContext, sandbox: MailSandbox) {
@@ -16,9 +17,17 @@ enum MailpitSurface {
         MailpitAPI(
             configuration: settings, mail: context.mail.store, sandboxes: MailpitSandboxAccess(sandbox: sandbox),
             receiving: MailpitLocalReceiving(delivery: context.mail.delivery), links: context.fetcher,
-            chaos: context.chaos.map { MailpitChaosEngine(chaos: $0) }, clock: context.clock,
+            chaos: context.chaos.map { MailpitChaosEngine(chaos: $0) }, relay: relay(context), clock: context.clock,
             onUnexpectedError: Surfaces.reporter("mailpit", context.logger)
         ).register(on: &router)
+    }
+
+    /// The outbound queue `release` sends through; nil when outbound delivery is off (`POSTERN_OUTBOUND_DELIVERY`).
+    static func relay(_ context: SurfaceContext) -> MailpitOutboundRelay? {
+        guard context.configuration.outbound.mode != .off else { return nil }
+        return MailpitOutboundRelay(
+            outbound: Surfaces.jmapOutbound(context.configuration, mail: context.mail, database: context.database),
+            directory: context.mail.directory, clock: context.clock)
     }
 }
 

@@ -118,6 +118,12 @@ def requests_calls(server):
     check(info["Messages"] == 3 and info["Unread"] >= 1 and "RuntimeStats" in info, "info")
     check(requests.get(api + "/webui", auth=auth, timeout=30).json()["ChaosEnabled"] is True,
           "webui: chaos on, as --profile test turns it on")
+    release = requests.post(api + f"/message/{invoice['ID']}/release", json={"To": ["zoe@example.net"]}, auth=auth,
+                            timeout=30)
+    check((release.status_code, release.text) == (400, "SMTP relay is not enabled"),
+          "release with outbound delivery off: Mailpit's answer without a relay")
+    check(requests.get(api + "/webui", auth=auth, timeout=30).json()["MessageRelay"]["Enabled"] is False,
+          "webui: no relay")
     check(requests.get(api + f"/message/{invoice['ID']}/sa-check", auth=auth, timeout=30).status_code == 404,
           "sa-check: no spamd, no route")
     marked = requests.put(api + "/messages", json={"Read": True, "Search": "subject:invoice"}, auth=auth, timeout=30)

@@ -1,0 +1,20 @@
+/// The port through which `POST /api/v1/message/{ID}/release` sends a stored message on through Postern's outbound
+/// queue (the composition root fills it over the queue and the checks of a new submission, which this surface does
+/// not know); nil when outbound delivery is off.
+public protocol MailpitRelay: Sendable {
+    /// Queues `raw` (stored message `messageID`) from `sender` (the message's own `From`) to `recipients`, through the
+    /// checks a submission of `sender`'s passes (a mailbox here allowed to send outside, its limits, its quota, the
+    /// size limit); returns how many recipients were queued to leave.
+    /// - Throws: ``MailpitReleaseRefusal`` when a check refuses (nothing queued); storage errors.
+    func release(_ raw: [UInt8], messageID: String, from sender: String, to recipients: [String]) async throws -> Int
+}
+
+/// Why a release queued nothing.
+public enum MailpitReleaseRefusal: Error, Sendable, Equatable {
+    /// The sender is no mailbox of this server: the queue sends only its own mailboxes' mail.
+    case senderNotLocal(String)
+    /// The sender may not send outside now; `why` says so, for display.
+    case held(sender: String, why: String)
+    /// A check of a new submission refused it (a limit, the size, the sender's quota); `why` for display.
+    case refused(why: String)
+}
