@@ -108,7 +108,9 @@ struct CommonEndpointTests {
         }
         let text = try await client.request("GET", "/metrics").text
         #expect(!text.contains("BREW"))
-        #expect(count(text) == before + 40)
+        // At least this test's 40: the other backend's case may run at once in the same process (without
+        // --no-parallel) and add its own to the one series.
+        #expect(count(text) >= before + 40)
     }
 
     @Test("the OpenAPI document is 3.1 and lists the shared paths", arguments: StorageBackend.allCases)
