@@ -41,8 +41,12 @@ class OldCluster(ct.Cluster):
             os.environ["POSTERN_BIN"] = new
 
     def upgrade(self, i):
-        return self.script("restart-instance", self.dir, str(i), "--sigterm", "--binary", os.environ["POSTERN_BIN"],
-                           timeout=240)
+        """As docs/postgres.md's upgrade procedure says: the balancer first sends the instance no new session
+        (scripts/cluster's drained restart: HAProxy's `drain` state until it holds none), then SIGTERM, then the new
+        release, back in rotation once ready. Releases before 9ac2b95 answered a new SMTP session 421 while draining, so
+        with SIGTERM alone an upgrade from one of them refuses the sessions HAProxy sends in the half second before its
+        health check sees the drain (7 in the first run of this stop)."""
+        return self.script("restart-instance", self.dir, str(i), "--binary", os.environ["POSTERN_BIN"], timeout=240)
 
     def stop(self):
         subprocess.run([ct.CLUSTER, "stop", self.dir], capture_output=True, timeout=120)
