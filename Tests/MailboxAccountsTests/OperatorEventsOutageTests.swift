@@ -49,7 +49,12 @@ struct OperatorEventsOutageTests {
         let harness = try MailboxHarness(
             backend, configure: { $0.operatorToken = "operator-secret" }, beforeStatement: outage.beforeStatement)
         _ = try await harness.createAccount("events@mail.localhost")
+        let counts = try #require(harness.storage)
+        let opened = counts.counts.statements
         let peer = try await Self.open(harness)
+        // The socket has read where it starts from (the newest message, then the count): a delivery from now on is new
+        // to it, however slowly its task ran (on a busy machine "before" once arrived before it had looked).
+        try await waitUntil("the socket looked at the store") { counts.counts.statements >= opened + 2 }
         try await MailboxWebhookTests.deliver(harness, to: "events@mail.localhost", subject: "before")
         #expect(try await Self.nextSubject(peer) == "before")
         outage.begin()
