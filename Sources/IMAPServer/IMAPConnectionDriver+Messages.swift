@@ -26,7 +26,7 @@ extension IMAPConnectionDriver {
                     batchEnd = position + ids.count
                 }
                 guard let raw = batch[entry.id] else { continue }
-                renderer = IMAPMessageRenderer(raw: raw)
+                renderer = IMAPMessageRenderer(raw: raw, for: attributes)
             }
             var keywords = entry.keywords
             if marksSeen && !keywords.contains("$seen") {
