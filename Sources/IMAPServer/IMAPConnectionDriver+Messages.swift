@@ -9,27 +9,36 @@ extension IMAPConnectionDriver {
         async throws -> IMAPCommandResult
     {
         let needsBytes = IMAPMessageRenderer.needsBytes(attributes)
+        let wantsEnvelope = attributes.contains(.envelope)
+        // A kept envelope spares reading the message's bytes when nothing else asked needs them.
+        let onlyEnvelopeNeedsBytes = wantsEnvelope && !IMAPMessageRenderer.needsBytes(attributes.filter { $0 != .envelope })
         var batch: [String: [UInt8]] = [:]  // the messages' bytes, read a batch at a time
-        var batchEnd = 0  // the position in `indexes` the batch read up to
+        var batchEnd = 0  // the position in `reads` the batch read up to
         var responses: [IMAPUntaggedResponse] = []
-        if needsBytes, let first = try await firstBatchIfCurrent(set, uid: uid, holder: holder) {
+        if needsBytes && !wantsEnvelope, let first = try await firstBatchIfCurrent(set, uid: uid, holder: holder) {
             (batch, batchEnd) = (first.raws, first.count)
         } else {
             responses = try await refresh(holdingExpunges: !uid)
         }
         guard var view else { return Self.noSelection }
         let indexes = view.indexes(set, uid: uid, saved: saved)
+        let kept = wantsEnvelope ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : [:]
+        let readsBytes = { (id: String) in needsBytes && !(onlyEnvelopeNeedsBytes && kept[id] != nil) }
+        let reads = indexes.filter { readsBytes(view.entries[$0].id) }  // the messages whose bytes are read, in order
+        var readCount = 0  // how many of `reads` came before this message
+        var parsed: [String: IMAPEnvelope] = [:]
         let marksSeen = !view.readOnly && IMAPMessageRenderer.setsSeen(attributes)
         var seenUpdates: [(id: String, keywords: Set<String>)] = []
-        for (position, index) in indexes.enumerated() {
+        for index in indexes {
             let entry = view.entries[index]
             var renderer: IMAPMessageRenderer?
-            if needsBytes {
-                if position >= batchEnd {
-                    let ids = Self.readAhead(indexes[position...], of: view.entries)
+            if readsBytes(entry.id) {
+                if readCount >= batchEnd {
+                    let ids = Self.readAhead(reads[readCount...], of: view.entries)
                     batch = try await store.raws(address: holder.address, ids: ids)
-                    batchEnd = position + ids.count
+                    batchEnd = readCount + ids.count
                 }
+                readCount += 1
                 guard let raw = batch[entry.id] else { continue }
                 renderer = IMAPMessageRenderer(raw: raw, for: attributes)
             }
@@ -47,6 +56,13 @@ extension IMAPConnectionDriver {
                 case .flags: items.append(.flags(IMAPFlag.flags(keywords)))
                 case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
                 case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
+                case .envelope:
+                    if let envelope = kept[entry.id] {
+                        items.append(.envelope(envelope))
+                    } else if case .envelope(let envelope)? = renderer?.item(attribute) {
+                        items.append(.envelope(envelope))
+                        parsed[entry.id] = envelope
+                    }
                 default: if let item = renderer?.item(attribute) { items.append(item) }
                 }
             }
@@ -55,6 +71,7 @@ extension IMAPConnectionDriver {
             }
             responses.append(.fetch(UInt32(index + 1), items))
         }
+        envelopes.keep(parsed)
         if !seenUpdates.isEmpty { _ = try await store.setKeywords(address: holder.address, seenUpdates) }
         self.view = view
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "FETCH completed"))

@@ -10,6 +10,8 @@ actor IMAPConnectionDriver {
     let store: MailStore
     /// The listener's shared looks at selected mailboxes (``snapshot(of:)``).
     let snapshots: IMAPSnapshotCache
+    /// The listener's parsed envelopes (FETCH).
+    let envelopes: IMAPEnvelopeCache
     let signIn: any IMAPSignIn
     /// The client's address (the PROXY header's when a balancer sent one).
     let client: String
@@ -28,11 +30,12 @@ actor IMAPConnectionDriver {
     private var idleWatch: Task<Void, Never>?
 
     init(
-        store: MailStore, snapshots: IMAPSnapshotCache, signIn: any IMAPSignIn, client: String,
-        now: @escaping @Sendable () -> Int64, logger: Logger
+        store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any IMAPSignIn,
+        client: String, now: @escaping @Sendable () -> Int64, logger: Logger
     ) {
         self.store = store
         self.snapshots = snapshots
+        self.envelopes = envelopes
         self.signIn = signIn
         self.client = client
         self.now = now

@@ -31,7 +31,8 @@ extension MailServer where Configuration == IMAPServerConfiguration {
             configuration: configuration,
             service: IMAPService(
                 configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining,
-                snapshots: IMAPSnapshotCache(capacity: configuration.snapshotCacheEntries)),
+                snapshots: IMAPSnapshotCache(capacity: configuration.snapshotCacheEntries),
+                envelopes: IMAPEnvelopeCache(capacity: configuration.envelopeCacheEntries)),
             group: group, logger: logger)
     }
 }

@@ -35,6 +35,9 @@ public struct IMAPServerConfiguration: Sendable {
     /// selected mailboxes keeps beyond what sessions hold, summed over the mailboxes (``IMAPSnapshotCache``).
     /// Default 262,144 (about 36 MiB at most).
     public var snapshotCacheEntries = 262_144
+    /// Most `ENVELOPE`s (a few hundred bytes each) the listener keeps parsed, by message id, for every session's FETCH
+    /// (``IMAPEnvelopeCache``). Default 65,536 (about 20 MiB at most).
+    public var envelopeCacheEntries = 65_536
     /// How long a blocked write may wait before the connection is dropped. Default 60 s.
     public var writeTimeout: Duration = .seconds(60)
     /// The wall clock, Unix seconds (INTERNALDATE of an APPEND without one, UIDVALIDITY of a new mailbox).

@@ -18,6 +18,8 @@ struct IMAPService: StreamService {
     /// The looks at selected mailboxes every session of the listener shares (``IMAPServer`` passes one bounded by its
     /// configuration; the default's bound is the configuration's default).
     var snapshots = IMAPSnapshotCache(capacity: IMAPServerConfiguration().snapshotCacheEntries)
+    /// The envelopes every session of the listener shares (``IMAPEnvelopeCache``).
+    var envelopes = IMAPEnvelopeCache(capacity: IMAPServerConfiguration().envelopeCacheEntries)
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         makeMachine(peer: peer, refusing: refusing, now: loop.clock())
@@ -37,7 +39,7 @@ struct IMAPService: StreamService {
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let session = IMAPSession(configuration: settings, now: now)
         let driver = IMAPConnectionDriver(
-            store: store, snapshots: snapshots, signIn: signIn, client: peer, now: configuration.wallClock,
+            store: store, snapshots: snapshots, envelopes: envelopes, signIn: signIn, client: peer, now: configuration.wallClock,
             logger: logger)
         let refusal = refusing ? "* BYE Too many connections, try later" : draining() ? "* BYE Server shutting down" : nil
         let machine = MailConnectionMachine(

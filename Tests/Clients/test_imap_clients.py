@@ -106,6 +106,23 @@ def imaplib_session(server, account, address, token):
     check([part[1] for part in data if isinstance(part, tuple)] == [b"Subject: first\r\n\r\n"],
           f"and the bytes asked for ({data})")
 
+    # ENVELOPE is kept parsed per message for every session (IMAPEnvelopeCache): asked again, in another session too,
+    # it is the same bytes, and a flag changed meanwhile shows beside it.
+    def envelope_of(data):
+        line = b"".join(part[0] + part[1] if isinstance(part, tuple) else part for part in data)
+        return line[line.find(b"ENVELOPE"):], line
+    status, data = client.uid("FETCH", "1", "(FLAGS ENVELOPE)")
+    first, line = envelope_of(data)
+    check(status == "OK" and first.startswith(b"ENVELOPE (") and b'"first"' in first, f"UID FETCH 1 ENVELOPE ({line})")
+    client.store("1", "+FLAGS", "(\\Answered)")
+    other = signed_in(server, address)
+    other.select("INBOX")
+    for session in (client, other):
+        status, data = session.uid("FETCH", "1", "(FLAGS ENVELOPE)")
+        again, line = envelope_of(data)
+        check(again == first and b"\\Answered" in line, f"the same ENVELOPE again, FLAGS with \\Answered ({line})")
+    other.logout()
+
     # \Deleted + EXPUNGE deletes for every door, and the quota is given back.
     used_before = http(server, "GET", f"/api/accounts/{account}", bearer=token)[2]["used"]
     client.store("1", "+FLAGS", "(\\Deleted)")
