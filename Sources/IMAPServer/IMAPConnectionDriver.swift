@@ -5,7 +5,7 @@ import MailStore
 
 /// One connection's side of IMAP that needs the store: the sign-in checks, every mailbox command and the selected
 /// mailbox's view. An actor, so that a command and an IDLE's look at the store never run at once; everything here
-/// runs off the event loops, in the tasks ``IMAPService`` starts.
+/// runs off the event loops, in the tasks ``MailService`` starts.
 actor IMAPConnectionDriver {
     let store: MailStore
     /// The listener's shared looks at selected mailboxes (``snapshot(of:)``).
