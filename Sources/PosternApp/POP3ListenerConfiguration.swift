@@ -1,4 +1,3 @@
-import ClientAddress
 import ConfigurationReading
 import IMAPServer
 
@@ -12,7 +11,7 @@ import IMAPServer
 /// - `POSTERN_POP3_PORT` (0 to 65535, default 1110): ``port``.
 /// - `POSTERN_POP3_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
 /// - `POSTERN_POP3_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
-public struct POP3ListenerConfiguration: Sendable {
+public struct POP3ListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     /// Whether the POP3 listener runs. Default false, as IMAP's: instances on one host would clash on one port.
     public var enabled = false
     /// POP3 listen address. Default nil: the HTTP listen address.
@@ -28,6 +27,8 @@ public struct POP3ListenerConfiguration: Sendable {
     /// Every default.
     public init() {}
 
+    static let proxyProtocolKey = "POSTERN_POP3_PROXY_PROTOCOL"
+
     /// The defaults overridden by the keys listed above, read from `config`.
     /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
     public init(config: ConfigurationReader) throws {
@@ -35,7 +36,7 @@ public struct POP3ListenerConfiguration: Sendable {
         host = config.nonEmptyText("POSTERN_POP3_HOST")
         if let port = try config.integer("POSTERN_POP3_PORT") { self.port = port }
         if let count = try config.integer("POSTERN_POP3_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
-        if let on = try config.flag("POSTERN_POP3_PROXY_PROTOCOL") { proxyProtocol = on }
+        if let on = try config.flag(Self.proxyProtocolKey) { proxyProtocol = on }
         try validate()
     }
 
@@ -51,16 +52,6 @@ public struct POP3ListenerConfiguration: Sendable {
         }
     }
 
-    /// Refuses ``proxyProtocol`` without trusted proxies: their connections are the ones that carry the header.
-    /// - Throws: ``ConfigurationError`` naming `POSTERN_POP3_PROXY_PROTOCOL`.
-    public func validate(trustedProxies: [String]) throws {
-        if proxyProtocol && trustedProxies.isEmpty {
-            throw ConfigurationError(
-                key: "POSTERN_POP3_PROXY_PROTOCOL",
-                message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
-        }
-    }
-
     /// The server's settings: ``host`` (else `listenerHost`), the cap, and the PROXY header's peers (`trustedProxies`)
     /// when ``proxyProtocol`` is on.
     func serverConfiguration(listenerHost: String, trustedProxies: [String], wallClock: @escaping @Sendable () -> Int64)
@@ -68,7 +59,7 @@ public struct POP3ListenerConfiguration: Sendable {
     {
         var settings = POP3ServerConfiguration(host: host ?? listenerHost, port: port)
         settings.maxConnectionsPerClient = maxConnectionsPerClient
-        if proxyProtocol { settings.proxyProtocolPeers = trustedProxies.compactMap(IPNetwork.init) }
+        settings.proxyProtocolPeers = proxyHeaderPeers(trustedProxies: trustedProxies)
         settings.wallClock = wallClock
         return settings
     }

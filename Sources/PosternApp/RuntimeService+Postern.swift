@@ -196,6 +196,14 @@ extension RuntimeService {
         RuntimeService("event loops", start: { group.startOnce() }) { await group.shutdownJoining() }
     }
 
+    /// `server` listening on the shared loops: it serves `socket` (bound by `build`); stopped, it stops accepting,
+    /// finishes what is in flight and closes the connections.
+    static func listening(
+        _ name: String, _ server: some SocketListeningServer, on socket: ListeningSocket, group: EventLoopGroup
+    ) -> RuntimeService {
+        listening(name, on: socket, group: group) { _ = try server.start(on: $0) } stop: { await server.shutdown() }
+    }
+
     /// A listener on the shared loops: `start` serves `socket` (bound by `build`); `stop` stops accepting, finishes
     /// what is in flight and closes the connections.
     static func listening(
