@@ -38,12 +38,9 @@ protocol MailListener: Sendable {
 extension MailListener {
     /// `127.0.0.0/8`, `::1`, and IPv4-mapped loopback: where plaintext sign-in may be allowed.
     static func isLoopback(_ peer: String) -> Bool {
-        guard let address = IPAddress(peer) else { return false }
-        return loopbackNetworks.contains { $0.contains(address) }
+        IPAddress(peer)?.isLoopback ?? false
     }
 }
-
-private let loopbackNetworks = ["127.0.0.0/8", "::1/128", "::ffff:127.0.0.0/104"].compactMap(IPNetwork.init)
 
 /// A mail protocol as a `StreamService`: one ``MailConnectionMachine`` of the listener's connection per connection
 /// (under the TLS transport when the listener has a certificate); each job runs in a Swift task off the loops and its

@@ -31,6 +31,7 @@ import SocketServer
 import Storage
 import ServiceLifecycle
 import Webhooks
+import ServerMetrics
 
 /// One running Postern: the database, keys, thread pools, surfaces and listeners, composed once, and the services that
 /// run them under one `ServiceGroup`.

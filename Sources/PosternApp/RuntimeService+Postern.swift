@@ -17,6 +17,7 @@ import Storage
 import Synchronization
 import WebInbox
 import OAuthGrants
+import ServerMetrics
 
 /// The services of a ``PosternRuntime``, in the order it starts them (and so the reverse of the order they stop in).
 extension RuntimeService {
