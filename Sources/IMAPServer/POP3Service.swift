@@ -19,6 +19,7 @@ struct POP3Service: StreamService {
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         var settings = POP3SessionConfiguration()
         settings.limits = configuration.limits
+        settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
         settings.startTLSAvailable = configuration.tls != nil
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && IMAPService.isLoopback(peer)
         let session = POP3Session(configuration: settings, now: loop.clock())
