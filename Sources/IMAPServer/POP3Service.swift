@@ -5,7 +5,8 @@ import ServerTLS
 import SocketServer
 
 /// POP3 as a `StreamService`: one ``MailConnectionMachine`` of a ``POP3Connection`` per connection (under the TLS
-/// transport, for `STLS`, when the listener has a certificate), with its own
+/// transport when the listener has a certificate: `STLS` offered, or TLS from the first byte on the POP3S port), with
+/// its own
 /// ``POP3ConnectionDriver``; each job runs in a Swift task off the loops and its answer is posted back to the
 /// connection's loop.
 struct POP3Service: StreamService {
@@ -17,12 +18,19 @@ struct POP3Service: StreamService {
     let draining: @Sendable () -> Bool
 
     func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
+        makeMachine(peer: peer, refusing: refusing, now: loop.clock())
+    }
+
+    /// The machine of a connection from `peer` opened at monotonic time `now`: plain, or under the TLS transport
+    /// when the listener has a certificate (`STLS` offered, or TLS from the first byte on the implicit port).
+    func makeMachine(peer: String, refusing: Bool, now: UInt64) -> any ConnectionStateMachine {
         var settings = POP3SessionConfiguration()
         settings.limits = configuration.limits
         settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
-        settings.startTLSAvailable = configuration.tls != nil
+        settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
+        settings.isSecure = configuration.tls != nil && configuration.implicitTLS
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && IMAPService.isLoopback(peer)
-        let session = POP3Session(configuration: settings, now: loop.clock())
+        let session = POP3Session(configuration: settings, now: now)
         let driver = POP3ConnectionDriver(
             store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
         let refusal =
@@ -32,7 +40,7 @@ struct POP3Service: StreamService {
             POP3Connection(session: session, driver: driver), refusal: refusal,
             writeTimeout: configuration.writeTimeout, handshakeTimeout: configuration.tlsHandshakeTimeout)
         guard let tls = configuration.tls else { return machine }
-        return TLSTransportMachine(session: machine, context: tls, implicit: false)
+        return TLSTransportMachine(session: machine, context: tls, implicit: configuration.implicitTLS)
     }
 
     func perform(

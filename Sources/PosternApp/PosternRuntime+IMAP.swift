@@ -25,36 +25,50 @@ extension PosternRuntime {
             settings.implicitTLS = true
             listeners.append(("IMAPS", implicitTLS, settings))
         }
-        return listeners.map { name, socket, settings in
-            let server = IMAPServer(
-                configuration: settings, store: context.mail.store, signIn: signIn, group: group,
-                logger: context.logger, draining: { draining.isSet })
+        return serving(listeners, group: group) {
+            IMAPServer(
+                configuration: $0, store: context.mail.store, signIn: signIn, group: group, logger: context.logger,
+                draining: { draining.isSet })
+        }
+    }
+
+    /// The POP3 listeners' services, on sockets bound beforehand: the INBOX to the holders IMAP signs in, on `socket`
+    /// with `STLS` and on `implicitTLS` (the `POSTERN_POP3S_PORT` listener) with TLS from the first byte, both on
+    /// SMTP's certificate as IMAP's.
+    static func pop3Services(
+        _ configuration: PosternConfiguration, on socket: ListeningSocket, implicitTLS: ListeningSocket?,
+        context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+    ) throws -> [RuntimeService] {
+        let signIn = try mailboxSignIn(configuration, context: context, door: .pop3)
+        var settings = configuration.pop3.serverConfiguration(
+            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
+            wallClock: context.clock)
+        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
+        var listeners = [("POP3", socket, settings)]
+        if let implicitTLS {
+            settings.implicitTLS = true
+            listeners.append(("POP3S", implicitTLS, settings))
+        }
+        return serving(listeners, group: group) {
+            POP3Server(
+                configuration: $0, store: context.mail.store, signIn: signIn, group: group, logger: context.logger,
+                draining: { draining.isSet })
+        }
+    }
+
+    /// Each of a mail protocol's listeners (its name, its socket bound beforehand, its settings) as a service: the
+    /// server `make` builds for its settings, started on the socket and shut down with the runtime.
+    private static func serving<Settings: MailListenerSettings>(
+        _ listeners: [(String, ListeningSocket, Settings)], group: EventLoopGroup,
+        make: (Settings) -> MailServer<Settings>
+    ) -> [RuntimeService] {
+        listeners.map { name, socket, settings in
+            let server = make(settings)
             return .listening(name, on: socket, group: group) {
                 _ = try server.start(on: $0)
             } stop: {
                 await server.shutdown()
             }
-        }
-    }
-
-    /// The POP3 listener's service, on `socket` bound beforehand: the INBOX to the holders IMAP signs in, with `STLS`
-    /// on SMTP's certificate as IMAP's `STARTTLS`.
-    static func pop3Service(
-        _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
-        draining: DrainFlag, group: EventLoopGroup, logger: Logger
-    ) throws -> RuntimeService {
-        var settings = configuration.pop3.serverConfiguration(
-            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
-            wallClock: context.clock)
-        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
-        let server = POP3Server(
-            configuration: settings, store: context.mail.store,
-            signIn: try mailboxSignIn(configuration, context: context, door: .pop3), group: group,
-            logger: context.logger, draining: { draining.isSet })
-        return .listening("POP3", on: socket, group: group) {
-            _ = try server.start(on: $0)
-        } stop: {
-            await server.shutdown()
         }
     }
 

@@ -88,6 +88,8 @@ public final class PosternRuntime: Service {
     private let imapsListener: ListeningSocket?
     /// The POP3 listener's socket; nil unless `POSTERN_POP3` is on and the runtime runs POP3.
     private let pop3Listener: ListeningSocket?
+    /// The implicit-TLS POP3 listener's socket; nil unless POP3 is on and `POSTERN_POP3S_PORT` is set.
+    private let pop3sListener: ListeningSocket?
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyStore: any SigningKeyStore
@@ -100,7 +102,8 @@ public final class PosternRuntime: Service {
         grantCache: OAuthGrantCache,
         services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
         sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, imapListener: ListeningSocket?,
-        imapsListener: ListeningSocket?, pop3Listener: ListeningSocket?, drainFlag: DrainFlag,
+        imapsListener: ListeningSocket?, pop3Listener: ListeningSocket?, pop3sListener: ListeningSocket?,
+        drainFlag: DrainFlag,
         keyStore: any SigningKeyStore, logger: Logger
     ) {
         self.keyStore = keyStore
@@ -125,6 +128,7 @@ public final class PosternRuntime: Service {
         self.imapListener = imapListener
         self.imapsListener = imapsListener
         self.pop3Listener = pop3Listener
+        self.pop3sListener = pop3sListener
         self.drainFlag = drainFlag
         // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
         // never closes under a listener still answering; `run()` then throws its error.
@@ -190,6 +194,10 @@ public final class PosternRuntime: Service {
             try configuration.pop3.enabled && wanted.contains(.pop3)
             ? ListenError.bind(host: configuration.pop3.host ?? configuration.listener.host, port: configuration.pop3.port)
             : nil
+        let pop3sPort = configuration.pop3.enabled && wanted.contains(.pop3) ? configuration.pop3.implicitTLSPort : nil
+        let pop3sListener = try pop3sPort.map {
+            try ListenError.bind(host: configuration.pop3.host ?? configuration.listener.host, port: $0)
+        }
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -370,10 +378,9 @@ public final class PosternRuntime: Service {
                 draining: drainFlag, group: group, logger: logger)
         }
         if let pop3Listener {
-            services.append(
-                try pop3Service(
-                    configuration, on: pop3Listener, context: surfaceContext, draining: drainFlag, group: group,
-                    logger: logger))
+            services += try pop3Services(
+                configuration, on: pop3Listener, implicitTLS: pop3sListener, context: surfaceContext,
+                draining: drainFlag, group: group, logger: logger)
         }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
@@ -391,7 +398,7 @@ public final class PosternRuntime: Service {
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
             group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
             metricsListener: metricsListener, imapListener: imapListener, imapsListener: imapsListener,
-            pop3Listener: pop3Listener, drainFlag: drainFlag, keyStore: keyStore,
+            pop3Listener: pop3Listener, pop3sListener: pop3sListener, drainFlag: drainFlag, keyStore: keyStore,
             logger: logger)
     }
 
@@ -460,8 +467,8 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","data_dir":"/absolute/path",
-    /// "public_url":"...","pid":N}`, `null` for
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","pop3s":"HOST:PORT",
+    /// "data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
         JSONValue.object([
@@ -470,6 +477,7 @@ public final class PosternRuntime: Service {
             ("imap", imapListenAddress.map(JSONValue.string) ?? .null),
             ("imaps", imapsListenAddress.map(JSONValue.string) ?? .null),
             ("pop3", pop3ListenAddress.map(JSONValue.string) ?? .null),
+            ("pop3s", pop3sListenAddress.map(JSONValue.string) ?? .null),
             ("data_dir", .string(absoluteDataDirectory)),
             ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
         ]).serialize() + [0x0a]
@@ -510,6 +518,11 @@ public final class PosternRuntime: Service {
     /// The POP3 listener's address as `host:port` (the real port with port 0); nil when POP3 is off.
     public var pop3ListenAddress: String? {
         pop3Listener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
+    }
+
+    /// The implicit-TLS POP3 listener's address as `host:port`; nil when POP3 is off or `POSTERN_POP3S_PORT` unset.
+    public var pop3sListenAddress: String? {
+        pop3sListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
     }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.

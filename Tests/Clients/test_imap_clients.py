@@ -16,7 +16,6 @@ import os
 import smtplib
 import json
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -168,14 +167,8 @@ def tls_sessions(server, address, ca):
     secure.login(address, PASSWORD)
     check(secure.select("INBOX")[0] == "OK", "IMAP4_SSL: signed in and SELECT INBOX on the implicit-TLS port")
     secure.logout()
-    with socket.create_connection(("127.0.0.1", server.imaps_port), timeout=10) as plain:
-        plain.sendall(b"a1 LOGIN x y\r\n")
-        plain.settimeout(10)
-        try:
-            answer = plain.recv(4096)
-        except (socket.timeout, ConnectionResetError):
-            answer = b""
-        check(b"a1" not in answer, f"plaintext on the IMAPS port is never read as a command ({answer[:80]})")
+    answer = line_clients.plaintext_answer(server.imaps_port, b"a1 LOGIN x y\r\n")
+    check(b"a1" not in answer, f"plaintext on the IMAPS port is never read as a command ({answer[:80]})")
 
 
 def oauth_sessions(server):

@@ -3,7 +3,8 @@ free loopback port), signed in with a Mail.td account's address and password (US
 inbox's address and API key. One store behind every door: UIDL is the IMAP UID's stable form (UIDVALIDITY.UID, as
 IMAP's SELECT and UID FETCH give them) and the same in the next session; TOP gives the header and the first lines;
 DELE then RSET keeps the message; DELE then QUIT removes it for every door (the Mail.td list loses it, its bytes
-leave the quota, JMAP's Email/changes has it destroyed); STLS verifies the configured certificate. An owner's inbox
+leave the quota, JMAP's Email/changes has it destroyed); STLS and POP3_SSL on the POP3S port verify the configured
+certificate. An owner's inbox
 through AUTH OAUTHBEARER and XOAUTH2 (RFC 7628, RFC 5034) with access tokens from Postern's own /oauth/token (poplib
 has no AUTH, so its line calls carry it): CAPA's SASL line lists them, a token signs in with or without an initial
 response, and a token of another resource, a mail.send-only token and a forged one get RFC 7628's error JSON, then
@@ -154,8 +155,9 @@ def account_session(server, account, address, token):
 
 
 def tls_session(server, address, ca):
-    """STLS on the POP3 port, presenting SMTP's certificate (POSTERN_SMTP_TLS_CERT, issued by the test's CA for
-    127.0.0.1), verified by the client; then a sign-in and the maildrop over TLS."""
+    """STLS on the POP3 port and TLS from the first byte on the POP3S port, presenting SMTP's certificate
+    (POSTERN_SMTP_TLS_CERT, issued by the test's CA for 127.0.0.1), verified by the client; then a sign-in and the
+    maildrop over TLS."""
     client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
     reply = client.stls(context=ssl.create_default_context(cafile=ca.cert))
     check(reply.startswith(b"+OK"), f"poplib stls(): the handshake verifies the configured certificate ({reply})")
@@ -168,6 +170,18 @@ def tls_session(server, address, ca):
     piped = raw_exchange(server, [b"STLS\r\nUSER x\r\n"])
     check(piped.startswith(b"+OK") and b"Send PASS" not in piped,
           f"what is pipelined after STLS in plaintext is never read as a command ({piped[:80]})")
+    check(server.pop3s_port is not None, "serve's JSON line names the POP3S listener")
+    secure = poplib.POP3_SSL("127.0.0.1", server.pop3s_port, context=ssl.create_default_context(cafile=ca.cert),
+                             timeout=30)
+    capabilities = secure.capa()
+    check("STLS" not in capabilities and "USER" in capabilities and "OAUTHBEARER" in capabilities.get("SASL", []),
+          f"POP3S: USER and SASL, no STLS ({capabilities})")
+    secure.user(address)
+    secure.pass_(PASSWORD)
+    check(secure.stat()[0] == 2, "poplib POP3_SSL: signed in on the implicit-TLS port, the same maildrop")
+    secure.quit()
+    plain = line_clients.plaintext_answer(server.pop3s_port, b"USER x\r\n")
+    check(b"+OK" not in plain, f"plaintext on the POP3S port is never read as a command ({plain[:80]})")
 
 
 def agent_session(server):
