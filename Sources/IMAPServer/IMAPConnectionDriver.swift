@@ -1,4 +1,3 @@
-import Base64Coding
 import IMAP
 import Logging
 import MailStore
@@ -61,32 +60,22 @@ actor IMAPConnectionDriver {
         case .refused?:
             return .failed(.authenticationFailed)
         case .tokenRefused(let refusal)?:
-            return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(refusal))
+            return .failed(.authenticationFailed, errorChallenge: BearerSASL.errorChallenge(refusal))
         case .throttled?, nil:
             return .failed(.unavailable)
         }
     }
 
-    /// RFC 7628 §3.2.2's error: the status and the scope IMAP needs (no `openid-configuration`: the discovery
-    /// document is at the issuer's `/.well-known/oauth-authorization-server`, which the client already used).
-    static func errorChallenge(_ refusal: IMAPTokenRefusal) -> SASLMessage {
-        let status = refusal == .insufficientScope ? "insufficient_scope" : "invalid_token"
-        return SASLMessage(base64: Base64.encode(Array(#"{"status":"\#(status)","scope":"mail.read"}"#.utf8)))
-    }
-
     /// One step of `AUTHENTICATE`: `PLAIN` and `LOGIN` through ``PasswordSASL`` (the exchange POP3's `AUTH` shares),
-    /// `OAUTHBEARER` (RFC 7628) and `XOAUTH2` with an access token.
+    /// `OAUTHBEARER` (RFC 7628) and `XOAUTH2` with an access token through ``BearerSASL`` (POP3's `AUTH` shares both).
     func authenticate(_ step: SASLStep) async -> IMAPAuthenticationOutcome {
-        if step.mechanism == "OAUTHBEARER" || step.mechanism == "XOAUTH2" {
-            guard let bytes = step.response.base64.isEmpty ? [] : Base64.decode(step.response.base64) else {
-                return .failed(.authenticationFailed)
-            }
-            if step.isFirst && bytes.isEmpty { return .challenge(SASLMessage(base64: "")) }
-            let bearer = step.mechanism == "XOAUTH2" ? SASLBearer(xoauth2: bytes) : SASLBearer(oauthBearer: bytes)
-            guard let bearer else {
-                return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(.invalidToken))
-            }
-            return await login(bearer: bearer)
+        switch BearerSASL.step(step) {
+        case .challenge(let challenge)?: return .challenge(challenge)
+        case .bearer(let bearer)?: return await login(bearer: bearer)
+        case .malformed?:
+            return .failed(.authenticationFailed, errorChallenge: BearerSASL.errorChallenge(.invalidToken))
+        case .notBase64?: return .failed(.authenticationFailed)
+        case nil: break
         }
         switch sasl.step(step) {
         case .challenge(let challenge): return .challenge(challenge)

@@ -4,7 +4,8 @@ import MailStore
 import ServerTLS
 
 /// POP3 as its listener serves each connection: a ``POP3Connection`` of ``POP3Session`` and its own
-/// ``POP3ConnectionDriver``.
+/// ``POP3ConnectionDriver`` (under the TLS transport when the listener has a certificate: `STLS` offered, or TLS from
+/// the first byte on the POP3S port).
 struct POP3Listener: MailListener {
     let configuration: POP3ServerConfiguration
     let store: MailStore
@@ -14,14 +15,16 @@ struct POP3Listener: MailListener {
     static let busyRefusal = "-ERR [SYS/TEMP] Too many connections, try later"
     static let drainingRefusal = "-ERR [SYS/TEMP] Server shutting down"
     var tls: TLSServerContext? { configuration.tls }
-    var implicitTLS: Bool { false }
+    var implicitTLS: Bool { configuration.implicitTLS }
     var writeTimeout: Duration { configuration.writeTimeout }
     var handshakeTimeout: Duration { configuration.tlsHandshakeTimeout }
 
     func connection(peer: String, now: UInt64) -> POP3Connection {
         var settings = POP3SessionConfiguration()
         settings.limits = configuration.limits
-        settings.startTLSAvailable = configuration.tls != nil
+        settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
+        settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
+        settings.isSecure = configuration.tls != nil && configuration.implicitTLS
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let driver = POP3ConnectionDriver(
             store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)

@@ -10,8 +10,8 @@ import SocketServer
 /// HTTP and SMTP share, signed in through the Mail.td surface, with SMTP's certificate for TLS.
 extension PosternRuntime {
     /// The IMAP and POP3 listeners' services, on the sockets `build` bound: IMAP with `STARTTLS`, IMAPS (the
-    /// `POSTERN_IMAPS_PORT` listener) with TLS from the first byte, and POP3 (the INBOX to the holders IMAP signs in)
-    /// with `STLS`, all with SMTP's certificate `tls`.
+    /// `POSTERN_IMAPS_PORT` listener) with TLS from the first byte, POP3 (the INBOX to the holders IMAP signs in) with
+    /// `STLS` and POP3S (`POSTERN_POP3S_PORT`) with TLS from the first byte, all with SMTP's certificate `tls`.
     static func mailListeners(
         _ configuration: PosternConfiguration, sockets: ListenerSockets, tls: TLSServerContext,
         context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup
@@ -32,15 +32,19 @@ extension PosternRuntime {
                 services.append(.listening(name, server, on: socket, group: group))
             }
         }
-        if let socket = sockets[.pop3] {
+        let pop3Sockets = [("POP3", sockets[.pop3], false), ("POP3S", sockets[.pop3s], true)]
+        if sockets[.pop3] != nil {
+            let signIn = try mailboxSignIn(configuration, context: context, door: .pop3)
             var pop3 = configuration.pop3.serverConfiguration(
                 listenerHost: listener.host, trustedProxies: listener.trustedProxies, wallClock: context.clock)
             pop3.tls = tls
-            let server = POP3Server(
-                configuration: pop3, store: context.mail.store,
-                signIn: try mailboxSignIn(configuration, context: context, door: .pop3), group: group,
-                logger: context.logger, draining: { draining.isSet })
-            services.append(.listening("POP3", server, on: socket, group: group))
+            for case let (name, socket?, implicitTLS) in pop3Sockets {
+                pop3.implicitTLS = implicitTLS
+                let server = POP3Server(
+                    configuration: pop3, store: context.mail.store, signIn: signIn, group: group,
+                    logger: context.logger, draining: { draining.isSet })
+                services.append(.listening(name, server, on: socket, group: group))
+            }
         }
         return services
     }

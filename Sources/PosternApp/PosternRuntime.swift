@@ -164,9 +164,9 @@ public final class PosternRuntime: Service {
         try sockets.bind(.imap, host: imapHost, port: imapOn ? configuration.imap.port : nil)
         try sockets.bind(.imaps, host: imapHost, port: imapOn ? configuration.imap.implicitTLSPort : nil)
         let pop3On = configuration.pop3.enabled && wanted.contains(.pop3)
-        try sockets.bind(
-            .pop3, host: configuration.pop3.host ?? configuration.listener.host,
-            port: pop3On ? configuration.pop3.port : nil)
+        let pop3Host = configuration.pop3.host ?? configuration.listener.host
+        try sockets.bind(.pop3, host: pop3Host, port: pop3On ? configuration.pop3.port : nil)
+        try sockets.bind(.pop3s, host: pop3Host, port: pop3On ? configuration.pop3.implicitTLSPort : nil)
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -420,8 +420,8 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","data_dir":"/absolute/path",
-    /// "public_url":"...","pid":N}`, `null` for
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","pop3s":"HOST:PORT",
+    /// "data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
         let listeners = ListenerSockets.Name.allCases.filter { $0 != .metrics }.map {
@@ -461,6 +461,9 @@ public final class PosternRuntime: Service {
 
     /// The POP3 listener's address as `host:port` (the real port with port 0); nil when POP3 is off.
     public var pop3ListenAddress: String? { sockets.address(.pop3) }
+
+    /// The implicit-TLS POP3 listener's address as `host:port`; nil when POP3 is off or `POSTERN_POP3S_PORT` unset.
+    public var pop3sListenAddress: String? { sockets.address(.pop3s) }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
     public var smtpListenAddress: String? { sockets.address(.smtp) }
