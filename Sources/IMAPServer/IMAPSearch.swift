@@ -1,4 +1,5 @@
 import IMAP
+import MIME
 import MailStore
 import Time
 
@@ -62,6 +63,11 @@ struct IMAPSearch {
             return try await eachMessage { message in
                 IMAPHeaderBlock(message.header).values(field).contains { Self.contains($0, wanted) }
             }
+        case .address(let field, let needle):
+            let wanted = Self.folded(Array(needle.utf8))
+            return try await eachMessage { message in
+                IMAPHeaderBlock(message.header).values(field).contains { Self.contains(Self.addressText($0), wanted) }
+            }
         case .body(let needle):
             let wanted = Self.folded(Array(needle.utf8))
             return try await eachMessage { Self.contains(Array($0.body), wanted) }
@@ -105,6 +111,23 @@ struct IMAPSearch {
             return CivilDate.days(year: year, month: Int64(month + 1), day: day)
         }
         return nil
+    }
+
+    /// An address field's value as its addresses read (`Name <local@host>, group: a@b;`), as Dovecot matches
+    /// `FROM`/`TO`/`CC`/`BCC`, so that comments and white space inside an address do not hide it; the value as
+    /// written when it does not parse.
+    static func addressText(_ value: [UInt8]) -> [UInt8] {
+        guard let list = try? AddressListParser.addressList(String(decoding: value, as: UTF8.self)) else { return value }
+        func written(_ address: MailAddress) -> String {
+            address.name.map { "\($0) <\(address.email)>" } ?? address.email
+        }
+        let text = list.map { entry in
+            switch entry {
+            case .mailbox(let address): written(address)
+            case .group(let name, let members): "\(name): " + members.map(written).joined(separator: ", ") + ";"
+            }
+        }
+        return Array(text.joined(separator: ", ").utf8)
     }
 
     private static func folded(_ bytes: [UInt8]) -> [UInt8] {

@@ -162,7 +162,7 @@ struct IMAPCommandParserTests {
                     IMAPSearchCommand(
                         key: .and([
                             .flag(.flagged, set: true), .internalDate(.since, IMAPDate(year: 1994, month: 2, day: 1)),
-                            .not(.header(field: "FROM", contains: "Smith")),
+                            .not(.address(field: "FROM", contains: "Smith")),
                         ])), uid: false))
         #expect(
             try Self.kind("A283 SEARCH TEXT \"string not in mailbox\"")
