@@ -39,14 +39,14 @@ extension IMAPConnectionDriver {
             for attribute in attributes {
                 switch attribute {
                 case .uid: if !uid { items.append(.uid(entry.uid)) }
-                case .flags: items.append(.flags(IMAPFlag.flags(keywords)))
+                case .flags: items.append(.flags(view.flags(keywords, uid: entry.uid)))
                 case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
                 case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
                 default: if let item = renderer?.item(attribute) { items.append(item) }
                 }
             }
             if keywords != entry.keywords && !attributes.contains(.flags) {
-                items.append(.flags(IMAPFlag.flags(keywords)))
+                items.append(.flags(view.flags(keywords, uid: entry.uid)))
             }
             responses.append(.fetch(UInt32(index + 1), items))
         }
@@ -77,7 +77,7 @@ extension IMAPConnectionDriver {
             if next != entry.keywords { updates.append((entry.id, next)) }
             view.setKeywords(next, at: index)
             if !action.silent {
-                var items: [IMAPFetchItem] = [.flags(IMAPFlag.flags(next))]
+                var items: [IMAPFetchItem] = [.flags(view.flags(next, uid: entry.uid))]
                 if uid { items.insert(.uid(entry.uid), at: 0) }
                 responses.append(.fetch(UInt32(index + 1), items))
             }

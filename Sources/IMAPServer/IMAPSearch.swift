@@ -38,10 +38,12 @@ struct IMAPSearch {
         case .flag(let flag, let set):
             guard let keyword = flag.keyword else { return entries.map { _ in !set } }
             return entries.map { $0.keywords.contains(keyword) == set }
-        case .new, .recent:
-            return entries.map { _ in false }
+        case .recent:
+            return entries.map { view.isRecent($0.uid) }
+        case .new:
+            return entries.map { view.isRecent($0.uid) && !$0.keywords.contains("$seen") }
         case .old:
-            return entries.map { _ in true }
+            return entries.map { !view.isRecent($0.uid) }
         case .larger(let size):
             return entries.map { UInt64($0.size) > size }
         case .smaller(let size):
