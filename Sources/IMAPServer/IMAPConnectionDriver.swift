@@ -126,8 +126,13 @@ actor IMAPConnectionDriver {
         if let view, view.folder == folder, !view.holdsExpunges, view.lookedAtState == state { return [] }
         let snapshot = try await snapshot(address: holder.address, folder: folder, state: state)
         guard view?.folder == folder else { return [] }
-        let responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
+        var responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
         view?.lookedAtState = state
+        if view?.readOnly == false, let exists = responses.firstIndex(where: { if case .exists = $0 { true } else { false } }) {
+            // New messages: this session is the first to be told of them, unless another selected them first.
+            try await takeRecent(holder: holder)
+            responses.insert(.recent(view?.recentCount ?? 0), at: exists + 1)
+        }
         return responses
     }
 

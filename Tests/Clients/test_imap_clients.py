@@ -75,7 +75,8 @@ def imaplib_session(server, account, address, token):
     status, data = client.uid("FETCH", "1:*", "(UID FLAGS BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
     subjects = [part[1] for part in data if isinstance(part, tuple)]
     check(subjects == [b"Subject: first\r\n\r\n", b"Subject: second\r\n\r\n"], f"UID FETCH of both headers ({subjects})")
-    check(b"UID 1 " in data[0][0] and b"FLAGS ()" in data[0][0], f"UID 1, no flags ({data[0][0]})")
+    check(b"UID 1 " in data[0][0] and b"FLAGS (\\Recent)" in data[0][0],
+          f"UID 1, no flags but \\Recent: this is the first SELECT since it arrived ({data[0][0]})")
 
     # IMAP -> Mail.td: \Seen is the read state.
     client.store("1", "+FLAGS", "(\\Seen \\Flagged)")
