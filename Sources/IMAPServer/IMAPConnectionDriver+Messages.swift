@@ -8,14 +8,19 @@ extension IMAPConnectionDriver {
     func fetch(_ set: IMAPSequenceSet, _ attributes: [IMAPFetchAttribute], uid: Bool, holder: IMAPMailboxHolder)
         async throws -> IMAPCommandResult
     {
-        var responses = try await refresh(holdingExpunges: !uid)
-        guard var view else { return Self.noSelection }
-        let indexes = view.indexes(set, uid: uid, saved: saved)
         let needsBytes = IMAPMessageRenderer.needsBytes(attributes)
-        let marksSeen = !view.readOnly && IMAPMessageRenderer.setsSeen(attributes)
-        var seenUpdates: [(id: String, keywords: Set<String>)] = []
         var batch: [String: [UInt8]] = [:]  // the messages' bytes, read a batch at a time
         var batchEnd = 0  // the position in `indexes` the batch read up to
+        var responses: [IMAPUntaggedResponse] = []
+        if needsBytes, let first = try await firstBatchIfCurrent(set, uid: uid, holder: holder) {
+            (batch, batchEnd) = (first.raws, first.count)
+        } else {
+            responses = try await refresh(holdingExpunges: !uid)
+        }
+        guard var view else { return Self.noSelection }
+        let indexes = view.indexes(set, uid: uid, saved: saved)
+        let marksSeen = !view.readOnly && IMAPMessageRenderer.setsSeen(attributes)
+        var seenUpdates: [(id: String, keywords: Set<String>)] = []
         for (position, index) in indexes.enumerated() {
             let entry = view.entries[index]
             var renderer: IMAPMessageRenderer?
@@ -26,7 +31,7 @@ extension IMAPConnectionDriver {
                     batchEnd = position + ids.count
                 }
                 guard let raw = batch[entry.id] else { continue }
-                renderer = IMAPMessageRenderer(raw: raw)
+                renderer = IMAPMessageRenderer(raw: raw, for: attributes)
             }
             var keywords = entry.keywords
             if marksSeen && !keywords.contains("$seen") {
@@ -50,9 +55,26 @@ extension IMAPConnectionDriver {
             }
             responses.append(.fetch(UInt32(index + 1), items))
         }
-        _ = try await store.setKeywords(address: holder.address, seenUpdates)
+        if !seenUpdates.isEmpty { _ = try await store.setKeywords(address: holder.address, seenUpdates) }
         self.view = view
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "FETCH completed"))
+    }
+
+    /// The first batch of bytes a FETCH of `set` sends, read in the same trip to the store as the address's state,
+    /// when that state is the one the client's view was last looked at (``refresh()`` would then find nothing to
+    /// tell): the batch and how many of the FETCH's messages it covers. Nil when the view may be behind, or it
+    /// changed while the store was read: the FETCH then refreshes first and reads its bytes after, as before.
+    /// An mbsync's `UID FETCH n (BODY.PEEK[])` per message so costs one read instead of two.
+    private func firstBatchIfCurrent(_ set: IMAPSequenceSet, uid: Bool, holder: IMAPMailboxHolder) async throws
+        -> (raws: [String: [UInt8]], count: Int)?
+    {
+        guard let before = view, !before.holdsExpunges, let looked = before.lookedAtState else { return nil }
+        let indexes = before.indexes(set, uid: uid, saved: saved)
+        guard !indexes.isEmpty else { return nil }
+        let ids = Self.readAhead(indexes[...], of: before.entries)
+        let read = try await store.stateAndRaws(address: holder.address, ids: ids)
+        guard read.state == looked, let after = view, after == before else { return nil }
+        return (read.raws, ids.count)
     }
 
     func store(_ set: IMAPSequenceSet, _ action: IMAPStoreAction, uid: Bool, holder: IMAPMailboxHolder) async throws

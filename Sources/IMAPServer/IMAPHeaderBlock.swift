@@ -3,6 +3,9 @@
 struct IMAPHeaderBlock {
     /// Each field's name as written and its raw bytes, continuation lines and line ends included.
     let fields: [(name: String, raw: ArraySlice<UInt8>)]
+    /// Each field's name lower-cased, in the order of `fields`: made once, not once per field per lookup (an
+    /// `ENVELOPE` looks up ten names).
+    private let lowercasedNames: [String]
 
     /// Reads `header` (up to and including the blank line that ends it, or all of it when there is none).
     init(_ header: ArraySlice<UInt8>) {
@@ -17,12 +20,20 @@ struct IMAPHeaderBlock {
             }
             let line = header[start..<end]
             if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-                let name = String(decoding: header[start..<colon], as: UTF8.self).trimmingCharacters(in: " \t")
+                let written = header[start..<colon]
+                var name = String(decoding: written, as: UTF8.self)
+                // Trimmed only when it starts or ends with white space, which a field name seldom does.
+                if let first = written.first, let last = written.last,
+                    first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+                {
+                    name = name.trimmingCharacters(in: " \t")
+                }
                 if !name.isEmpty { fields.append((name, line)) }
             }
             index = end
         }
         self.fields = fields
+        lowercasedNames = fields.map { $0.name.lowercased() }
     }
 
     /// The index after the line that starts at `index` (its LF included).
@@ -40,11 +51,16 @@ struct IMAPHeaderBlock {
     /// Every field named `name` (case-insensitive), in order, each unfolded and trimmed.
     func values(_ name: String) -> [[UInt8]] {
         let wanted = name.lowercased()
-        return fields.filter { $0.name.lowercased() == wanted }.compactMap { field in
-            guard let colon = field.raw.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-            let unfolded = field.raw[(colon + 1)...].filter { $0 != 0x0d && $0 != 0x0a }
-            let trimmed = unfolded.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
-            return Array(trimmed.reversed())
+        return fields.indices.filter { lowercasedNames[$0] == wanted }.compactMap { index in
+            let raw = fields[index].raw
+            guard let colon = raw.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            var value: [UInt8] = []
+            value.reserveCapacity(raw.endIndex - colon)
+            for byte in raw[(colon + 1)...] where byte != 0x0d && byte != 0x0a { value.append(byte) }
+            let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+            guard let first = value.firstIndex(where: { !isBlank($0) }) else { return [] }
+            let last = value.lastIndex(where: { !isBlank($0) }) ?? first
+            return first == 0 && last == value.count - 1 ? value : Array(value[first...last])
         }
     }
 

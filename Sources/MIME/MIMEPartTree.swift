@@ -66,6 +66,34 @@ public struct MIMEPartTree: Sendable {
         }
     }
 
+    /// The header block of `raw` as ``init(_:limits:)`` reads it (its ``header``: empty when a limit was passed),
+    /// without reading its fields' values, its parameters or its parts: for a reader that needs the top header alone
+    /// (IMAP's `ENVELOPE` of every message).
+    public static func header(of raw: ArraySlice<UInt8>, limits: MIMELimits = .default) -> ArraySlice<UInt8> {
+        if let end = blankLineEnd(raw, limits: limits) { return raw[..<end] }
+        var parser = MIMEHeaderParser(limits: limits)
+        guard let used = try? parser.feed(raw) else { return raw.prefix(0) }
+        if !parser.isComplete { guard (try? parser.finish()) != nil else { return raw.prefix(0) } }
+        return raw.prefix(used)
+    }
+
+    /// Where the header block of `raw` ends (after its empty line, CRLF or bare LF, as ``MIMEHeaderParser`` reads
+    /// it), found line by line without reading the fields, when it is within `limits` by its bytes and by its lines
+    /// (no more fields than lines): the parser would stop there too. Nil otherwise (no empty line, or too long a
+    /// block to tell without counting its fields): the parser decides.
+    private static func blankLineEnd(_ raw: ArraySlice<UInt8>, limits: MIMELimits) -> Int? {
+        var lineStart = raw.startIndex
+        var lines = 0
+        while lines < limits.maximumHeaderCount, let newline = raw[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+            let end = newline + 1
+            guard end - raw.startIndex <= limits.maximumHeaderBytes else { return nil }
+            if newline == lineStart || (newline == lineStart + 1 && raw[lineStart] == UInt8(ascii: "\r")) { return end }
+            lines += 1
+            lineStart = end
+        }
+        return nil
+    }
+
     /// The part at `path` (1-based numbers, RFC 9051 §6.4.5): `[]` is this one; a multipart's numbers are its parts,
     /// and an entity that is not multipart is its own part 1 (whose body, for a `message/rfc822`, is the message
     /// inside; the numbers after it are that message's). Nil when there is no such part.

@@ -90,6 +90,18 @@ def imaplib_session(server, account, address, token):
     check(any(b"\\Seen" in item and item.startswith(b"2 ") for item in fetched),
           f"NOOP reports FETCH 2 (FLAGS (\\Seen)) for a read through Mail.td ({fetched})")
 
+    # A FETCH of bytes reads the address's state with them (one trip to the store while nothing changed): a flag
+    # changed through the other door since the last command is told before the bytes, never skipped.
+    client.store("1", "-FLAGS", "(\\Seen)")
+    status, _, _ = http(server, "PUT", f"/api/accounts/{account}/messages/{listed['first']['id']}/read", bearer=token)
+    check(status == 200, f"PUT .../read of the first: 200 ({status})")
+    status, data = client.uid("FETCH", "1", "(BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
+    told = [part[0] if isinstance(part, tuple) else part for part in data]
+    check(status == "OK" and any(b"\\Seen" in item and item.startswith(b"1 ") for item in told),
+          f"UID FETCH 1 (BODY.PEEK[...]) tells FLAGS (\\Seen) set through Mail.td since ({data})")
+    check([part[1] for part in data if isinstance(part, tuple)] == [b"Subject: first\r\n\r\n"],
+          f"and the bytes asked for ({data})")
+
     # \Deleted + EXPUNGE deletes for every door, and the quota is given back.
     used_before = http(server, "GET", f"/api/accounts/{account}", bearer=token)[2]["used"]
     client.store("1", "+FLAGS", "(\\Deleted)")

@@ -144,4 +144,65 @@ struct IMAPMessageRendererTests {
         #expect(pdf.encoding == "BASE64" && pdf.size == 8)
         #expect(pdf.extension?.disposition == IMAPBodyDisposition("ATTACHMENT", parameters: [("filename", "a.pdf")]))
     }
+
+    @Test("a renderer made for attributes that need no parts answers them as one that read every part")
+    func madeForAttributes() {
+        let shapes: [[UInt8]] = [
+            Self.message,
+            Array("Subject: outer\r\nContent-Type: message/rfc822\r\n\r\nSubject: inner\r\n\r\ninner body\r\n".utf8),
+            Array("From: a@b.example\nSubject: bare LF\n\nbody\n".utf8),
+            Array("Subject: no body, no blank line\r\n".utf8),
+            Array(String(repeating: "X-Many: 1\r\n", count: 1001).utf8) + Array("\r\nbody".utf8),  // past the limit
+        ]
+        let attributes: [IMAPFetchAttribute] = [
+            .envelope, .rfc822, .rfc822Header, .rfc822Text,
+            .body(IMAPSection(), partial: nil, peek: true),
+            .body(IMAPSection(), partial: IMAPPartial(start: 3, length: 10), peek: true),
+            .body(IMAPSection(text: .header), partial: nil, peek: true),
+            .body(IMAPSection(text: .text), partial: nil, peek: false),
+            .body(IMAPSection(text: .mime), partial: nil, peek: true),
+            .body(IMAPSection(text: .headerFields(["SUBJECT", "FROM"])), partial: nil, peek: true),
+            .body(IMAPSection(text: .headerFieldsNot(["SUBJECT"])), partial: IMAPPartial(start: 0, length: 5), peek: true),
+        ]
+        #expect(!IMAPMessageRenderer.needsParts(attributes))
+        for raw in shapes {
+            let everything = IMAPMessageRenderer(raw: raw)
+            let made = IMAPMessageRenderer(raw: raw, for: attributes)
+            #expect(made.header == everything.header && made.body == everything.body)
+            for attribute in attributes {
+                #expect(made.item(attribute) == everything.item(attribute), "\(attribute) of \(raw.prefix(20))")
+            }
+        }
+    }
+
+    @Test("attributes that look inside the message read its parts, and answer the same either way")
+    func partsRead() {
+        let inside: [IMAPFetchAttribute] = [
+            .bodyStructure(extensible: true), .bodyStructure(extensible: false),
+            .body(IMAPSection(part: [1]), partial: nil, peek: true),
+            .body(IMAPSection(part: [2], text: .mime), partial: nil, peek: true),
+            .binary(part: [2], partial: nil, peek: true), .binarySize(part: [1]),
+        ]
+        for attribute in inside {
+            #expect(IMAPMessageRenderer.needsParts([.envelope, attribute]), "\(attribute)")
+            let made = IMAPMessageRenderer(raw: Self.message, for: [attribute])
+            #expect(made.item(attribute) == IMAPMessageRenderer(raw: Self.message).item(attribute), "\(attribute)")
+        }
+        // One made for the top alone still answers a part when asked (it reads the parts then).
+        let topOnly = IMAPMessageRenderer(raw: Self.message, for: [.envelope])
+        #expect(topOnly.item(inside[2]) == IMAPMessageRenderer(raw: Self.message).item(inside[2]))
+    }
+
+    @Test("a header block's values: every field of a name in order, case-insensitive, unfolded and trimmed")
+    func headerValues() {
+        let block = IMAPHeaderBlock(
+            Array(
+                ("Subject:  a folded\r\n\tvalue \t\r\nX-Empty:\r\nX-Blank: \t \r\nReceived : one\r\nRECEIVED:two\r\n"
+                    + "\r\nBody-Line: not a field\r\n").utf8)[...])
+        #expect(block.value("subject") == Array("a folded\tvalue".utf8))
+        #expect(block.value("X-Empty") == [] && block.value("x-blank") == [])
+        #expect(block.values("Received").map { String(decoding: $0, as: UTF8.self) } == ["one", "two"])
+        #expect(block.value("Body-Line") == nil, "the block ends at its blank line")
+        #expect(block.fields.map(\.name) == ["Subject", "X-Empty", "X-Blank", "Received", "RECEIVED"])
+    }
 }

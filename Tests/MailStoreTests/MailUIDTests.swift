@@ -62,6 +62,25 @@ struct MailUIDTests {
         #expect(try await store.raws(address: Self.address, ids: []).isEmpty)
     }
 
+    @Test("stateAndRaws reads the state and the bytes together; a change after moves the state it reads", arguments: StorageBackend.allCases)
+    func stateAndRaws(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let ids = try await store.deliver(MailStoreTests.message("s0"), to: Self.recipient, folder: .inbox, now: 1)
+        let first = try await store.stateAndRaws(address: Self.address, ids: ids + ["no-such-id"])
+        #expect(first.state == (try await store.state(address: Self.address)))
+        #expect(first.raws == (try await store.raws(address: Self.address, ids: ids)))
+        #expect(try await store.stateAndRaws(address: "other@mail.localhost", ids: ids).raws.isEmpty)
+
+        _ = try await store.setKeywords(address: Self.address, [(ids[0], ["$flagged"])])
+        let flagged = try await store.stateAndRaws(address: Self.address, ids: ids)
+        #expect(flagged.state > first.state, "a flag set is a change the reader sees")
+        let more = try await store.deliver(MailStoreTests.message("s1"), to: Self.recipient, folder: .inbox, now: 2)
+        let delivered = try await store.stateAndRaws(address: Self.address, ids: ids + more)
+        #expect(delivered.state > flagged.state && Set(delivered.raws.keys) == Set(ids + more))
+        #expect(try await store.stateAndRaws(address: Self.address, ids: []).raws.isEmpty)
+    }
+
     @Test("keywords set through IMAP are JMAP's, $seen the read state", arguments: StorageBackend.allCases)
     func keywords(_ backend: StorageBackend) async throws {
         let db = try MailDatabase(backend)
