@@ -331,6 +331,13 @@ let package = Package(
             "OutboundSocket", "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Fetch",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The process's Prometheus registry (issue 67): the server-level gauges, the request series written on every
+        // request, every family's help text and swift-metrics' factory over it. It knows no surface and no listener.
+        .target(name: "ServerMetrics", dependencies: [
+            "HTTP1", "OutboundQueue",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
         // Composition root: configuration, routes, buildServer(configuration:logger:).
         .target(name: "PosternApp", dependencies: [
             "EmailAddresses",
@@ -340,18 +347,17 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
-            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "MailpitAPI",
+            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "MailpitAPI", "ServerMetrics",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(
             name: "postern",
             dependencies: [
-                "PosternApp", "AgentAuth", "AgentClient", "Owners", "Audit", "OutboundQueue",
+                "PosternApp", "AgentAuth", "AgentClient", "Owners", "Audit", "OutboundQueue", "HTTPServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -386,6 +392,7 @@ let package = Package(
         .testTarget(name: "SocketServerTests", dependencies: [
             "SocketServer", "PosternTestSupport", "ClientAddress", .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "ServerMetricsTests", dependencies: ["ServerMetrics"]),
         .testTarget(name: "HTTPServerTests", dependencies: [
             "HTTPServer", "HTTP1", "SocketServer", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -541,7 +548,7 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
-            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI",
+            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "ServerMetrics",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [

@@ -20,6 +20,14 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is an IPv4 address.
     public var isIPv4: Bool { bytes.count == 4 }
 
+    /// Whether this is a loopback address: `127.0.0.0/8` (IPv4-mapped too, stored as IPv4) or `::1`. The one test of
+    /// it for every listener's plaintext rule and the start-up warnings.
+    public var isLoopback: Bool {
+        isIPv4 ? bytes[0] == 127 : bytes == Self.ipv6Loopback
+    }
+
+    private static let ipv6Loopback: [UInt8] = Array(repeating: 0, count: 15) + [1]
+
     /// Parses textual IPv4 or IPv6; accepts `[v6]`, `[v6]:port`, `v4:port` and a `%zone` suffix,
     /// which are dropped. `nil` for anything else.
     public init?(_ text: String) {

@@ -44,6 +44,8 @@ public enum IMAPCommandKind: Sendable, Equatable {
     /// `UID EXPUNGE set` (RFC 4315, RFC 9051).
     case uidExpunge(IMAPSequenceSet)
     case search(IMAPSearchCommand, uid: Bool)
+    /// `SORT` (RFC 5256): the messages `search` finds, in the criteria's order.
+    case sort(IMAPSortCommand, uid: Bool)
     case fetch(IMAPSequenceSet, [IMAPFetchAttribute], uid: Bool)
     case store(IMAPSequenceSet, IMAPStoreAction, uid: Bool)
     case copy(IMAPSequenceSet, IMAPMailboxName, uid: Bool)
@@ -59,7 +61,7 @@ public enum IMAPCommandKind: Sendable, Equatable {
         case .enable, .select, .examine, .create, .delete, .rename, .subscribe, .unsubscribe, .list, .lsub,
             .namespace, .status, .append, .idle:
             return [.authenticated, .selected]
-        case .check, .close, .unselect, .expunge, .uidExpunge, .search, .fetch, .store, .copy, .move:
+        case .check, .close, .unselect, .expunge, .uidExpunge, .search, .sort, .fetch, .store, .copy, .move:
             return [.selected]
         }
     }

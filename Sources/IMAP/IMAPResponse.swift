@@ -57,6 +57,8 @@ public enum IMAPUntaggedResponse: Sendable, Equatable {
     case mailboxStatus(IMAPMailboxName, [IMAPStatusValue])
     /// `SEARCH n ...` (IMAP4rev1's answer to a search without `RETURN`).
     case search([UInt32])
+    /// `SORT n ...` (RFC 5256 §4).
+    case sort([UInt32])
     case esearch(IMAPESearchResult)
     /// `n FETCH (...)`.
     case fetch(UInt32, [IMAPFetchItem])

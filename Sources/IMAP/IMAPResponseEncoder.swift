@@ -172,6 +172,9 @@ struct IMAPResponseWriter {
         case .search(let numbers):
             raw("SEARCH")
             for number in numbers { raw(" \(number)") }
+        case .sort(let numbers):
+            raw("SORT")
+            for number in numbers { raw(" \(number)") }
         case .esearch(let result):
             esearch(result)
         case .fetch(let number, let items):

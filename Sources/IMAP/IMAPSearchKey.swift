@@ -10,8 +10,11 @@ public indirect enum IMAPSearchKey: Sendable, Equatable {
     case flag(IMAPFlag, set: Bool)
     /// `NEW` (recent and unseen), `OLD` (not recent), `RECENT` (IMAP4rev1).
     case new, old, recent
-    /// A header field containing the string: `FROM`, `TO`, `CC`, `BCC`, `SUBJECT` name theirs; `HEADER` any.
+    /// A header field containing the string: `SUBJECT` names its own; `HEADER` any, matched in the value as written.
     case header(field: String, contains: String)
+    /// An address field (`FROM`, `TO`, `CC`, `BCC`) containing the string in its addresses as read, not as written:
+    /// `Name <local@host>` for each, groups as `name: ...;`, comments gone (a trailing one being a display name).
+    case address(field: String, contains: String)
     /// The body, or the whole message (`TEXT`), containing the string.
     case body(String)
     case text(String)

@@ -63,7 +63,10 @@ enum IMAPSearchParser {
         case "KEYWORD", "UNKEYWORD":
             try reader.space()
             return .flag(.keyword(try reader.atom("a keyword")), set: word == "KEYWORD")
-        case "FROM", "TO", "CC", "BCC", "SUBJECT":
+        case "FROM", "TO", "CC", "BCC":
+            try reader.space()
+            return .address(field: word, contains: try reader.astringText())
+        case "SUBJECT":
             try reader.space()
             return .header(field: word, contains: try reader.astringText())
         case "HEADER":

@@ -4,7 +4,8 @@ public struct POP3Limits: Sendable, Equatable {
     /// The most bytes of a command line, CRLF excluded. RFC 2449 §4 sets 255 with the CRLF; clients' long `AUTH`
     /// initial responses are why the default allows more. Default 510.
     public var maxLineBytes = 510
-    /// The most bytes of one SASL response line (an OAuth bearer token is longer than any command). Default 65,536.
+    /// The most bytes of one SASL response line, or of an `AUTH` command with its initial response (an OAuth bearer
+    /// token is longer than any command). Default 65,536.
     public var maxSASLLineBytes = 65_536
     /// The most commands answered from buffered input before the session hands the turn back to its driver
     /// (``POP3Session/hasBufferedInput``). Default 64.

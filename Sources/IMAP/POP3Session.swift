@@ -7,7 +7,8 @@
 /// - Input: lines, read one command at a time, each once the one before it is answered; at most
 ///   ``POP3Limits/maxPipelinedCommands`` per turn (``hasBufferedInput``, ``resume(now:into:)``), at most
 ///   ``POP3Limits/maxBufferedInputBytes`` waiting (``wantsInput``). A command line over ``POP3Limits/maxLineBytes``
-///   (a SASL line over ``POP3Limits/maxSASLLineBytes``) is read to its end and answered `-ERR Line too long`.
+///   (a SASL line, or an `AUTH` with its initial response, over ``POP3Limits/maxSASLLineBytes``) is read to its end
+///   and answered `-ERR Line too long`.
 /// - Any state: `CAPA` lists `TOP UIDL RESP-CODES AUTH-RESP-CODE PIPELINING IMPLEMENTATION`, and before sign-in
 ///   `USER` and `SASL ...` (when plaintext is allowed or the connection is TLS) and `STLS` (when offered). An unknown
 ///   command gets `-ERR Unknown command`, a known one in the wrong state `-ERR Command not allowed now`.
@@ -163,13 +164,21 @@ public struct POP3Session: Sendable {
             phase = .reading
             signInFailed(code, &actions)
         default:
-            guard line.count <= configuration.limits.maxLineBytes else { return lineRefused(&actions) }
+            guard line.count <= configuration.limits.maxLineBytes || Self.isAuthCommand(line) else {
+                return lineRefused(&actions)
+            }
             do {
                 run(try POP3Command.parse(line), &actions)
             } catch {
                 send(.error(nil, error.text), &actions)
             }
         }
+    }
+
+    /// Whether `line` is an `AUTH` command, whose initial response may be as long as a SASL line (an OAuth token is
+    /// longer than RFC 5034 §4's 255 octets, and clients send it there all the same).
+    static func isAuthCommand(_ line: [UInt8]) -> Bool {
+        line.count > 5 && line.prefix(5).map(ASCII.upper) == Array("AUTH ".utf8)
     }
 
     private mutating func lineRefused(_ actions: inout [Action]) {

@@ -1,7 +1,7 @@
 import IMAP
 
 /// One IMAP connection's session as ``MailConnectionMachine`` serves it: ``IMAPSession`` and the connection's
-/// ``IMAPConnectionDriver``. Requests become ``IMAPJob``s (an IDLE's start is not awaited, its end is told to the
+/// ``IMAPConnectionDriver``. Requests become ``MailJob``s (an IDLE's start is not awaited, its end is told to the
 /// driver at once); changes an IDLE saw after it ended are held and sent before the next command's answer.
 struct IMAPConnection: ServedSession {
     var session: IMAPSession
@@ -17,7 +17,7 @@ struct IMAPConnection: ServedSession {
     mutating func complete(_ value: any AnyObject & Sendable, now: UInt64, into actions: inout [IMAPSession.Action])
         -> Bool?
     {
-        guard let completion = value as? IMAPCompletion else { return nil }
+        guard let completion = value as? MailCompletion<IMAPListener> else { return nil }
         switch completion.outcome {
         case .authenticated(let result):
             session.authenticated(result, now: now, into: &actions)
@@ -47,8 +47,8 @@ struct IMAPConnection: ServedSession {
             return .none
         case .perform(let request):
             switch request {
-            case .login, .authenticate, .run: return .job(IMAPJob(request, driver: driver), awaited: true)
-            default: return .job(IMAPJob(request, driver: driver), awaited: false)
+            case .login, .authenticate, .run: return .job(MailJob<IMAPListener>(request, driver: driver), awaited: true)
+            default: return .job(MailJob<IMAPListener>(request, driver: driver), awaited: false)
             }
         case .closeConnection:
             return .closeAfterOutput

@@ -63,6 +63,8 @@ extension IMAPConnectionDriver {
             return try await store(set, action, uid: uid, holder: holder)
         case .search(let search, let uid):
             return try await self.search(search, uid: uid, tag: tag, holder: holder)
+        case .sort(let sort, let uid):
+            return try await self.sort(sort, uid: uid, holder: holder)
         case .copy(let set, let name, let uid):
             return try await transfer(set, to: name, uid: uid, moving: false, holder: holder)
         case .move(let set, let name, let uid):
@@ -89,10 +91,11 @@ extension IMAPConnectionDriver {
         selected.lookedAtState = state
         let flags = selected.flagsUpdate() ?? .flags(IMAPFlag.systemFlags)
         view = selected
+        try await takeRecent(holder: holder)
         var responses: [IMAPUntaggedResponse] = [
             flags,
             .exists(UInt32(selected.entries.count)),
-            .recent(0),
+            .recent(view?.recentCount ?? 0),
             .condition(
                 IMAPStatusResponse(
                     .ok, code: .permanentFlags(readOnly ? [] : IMAPFlag.systemFlags, allowsKeywords: !readOnly),
@@ -107,6 +110,22 @@ extension IMAPConnectionDriver {
             ? IMAPStatusResponse(.ok, code: .readOnly, "EXAMINE completed")
             : IMAPStatusResponse(.ok, code: .readWrite, "SELECT completed")
         return IMAPCommandResult(responses, status: status)
+    }
+
+    /// Makes the messages of `view` above what any session was told is recent this session's recent ones (RFC 3501
+    /// §2.3.2): claimed in the store when read-write, so that no other session sees them recent; only counted when
+    /// read-only (`EXAMINE`), so that the next `SELECT` still does. One read when nothing new arrived.
+    func takeRecent(holder: IMAPMailboxHolder) async throws {
+        guard let selected = view, selected.largestUID > selected.recentClaimedThrough else { return }
+        let (largest, folder) = (selected.largestUID, selected.folder)
+        view?.recentClaimedThrough = largest
+        let claimed = try await store.recentUID(address: holder.address, folder: folder)
+        guard claimed < largest else { return }
+        let taken = selected.readOnly
+            ? (claimed + 1)...largest
+            : try await store.claimRecent(address: holder.address, folder: folder, through: largest)
+        // Claimed for this session: kept unless the client selected another mailbox meanwhile.
+        if let taken, view?.folder == folder { view?.addRecent(taken) }
     }
 
     private func list(_ list: IMAPListCommand, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
@@ -138,6 +157,7 @@ extension IMAPConnectionDriver {
     ) async throws -> IMAPUntaggedResponse {
         let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
         let entries = snapshot.entries
+        let recent = items.contains(.recent) ? try await store.recentUID(address: holder.address, folder: folder) : 0
         let values = items.map { item -> IMAPStatusValue in
             switch item {
             case .messages: return IMAPStatusValue(item, UInt64(entries.count))
@@ -146,7 +166,7 @@ extension IMAPConnectionDriver {
             case .unseen: return IMAPStatusValue(item, UInt64(entries.filter { !$0.keywords.contains("$seen") }.count))
             case .deleted: return IMAPStatusValue(item, UInt64(entries.filter { $0.keywords.contains("$deleted") }.count))
             case .size: return IMAPStatusValue(item, UInt64(entries.reduce(0) { $0 + $1.size }))
-            case .recent: return IMAPStatusValue(item, 0)
+            case .recent: return IMAPStatusValue(item, UInt64(entries.count(where: { $0.uid > recent })))
             }
         }
         return .mailboxStatus(name, values)

@@ -53,7 +53,7 @@ extension IMAPConnectionDriver {
             for attribute in attributes {
                 switch attribute {
                 case .uid: if !uid { items.append(.uid(entry.uid)) }
-                case .flags: items.append(.flags(IMAPFlag.flags(keywords)))
+                case .flags: items.append(.flags(view.flags(keywords, uid: entry.uid)))
                 case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
                 case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
                 case .envelope:
@@ -67,7 +67,7 @@ extension IMAPConnectionDriver {
                 }
             }
             if keywords != entry.keywords && !attributes.contains(.flags) {
-                items.append(.flags(IMAPFlag.flags(keywords)))
+                items.append(.flags(view.flags(keywords, uid: entry.uid)))
             }
             responses.append(.fetch(UInt32(index + 1), items))
         }
@@ -116,7 +116,7 @@ extension IMAPConnectionDriver {
             if next != entry.keywords { updates.append((entry.id, next)) }
             view.setKeywords(next, at: index)
             if !action.silent {
-                var items: [IMAPFetchItem] = [.flags(IMAPFlag.flags(next))]
+                var items: [IMAPFetchItem] = [.flags(view.flags(next, uid: entry.uid))]
                 if uid { items.insert(.uid(entry.uid), at: 0) }
                 responses.append(.fetch(UInt32(index + 1), items))
             }
@@ -131,16 +131,10 @@ extension IMAPConnectionDriver {
     {
         var responses = try await refresh(holdingExpunges: !uid)
         guard let view else { return Self.noSelection }
-        if let charset = command.charset, !["US-ASCII", "UTF-8"].contains(charset.uppercased()) {
-            return IMAPCommandResult(
-                responses, status: IMAPStatusResponse(.no, code: .badCharset(["US-ASCII", "UTF-8"]), "Unknown charset"))
+        guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
+            return IMAPCommandResult(responses, status: Self.badCharset)
         }
-        let store = self.store
-        let address = holder.address
         let entries = view.entries
-        let found = try await IMAPSearch(view: view, saved: saved) { index in
-            try await store.raw(address: address, id: entries[index].id).map(IMAPMessageRenderer.init(raw:))
-        }.run(command.key)
         let numbers = found.map { uid ? entries[$0].uid : UInt32($0 + 1) }
         if let options = command.returnOptions {
             if options.contains(.save) { saved = found.map { entries[$0].uid } }
@@ -156,6 +150,42 @@ extension IMAPConnectionDriver {
             responses.append(.search(numbers))
         }
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SEARCH completed"))
+    }
+
+    /// `SORT` (RFC 5256): the messages the search finds, ordered by ``IMAPSort``; `* SORT` with their numbers.
+    func sort(_ command: IMAPSortCommand, uid: Bool, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+        var responses = try await refresh(holdingExpunges: !uid)
+        guard let view else { return Self.noSelection }
+        guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
+            return IMAPCommandResult(responses, status: Self.badCharset)
+        }
+        let needsBytes = command.criteria.contains { $0.key != .arrival && $0.key != .size }
+        var keys: [IMAPSort.Keys] = []
+        for index in found {
+            let entry = view.entries[index]
+            let raw = needsBytes ? try await store.raw(address: holder.address, id: entry.id) : nil
+            keys.append(IMAPSort.keys(entry, raw: raw))
+        }
+        let ordered = IMAPSort.order(keys, by: command.criteria).map { found[$0] }
+        responses.append(.sort(ordered.map { uid ? view.entries[$0].uid : UInt32($0 + 1) }))
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SORT completed"))
+    }
+
+    static var badCharset: IMAPStatusResponse {
+        IMAPStatusResponse(.no, code: .badCharset(["US-ASCII", "UTF-8"]), "Unknown charset")
+    }
+
+    /// The indexes of `view`'s messages `key` matches; nil for a charset other than US-ASCII and UTF-8.
+    private func found(_ key: IMAPSearchKey, charset: String?, in view: IMAPMailboxView, holder: IMAPMailboxHolder)
+        async throws -> [Int]?
+    {
+        if let charset, !["US-ASCII", "UTF-8"].contains(charset.uppercased()) { return nil }
+        let store = self.store
+        let address = holder.address
+        let entries = view.entries
+        return try await IMAPSearch(view: view, saved: saved) { index in
+            try await store.raw(address: address, id: entries[index].id).map(IMAPMessageRenderer.init(raw:))
+        }.run(key)
     }
 
     func transfer(

@@ -1,11 +1,10 @@
-import Base64Coding
 import IMAP
 import Logging
 import MailStore
 
 /// One connection's side of IMAP that needs the store: the sign-in checks, every mailbox command and the selected
 /// mailbox's view. An actor, so that a command and an IDLE's look at the store never run at once; everything here
-/// runs off the event loops, in the tasks ``IMAPService`` starts.
+/// runs off the event loops, in the tasks ``MailService`` starts.
 actor IMAPConnectionDriver {
     let store: MailStore
     /// The listener's shared looks at selected mailboxes (``snapshot(of:)``).
@@ -64,32 +63,22 @@ actor IMAPConnectionDriver {
         case .refused?:
             return .failed(.authenticationFailed)
         case .tokenRefused(let refusal)?:
-            return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(refusal))
+            return .failed(.authenticationFailed, errorChallenge: BearerSASL.errorChallenge(refusal))
         case .throttled?, nil:
             return .failed(.unavailable)
         }
     }
 
-    /// RFC 7628 §3.2.2's error: the status and the scope IMAP needs (no `openid-configuration`: the discovery
-    /// document is at the issuer's `/.well-known/oauth-authorization-server`, which the client already used).
-    static func errorChallenge(_ refusal: IMAPTokenRefusal) -> SASLMessage {
-        let status = refusal == .insufficientScope ? "insufficient_scope" : "invalid_token"
-        return SASLMessage(base64: Base64.encode(Array(#"{"status":"\#(status)","scope":"mail.read"}"#.utf8)))
-    }
-
     /// One step of `AUTHENTICATE`: `PLAIN` and `LOGIN` through ``PasswordSASL`` (the exchange POP3's `AUTH` shares),
-    /// `OAUTHBEARER` (RFC 7628) and `XOAUTH2` with an access token.
+    /// `OAUTHBEARER` (RFC 7628) and `XOAUTH2` with an access token through ``BearerSASL`` (POP3's `AUTH` shares both).
     func authenticate(_ step: SASLStep) async -> IMAPAuthenticationOutcome {
-        if step.mechanism == "OAUTHBEARER" || step.mechanism == "XOAUTH2" {
-            guard let bytes = step.response.base64.isEmpty ? [] : Base64.decode(step.response.base64) else {
-                return .failed(.authenticationFailed)
-            }
-            if step.isFirst && bytes.isEmpty { return .challenge(SASLMessage(base64: "")) }
-            let bearer = step.mechanism == "XOAUTH2" ? SASLBearer(xoauth2: bytes) : SASLBearer(oauthBearer: bytes)
-            guard let bearer else {
-                return .failed(.authenticationFailed, errorChallenge: Self.errorChallenge(.invalidToken))
-            }
-            return await login(bearer: bearer)
+        switch BearerSASL.step(step) {
+        case .challenge(let challenge)?: return .challenge(challenge)
+        case .bearer(let bearer)?: return await login(bearer: bearer)
+        case .malformed?:
+            return .failed(.authenticationFailed, errorChallenge: BearerSASL.errorChallenge(.invalidToken))
+        case .notBase64?: return .failed(.authenticationFailed)
+        case nil: break
         }
         switch sasl.step(step) {
         case .challenge(let challenge): return .challenge(challenge)
@@ -140,8 +129,13 @@ actor IMAPConnectionDriver {
         if let view, view.folder == folder, !view.holdsExpunges, view.lookedAtState == state { return [] }
         let snapshot = try await snapshot(address: holder.address, folder: folder, state: state)
         guard view?.folder == folder else { return [] }
-        let responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
+        var responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
         view?.lookedAtState = state
+        if view?.readOnly == false, let exists = responses.firstIndex(where: { if case .exists = $0 { true } else { false } }) {
+            // New messages: this session is the first to be told of them, unless another selected them first.
+            try await takeRecent(holder: holder)
+            responses.insert(.recent(view?.recentCount ?? 0), at: exists + 1)
+        }
         return responses
     }
 

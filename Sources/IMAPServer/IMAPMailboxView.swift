@@ -18,12 +18,42 @@ struct IMAPMailboxView: Sendable, Equatable {
     private(set) var holdsExpunges = false
     /// The address's mail state (`MailStore.state(address:)`) read just before the last look; nil before any.
     var lookedAtState: Int64?
+    /// The UIDs recent in this session (RFC 3501 §2.3.2), rising: those it claimed (``MailStore/claimRecent``), or,
+    /// read-only, those no session had claimed when it looked.
+    private(set) var recent: [ClosedRange<UInt32>] = []
+    /// The largest UID the session has claimed up to, or found claimed by others: arrivals above it are claimed next.
+    var recentClaimedThrough: UInt32 = 0
 
     init(folder: MailFolder, readOnly: Bool, mailbox: MailUIDMailbox, entries: [MailUIDEntry]) {
         self.folder = folder
         self.readOnly = readOnly
         self.mailbox = mailbox
         self.entries = entries
+    }
+
+    /// Marks `uids` recent in this session.
+    mutating func addRecent(_ uids: ClosedRange<UInt32>) {
+        if let last = recent.last, last.upperBound &+ 1 == uids.lowerBound {
+            recent[recent.count - 1] = last.lowerBound...uids.upperBound
+        } else {
+            recent.append(uids)
+        }
+    }
+
+    /// Whether the message `uid` is recent in this session.
+    func isRecent(_ uid: UInt32) -> Bool {
+        recent.contains { $0.contains(uid) }
+    }
+
+    /// How many of the messages the client knows are recent in this session (the `RECENT` response).
+    var recentCount: UInt32 {
+        guard !recent.isEmpty else { return 0 }
+        return UInt32(entries.count(where: { isRecent($0.uid) }))
+    }
+
+    /// The flags of the message `uid` with `keywords`: its keywords' flags, and `\Recent` when it is recent here.
+    func flags(_ keywords: Set<String>, uid: UInt32) -> [IMAPFlag] {
+        IMAPFlag.flags(keywords) + (isRecent(uid) ? [.recent] : [])
     }
 
     /// The largest UID the client knows; 0 for an empty mailbox.
@@ -124,7 +154,7 @@ struct IMAPMailboxView: Sendable, Equatable {
             guard let current = now[entry.uid], current.keywords != entry.keywords else { continue }
             kept[index].keywords = current.keywords
             flagChanges.append(
-                .fetch(UInt32(index + 1), [.uid(entry.uid), .flags(IMAPFlag.flags(current.keywords))]))
+                .fetch(UInt32(index + 1), [.uid(entry.uid), .flags(flags(current.keywords, uid: entry.uid))]))
         }
         // With nothing held back the client now knows exactly the snapshot's messages: keep its array, which other
         // sessions at the same state share (IMAPSnapshotCache), rather than a copy of it.

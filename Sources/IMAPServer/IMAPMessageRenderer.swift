@@ -215,12 +215,13 @@ extension IMAPSection {
 }
 
 extension MailAddress {
-    /// `name <local@host>` as an envelope address.
+    /// `name <@route:local@host>` as an envelope address.
     fileprivate var imapAddress: IMAPAddress {
         let at = email.lastIndex(of: "@")
         let mailbox = at.map { String(email[..<$0]) } ?? email
         let host = at.map { String(email[email.index(after: $0)...]) }
         return IMAPAddress(
-            name: name.map { Array($0.utf8) }, mailbox: Array(mailbox.utf8), host: host.map { Array($0.utf8) } ?? [])
+            name: name.map { Array($0.utf8) }, route: route.map { Array($0.utf8) }, mailbox: Array(mailbox.utf8),
+            host: host.map { Array($0.utf8) } ?? [])
     }
 }

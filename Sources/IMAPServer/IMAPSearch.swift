@@ -1,4 +1,5 @@
 import IMAP
+import MIME
 import MailStore
 import Time
 
@@ -37,10 +38,12 @@ struct IMAPSearch {
         case .flag(let flag, let set):
             guard let keyword = flag.keyword else { return entries.map { _ in !set } }
             return entries.map { $0.keywords.contains(keyword) == set }
-        case .new, .recent:
-            return entries.map { _ in false }
+        case .recent:
+            return entries.map { view.isRecent($0.uid) }
+        case .new:
+            return entries.map { view.isRecent($0.uid) && !$0.keywords.contains("$seen") }
         case .old:
-            return entries.map { _ in true }
+            return entries.map { !view.isRecent($0.uid) }
         case .larger(let size):
             return entries.map { UInt64($0.size) > size }
         case .smaller(let size):
@@ -61,6 +64,11 @@ struct IMAPSearch {
             let wanted = Self.folded(Array(needle.utf8))
             return try await eachMessage { message in
                 IMAPHeaderBlock(message.header).values(field).contains { Self.contains($0, wanted) }
+            }
+        case .address(let field, let needle):
+            let wanted = Self.folded(Array(needle.utf8))
+            return try await eachMessage { message in
+                IMAPHeaderBlock(message.header).values(field).contains { Self.contains(Self.addressText($0), wanted) }
             }
         case .body(let needle):
             let wanted = Self.folded(Array(needle.utf8))
@@ -105,6 +113,23 @@ struct IMAPSearch {
             return CivilDate.days(year: year, month: Int64(month + 1), day: day)
         }
         return nil
+    }
+
+    /// An address field's value as its addresses read (`Name <local@host>, group: a@b;`), as Dovecot matches
+    /// `FROM`/`TO`/`CC`/`BCC`, so that comments and white space inside an address do not hide it; the value as
+    /// written when it does not parse.
+    static func addressText(_ value: [UInt8]) -> [UInt8] {
+        guard let list = try? AddressListParser.addressList(String(decoding: value, as: UTF8.self)) else { return value }
+        func written(_ address: MailAddress) -> String {
+            address.name.map { "\($0) <\(address.email)>" } ?? address.email
+        }
+        let text = list.map { entry in
+            switch entry {
+            case .mailbox(let address): written(address)
+            case .group(let name, let members): "\(name): " + members.map(written).joined(separator: ", ") + ";"
+            }
+        }
+        return Array(text.joined(separator: ", ").utf8)
     }
 
     private static func folded(_ bytes: [UInt8]) -> [UInt8] {

@@ -27,12 +27,8 @@ extension MailServer where Configuration == IMAPServerConfiguration {
         configuration: IMAPServerConfiguration, store: MailStore, signIn: any IMAPSignIn, group: EventLoopGroup,
         logger: Logger, draining: @escaping @Sendable () -> Bool = { false }
     ) {
-        self.init(
-            configuration: configuration,
-            service: IMAPService(
-                configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining,
-                snapshots: IMAPSnapshotCache(capacity: configuration.snapshotCacheEntries),
-                envelopes: IMAPEnvelopeCache(capacity: configuration.envelopeCacheEntries)),
-            group: group, logger: logger)
+        let service = IMAPService(
+            configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining)
+        self.init(configuration: configuration, service: service, group: group, logger: logger)
     }
 }

@@ -4,17 +4,12 @@ import IMAP
 /// ``POP3ConnectionDriver``. Every request is awaited: the session reads no further command until it is answered.
 struct POP3Connection: ServedSession {
     var session: POP3Session
-    private let driver: POP3ConnectionDriver
-
-    init(session: POP3Session, driver: POP3ConnectionDriver) {
-        self.session = session
-        self.driver = driver
-    }
+    let driver: POP3ConnectionDriver
 
     mutating func complete(_ value: any AnyObject & Sendable, now: UInt64, into actions: inout [POP3Session.Action])
         -> Bool?
     {
-        guard let completion = value as? POP3Completion else { return nil }
+        guard let completion = value as? MailCompletion<POP3Listener> else { return nil }
         switch completion.outcome {
         case .authenticated(let outcome): session.authenticated(outcome, now: now, into: &actions)
         case .retrieved(let message): session.retrieved(message, now: now, into: &actions)
@@ -27,7 +22,7 @@ struct POP3Connection: ServedSession {
         switch action {
         case .send(let bytes): return .send(bytes)
         case .perform(.startTLS): return .startTLS
-        case .perform(let request): return .job(POP3Job(request, driver: driver), awaited: true)
+        case .perform(let request): return .job(MailJob<POP3Listener>(request, driver: driver), awaited: true)
         case .closeConnection: return .closeAfterOutput
         }
     }

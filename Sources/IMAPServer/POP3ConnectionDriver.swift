@@ -2,9 +2,9 @@ import IMAP
 import Logging
 import MailStore
 
-/// One POP3 connection's side that needs the store: the sign-in (IMAP's port, so the same credentials, backoff and
-/// audit), the INBOX listed once at sign-in, a message's bytes, and the deletions `QUIT` commits. An actor, so a
-/// connection's store work runs one request at a time, off the event loops.
+/// One POP3 connection's side that needs the store: the sign-in (IMAP's port, so the same credentials, access
+/// tokens, backoff and audit), the INBOX listed once at sign-in, a message's bytes, and the deletions `QUIT` commits.
+/// An actor, so a connection's store work runs one request at a time, off the event loops.
 ///
 /// The maildrop is not locked against the other doors (RFC 1939 §8 lets a server do without): JMAP, IMAP and the
 /// Mail.td API go on reading and writing the same INBOX; a message another door deleted meanwhile answers `RETR`
@@ -40,11 +40,25 @@ actor POP3ConnectionDriver {
 
     /// `USER`/`PASS`: the credentials checked as IMAP's `LOGIN` checks them, then the INBOX listed in UID order.
     func login(username: String, password: String) async -> POP3AuthenticationOutcome {
-        switch await signIn.attempt(username: username, password: password, client: client, logger: logger) {
+        await outcome(signIn.attempt(username: username, password: password, client: client, logger: logger))
+    }
+
+    /// `AUTH OAUTHBEARER`/`XOAUTH2`: the access token checked as IMAP's `AUTHENTICATE` checks it (the same port, so
+    /// the same scopes, backoff and audit), then the INBOX listed; a refused token gets RFC 7628's error JSON as a
+    /// challenge before the `-ERR [AUTH]`.
+    func login(bearer: SASLBearer) async -> POP3AuthenticationOutcome {
+        await outcome(signIn.attempt(username: bearer.user, accessToken: bearer.token, client: client, logger: logger))
+    }
+
+    /// What the port's answer comes to for the session (nil: the store failed).
+    private func outcome(_ outcome: IMAPSignInOutcome?) async -> POP3AuthenticationOutcome {
+        switch outcome {
         case .signedIn(let holder)?:
             return await open(holder)
-        case .refused?, .tokenRefused?:  // an access token given as the password that opens nothing
+        case .refused?:
             return .failed(.auth)
+        case .tokenRefused(let refusal)?:  // the challenge is sent only after AUTH, never after PASS
+            return .failed(.auth, errorChallenge: BearerSASL.errorChallenge(refusal))
         case .throttled?:
             return .failed(.loginDelay)
         case nil:
@@ -71,8 +85,16 @@ actor POP3ConnectionDriver {
         }
     }
 
-    /// One step of `AUTH PLAIN` or `AUTH LOGIN` (``PasswordSASL``, the exchange IMAP's `AUTHENTICATE` shares).
+    /// One step of `AUTH`: `PLAIN` and `LOGIN` through ``PasswordSASL``, `OAUTHBEARER` and `XOAUTH2` through
+    /// ``BearerSASL`` (the exchanges IMAP's `AUTHENTICATE` shares).
     func authenticate(_ step: SASLStep) async -> POP3AuthenticationOutcome {
+        switch BearerSASL.step(step) {
+        case .challenge(let challenge)?: return .challenge(challenge)
+        case .bearer(let bearer)?: return await login(bearer: bearer)
+        case .malformed?: return .failed(.auth, errorChallenge: BearerSASL.errorChallenge(.invalidToken))
+        case .notBase64?: return .failed(.auth)
+        case nil: break
+        }
         switch sasl.step(step) {
         case .challenge(let challenge): return .challenge(challenge)
         case .credentials(let username, let password): return await login(username: username, password: password)

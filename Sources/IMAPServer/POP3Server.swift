@@ -29,10 +29,8 @@ extension MailServer where Configuration == POP3ServerConfiguration {
         configuration: POP3ServerConfiguration, store: MailStore, signIn: any IMAPSignIn, group: EventLoopGroup,
         logger: Logger, draining: @escaping @Sendable () -> Bool = { false }
     ) {
-        self.init(
-            configuration: configuration,
-            service: POP3Service(
-                configuration: configuration, store: store, signIn: signIn, logger: logger, draining: draining),
-            group: group, logger: logger)
+        let listener = POP3Listener(configuration: configuration, store: store, signIn: signIn, logger: logger)
+        let service = MailService(listener: listener, draining: draining)
+        self.init(configuration: configuration, service: service, group: group, logger: logger)
     }
 }

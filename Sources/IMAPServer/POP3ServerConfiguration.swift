@@ -24,6 +24,9 @@ public struct POP3ServerConfiguration: Sendable, MailListenerSettings {
     public var limits = POP3Limits()
     /// The certificate and key `STLS` presents (SMTP's pair, as IMAP's); nil offers no `STLS`. Default nil.
     public var tls: TLSServerContext?
+    /// Whether the listener is the implicit-TLS port (POP3S, RFC 8314): TLS from the first byte, with ``tls``.
+    /// Default false: plaintext, `STLS` offered when ``tls`` is set.
+    public var implicitTLS = false
     /// How long the TLS handshake after `STLS` may take before the connection is closed. Default 60 s.
     public var tlsHandshakeTimeout: Duration = .seconds(60)
     /// Whether `USER`/`PASS` and `AUTH PLAIN`/`LOGIN` are allowed without TLS from a loopback client (127.0.0.0/8,

@@ -1,6 +1,7 @@
 /// The strict reader of RFC 5322 §3.4 address fields (`From`, `Sender`, `Reply-To`, `To`, `Cc`), with RFC 6532's
 /// UTF-8 in atoms and quoted strings: quoted strings, nested comments, groups, the obsolete route and phrase forms of
-/// §4.4; and nothing else. Every address field whose meaning decides something (who a submission is from, whom a
+/// §4.4; and nothing else. A bare address's trailing comment is its display name (`user@host (Real Name)`), a source
+/// route is kept beside the address it precedes (``MailAddress/route``). Every address field whose meaning decides something (who a submission is from, whom a
 /// reply goes to, what an owner typed in the web inbox) is read here, so that Postern reads a field the way a
 /// receiver's RFC 5322 parser does or refuses it.
 ///
@@ -152,7 +153,7 @@ extension AddressListParser {
                 take()
                 let local = try Self.localPart(words, at: start)
                 let domain = try domain()
-                return .mailbox(MailAddress(email: local + "@" + domain))
+                return .mailbox(MailAddress(name: try trailingComment(), email: local + "@" + domain))
             case .end where !words.isEmpty:
                 throw AddressListError(.missingDomain, at: at)
             default:
@@ -192,11 +193,13 @@ extension AddressListParser {
         mutating func angleAddress(name: [Token]) throws(AddressListError) -> MailAddress {
             take()  // "<"
             var (token, at, _) = try peek()
-            // obs-route: `@a.example,@b.example:` before the address, dropped as RFC 5322 4.4 says.
+            // obs-route: `@a.example,@b.example:` before the address, kept as `@a.example,@b.example` for IMAP's
+            // ENVELOPE (RFC 3501 `adl`) and otherwise ignored, as RFC 5322 4.4 says.
+            var route: [String] = []
             if token == .special(UInt8(ascii: "@")) {
                 while token == .special(UInt8(ascii: "@")) || token == .special(UInt8(ascii: ",")) {
                     take()
-                    if token == .special(UInt8(ascii: "@")) { _ = try domain() }
+                    if token == .special(UInt8(ascii: "@")) { route.append("@" + (try domain())) }
                     (token, at, _) = try peek()
                 }
                 guard token == .special(UInt8(ascii: ":")) else { throw AddressListError(.unexpected, at: at) }
@@ -214,7 +217,41 @@ extension AddressListParser {
             guard close == .special(UInt8(ascii: ">")) else { throw AddressListError(.unexpected, at: closeAt) }
             take()
             let display = Self.displayName(name)
-            return MailAddress(name: display.isEmpty ? nil : display, email: local + "@" + domain)
+            return MailAddress(
+                name: display.isEmpty ? nil : display, email: local + "@" + domain,
+                route: route.isEmpty ? nil : route.joined(separator: ","))
+        }
+
+        /// The display name of a bare `addr-spec` written as the comment right after it (`user@host (Real Name)`,
+        /// RFC 8621 §4.1.2.3, as Dovecot reads it for IMAP's ENVELOPE): the last comment between the address and the
+        /// token that follows, its quoted pairs resolved and encoded words decoded; nil when there is none or it is
+        /// blank.
+        mutating func trailingComment() throws(AddressListError) -> String? {
+            let end = try peek().start
+            var position = index
+            var comment: Range<Int>?
+            while position < end {
+                guard bytes[position] == UInt8(ascii: "(") else {
+                    position += 1
+                    continue
+                }
+                let close = try commentEnd(from: position)
+                comment = (position + 1)..<(close - 1)
+                position = close
+            }
+            guard let comment else { return nil }
+            var text: [UInt8] = []
+            var escaped = false
+            for byte in bytes[comment] {
+                if byte == UInt8(ascii: "\\") && !escaped {
+                    escaped = true
+                    continue
+                }
+                escaped = false
+                text.append(byte)
+            }
+            let name = EncodedWords.decode(String(decoding: text, as: UTF8.self)).trimmingSpaces()
+            return name.isEmpty ? nil : name
         }
 
         /// Words and dots (`1*word` with `obs-phrase`'s dots), possibly none: a display name or a local part.

@@ -2,10 +2,14 @@
 public struct MailAddress: Sendable, Equatable, Codable {
     public var name: String?
     public var email: String
+    /// The obsolete source route written before the address (RFC 5322 §4.4 `obs-route`, `<@a,@b:user@host>`) as
+    /// `@a,@b`; nil almost always. Kept only to be shown (IMAP's ENVELOPE `adl`), never to route mail.
+    public var route: String?
 
-    public init(name: String? = nil, email: String) {
+    public init(name: String? = nil, email: String, route: String? = nil) {
         self.name = name
         self.email = email
+        self.route = route
     }
 }
 

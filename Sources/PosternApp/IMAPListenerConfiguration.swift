@@ -1,4 +1,3 @@
-import ClientAddress
 import ConfigurationReading
 import IMAPServer
 
@@ -14,7 +13,7 @@ import IMAPServer
 /// - `POSTERN_IMAPS_PORT` (0 to 65535, default unset: no implicit-TLS listener): ``implicitTLSPort``.
 /// - `POSTERN_IMAP_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
 /// - `POSTERN_IMAP_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
-public struct IMAPListenerConfiguration: Sendable {
+public struct IMAPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     /// Whether the IMAP listener runs. Default false: several instances on one host (scripts/cluster) would clash on
     /// one port, so a deployment turns it on where it wants it.
     public var enabled = false
@@ -34,6 +33,8 @@ public struct IMAPListenerConfiguration: Sendable {
     /// Every default.
     public init() {}
 
+    static let proxyProtocolKey = "POSTERN_IMAP_PROXY_PROTOCOL"
+
     /// The defaults overridden by the keys listed above, read from `config`.
     /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
     public init(config: ConfigurationReader) throws {
@@ -42,7 +43,7 @@ public struct IMAPListenerConfiguration: Sendable {
         if let port = try config.integer("POSTERN_IMAP_PORT") { self.port = port }
         implicitTLSPort = try config.integer("POSTERN_IMAPS_PORT")
         if let count = try config.integer("POSTERN_IMAP_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
-        if let on = try config.flag("POSTERN_IMAP_PROXY_PROTOCOL") { proxyProtocol = on }
+        if let on = try config.flag(Self.proxyProtocolKey) { proxyProtocol = on }
         try validate()
     }
 
@@ -72,16 +73,6 @@ public struct IMAPListenerConfiguration: Sendable {
             + "`mail.read`); the same messages as every API here."
     }
 
-    /// Refuses ``proxyProtocol`` without trusted proxies: their connections are the ones that carry the header.
-    /// - Throws: ``ConfigurationError`` naming `POSTERN_IMAP_PROXY_PROTOCOL`.
-    public func validate(trustedProxies: [String]) throws {
-        if proxyProtocol && trustedProxies.isEmpty {
-            throw ConfigurationError(
-                key: "POSTERN_IMAP_PROXY_PROTOCOL",
-                message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
-        }
-    }
-
     /// The server's settings: ``host`` (else `listenerHost`), the cap, and the PROXY header's peers (`trustedProxies`)
     /// when ``proxyProtocol`` is on.
     func serverConfiguration(listenerHost: String, trustedProxies: [String], wallClock: @escaping @Sendable () -> Int64)
@@ -89,7 +80,7 @@ public struct IMAPListenerConfiguration: Sendable {
     {
         var settings = IMAPServerConfiguration(host: host ?? listenerHost, port: port)
         settings.maxConnectionsPerClient = maxConnectionsPerClient
-        if proxyProtocol { settings.proxyProtocolPeers = trustedProxies.compactMap(IPNetwork.init) }
+        settings.proxyProtocolPeers = proxyHeaderPeers(trustedProxies: trustedProxies)
         settings.wallClock = wallClock
         return settings
     }

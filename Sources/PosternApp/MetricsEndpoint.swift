@@ -4,6 +4,7 @@ import MailStore
 import OutboundQueue
 import ServerKit
 import Storage
+import ServerMetrics
 
 /// `GET /metrics`: the Prometheus exposition, behind `POSTERN_METRICS_TOKEN` when that is set, on the main port or on
 /// the listener of `POSTERN_METRICS_LISTEN` (``PosternRuntime`` registers it on one router or the other, never both).

@@ -1,24 +1,28 @@
-import ClientAddress
 import ConfigurationReading
 import IMAPServer
 
-/// The POP3 listener (issue 70): whether it runs, where, its per-client cap and the PROXY header, as IMAP's listener
-/// has them. It serves the INBOX of the one mail store to the holders IMAP signs in, with the same credentials, and
-/// `STLS` with SMTP's certificate; before `STLS` a password is taken only from a loopback client.
+/// The POP3 listener (issue 70): whether it runs, where, its per-client cap and the PROXY header, and the
+/// implicit-TLS port, as IMAP's listener has them. It serves the INBOX of the one mail store to the holders IMAP signs
+/// in, with the same credentials, and `STLS` with SMTP's certificate; before `STLS` a password is taken only from a
+/// loopback client.
 ///
 /// ## Configuration keys
 /// - `POSTERN_POP3` (on or off, default off; `make run` and the test profile turn it on): ``enabled``.
 /// - `POSTERN_POP3_HOST` (an address, default the HTTP listen address): ``host``.
 /// - `POSTERN_POP3_PORT` (0 to 65535, default 1110): ``port``.
+/// - `POSTERN_POP3S_PORT` (0 to 65535, default unset: no implicit-TLS listener): ``implicitTLSPort``.
 /// - `POSTERN_POP3_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
 /// - `POSTERN_POP3_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
-public struct POP3ListenerConfiguration: Sendable {
+public struct POP3ListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     /// Whether the POP3 listener runs. Default false, as IMAP's: instances on one host would clash on one port.
     public var enabled = false
     /// POP3 listen address. Default nil: the HTTP listen address.
     public var host: String?
     /// POP3 listen port. Default 1110 (not 110, which needs privileges); 0 picks a free one.
     public var port = 1110
+    /// The implicit-TLS (POP3S, RFC 8314) listen port, on ``host``, with the certificate `STLS` presents. Default nil:
+    /// none (`make run` serves 1995; the test profile a free port); 0 picks a free one.
+    public var implicitTLSPort: Int?
     /// Most simultaneous POP3 connections from one client address. Default 16; 0 for none.
     public var maxConnectionsPerClient = 16
     /// Whether connections from the trusted proxies begin with a PROXY protocol header naming the client. Default
@@ -28,14 +32,17 @@ public struct POP3ListenerConfiguration: Sendable {
     /// Every default.
     public init() {}
 
+    static let proxyProtocolKey = "POSTERN_POP3_PROXY_PROTOCOL"
+
     /// The defaults overridden by the keys listed above, read from `config`.
     /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
     public init(config: ConfigurationReader) throws {
         if let on = try config.flag("POSTERN_POP3") { enabled = on }
         host = config.nonEmptyText("POSTERN_POP3_HOST")
         if let port = try config.integer("POSTERN_POP3_PORT") { self.port = port }
+        implicitTLSPort = try config.integer("POSTERN_POP3S_PORT")
         if let count = try config.integer("POSTERN_POP3_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
-        if let on = try config.flag("POSTERN_POP3_PROXY_PROTOCOL") { proxyProtocol = on }
+        if let on = try config.flag(Self.proxyProtocolKey) { proxyProtocol = on }
         try validate()
     }
 
@@ -45,19 +52,12 @@ public struct POP3ListenerConfiguration: Sendable {
         guard (0...65535).contains(port) else {
             throw ConfigurationError(key: "POSTERN_POP3_PORT", message: "must be from 0 to 65535")
         }
+        if let implicitTLSPort, !(0...65535).contains(implicitTLSPort) {
+            throw ConfigurationError(key: "POSTERN_POP3S_PORT", message: "must be from 0 to 65535")
+        }
         guard maxConnectionsPerClient >= 0 else {
             throw ConfigurationError(
                 key: "POSTERN_POP3_MAX_CONNECTIONS_PER_CLIENT", message: "must be 0 (no cap) or positive")
-        }
-    }
-
-    /// Refuses ``proxyProtocol`` without trusted proxies: their connections are the ones that carry the header.
-    /// - Throws: ``ConfigurationError`` naming `POSTERN_POP3_PROXY_PROTOCOL`.
-    public func validate(trustedProxies: [String]) throws {
-        if proxyProtocol && trustedProxies.isEmpty {
-            throw ConfigurationError(
-                key: "POSTERN_POP3_PROXY_PROTOCOL",
-                message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
         }
     }
 
@@ -68,7 +68,7 @@ public struct POP3ListenerConfiguration: Sendable {
     {
         var settings = POP3ServerConfiguration(host: host ?? listenerHost, port: port)
         settings.maxConnectionsPerClient = maxConnectionsPerClient
-        if proxyProtocol { settings.proxyProtocolPeers = trustedProxies.compactMap(IPNetwork.init) }
+        settings.proxyProtocolPeers = proxyHeaderPeers(trustedProxies: trustedProxies)
         settings.wallClock = wallClock
         return settings
     }

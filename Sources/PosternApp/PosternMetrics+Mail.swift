@@ -3,6 +3,7 @@ import JMAP
 import MailStore
 import OutboundQueue
 import SMTPServer
+import ServerMetrics
 
 extension PosternMetrics {
     /// Counts what retention pruned, by why: `postern_mail_pruned_total{reason="count|age"}`.

@@ -5,6 +5,7 @@ import HTTPServer
 import Logging
 import ServerKit
 import WebSocketServer
+import ServerMetrics
 
 /// The server's one responder: resolves the request's context (client address, rate-limit key, request
 /// id) once, routes the request, runs its handler inline or in a task with that context, and records the

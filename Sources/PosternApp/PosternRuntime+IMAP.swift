@@ -3,59 +3,50 @@ import BrowserPages
 import IMAPServer
 import OAuthGrants
 import Logging
+import ServerTLS
 import SocketServer
 
 /// The IMAP and POP3 listeners' part of the runtime (issue 70): their servers over the one mail store, on the loops
 /// HTTP and SMTP share, signed in through the Mail.td surface, with SMTP's certificate for TLS.
 extension PosternRuntime {
-    /// The IMAP listeners' services, on sockets bound beforehand: `socket` with `STARTTLS`, and `implicitTLS` (the
-    /// `POSTERN_IMAPS_PORT` listener) with TLS from the first byte, both with SMTP's certificate (the operator's
-    /// `POSTERN_SMTP_TLS_CERT`, else the data directory's self-signed pair).
-    static func imapServices(
-        _ configuration: PosternConfiguration, on socket: ListeningSocket, implicitTLS: ListeningSocket?,
-        context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup, logger: Logger
+    /// The IMAP and POP3 listeners' services, on the sockets `build` bound: IMAP with `STARTTLS`, IMAPS (the
+    /// `POSTERN_IMAPS_PORT` listener) with TLS from the first byte, POP3 (the INBOX to the holders IMAP signs in) with
+    /// `STLS` and POP3S (`POSTERN_POP3S_PORT`) with TLS from the first byte, all with SMTP's certificate `tls`.
+    static func mailListeners(
+        _ configuration: PosternConfiguration, sockets: ListenerSockets, tls: TLSServerContext,
+        context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup
     ) throws -> [RuntimeService] {
-        let signIn = try mailboxSignIn(configuration, context: context, door: .imap)
-        var settings = configuration.imap.serverConfiguration(
-            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
-            wallClock: context.clock)
-        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
-        var listeners = [("IMAP", socket, settings)]
-        if let implicitTLS {
-            settings.implicitTLS = true
-            listeners.append(("IMAPS", implicitTLS, settings))
-        }
-        return listeners.map { name, socket, settings in
-            let server = IMAPServer(
-                configuration: settings, store: context.mail.store, signIn: signIn, group: group,
-                logger: context.logger, draining: { draining.isSet })
-            return .listening(name, on: socket, group: group) {
-                _ = try server.start(on: $0)
-            } stop: {
-                await server.shutdown()
+        let listener = configuration.listener
+        var services: [RuntimeService] = []
+        let imapSockets = [("IMAP", sockets[.imap], false), ("IMAPS", sockets[.imaps], true)]
+        if sockets[.imap] != nil {
+            let signIn = try mailboxSignIn(configuration, context: context, door: .imap)
+            var imap = configuration.imap.serverConfiguration(
+                listenerHost: listener.host, trustedProxies: listener.trustedProxies, wallClock: context.clock)
+            imap.tls = tls
+            for case let (name, socket?, implicitTLS) in imapSockets {
+                imap.implicitTLS = implicitTLS
+                let server = IMAPServer(
+                    configuration: imap, store: context.mail.store, signIn: signIn, group: group,
+                    logger: context.logger, draining: { draining.isSet })
+                services.append(.listening(name, server, on: socket, group: group))
             }
         }
-    }
-
-    /// The POP3 listener's service, on `socket` bound beforehand: the INBOX to the holders IMAP signs in, with `STLS`
-    /// on SMTP's certificate as IMAP's `STARTTLS`.
-    static func pop3Service(
-        _ configuration: PosternConfiguration, on socket: ListeningSocket, context: SurfaceContext,
-        draining: DrainFlag, group: EventLoopGroup, logger: Logger
-    ) throws -> RuntimeService {
-        var settings = configuration.pop3.serverConfiguration(
-            listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies,
-            wallClock: context.clock)
-        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
-        let server = POP3Server(
-            configuration: settings, store: context.mail.store,
-            signIn: try mailboxSignIn(configuration, context: context, door: .pop3), group: group,
-            logger: context.logger, draining: { draining.isSet })
-        return .listening("POP3", on: socket, group: group) {
-            _ = try server.start(on: $0)
-        } stop: {
-            await server.shutdown()
+        let pop3Sockets = [("POP3", sockets[.pop3], false), ("POP3S", sockets[.pop3s], true)]
+        if sockets[.pop3] != nil {
+            let signIn = try mailboxSignIn(configuration, context: context, door: .pop3)
+            var pop3 = configuration.pop3.serverConfiguration(
+                listenerHost: listener.host, trustedProxies: listener.trustedProxies, wallClock: context.clock)
+            pop3.tls = tls
+            for case let (name, socket?, implicitTLS) in pop3Sockets {
+                pop3.implicitTLS = implicitTLS
+                let server = POP3Server(
+                    configuration: pop3, store: context.mail.store, signIn: signIn, group: group,
+                    logger: context.logger, draining: { draining.isSet })
+                services.append(.listening(name, server, on: socket, group: group))
+            }
         }
+        return services
     }
 
     /// The one sign-in of both mail protocols: a Mail.td account through the Mail.td surface (under the web inbox's

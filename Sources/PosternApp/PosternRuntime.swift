@@ -31,6 +31,7 @@ import SocketServer
 import Storage
 import ServiceLifecycle
 import Webhooks
+import ServerMetrics
 
 /// One running Postern: the database, keys, thread pools, surfaces and listeners, composed once, and the services that
 /// run them under one `ServiceGroup`.
@@ -76,18 +77,9 @@ public final class PosternRuntime: Service {
     private let listener: ListeningSocket
     /// The event loops HTTP and SMTP share.
     private let group: EventLoopGroup
-    /// The SMTP listener's socket; nil when `POSTERN_SMTP` is off or the runtime runs no SMTP.
-    private let smtpListener: ListeningSocket?
-    /// The SMTP sandbox's socket; nil when `POSTERN_SANDBOX_SMTP_PORT` is 0 or the runtime runs no sandbox.
-    private let sandboxListener: ListeningSocket?
-    /// The `/metrics` listener's socket; nil unless `POSTERN_METRICS_LISTEN` is set.
-    private let metricsListener: ListeningSocket?
-    /// The IMAP listener's socket; nil unless `POSTERN_IMAP` is on and the runtime runs IMAP.
-    private let imapListener: ListeningSocket?
-    /// The implicit-TLS IMAP listener's socket; nil unless IMAP is on and `POSTERN_IMAPS_PORT` is set.
-    private let imapsListener: ListeningSocket?
-    /// The POP3 listener's socket; nil unless `POSTERN_POP3` is on and the runtime runs POP3.
-    private let pop3Listener: ListeningSocket?
+    /// The other listeners' sockets (SMTP, the sandbox, IMAP, IMAPS, POP3, `/metrics`), bound by `build`; a listener
+    /// that is off, or that the runtime does not run, has none.
+    private let sockets: ListenerSockets
     /// Set by ``beginDraining()``: `/readyz` fails from then on.
     private let drainFlag: DrainFlag
     private let keyStore: any SigningKeyStore
@@ -98,10 +90,8 @@ public final class PosternRuntime: Service {
         pool: WorkerPool,
         dnsThreads: WorkerPool, identity: PublicIdentity, clock: WallClock, mailChanges: MailChanges,
         grantCache: OAuthGrantCache,
-        services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, smtpListener: ListeningSocket?,
-        sandboxListener: ListeningSocket?, metricsListener: ListeningSocket?, imapListener: ListeningSocket?,
-        imapsListener: ListeningSocket?, pop3Listener: ListeningSocket?, drainFlag: DrainFlag,
-        keyStore: any SigningKeyStore, logger: Logger
+        services: [RuntimeService], listener: ListeningSocket, group: EventLoopGroup, sockets: ListenerSockets,
+        drainFlag: DrainFlag, keyStore: any SigningKeyStore, logger: Logger
     ) {
         self.keyStore = keyStore
         self.logger = logger
@@ -119,12 +109,7 @@ public final class PosternRuntime: Service {
         self.services = services
         self.listener = listener
         self.group = group
-        self.smtpListener = smtpListener
-        self.sandboxListener = sandboxListener
-        self.metricsListener = metricsListener
-        self.imapListener = imapListener
-        self.imapsListener = imapsListener
-        self.pop3Listener = pop3Listener
+        self.sockets = sockets
         self.drainFlag = drainFlag
         // A service that fails (a listener that cannot serve) stops the others in order too, so that the database
         // never closes under a listener still answering; `run()` then throws its error.
@@ -163,33 +148,25 @@ public final class PosternRuntime: Service {
         let smtpTLS = try configuration.smtp.operatorCertificate()
         let listener = try ListenError.bind(host: configuration.listener.host, port: configuration.listener.port)
         let identity = configuration.identity.publicIdentity(listeningOn: listener.host, port: listener.port)
-        // SMTP is bound as early, so that a clash stops the start, named, and the guide can print its real port.
-        let smtpListener =
-            try configuration.smtp.enabled && wanted.contains(.smtp)
-            ? ListenError.bind(
-                host: configuration.smtp.host ?? configuration.listener.host, port: configuration.smtp.port) : nil
-        // POSTERN_SMTP=off turns every SMTP listener off, the sandbox's too (as cluster instances run).
-        let sandboxPort = configuration.smtp.enabled && wanted.contains(.sandbox) ? configuration.sandbox.smtpPort : nil
-        let sandboxListener = try sandboxPort.map {
-            try ListenError.bind(host: configuration.smtp.host ?? configuration.listener.host, port: $0)
-        }
-        // The metrics listener too (POSTERN_METRICS_LISTEN): /metrics then leaves the main port.
+        // The other listeners are bound as early, so that a clash stops the start, named, and the guide can print their
+        // real ports. POSTERN_SMTP=off turns every SMTP listener off, the sandbox's too (as cluster instances run);
+        // POSTERN_METRICS_LISTEN moves /metrics off the main port.
+        var sockets = ListenerSockets()
+        let smtpOn = configuration.smtp.enabled
+        let smtpHost = configuration.smtp.host ?? configuration.listener.host
+        try sockets.bind(.smtp, host: smtpHost, port: smtpOn && wanted.contains(.smtp) ? configuration.smtp.port : nil)
+        try sockets.bind(
+            .sandbox, host: smtpHost, port: smtpOn && wanted.contains(.sandbox) ? configuration.sandbox.smtpPort : nil)
         let metricsAddress = wanted.contains(.metrics) ? configuration.observability.metricsListenAddress : nil
-        let metricsListener = try metricsAddress.map {
-            try ListenError.bind(host: $0.host, port: $0.port)
-        }
-        let imapListener =
-            try configuration.imap.enabled && wanted.contains(.imap)
-            ? ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: configuration.imap.port)
-            : nil
-        let imapsPort = configuration.imap.enabled && wanted.contains(.imap) ? configuration.imap.implicitTLSPort : nil
-        let imapsListener = try imapsPort.map {
-            try ListenError.bind(host: configuration.imap.host ?? configuration.listener.host, port: $0)
-        }
-        let pop3Listener =
-            try configuration.pop3.enabled && wanted.contains(.pop3)
-            ? ListenError.bind(host: configuration.pop3.host ?? configuration.listener.host, port: configuration.pop3.port)
-            : nil
+        try sockets.bind(.metrics, host: metricsAddress?.host ?? "", port: metricsAddress?.port)
+        let imapOn = configuration.imap.enabled && wanted.contains(.imap)
+        let imapHost = configuration.imap.host ?? configuration.listener.host
+        try sockets.bind(.imap, host: imapHost, port: imapOn ? configuration.imap.port : nil)
+        try sockets.bind(.imaps, host: imapHost, port: imapOn ? configuration.imap.implicitTLSPort : nil)
+        let pop3On = configuration.pop3.enabled && wanted.contains(.pop3)
+        let pop3Host = configuration.pop3.host ?? configuration.listener.host
+        try sockets.bind(.pop3, host: pop3Host, port: pop3On ? configuration.pop3.port : nil)
+        try sockets.bind(.pop3s, host: pop3Host, port: pop3On ? configuration.pop3.implicitTLSPort : nil)
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -250,8 +227,7 @@ public final class PosternRuntime: Service {
         let surfaceContext = SurfaceContext(
             configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
             pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
-            smtpAddress: smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) },
-            sandboxPort: sandboxListener?.port, chaos: chaos, metrics: metrics, clock: now, logger: logger)
+            smtpAddress: sockets.address(.smtp), sandboxPort: sockets[.sandbox]?.port, chaos: chaos, metrics: metrics, clock: now, logger: logger)
         let (unmatched, mailSandbox) = try Surfaces.register(into: &router, surfaceContext)
 
         let responder = PosternResponder(
@@ -335,45 +311,32 @@ public final class PosternRuntime: Service {
                         metrics: metrics, clock: now, logger: logger)))
         }
         services.append(.eventLoops(group))
-        if let metricsListener {
+        if let socket = sockets[.metrics] {
             let server = makeMetricsServer(
                 metricsEndpoint, configuration, wallClock: serverConfiguration.wallClock, group: group, logger: logger)
-            services.append(.listening("metrics listener", on: metricsListener, group: group) {
-                _ = try server.start(on: $0)
-            } stop: {
-                await server.shutdown()
-            })
+            services.append(.listening("metrics listener", server, on: socket, group: group))
         }
-        if let sandboxListener {
-            let server = try sandboxServer(
-                configuration, sandbox: mailSandbox, resolver: resolver, chaos: chaos, clock: now, group: group,
-                logger: logger)
-            services.append(.listening("SMTP sandbox", on: sandboxListener, group: group) {
-                _ = try server.start(on: $0)
-            } stop: {
-                await server.shutdown()
-            })
+        // The sandbox, IMAP and POP3 present SMTP's certificate (the operator's, else the data directory's
+        // self-signed pair), read once for all of them.
+        let mailTLS =
+            try [.sandbox, .imap, .pop3].contains { sockets[$0] != nil }
+            ? SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger) : nil
+        if let socket = sockets[.sandbox], let mailTLS {
+            let server = sandboxServer(
+                configuration, sandbox: mailSandbox, tls: mailTLS, resolver: resolver, chaos: chaos, clock: now,
+                group: group, logger: logger)
+            services.append(.listening("SMTP sandbox", server, on: socket, group: group))
         }
-        if let smtpListener {
+        if let socket = sockets[.smtp] {
             let server = smtpServer(
                 configuration, delivery: mail.delivery, tls: smtpTLS, chaos: chaos, metrics: metrics, clock: now,
                 group: group, logger: logger)
-            services.append(.listening("SMTP", on: smtpListener, group: group) {
-                _ = try server.start(on: $0)
-            } stop: {
-                await server.shutdown()
-            })
+            services.append(.listening("SMTP", server, on: socket, group: group))
         }
-        if let imapListener {
-            services += try imapServices(
-                configuration, on: imapListener, implicitTLS: imapsListener, context: surfaceContext,
-                draining: drainFlag, group: group, logger: logger)
-        }
-        if let pop3Listener {
-            services.append(
-                try pop3Service(
-                    configuration, on: pop3Listener, context: surfaceContext, draining: drainFlag, group: group,
-                    logger: logger))
+        if let mailTLS {
+            services += try mailListeners(
+                configuration, sockets: sockets, tls: mailTLS, context: surfaceContext, draining: drainFlag,
+                group: group)
         }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
@@ -389,10 +352,7 @@ public final class PosternRuntime: Service {
             dnsThreads: dnsThreads,
             identity: identity,
             clock: clock, mailChanges: changes, grantCache: grants, services: services, listener: listener,
-            group: group, smtpListener: smtpListener, sandboxListener: sandboxListener,
-            metricsListener: metricsListener, imapListener: imapListener, imapsListener: imapsListener,
-            pop3Listener: pop3Listener, drainFlag: drainFlag, keyStore: keyStore,
-            logger: logger)
+            group: group, sockets: sockets, drainFlag: drainFlag, keyStore: keyStore, logger: logger)
     }
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
@@ -441,13 +401,13 @@ public final class PosternRuntime: Service {
     /// The SMTP sandbox: a submission listener with STARTTLS (the operator's certificate or a self-signed one) that
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
-        _ configuration: PosternConfiguration, sandbox: MailSandbox, resolver: DNSResolver, chaos: SMTPChaos?,
-        clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
-    ) throws -> SMTPServer {
+        _ configuration: PosternConfiguration, sandbox: MailSandbox, tls: TLSServerContext, resolver: DNSResolver,
+        chaos: SMTPChaos?, clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
+    ) -> SMTPServer {
         var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
         // Each session follows the rules of the Pro user it authenticated as, never the server's.
         settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .authenticatedUser) }
-        settings.tls = try SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger)
+        settings.tls = tls
         settings.requiresAuthentication = true
         settings.plaintextAuthentication = configuration.sandbox.plaintextAuthOnLoopback ? .loopbackOnly : .never
         // POSTERN_SANDBOX_MAIL_AUTH=off (the test profile): no DNS lookups at all.
@@ -460,28 +420,26 @@ public final class PosternRuntime: Service {
     }
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
-    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","data_dir":"/absolute/path",
-    /// "public_url":"...","pid":N}`, `null` for
+    /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","pop3s":"HOST:PORT",
+    /// "data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
-        JSONValue.object([
-            ("http", .string("http://\(listenAddress)")), ("smtp", smtpListenAddress.map(JSONValue.string) ?? .null),
-            ("sandbox", sandboxListenAddress.map(JSONValue.string) ?? .null),
-            ("imap", imapListenAddress.map(JSONValue.string) ?? .null),
-            ("imaps", imapsListenAddress.map(JSONValue.string) ?? .null),
-            ("pop3", pop3ListenAddress.map(JSONValue.string) ?? .null),
-            ("data_dir", .string(absoluteDataDirectory)),
-            ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
-        ]).serialize() + [0x0a]
+        let listeners = ListenerSockets.Name.allCases.filter { $0 != .metrics }.map {
+            ($0.rawValue, sockets.address($0).map(JSONValue.string) ?? .null)
+        }
+        return JSONValue.object(
+            [("http", .string("http://\(listenAddress)"))] + listeners + [
+                ("data_dir", .string(absoluteDataDirectory)),
+                ("public_url", .string(identity.baseURL)), ("pid", .int(Int64(getpid()))),
+            ]
+        ).serialize() + [0x0a]
     }
 
     /// The data directory as an absolute path (``StorageConfiguration/absoluteDataDirectory``).
     public var absoluteDataDirectory: String { configuration.storage.absoluteDataDirectory }
 
     /// The SMTP sandbox listener's address as `host:port`; nil when it is off.
-    public var sandboxListenAddress: String? {
-        sandboxListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
-    }
+    public var sandboxListenAddress: String? { sockets.address(.sandbox) }
 
     /// The HTTP port bound (the real one with port 0).
     public var port: Int { listener.port }
@@ -493,29 +451,22 @@ public final class PosternRuntime: Service {
 
     /// The `/metrics` listener's address as `host:port` (the real port with port 0); nil unless
     /// `POSTERN_METRICS_LISTEN` is set.
-    public var metricsListenAddress: String? {
-        metricsListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
-    }
+    public var metricsListenAddress: String? { sockets.address(.metrics) }
 
     /// The IMAP listener's address as `host:port` (the real port with port 0); nil when IMAP is off.
-    public var imapListenAddress: String? {
-        imapListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
-    }
+    public var imapListenAddress: String? { sockets.address(.imap) }
 
     /// The implicit-TLS IMAP listener's address as `host:port`; nil when IMAP is off or `POSTERN_IMAPS_PORT` unset.
-    public var imapsListenAddress: String? {
-        imapsListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
-    }
+    public var imapsListenAddress: String? { sockets.address(.imaps) }
 
     /// The POP3 listener's address as `host:port` (the real port with port 0); nil when POP3 is off.
-    public var pop3ListenAddress: String? {
-        pop3Listener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
-    }
+    public var pop3ListenAddress: String? { sockets.address(.pop3) }
+
+    /// The implicit-TLS POP3 listener's address as `host:port`; nil when POP3 is off or `POSTERN_POP3S_PORT` unset.
+    public var pop3sListenAddress: String? { sockets.address(.pop3s) }
 
     /// The SMTP listener's address as `host:port` (the real port with port 0); nil when SMTP is off.
-    public var smtpListenAddress: String? {
-        smtpListener.map { PublicIdentity.authority(host: $0.host, port: $0.port) }
-    }
+    public var smtpListenAddress: String? { sockets.address(.smtp) }
 
     /// Makes `/readyz` answer 503 `{"status":"draining"}` from now on while everything else keeps serving, so
     /// that a balancer health-checking it stops sending requests before the listeners close connections (the

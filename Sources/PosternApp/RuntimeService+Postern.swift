@@ -17,6 +17,7 @@ import Storage
 import Synchronization
 import WebInbox
 import OAuthGrants
+import ServerMetrics
 
 /// The services of a ``PosternRuntime``, in the order it starts them (and so the reverse of the order they stop in).
 extension RuntimeService {
@@ -194,6 +195,14 @@ extension RuntimeService {
     /// has stopped.
     static func eventLoops(_ group: EventLoopGroup) -> RuntimeService {
         RuntimeService("event loops", start: { group.startOnce() }) { await group.shutdownJoining() }
+    }
+
+    /// `server` listening on the shared loops: it serves `socket` (bound by `build`); stopped, it stops accepting,
+    /// finishes what is in flight and closes the connections.
+    static func listening(
+        _ name: String, _ server: some SocketListeningServer, on socket: ListeningSocket, group: EventLoopGroup
+    ) -> RuntimeService {
+        listening(name, on: socket, group: group) { _ = try server.start(on: $0) } stop: { await server.shutdown() }
     }
 
     /// A listener on the shared loops: `start` serves `socket` (bound by `build`); `stop` stops accepting, finishes

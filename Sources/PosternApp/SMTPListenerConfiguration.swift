@@ -1,4 +1,3 @@
-import ClientAddress
 import DNS
 import SMTPServer
 import ServerKit
@@ -21,7 +20,7 @@ import ServerTLS
 /// - `POSTERN_SMTP_TLS_CERT` (a PEM file, set with the key, default unset): ``tlsCertificate``.
 /// - `POSTERN_SMTP_TLS_KEY` (a PEM file, set with the certificate, default unset): ``tlsKey``.
 /// - `POSTERN_SMTP_CHAOS` (on or off, default off; on under `--profile test`): ``chaos``.
-public struct SMTPListenerConfiguration: Sendable {
+public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     /// Whether the SMTP listener runs. Default true: a local stand-in receives mail. Off, the sandbox's is off too.
     public var enabled = true
     /// SMTP listen address. Default nil: the HTTP listen address.
@@ -55,6 +54,8 @@ public struct SMTPListenerConfiguration: Sendable {
     /// Every default.
     public init() {}
 
+    static let proxyProtocolKey = "POSTERN_SMTP_PROXY_PROTOCOL"
+
     /// The defaults overridden by the keys listed above, read from `config`.
     /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
     public init(config: ConfigurationReader) throws {
@@ -65,7 +66,7 @@ public struct SMTPListenerConfiguration: Sendable {
         if let bytes = try config.integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { maxMessageBytes = bytes }
         if let count = try config.integer("POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
         if let seconds = try config.integer("POSTERN_SMTP_MAX_SESSION_SECONDS") { maxSessionSeconds = seconds }
-        if let on = try config.flag("POSTERN_SMTP_PROXY_PROTOCOL") { proxyProtocol = on }
+        if let on = try config.flag(Self.proxyProtocolKey) { proxyProtocol = on }
         tlsCertificate = config.nonEmptyText("POSTERN_SMTP_TLS_CERT")
         tlsKey = config.nonEmptyText("POSTERN_SMTP_TLS_KEY")
         if let on = try config.flag("POSTERN_SMTP_CHAOS") { chaos = on }
@@ -96,16 +97,6 @@ public struct SMTPListenerConfiguration: Sendable {
         }
     }
 
-    /// Refuses ``proxyProtocol`` without trusted proxies: their connections are the ones that carry the header.
-    /// - Throws: ``ConfigurationError`` naming `POSTERN_SMTP_PROXY_PROTOCOL`.
-    public func validate(trustedProxies: [String]) throws {
-        if proxyProtocol && trustedProxies.isEmpty {
-            throw ConfigurationError(
-                key: "POSTERN_SMTP_PROXY_PROTOCOL",
-                message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
-        }
-    }
-
     /// Refuses, while outbound delivery is on, a ``hostname`` that is not a fully qualified name the internet could
     /// resolve: receivers would see `EHLO localhost` and bounces from `MAILER-DAEMON@localhost`.
     /// - Parameter outboundDelivery: whether `POSTERN_OUTBOUND_DELIVERY` is `direct` or `relay`.
@@ -133,7 +124,7 @@ public struct SMTPListenerConfiguration: Sendable {
         var settings = SMTPServerConfiguration(host: host ?? listenerHost, port: port, hostname: hostname)
         settings.maxMessageBytes = maxMessageBytes
         settings.maxConnectionsPerClient = maxConnectionsPerClient
-        if proxyProtocol { settings.proxyProtocolPeers = trustedProxies.compactMap(IPNetwork.init) }
+        settings.proxyProtocolPeers = proxyHeaderPeers(trustedProxies: trustedProxies)
         settings.maxSessionDuration = .seconds(maxSessionSeconds)
         return settings
     }

@@ -1,5 +1,6 @@
 import Logging
 import SMTPServer
+import ServerMetrics
 
 /// The one `info` line per SMTP transaction: who sent what to whom and how each step was answered, so that a test
 /// suite's author sees why a message went nowhere. Never a body or a header: the envelope, the codes, the queue id

@@ -69,9 +69,6 @@ enum StartupWarning: Sendable, Equatable {
     static func isLoopback(_ host: String) -> Bool {
         let host = host.trimmingCharacters(in: ["[", "]"])
         if host.lowercased() == "localhost" { return true }
-        guard let address = IPAddress(host) else { return false }
-        return ["127.0.0.0/8", "::1/128", "::ffff:127.0.0.0/104"].compactMap(IPNetwork.init).contains {
-            $0.contains(address)
-        }
+        return IPAddress(host)?.isLoopback ?? false
     }
 }

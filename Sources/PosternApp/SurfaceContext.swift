@@ -6,6 +6,7 @@ import Logging
 import OAuthResource
 import SMTPServer
 import Storage
+import ServerMetrics
 
 /// What the runtime builds once and hands every surface (``Surfaces/register(into:_:)``): the configuration and the
 /// public identity, the signing keys, the database with its challenge ledger, the worker pool, the one DNS resolver,

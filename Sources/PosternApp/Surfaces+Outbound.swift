@@ -9,6 +9,7 @@ import MailDelivery
 import MailTransfer
 import OutboundQueue
 import Storage
+import ServerMetrics
 
 /// What outbound delivery runs on: its transport, and the threads and fetcher only it uses (stopped with it).
 struct OutboundRuntime {

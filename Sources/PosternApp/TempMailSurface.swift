@@ -4,6 +4,7 @@ import MailStore
 import MailTM
 import MailboxAccounts
 import ServerKit
+import ServerMetrics
 
 /// The temp-mail APIs agents already call, over Mail.td's accounts and the one mail store (issue 72).
 enum TempMailSurface {

@@ -1,3 +1,4 @@
+import ClientAddress
 import SocketServer
 
 /// `AUTH PLAIN` and `AUTH LOGIN` (RFC 4954, 4616) on a listener that requires authentication: the session collects
@@ -20,7 +21,7 @@ extension SMTPSessionMachine {
 
     /// `127.0.0.0/8`, `::1`, and IPv4-mapped loopback.
     static func isLoopback(_ address: String) -> Bool {
-        address == "::1" || address.hasPrefix("127.") || address.lowercased().hasPrefix("::ffff:127.")
+        IPAddress(address)?.isLoopback ?? false
     }
 
     /// `AUTH <mechanism> [initial-response]`.

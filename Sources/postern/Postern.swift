@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPServer
 import Logging
 import PosternApp
 

@@ -18,6 +18,16 @@ struct NetworkAddressTests {
         #expect(IPAddress("1.2.3") == nil)
     }
 
+    @Test("Loopback is 127.0.0.0/8 (mapped into IPv6 too) and ::1; no other address, however close")
+    func loopback() {
+        for text in ["127.0.0.1", "127.255.255.254", "::ffff:127.0.0.1", "::1", "[::1]:143"] {
+            #expect(IPAddress(text)?.isLoopback == true, "\(text)")
+        }
+        for text in ["128.0.0.1", "126.255.255.255", "10.0.0.1", "::ffff:192.0.2.7", "::2", "::", "::127.0.0.1"] {
+            #expect(IPAddress(text)?.isLoopback == false, "\(text)")
+        }
+    }
+
     @Test("IPv6 clients count per /64, IPv4 clients per address")
     func rateLimitKeys() throws {
         let a = try #require(IPAddress("2001:db8:1:2:aaaa::1"))

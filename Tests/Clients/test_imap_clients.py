@@ -11,30 +11,25 @@ unterminated, a short and an oversized literal (synchronizing and not), 10,000 p
 BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded through them all, and the server
 serves the next client."""
 
-import base64
-import hashlib
 import imaplib
 import os
-import secrets
 import smtplib
 import json
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, install_packages, postern, rss_kib
 from postern_testkit.certificates import LocalCA
-from postern_testkit.forms import FormDriver
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit import line_clients
 from postern_testkit.line_clients import poll
 from postern_testkit.mailtd import create_account, domains, messages, pro_login, pro_token
+from postern_testkit.owner_tokens import owner_token, refused_tokens
 
 VERSION = "3.0.1"
 PASSWORD = "correct horse battery staple"
@@ -80,7 +75,8 @@ def imaplib_session(server, account, address, token):
     status, data = client.uid("FETCH", "1:*", "(UID FLAGS BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
     subjects = [part[1] for part in data if isinstance(part, tuple)]
     check(subjects == [b"Subject: first\r\n\r\n", b"Subject: second\r\n\r\n"], f"UID FETCH of both headers ({subjects})")
-    check(b"UID 1 " in data[0][0] and b"FLAGS ()" in data[0][0], f"UID 1, no flags ({data[0][0]})")
+    check(b"UID 1 " in data[0][0] and b"FLAGS (\\Recent)" in data[0][0],
+          f"UID 1, no flags but \\Recent: this is the first SELECT since it arrived ({data[0][0]})")
 
     # IMAP -> Mail.td: \Seen is the read state.
     client.store("1", "+FLAGS", "(\\Seen \\Flagged)")
@@ -201,40 +197,8 @@ def tls_sessions(server, address, ca):
     secure.login(address, PASSWORD)
     check(secure.select("INBOX")[0] == "OK", "IMAP4_SSL: signed in and SELECT INBOX on the implicit-TLS port")
     secure.logout()
-    with socket.create_connection(("127.0.0.1", server.imaps_port), timeout=10) as plain:
-        plain.sendall(b"a1 LOGIN x y\r\n")
-        plain.settimeout(10)
-        try:
-            answer = plain.recv(4096)
-        except (socket.timeout, ConnectionResetError):
-            answer = b""
-        check(b"a1" not in answer, f"plaintext on the IMAPS port is never read as a command ({answer[:80]})")
-
-
-def owner_token(server, email, password, scope, resource_path="/jmap"):
-    """An owner's access token from /oauth/token, the way an app gets one: register, authorize (sign-in and consent
-    through the forms, a new inbox made there), the code and its PKCE verifier exchanged. (token, inbox address)."""
-    callback = "http://127.0.0.1:9/cb"
-    status, _, registered = http(server, "POST", "/oauth/register", {"redirect_uris": [callback]})
-    client_id = registered["client_id"]
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    resource = server + resource_path
-    query = urllib.parse.urlencode({
-        "response_type": "code", "client_id": client_id, "redirect_uri": callback, "scope": scope,
-        "resource": resource, "state": "imap", "code_challenge": challenge, "code_challenge_method": "S256"})
-    inbox = "imap" + secrets.token_hex(4)
-    location = FormDriver(server).authorize("/oauth/authorize?" + query, email, password, new_inbox=inbox)
-    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query).get("code", [""])[0]
-    status, _, token = http(server, "POST", "/oauth/token", urllib.parse.urlencode({
-        "grant_type": "authorization_code", "code": code, "redirect_uri": callback, "client_id": client_id,
-        "code_verifier": verifier, "resource": resource}).encode(),
-        headers={"Content-Type": "application/x-www-form-urlencoded"})
-    check(status == 200, f"/oauth/token: an access token for {scope} at {resource_path} ({status})")
-    access = token["access_token"]
-    _, _, agents = http(server, "GET", "/api/v1/agents", bearer=access)
-    address = next(a["address"] for a in agents["agents"] if a["inboxId"] == inbox or a["address"].startswith(inbox + "@"))
-    return access, address, token.get("refresh_token")
+    answer = line_clients.plaintext_answer(server.imaps_port, b"a1 LOGIN x y\r\n")
+    check(b"a1" not in answer, f"plaintext on the IMAPS port is never read as a command ({answer[:80]})")
 
 
 def oauth_sessions(server):
@@ -270,11 +234,8 @@ def oauth_sessions(server):
         check(errors and errors[0].get("status") == status, f"{what}: RFC 7628's error JSON, {status} ({challenges})")
         client.shutdown()
 
-    mcp, _, _ = owner_token(server, OWNER[0], OWNER[1], "mail.read", resource_path="/mcp")
-    refused(mcp, "a token for /mcp (another resource)", "invalid_token")
-    send_only, _, _ = owner_token(server, OWNER[0], OWNER[1], "mail.send")
-    refused(send_only, "a mail.send-only token", "insufficient_scope")
-    refused(access + "x", "a forged token", "invalid_token")
+    for token, what, status in refused_tokens(server, OWNER[0], OWNER[1], access):
+        refused(token, what, status)
     return address
 
 

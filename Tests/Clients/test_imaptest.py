@@ -13,23 +13,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, postern
+from postern_testkit import Checks, imaptest, postern
 from postern_testkit.mailtd import create_account, domains
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "tools", "imaptest"))
-BUILT = os.path.expanduser("~/.cache/postern/imaptest")
 PASSWORD = "imaptest-password-1"
 check = Checks()
-
-
-def imaptest():
-    """The imaptest binary, built from the shared tools when missing; None without them."""
-    if not os.path.isdir(SHARED):
-        return None
-    if not os.path.exists(os.path.join(BUILT, "imaptest")):
-        subprocess.run([os.path.join(SHARED, "build"), BUILT], check=True)
-    return os.path.join(BUILT, "imaptest")
 
 
 def expected():
@@ -45,7 +34,7 @@ def expected():
 
 def run_groups(binary, backend):
     """Runs every group against a server on `backend`; returns {group: (failed, skipped, output)}."""
-    tests = os.path.join(BUILT, "tests")
+    tests = os.path.join(imaptest.BUILT, "tests")
     groups = sorted(f for f in os.listdir(tests) if not f.endswith(".mbox") and os.path.isfile(os.path.join(tests, f)))
     results = {}
     with postern(env={"POSTERN_MAILBOX_POW_REQUIRED": "off"}, backend=backend) as server:
@@ -56,7 +45,7 @@ def run_groups(binary, backend):
             out = subprocess.run(
                 [binary, "host=127.0.0.1", f"port={server.imap_port}", f"user={user}", f"pass={PASSWORD}",
                  "box=INBOX", f"test={os.path.join(tests, group)}"],
-                env={"LD_LIBRARY_PATH": "/usr/lib/dovecot"}, capture_output=True, text=True, timeout=300)
+                env=imaptest.ENV, capture_output=True, text=True, timeout=300)
             text = out.stdout + out.stderr
             groups_failed = re.search(r"test groups: (\d+) failed", text)
             ran = re.findall(r"(\d+)/(\d+) individual commands failed", text)
@@ -68,10 +57,9 @@ def run_groups(binary, backend):
 
 
 def main():
-    binary = imaptest()
+    binary = imaptest.binary()
     if binary is None:
-        print(f"test_imaptest: skipped: no {SHARED} (imaptest is a development machine's shared tool, not part of "
-              "this repository)")
+        print(imaptest.skipped("test_imaptest"))
         return
     listed = expected()
     for backend in ("sqlite", "postgres"):

@@ -3,8 +3,13 @@ free loopback port), signed in with a Mail.td account's address and password (US
 inbox's address and API key. One store behind every door: UIDL is the IMAP UID's stable form (UIDVALIDITY.UID, as
 IMAP's SELECT and UID FETCH give them) and the same in the next session; TOP gives the header and the first lines;
 DELE then RSET keeps the message; DELE then QUIT removes it for every door (the Mail.td list loses it, its bytes
-leave the quota, JMAP's Email/changes has it destroyed); STLS verifies the configured certificate. Then the bad inputs: a wrong password, an unknown command,
-an over-long line, commands before sign-in, APOP; each a -ERR with a reason, and the server serves the next client."""
+leave the quota, JMAP's Email/changes has it destroyed); STLS and POP3_SSL on the POP3S port verify the configured
+certificate. An owner's inbox
+through AUTH OAUTHBEARER and XOAUTH2 (RFC 7628, RFC 5034) with access tokens from Postern's own /oauth/token (poplib
+has no AUTH, so its line calls carry it): CAPA's SASL line lists them, a token signs in with or without an initial
+response, and a token of another resource, a mail.send-only token and a forged one get RFC 7628's error JSON, then
+-ERR [AUTH]; each on the audit trail, door pop3. Then the bad inputs: a wrong password, an unknown command, an
+over-long line, commands before sign-in, APOP; each a -ERR with a reason, and the server serves the next client."""
 
 import base64
 import imaplib
@@ -25,8 +30,10 @@ from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit import line_clients
 from postern_testkit.line_clients import poll
 from postern_testkit.mailtd import create_account, domains, messages
+from postern_testkit.owner_tokens import owner_token, refused_tokens
 
 PASSWORD = "correct horse battery staple"
+OWNER = ("pop3-owner@example.com", "pop3-owner-password-1")
 check = Checks()
 
 
@@ -78,8 +85,8 @@ def account_session(server, account, address, token):
     client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
     capabilities = client.capa()
     check("TOP" in capabilities and "UIDL" in capabilities and "USER" in capabilities
-          and capabilities.get("SASL") == ["PLAIN", "LOGIN"], f"CAPA before sign-in: TOP, UIDL, USER, SASL PLAIN LOGIN "
-          f"({capabilities})")
+          and capabilities.get("SASL") == ["PLAIN", "LOGIN", "OAUTHBEARER", "XOAUTH2"],
+          f"CAPA before sign-in: TOP, UIDL, USER, SASL PLAIN LOGIN OAUTHBEARER XOAUTH2 ({capabilities})")
     check("STLS" in capabilities, "STLS offered (SMTP's certificate)")
     client.user(address)
     client.pass_(PASSWORD)
@@ -148,8 +155,9 @@ def account_session(server, account, address, token):
 
 
 def tls_session(server, address, ca):
-    """STLS on the POP3 port, presenting SMTP's certificate (POSTERN_SMTP_TLS_CERT, issued by the test's CA for
-    127.0.0.1), verified by the client; then a sign-in and the maildrop over TLS."""
+    """STLS on the POP3 port and TLS from the first byte on the POP3S port, presenting SMTP's certificate
+    (POSTERN_SMTP_TLS_CERT, issued by the test's CA for 127.0.0.1), verified by the client; then a sign-in and the
+    maildrop over TLS."""
     client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
     reply = client.stls(context=ssl.create_default_context(cafile=ca.cert))
     check(reply.startswith(b"+OK"), f"poplib stls(): the handshake verifies the configured certificate ({reply})")
@@ -162,6 +170,18 @@ def tls_session(server, address, ca):
     piped = raw_exchange(server, [b"STLS\r\nUSER x\r\n"])
     check(piped.startswith(b"+OK") and b"Send PASS" not in piped,
           f"what is pipelined after STLS in plaintext is never read as a command ({piped[:80]})")
+    check(server.pop3s_port is not None, "serve's JSON line names the POP3S listener")
+    secure = poplib.POP3_SSL("127.0.0.1", server.pop3s_port, context=ssl.create_default_context(cafile=ca.cert),
+                             timeout=30)
+    capabilities = secure.capa()
+    check("STLS" not in capabilities and "USER" in capabilities and "OAUTHBEARER" in capabilities.get("SASL", []),
+          f"POP3S: USER and SASL, no STLS ({capabilities})")
+    secure.user(address)
+    secure.pass_(PASSWORD)
+    check(secure.stat()[0] == 2, "poplib POP3_SSL: signed in on the implicit-TLS port, the same maildrop")
+    secure.quit()
+    plain = line_clients.plaintext_answer(server.pop3s_port, b"USER x\r\n")
+    check(b"+OK" not in plain, f"plaintext on the POP3S port is never read as a command ({plain[:80]})")
 
 
 def agent_session(server):
@@ -188,6 +208,59 @@ def agent_session(server):
     client.quit()
     _, changes = agent.response(agent.call(["Email/changes", {"sinceState": state}, "c"]), "c")
     check(found["ids"][0] in changes["destroyed"], f"DELE then QUIT is JMAP destroyed ({changes})")
+
+
+def oauth_auth(server, mechanism, message, initial_response=True):
+    """AUTH `mechanism` with `message` (bytes) as poplib's line calls carry it: as the initial response or after the
+    empty challenge; an error challenge (RFC 7628 §3.2.3) answered with 0x01. (final reply, decoded error JSON or None,
+    the client)."""
+    client = poplib.POP3("127.0.0.1", server.pop3_port, timeout=30)
+    encoded = base64.b64encode(message).decode()
+    if initial_response:
+        client._putcmd(f"AUTH {mechanism} {encoded}")
+    else:
+        client._putcmd(f"AUTH {mechanism}")
+        challenge = client._getline()[0]
+        check(challenge == b"+ ", f"AUTH {mechanism}: the empty challenge ({challenge})")
+        client._putcmd(encoded)
+    reply = client._getline()[0]
+    error = None
+    if reply.startswith(b"+ "):
+        error = json.loads(base64.b64decode(reply[2:]))
+        client._putcmd("AQ==")
+        reply = client._getline()[0]
+    return reply, error, client
+
+
+def oauth_session(server):
+    """An owner's inbox through AUTH OAUTHBEARER and XOAUTH2 with tokens from Postern's own /oauth/token, and the
+    tokens that open nothing refused with RFC 7628's error JSON."""
+    access, address, _ = owner_token(server, OWNER[0], OWNER[1], "mail.read mail.send")
+    deliver(server, address, "for the owner")
+    bearer = f"n,a={address},\x01auth=Bearer {access}\x01\x01".encode()
+
+    def stat_after_oauth():
+        reply, _, client = oauth_auth(server, "OAUTHBEARER", bearer)
+        count = client.stat()[0] if reply.startswith(b"+OK") else -1
+        client.quit()
+        return count == 1
+    wait_for("AUTH OAUTHBEARER (initial response): the delivery in the owner's inbox", stat_after_oauth)
+    reply, error, client = oauth_auth(
+        server, "XOAUTH2", f"user={address}\x01auth=Bearer {access}\x01\x01".encode(), initial_response=False)
+    check(reply.startswith(b"+OK") and error is None, f"AUTH XOAUTH2 after the empty challenge: +OK ({reply})")
+    check(client.stat()[0] == 1, "XOAUTH2: the same inbox")
+    client.quit()
+
+    def refused(token, what, status):
+        message = f"n,a={address},\x01auth=Bearer {token}\x01\x01".encode()
+        reply, error, client = oauth_auth(server, "OAUTHBEARER", message)
+        check(reply.startswith(b"-ERR [AUTH]"), f"{what}: -ERR [AUTH] ({reply})")
+        check(error is not None and error.get("status") == status, f"{what}: RFC 7628's error JSON, {status} ({error})")
+        client.close()
+
+    for token, what, status in refused_tokens(server, OWNER[0], OWNER[1], access):
+        refused(token, what, status)
+    return address
 
 
 def raw_exchange(server, lines):
@@ -240,7 +313,7 @@ def main():
 
 
 def run(env, ca):
-    with postern(env=env) as server:
+    with postern(env=env, owners=[OWNER]) as server:
         check(server.pop3_port is not None, "serve's JSON line names the POP3 listener")
         address = "pop3-user@" + domains(server)[0]
         account = create_account(server, address, password=PASSWORD)["id"]
@@ -248,8 +321,12 @@ def run(env, ca):
         account_session(server, account, address, token)
         tls_session(server, address, ca)
         agent_session(server)
+        owned = oauth_session(server)
         bad_input(server, address)
         trail = audited(server)
+        check(any(a == "mailbox.signin" and t == owned and "pop3" in d and "oauth" in d for a, t, d in trail)
+              and any(a == "mailbox.signin_failed" and "pop3" in d and "oauth" in d for a, t, d in trail),
+              f"POP3 OAuth sign-ins and refusals are on the audit trail, door pop3 ({trail[-3:]})")
         check(any(a == "mailbox.signin" and t == address and "pop3" in d for a, t, d in trail)
               and any(a == "mailbox.signin_failed" and "pop3" in d for a, t, d in trail),
               f"POP3 sign-ins and refusals are on the audit trail, door pop3 ({trail[:3]})")

@@ -336,10 +336,12 @@ class Load:
         return acknowledged, acknowledged - missing, missing
 
 
-def retry(request, attempts=40):
-    """A check's request, tried again while the cluster still answers 503 or drops the connection."""
+def retry(request, seconds=120):
+    """A check's request, tried again while the cluster still answers 503 or drops the connection: for up to `seconds`
+    (a loaded machine takes that long to settle after a failover; a request that passes returns at once)."""
     last = None
-    for _ in range(attempts):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         try:
             last = request()
             if last.status != 503:
@@ -349,6 +351,13 @@ def retry(request, attempts=40):
         time.sleep(0.25)
     expect(last is not None, "the cluster never answered")
     return last
+
+
+def jmap_state(base, token):
+    """The JMAP session's state on `base` once it answers (see ``retry``), failing with the answer when it is no 200."""
+    session = retry(lambda: call(base, "GET", "/.well-known/jmap", bearer=token))
+    expect(session.status == 200, f"GET /.well-known/jmap answered {session.status}: {session.body[:200]!r}")
+    return session.json()["state"]
 
 
 # --- The tests ------------------------------------------------------------------------------------------------------
@@ -485,7 +494,7 @@ def test_zero_loss(cluster):
             body = pushed.read().decode()  # closeafter=state: the response ends after the first state event
         finally:
             stream.close()
-    now = retry(lambda: call(cluster.base(1), "GET", "/.well-known/jmap", bearer=pushed_token)).json()["state"]
+    now = jmap_state(cluster.base(1), pushed_token)
     acknowledged, found, lost = load.check()
     recovered = load.first_success_after(moments["kill"])
     expect(recovered is not None, "no write succeeded after the kill")

@@ -420,7 +420,7 @@ def test_events(cluster):
             with open(message, "w") as f:
                 f.write(f"From: late@example.org\r\nTo: {address}\r\nSubject: after patroni\r\n\r\nx\r\n")
             cluster.postern("mail", "deliver", "--to", address, message)
-            now = fo.retry(lambda: call(cluster.base(1), "GET", "/.well-known/jmap", bearer=token)).json()["state"]
+            now = fo.jmap_state(cluster.base(1), token)
             why = read_until_state(stream, response, now)
             pushed.append(why and f"instance {i}'s event source: {why}")
             why = push.wait_for(now)

@@ -1,5 +1,5 @@
 """Postern as the stand-in a test suite starts with one flag: --profile test and the JSON line, then the operator's
-message API for what was sent. Run under pytest-xdist (`pytest -n 4`), each worker with its own server."""
+message API for what was sent. Run under pytest-xdist (`pytest -n 2`), each worker with its own server."""
 
 import json
 import os

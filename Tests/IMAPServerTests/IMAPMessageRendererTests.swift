@@ -101,6 +101,30 @@ struct IMAPMessageRendererTests {
         #expect(envelope.messageID == Array("<m1@example.com>".utf8))
     }
 
+    @Test("ENVELOPE: a display name written as a comment, a source route, an empty Sender taken from From")
+    func envelopeObsoleteForms() throws {
+        let raw = Array("From: user@domain (Real Name)\r\nSender: \r\nTo: <@a,@b:to@host>\r\n\r\nbody\r\n".utf8)
+        guard case .envelope(let envelope)? = IMAPMessageRenderer(raw: raw).item(.envelope) else {
+            Issue.record("no envelope")
+            return
+        }
+        #expect(envelope.from == [IMAPAddress(name: "Real Name", mailbox: "user", host: "domain")])
+        #expect(envelope.sender == envelope.from, "an empty Sender: is no sender")
+        #expect(envelope.to == [IMAPAddress(route: Array("@a,@b".utf8), mailbox: Array("to".utf8), host: Array("host".utf8))])
+    }
+
+    @Test("SEARCH FROM/TO read the addresses: comments inside one do not hide it, a comment name and a group match")
+    func searchAddressText() {
+        func text(_ value: String) -> String {
+            String(decoding: IMAPSearch.addressText(Array(value.utf8)), as: UTF8.self)
+        }
+        #expect(text("<user-from (comment)@ (comment) domain.org>") == "user-from@domain.org")
+        #expect(text("user-to@domain.org (RealTo)") == "RealTo <user-to@domain.org>")
+        #expect(text("groupname: groupuser1@domain.org, groupuser2@domain.org;, b@c") ==
+            "groupname: groupuser1@domain.org, groupuser2@domain.org;, b@c")
+        #expect(text("not an address <") == "not an address <", "a field that does not parse is matched as written")
+    }
+
     @Test("BODYSTRUCTURE: a multipart of a text part and an attachment with its disposition")
     func structure() throws {
         guard case .bodyStructure(.multipart(let parts, let subtype, _), _)? =

@@ -28,77 +28,8 @@ struct IMAPTLSTests {
         }
     }
 
-    /// The loop's side: one connection's machine, the jobs it asked for.
-    struct Loop {
-        var machine: any ConnectionStateMachine
-        var jobs: [IMAPRequest] = []
-        var closed = false
-        let database: TestDatabase
-        let now: UInt64 = 1_000_000_000_000
-
-        init(peer: String, implicitTLS: Bool = false) throws {
-            database = try StorageBackend.sqlite.makeDatabase(logger: Logger(label: "imap-tls-tests"))
-            var configuration = IMAPServerConfiguration(port: 0)
-            configuration.tls = IMAPTLSTests.context
-            configuration.implicitTLS = implicitTLS
-            let service = IMAPService(
-                configuration: configuration, store: MailStore(database: database.database), signIn: NoSignIn(),
-                logger: Logger(label: "imap-tls-tests"), draining: { false })
-            machine = service.makeMachine(peer: peer, refusing: false, now: now)
-            send(.opened)
-        }
-
-        mutating func send(_ event: ConnectionEvent) {
-            var actions: [ConnectionAction] = []
-            machine.handle(event, now: now, into: &actions)
-            for action in actions {
-                switch action {
-                case .perform(let job): jobs.append((job as! IMAPJob).request)
-                case .close: closed = true
-                default: break
-                }
-            }
-        }
-
-        mutating func receive(_ bytes: [UInt8]) {
-            bytes.withUnsafeBytes { send(.bytesRead($0)) }
-        }
-
-        mutating func receive(_ text: String) { receive(Array(text.utf8)) }
-
-        /// Everything the socket would carry now.
-        mutating func written() -> [UInt8] {
-            var all: [UInt8] = []
-            while machine.hasUnsentOutput {
-                let count = machine.withUnsentOutput { bytes in
-                    all += bytes
-                    return bytes.count
-                }!
-                send(.wrote(count))
-            }
-            return all
-        }
-
-        mutating func writtenText() -> String { String(decoding: written(), as: UTF8.self) }
-
-        /// Runs a handshake with a new client; returns it and the plaintext it read meanwhile.
-        mutating func handshake() -> (TLSTestClient, String) {
-            let client = TLSTestClient()
-            var text = client.receive([])
-            for _ in 0..<10 where !client.isEstablished || text.isEmpty && jobs.isEmpty {
-                receive(client.takeOutput())
-                text += client.receive(written())
-            }
-            return (client, text)
-        }
-
-        /// Sends `line` through `client` and returns the plaintext of the answer.
-        mutating func exchange(_ client: TLSTestClient, _ line: String) -> String {
-            client.send(line)
-            receive(client.takeOutput())
-            return client.receive(written())
-        }
-    }
+    /// The loop's side of an IMAP connection (``MailTLSLoop``).
+    typealias Loop = MailTLSLoop<IMAPRequest>
 
     @Test("a remote client: LOGINDISABLED and STARTTLS offered, LOGIN refused, then after the handshake AUTH= and LOGIN")
     func startTLS() throws {
@@ -149,5 +80,22 @@ struct IMAPTLSTests {
         loop.receive("a1 LOGIN ann secret\r\n")
         _ = loop.written()
         #expect(loop.closed && loop.jobs.isEmpty)
+    }
+}
+
+extension MailTLSLoop where Request == IMAPRequest {
+    /// An IMAP connection from `peer`, on the STARTTLS port or the implicit-TLS one, whose sign-ins are all refused.
+    init(peer: String, implicitTLS: Bool = false) throws {
+        try self.init(
+            make: { store in
+                var configuration = IMAPServerConfiguration(port: 0)
+                configuration.tls = IMAPTLSTests.context
+                configuration.implicitTLS = implicitTLS
+                let service = IMAPService(
+                    configuration: configuration, store: store, signIn: IMAPTLSTests.NoSignIn(),
+                    logger: Logger(label: "imap-tls-tests"), draining: { false })
+                return service.makeMachine(peer: peer, refusing: false, now: Self.now)
+            },
+            request: { ($0 as! IMAPJob).request })
     }
 }

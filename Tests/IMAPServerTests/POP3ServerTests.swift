@@ -23,9 +23,17 @@ final class OneHolderSignIn: IMAPSignIn, @unchecked Sendable {
         return .signedIn(IMAPMailboxHolder(address: POP3ServerTests.address, quota: 1_000_000))
     }
 
-    /// POP3 takes no access token apart from a password: none opens this holder.
+    /// ``POP3ServerTests/token`` opens the holder (named or not); ``POP3ServerTests/sendOnlyToken`` lacks the scope;
+    /// any other token is invalid.
     func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
-        .tokenRefused(.invalidToken)
+        lock.withLock { seen.append(client) }
+        guard username == nil || username == POP3ServerTests.address else { return .tokenRefused(.invalidToken) }
+        switch accessToken {
+        case POP3ServerTests.token:
+            return .signedIn(IMAPMailboxHolder(address: POP3ServerTests.address, quota: 1_000_000))
+        case POP3ServerTests.sendOnlyToken: return .tokenRefused(.insufficientScope)
+        default: return .tokenRefused(.invalidToken)
+        }
     }
 
     var clients: [String] { lock.withLock { seen } }
@@ -74,6 +82,9 @@ struct POP3Line {
 struct POP3ServerTests {
     static let address = "pop@mail.localhost"
     static let password = "pop-secret"
+    /// An access token as long as Postern's own (a JWT), past a POP3 command line's 510 bytes once in an `AUTH`.
+    static let token = "eyJ" + String(repeating: "t", count: 700)
+    static let sendOnlyToken = "eyJ" + String(repeating: "s", count: 700)
 
     struct Served {
         let group: EventLoopGroup
@@ -152,6 +163,51 @@ struct POP3ServerTests {
         #expect(answers[2] == "+OK Postern POP3 signing off (1 messages deleted)\r\n")
         let left = try await served.store.uidSnapshot(address: Self.address, folder: .inbox, now: 0).entries
         #expect(left.map(\.id) == [ids[0], ids[2]], "the second message is gone for every door")
+        await served.stop()
+    }
+
+    @Test("AUTH OAUTHBEARER and XOAUTH2 in CAPA, signed in by the port's token check; a refused token: error JSON, -ERR")
+    func oauth() async throws {
+        let served = try await Self.serve()
+        _ = try await Self.deliver(served.store, ["one", "two"])
+        let port = served.port
+        func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+        let bearer = base64("n,a=\(Self.address),\u{1}auth=Bearer \(Self.token)\u{1}\u{1}")
+        let xoauth2 = base64("user=\(Self.address)\u{1}auth=Bearer \(Self.token)\u{1}\u{1}")
+        let sendOnly = base64("n,,\u{1}auth=Bearer \(Self.sendOnlyToken)\u{1}\u{1}")
+        let forged = base64("n,,\u{1}auth=Bearer \(Self.token)x\u{1}\u{1}")
+        let answers = try await blocking {
+            var answers: [String] = []
+            var line = try POP3Line(port: port)
+            _ = try line.read(until: "\r\n")
+            answers.append(try line.ask("CAPA", until: "\r\n.\r\n"))
+            answers.append(try line.ask("AUTH OAUTHBEARER \(bearer)"))
+            answers.append(try line.ask("STAT"))
+            line.close()
+            line = try POP3Line(port: port)
+            _ = try line.read(until: "\r\n")
+            answers.append(try line.ask("AUTH XOAUTH2"))
+            answers.append(try line.ask(xoauth2))
+            line.close()
+            line = try POP3Line(port: port)
+            defer { line.close() }
+            _ = try line.read(until: "\r\n")
+            for refused in [sendOnly, forged] {
+                answers.append(try line.ask("AUTH OAUTHBEARER \(refused)"))
+                answers.append(try line.ask("AQ=="))
+            }
+            return answers
+        }
+        #expect(answers[0].contains("\r\nSASL PLAIN LOGIN OAUTHBEARER XOAUTH2\r\n"), "CAPA: \(answers[0])")
+        #expect(answers[1].hasPrefix("+OK Maildrop has 2 messages ("), "an initial response past 510 bytes")
+        #expect(answers[2].hasPrefix("+OK 2 "))
+        #expect(answers[3] == "+ \r\n" && answers[4] == answers[1], "XOAUTH2 after an empty challenge")
+        func error(_ status: String) -> String {
+            "+ " + base64(#"{"status":"\#(status)","scope":"mail.read"}"#) + "\r\n"
+        }
+        #expect(answers[5] == error("insufficient_scope") && answers[7] == error("invalid_token"))
+        #expect(answers[6] == "-ERR [AUTH] Authentication failed\r\n" && answers[8] == answers[6])
+        #expect(served.signIn.clients.count == 4, "every token went to the one sign-in port")
         await served.stop()
     }
 

@@ -154,6 +154,26 @@ struct IMAPCommandParserTests {
         #expect(Self.error("a STORE 1 +FLAGS (\\Recent)")?.error == .syntax("a flag other than \\Recent"))
     }
 
+    @Test("SORT: RFC 5256's examples, REVERSE per criterion, UID SORT; a missing charset or an unknown key refused")
+    func sort() throws {
+        #expect(
+            try Self.kind("A282 SORT (SUBJECT) UTF-8 SINCE 1-Feb-1994")
+                == .sort(
+                    IMAPSortCommand(
+                        criteria: [.init(.subject)], charset: "UTF-8",
+                        key: .internalDate(.since, IMAPDate(year: 1994, month: 2, day: 1))), uid: false))
+        #expect(
+            try Self.kind("A285 UID SORT (REVERSE DATE ARRIVAL reverse size) US-ASCII FROM \"a\" UNSEEN")
+                == .sort(
+                    IMAPSortCommand(
+                        criteria: [.init(.date, reverse: true), .init(.arrival), .init(.size, reverse: true)],
+                        charset: "US-ASCII", key: .and([.address(field: "FROM", contains: "a"), .flag(.seen, set: false)])),
+                    uid: true))
+        #expect(Self.error("a SORT (SUBJECT) ALL") != nil, "the charset is required")
+        #expect(Self.error("a SORT (THREAD) UTF-8 ALL")?.error == .syntax("ARRIVAL, CC, DATE, FROM, SIZE, SUBJECT or TO"))
+        #expect(Self.error("a SORT () UTF-8 ALL") != nil, "at least one criterion")
+    }
+
     @Test("SEARCH: the RFC's examples, OR, NOT, parentheses, CHARSET, RETURN, dates, sizes")
     func search() throws {
         #expect(
@@ -162,7 +182,7 @@ struct IMAPCommandParserTests {
                     IMAPSearchCommand(
                         key: .and([
                             .flag(.flagged, set: true), .internalDate(.since, IMAPDate(year: 1994, month: 2, day: 1)),
-                            .not(.header(field: "FROM", contains: "Smith")),
+                            .not(.address(field: "FROM", contains: "Smith")),
                         ])), uid: false))
         #expect(
             try Self.kind("A283 SEARCH TEXT \"string not in mailbox\"")
@@ -301,7 +321,7 @@ struct IMAPCommandParserTests {
         #expect(try Self.kind("a UID EXPUNGE 2:4") == .uidExpunge(set))
         #expect(try Self.kind("a COPY 2:4 MEETING") == .copy(set, IMAPMailboxName("MEETING"), uid: false))
         #expect(try Self.kind("a UID MOVE 2:4 Trash") == .move(set, IMAPMailboxName("Trash"), uid: true))
-        #expect(Self.error("a UID NOOP")?.error == .syntax("COPY, MOVE, FETCH, SEARCH, STORE or EXPUNGE"))
+        #expect(Self.error("a UID NOOP")?.error == .syntax("COPY, MOVE, FETCH, SEARCH, SORT, STORE or EXPUNGE"))
         #expect(Self.error("a ENABLE")?.error == .syntax("a capability"))
         #expect(try Self.kind("a SELECT iNbOx") == .select(IMAPMailboxName("INBOX")))
     }

@@ -84,7 +84,7 @@ struct IMAPRFCExamplesTests {
         harness.send("A282 SEARCH RETURN (MIN COUNT) FLAGGED SINCE 1-Feb-1994 NOT FROM \"Smith\"\r\n")
         let key = IMAPSearchKey.and([
             .flag(.flagged, set: true), .internalDate(.since, IMAPDate(year: 1994, month: 2, day: 1)),
-            .not(.header(field: "FROM", contains: "Smith")),
+            .not(.address(field: "FROM", contains: "Smith")),
         ])
         let inbox = IMAPSelection(mailbox: IMAPMailboxName("INBOX"), readOnly: false)
         #expect(

@@ -211,6 +211,8 @@ struct IMAPResponseEncoderTests {
                         [IMAPStatusValue(.messages, 231), IMAPStatusValue(.uidNext, 44292)])))
                 == "* STATUS blurdybloop (MESSAGES 231 UIDNEXT 44292)\r\n")
         #expect(Self.text(.untagged(.search([2, 84, 882]))) == "* SEARCH 2 84 882\r\n")
+        #expect(Self.text(.untagged(.sort([5, 3, 4]))) == "* SORT 5 3 4\r\n")
+        #expect(Self.text(.untagged(.sort([]))) == "* SORT\r\n")
         #expect(Self.text(.untagged(.search([]))) == "* SEARCH\r\n")
         #expect(
             Self.text(.untagged(.esearch(IMAPESearchResult(tag: "A282", uid: false, min: 2, count: 3))))

@@ -173,6 +173,29 @@ struct POP3SessionTests {
         #expect(harness.closed)
     }
 
+    @Test("AUTH with an OAuth initial response past a command line's limit is read; an error challenge, then -ERR")
+    func oauthInitialResponse() {
+        var harness = POP3SessionHarness {
+            $0.allowsPlaintextAuthentication = true
+            $0.mechanisms = ["PLAIN", "OAUTHBEARER"]
+        }
+        _ = harness.take()
+        let token = String(repeating: "QUFB", count: 300)
+        harness.send("AUTH oauthbearer \(token)\r\n")
+        #expect(
+            harness.takeRequests() == [
+                .authenticate(SASLStep(mechanism: "OAUTHBEARER", response: SASLMessage(base64: token), isFirst: true))
+            ])
+        harness.authenticated(.failed(.auth, errorChallenge: SASLMessage(base64: "e30=")))
+        #expect(harness.take() == "+ e30=\r\n")
+        harness.send("AQ==\r\nNOOP " + String(repeating: "x", count: 600) + "\r\n")
+        harness.send("AUTH OAUTHBEARER " + String(repeating: "QUFB", count: 16_400) + "\r\n")
+        #expect(
+            harness.take() == "-ERR [AUTH] Authentication failed\r\n-ERR Line too long\r\n-ERR Line too long\r\n",
+            "the client's answer to the challenge ends it; other commands keep their limit, AUTH the SASL line's")
+        #expect(harness.takeRequests().isEmpty)
+    }
+
     @Test("Commands: unknown, out of state, bad arguments, a line too long; 10,000 pipelined each answered")
     func commands() {
         var harness = POP3SessionHarness.loopback()

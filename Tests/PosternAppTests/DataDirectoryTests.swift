@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Logging
 import SocketServer
 import Storage

@@ -5,6 +5,7 @@ import Storage
 import Testing
 
 @testable import PosternApp
+@testable import ServerMetrics
 
 /// Who may read `/metrics` (its own listener, a bearer token) and what it shows (every family with its help text).
 @Suite("Metrics: access and families")

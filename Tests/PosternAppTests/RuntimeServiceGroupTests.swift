@@ -1,5 +1,6 @@
 import ComputePool
 import Foundation
+import HTTPServer
 import Logging
 import MailTransfer
 import PosternTestSupport

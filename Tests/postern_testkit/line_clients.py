@@ -26,6 +26,17 @@ def raw_exchange(port, lines, quiet=2):
         return received
 
 
+def plaintext_answer(port, line):
+    """What an implicit-TLS port (IMAPS, POP3S) answers `line` sent in plaintext at once, with no handshake: whatever it
+    wrote before it closed or 10 seconds passed (b"" for nothing)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as plain:
+        plain.sendall(line)
+        try:
+            return plain.recv(4096)
+        except (socket.timeout, ConnectionResetError):
+            return b""
+
+
 def poll(test, seconds=30):
     """Calls `test` every 50 ms until it is true (then True) or `seconds` pass (then False): a busy machine gets the
     time it needs, and a fast one does not wait."""

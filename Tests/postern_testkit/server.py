@@ -197,6 +197,7 @@ def _postern(env, pro_users, owners, data, backend, backend_env):
     base.imap_port = int(bound["imap"].rsplit(":", 1)[1]) if bound.get("imap") else None
     base.imaps_port = int(bound["imaps"].rsplit(":", 1)[1]) if bound.get("imaps") else None
     base.pop3_port = int(bound["pop3"].rsplit(":", 1)[1]) if bound.get("pop3") else None
+    base.pop3s_port = int(bound["pop3s"].rsplit(":", 1)[1]) if bound.get("pop3s") else None
     try:
         wait_ready(base, server)
         yield base

@@ -10,9 +10,6 @@ import Prometheus
 /// facade metrics (proof-of-work results, rate-limit refusals, agent difficulty) land in the same
 /// exposition. The request series, written on every request, are ``RequestSeries``, emitted after the registry.
 public final class PosternMetrics: Sendable {
-    /// The one registry of this process.
-    public static let shared = PosternMetrics()
-
     /// Where every series lives; `GET /metrics` emits it.
     public let registry: PrometheusCollectorRegistry
     private let openConnections: Prometheus.Gauge
@@ -31,13 +28,16 @@ public final class PosternMetrics: Sendable {
         .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
     ]
 
-    private init() {
+    /// A registry whose `postern_build_info` names `version`, and swift-metrics bootstrapped over it.
+    /// - Warning: once per process (swift-metrics is bootstrapped once): the composition root makes the one
+    ///   `PosternMetrics.shared`.
+    package init(version: String) {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
         func gauge(_ name: String, _ labels: [(String, String)] = []) -> Prometheus.Gauge {
             registry.makeGauge(descriptor: PosternMetricsFactory.descriptor(name), labels: labels)
         }
-        gauge("postern_build_info", [("version", PosternVersion.text)]).set(Double(1))
+        gauge("postern_build_info", [("version", version)]).set(Double(1))
         openConnections = gauge("postern_open_connections")
         mailWaiters = gauge("postern_mail_waiting_requests")
         storageBytes = gauge("postern_storage_bytes")
@@ -71,6 +71,18 @@ public final class PosternMetrics: Sendable {
         public var outboxMessages: Int64?
         /// The outbound queue's levels; nil when they could not be read.
         public var outboundQueue: OutboundQueueLevels?
+
+        /// What was read now.
+        public init(
+            openConnections: Int, mailWaiters: Int, storageBytes: Int64? = nil, outboxMessages: Int64? = nil,
+            outboundQueue: OutboundQueueLevels? = nil
+        ) {
+            self.openConnections = openConnections
+            self.mailWaiters = mailWaiters
+            self.storageBytes = storageBytes
+            self.outboxMessages = outboxMessages
+            self.outboundQueue = outboundQueue
+        }
     }
 
     /// The Prometheus text exposition, with the gauges read at scrape time refreshed first.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import PosternApp
+@testable import ServerMetrics
 
 @Suite("Request series: counts and latency buckets summed over the loops' shards, in the text format")
 struct RequestSeriesTests {

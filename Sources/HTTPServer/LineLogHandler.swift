@@ -1,6 +1,5 @@
-import Foundation
+import Glibc
 import Logging
-import ServerKit
 import Synchronization
 import Time
 
@@ -69,7 +68,7 @@ public struct LineLogHandler: LogHandler {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, formatted at most once per second.
     static func timestamp() -> String {
-        let now = Int(WallClock.system.seconds)
+        let now = time(nil)
         if let cached = cache.withLock({ $0.second == now ? $0.text : nil }) { return cached }
         let text = RFC3339.format(Int64(now))
         cache.withLock { $0 = (now, text) }

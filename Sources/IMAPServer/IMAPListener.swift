@@ -1,0 +1,92 @@
+import IMAP
+import Logging
+import MailStore
+import ServerTLS
+
+/// IMAP as its listener serves each connection: an ``IMAPConnection`` of ``IMAPSession`` and its own
+/// ``IMAPConnectionDriver``, over the listener's shared look at selected mailboxes.
+struct IMAPListener: MailListener {
+    let configuration: IMAPServerConfiguration
+    let store: MailStore
+    let signIn: any IMAPSignIn
+    let logger: Logger
+    /// The looks at selected mailboxes every session of the listener shares, bounded by the configuration.
+    let snapshots: IMAPSnapshotCache
+    /// The envelopes every session of the listener shares (``IMAPEnvelopeCache``), bounded by the configuration.
+    let envelopes: IMAPEnvelopeCache
+
+    static let busyRefusal = "* BYE Too many connections, try later"
+    static let drainingRefusal = "* BYE Server shutting down"
+    var tls: TLSServerContext? { configuration.tls }
+    var implicitTLS: Bool { configuration.implicitTLS }
+    var writeTimeout: Duration { configuration.writeTimeout }
+    var handshakeTimeout: Duration { configuration.limits.unauthenticatedTimeout }
+
+    func connection(peer: String, now: UInt64) -> IMAPConnection {
+        var settings = IMAPSessionConfiguration()
+        settings.limits = configuration.limits
+        // imaptest's listext group fails on a flat name space of three fixed mailboxes: LIST-EXTENDED and LIST-STATUS
+        // (which rides on its RETURN syntax) are answered but not advertised (docs/imap.md).
+        settings.extensions.removeAll { $0 == "LIST-EXTENDED" || $0 == "LIST-STATUS" }
+        settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
+        settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
+        settings.isSecure = configuration.tls != nil && configuration.implicitTLS
+        settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
+        let driver = IMAPConnectionDriver(
+            store: store, snapshots: snapshots, envelopes: envelopes, signIn: signIn, client: peer,
+            now: configuration.wallClock, logger: logger)
+        return IMAPConnection(session: IMAPSession(configuration: settings, now: now), driver: driver)
+    }
+
+    /// What comes back to an IMAP session.
+    enum Outcome: Sendable {
+        /// The answer to a `LOGIN` or an `AUTHENTICATE` step.
+        case authenticated(IMAPAuthenticationOutcome)
+        /// The answer to a mailbox command.
+        case completed(IMAPCommandResult)
+        /// Changes seen while idling (any number of these per IDLE).
+        case notices([IMAPUntaggedResponse])
+    }
+
+    static func perform(
+        _ request: IMAPRequest, on driver: IMAPConnectionDriver, completion: @escaping @Sendable (Outcome) -> Void
+    ) {
+        switch request {
+        case .login(let username, let password):
+            Task { completion(.authenticated(await driver.login(username: username, password: password))) }
+        case .authenticate(let step):
+            Task { completion(.authenticated(await driver.authenticate(step))) }
+        case .run(let command, _):
+            Task { completion(.completed(await driver.run(command))) }
+        case .idleStarted:
+            Task { await driver.startIdle { completion(.notices($0)) } }
+        case .idleEnded:
+            Task { await driver.endIdle() }
+        case .startTLS:
+            return  // carried out by the connection's machine (its TLS transport), never made a job
+        }
+    }
+}
+
+/// IMAP as a `StreamService` (``MailService``).
+typealias IMAPService = MailService<IMAPListener>
+/// One request of an IMAP session for its driver.
+typealias IMAPJob = MailJob<IMAPListener>
+/// An IMAP driver's answer, back on the loop.
+typealias IMAPCompletion = MailCompletion<IMAPListener>
+
+extension IMAPService {
+    /// IMAP's service for `configuration`, its sessions sharing one cache of selected mailboxes and one of envelopes,
+    /// each bounded by it.
+    init(
+        configuration: IMAPServerConfiguration, store: MailStore, signIn: any IMAPSignIn, logger: Logger,
+        draining: @escaping @Sendable () -> Bool
+    ) {
+        let snapshots = IMAPSnapshotCache(capacity: configuration.snapshotCacheEntries)
+        self.init(
+            listener: IMAPListener(
+                configuration: configuration, store: store, signIn: signIn, logger: logger, snapshots: snapshots,
+                envelopes: IMAPEnvelopeCache(capacity: configuration.envelopeCacheEntries)),
+            draining: draining)
+    }
+}
