@@ -16,6 +16,8 @@ struct IMAPSort {
         var from: String
         var to: String
         var cc: String
+        var displayFrom = ""
+        var displayTo = ""
     }
 
     /// The keys of `entry`, its bytes given as `raw` (nil when the store no longer has them).
@@ -29,6 +31,8 @@ struct IMAPSort {
         keys.from = firstMailbox(header.text("From"))
         keys.to = firstMailbox(header.text("To"))
         keys.cc = firstMailbox(header.text("Cc"))
+        keys.displayFrom = display(header.text("From"))
+        keys.displayTo = display(header.text("To"))
         return keys
     }
 
@@ -56,6 +60,8 @@ struct IMAPSort {
         case .from: return sign(a.from, b.from)
         case .to: return sign(a.to, b.to)
         case .cc: return sign(a.cc, b.cc)
+        case .displayFrom: return sign(a.displayFrom, b.displayFrom)
+        case .displayTo: return sign(a.displayTo, b.displayTo)
         }
     }
 
@@ -68,6 +74,19 @@ struct IMAPSort {
         case .mailbox(let address):
             let local = address.email.lastIndex(of: "@").map { String(address.email[..<$0]) } ?? address.email
             return local.uppercased()
+        }
+    }
+
+    /// RFC 5957's display form of the field's first address: its display name (encoded words decoded), else its
+    /// address; a group's name; the field as written when it does not parse (`From: d`). Upper-cased.
+    static func display(_ value: String?) -> String {
+        guard let value else { return "" }
+        guard let first = (try? AddressListParser.addressList(value))?.first else {
+            return value.trimmingCharacters(in: .whitespaces).uppercased()
+        }
+        switch first {
+        case .group(let name, _): return name.uppercased()
+        case .mailbox(let address): return (address.name ?? address.email).uppercased()
         }
     }
 

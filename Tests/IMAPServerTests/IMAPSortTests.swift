@@ -38,6 +38,27 @@ struct IMAPSortTests {
         #expect(IMAPSort.firstMailbox("<unterminated") == "")
     }
 
+    @Test("SORT=DISPLAY's key: the display name decoded, else the address, a group's name, else the field as written")
+    func display() {
+        #expect(IMAPSort.display("foo bar <a@b.c>") == "FOO BAR")
+        #expect(IMAPSort.display("=?iso-8859-1?q?foo_aar?= <e@f.g>") == "FOO AAR")
+        #expect(IMAPSort.display("b@c.d") == "B@C.D")
+        #expect(IMAPSort.display("b@c.d (Bee)") == "BEE")
+        #expect(IMAPSort.display("team: a@b;") == "TEAM")
+        #expect(IMAPSort.display(" d ") == "D")
+        #expect(IMAPSort.display(nil) == "")
+    }
+
+    @Test("ESORT's ESEARCH: MIN and MAX the first and last in sort order, ALL in that order; ESEARCH's sorted by number")
+    func esort() {
+        let sorted = IMAPConnectionDriver.esearch([3, 1, 2, 5], [.min, .max, .all, .count], tag: "a", uid: false, sorted: true)
+        #expect(sorted.min == 3 && sorted.max == 5 && sorted.count == 4)
+        #expect(sorted.all?.text == "3,1:2,5")
+        let searched = IMAPConnectionDriver.esearch([3, 1, 2, 5], [.min, .max, .all], tag: "a", uid: false, sorted: false)
+        #expect(searched.min == 1 && searched.max == 5 && searched.all?.text == "1:3,5")
+        #expect(IMAPConnectionDriver.esearch([], [], tag: "a", uid: true, sorted: true).all == nil, "nothing: no ALL")
+    }
+
     @Test("Criteria in turn, REVERSE on its own criterion only, ties in sequence order; the date falls back to arrival")
     func order() {
         func entry(_ uid: UInt32, size: Int64, at: Int64) -> MailUIDEntry {

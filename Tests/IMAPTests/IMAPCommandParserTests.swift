@@ -154,7 +154,7 @@ struct IMAPCommandParserTests {
         #expect(Self.error("a STORE 1 +FLAGS (\\Recent)")?.error == .syntax("a flag other than \\Recent"))
     }
 
-    @Test("SORT: RFC 5256's examples, REVERSE per criterion, UID SORT; a missing charset or an unknown key refused")
+    @Test("SORT: RFC 5256's examples, REVERSE per criterion, UID SORT, ESORT's RETURN, SORT=DISPLAY's keys; a missing charset or an unknown key refused")
     func sort() throws {
         #expect(
             try Self.kind("A282 SORT (SUBJECT) UTF-8 SINCE 1-Feb-1994")
@@ -169,8 +169,19 @@ struct IMAPCommandParserTests {
                         criteria: [.init(.date, reverse: true), .init(.arrival), .init(.size, reverse: true)],
                         charset: "US-ASCII", key: .and([.address(field: "FROM", contains: "a"), .flag(.seen, set: false)])),
                     uid: true))
+        #expect(
+            try Self.kind("a SORT RETURN (MIN ALL) (REVERSE DISPLAYFROM DISPLAYTO) UTF-8 ALL")
+                == .sort(
+                    IMAPSortCommand(
+                        returnOptions: [.min, .all], criteria: [.init(.displayFrom, reverse: true), .init(.displayTo)],
+                        charset: "UTF-8", key: .all), uid: false))
+        #expect(
+            try Self.kind("a SORT RETURN () (ARRIVAL) UTF-8 ALL")
+                == .sort(IMAPSortCommand(returnOptions: [], criteria: [.init(.arrival)], charset: "UTF-8", key: .all), uid: false))
         #expect(Self.error("a SORT (SUBJECT) ALL") != nil, "the charset is required")
-        #expect(Self.error("a SORT (THREAD) UTF-8 ALL")?.error == .syntax("ARRIVAL, CC, DATE, FROM, SIZE, SUBJECT or TO"))
+        #expect(
+            Self.error("a SORT (THREAD) UTF-8 ALL")?.error
+                == .syntax("ARRIVAL, CC, DATE, FROM, SIZE, SUBJECT, TO, DISPLAYFROM or DISPLAYTO"))
         #expect(Self.error("a SORT () UTF-8 ALL") != nil, "at least one criterion")
     }
 
