@@ -10,10 +10,15 @@ enum IMAPSearchParser {
             command.charset = try reader.astringText()
             try reader.space()
         }
+        command.key = try keys(&reader)
+        return command
+    }
+
+    /// Reads `search-key *(SP search-key)`, the keys ANDed (one alone as itself).
+    static func keys(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> IMAPSearchKey {
         var keys: [IMAPSearchKey] = []
         repeat { keys.append(try key(&reader)) } while reader.take(ASCII.space)
-        command.key = keys.count == 1 ? keys[0] : .and(keys)
-        return command
+        return keys.count == 1 ? keys[0] : .and(keys)
     }
 
     /// Reads `"RETURN" SP "(" [option *(SP option)] ")" SP` when it comes next (ESEARCH's, RFC 4731, and ESORT's,

@@ -64,9 +64,8 @@ extension IMAPSortCommand {
         try reader.space()
         let charset = try reader.astringText()
         try reader.space()
-        var keys: [IMAPSearchKey] = []
-        repeat { keys.append(try IMAPSearchParser.key(&reader)) } while reader.take(ASCII.space)
+        let keys = try IMAPSearchParser.keys(&reader)
         return IMAPSortCommand(
-            returnOptions: returnOptions, criteria: criteria, charset: charset, key: keys.count == 1 ? keys[0] : .and(keys))
+            returnOptions: returnOptions, criteria: criteria, charset: charset, key: keys)
     }
 }

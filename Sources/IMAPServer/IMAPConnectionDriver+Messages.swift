@@ -130,12 +130,7 @@ extension IMAPConnectionDriver {
             return IMAPCommandResult(responses, status: Self.badCharset)
         }
         let needsBytes = command.criteria.contains { $0.key != .arrival && $0.key != .size }
-        var keys: [IMAPSort.Keys] = []
-        for index in found {
-            let entry = view.entries[index]
-            let raw = needsBytes ? try await store.raw(address: holder.address, id: entry.id) : nil
-            keys.append(IMAPSort.keys(entry, raw: raw))
-        }
+        let keys = try await sortKeys(found, in: view, needsBytes: needsBytes, holder: holder)
         let ordered = IMAPSort.order(keys, by: command.criteria).map { found[$0] }
         let numbers = ordered.map { uid ? view.entries[$0].uid : UInt32($0 + 1) }
         if let options = command.returnOptions {
@@ -145,6 +140,35 @@ extension IMAPConnectionDriver {
             responses.append(.sort(numbers))
         }
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SORT completed"))
+    }
+
+    /// `THREAD=ORDEREDSUBJECT` (RFC 5256): the messages the search finds, in ``IMAPSort``'s threads.
+    func thread(_ command: IMAPThreadCommand, uid: Bool, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+        var responses = try await refresh(holdingExpunges: !uid)
+        guard let view else { return Self.noSelection }
+        guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
+            return IMAPCommandResult(responses, status: Self.badCharset)
+        }
+        let keys = try await sortKeys(found, in: view, needsBytes: true, holder: holder)
+        responses.append(
+            .thread(
+                IMAPSort.orderedSubjectThreads(keys) { position in
+                    uid ? view.entries[found[position]].uid : UInt32(found[position] + 1)
+                }))
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "THREAD completed"))
+    }
+
+    /// SORT's keys of the messages at `indexes`, their bytes read only when `needsBytes`.
+    private func sortKeys(_ indexes: [Int], in view: IMAPMailboxView, needsBytes: Bool, holder: IMAPMailboxHolder)
+        async throws -> [IMAPSort.Keys]
+    {
+        var keys: [IMAPSort.Keys] = []
+        for index in indexes {
+            let entry = view.entries[index]
+            let raw = needsBytes ? try await store.raw(address: holder.address, id: entry.id) : nil
+            keys.append(IMAPSort.keys(entry, raw: raw))
+        }
+        return keys
     }
 
     static var badCharset: IMAPStatusResponse {

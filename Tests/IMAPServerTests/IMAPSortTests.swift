@@ -59,6 +59,23 @@ struct IMAPSortTests {
         #expect(IMAPConnectionDriver.esearch([], [], tag: "a", uid: true, sorted: true).all == nil, "nothing: no ALL")
     }
 
+    @Test("ORDEREDSUBJECT: one thread per base subject, replies in date order under the first, threads by first date")
+    func orderedSubject() {
+        func keys(_ subject: String, date: Int64) -> IMAPSort.Keys {
+            IMAPSort.Keys(
+                arrival: 0, size: 0, date: date, subject: IMAPSort.baseSubject(subject).uppercased(), from: "", to: "",
+                cc: "")
+        }
+        let all = [keys("b", date: 50), keys("a", date: 10), keys("Re: b", date: 40), keys("Fwd: a", date: 5),
+                   keys("re: B", date: 60), keys("c", date: 10)]
+        let threads = IMAPSort.orderedSubjectThreads(all) { UInt32($0 + 1) }
+        #expect(threads == [
+            IMAPThreadNode(4, children: [IMAPThreadNode(2)]),
+            IMAPThreadNode(6),
+            IMAPThreadNode(3, children: [IMAPThreadNode(1), IMAPThreadNode(5)]),
+        ])
+    }
+
     @Test("Criteria in turn, REVERSE on its own criterion only, ties in sequence order; the date falls back to arrival")
     func order() {
         func entry(_ uid: UInt32, size: Int64, at: Int64) -> MailUIDEntry {

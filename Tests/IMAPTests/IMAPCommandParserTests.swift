@@ -185,6 +185,24 @@ struct IMAPCommandParserTests {
         #expect(Self.error("a SORT () UTF-8 ALL") != nil, "at least one criterion")
     }
 
+    @Test("THREAD: ORDEREDSUBJECT with a charset and keys, UID THREAD; REFERENCES and a missing charset refused")
+    func thread() throws {
+        #expect(
+            try Self.kind("A283 THREAD ORDEREDSUBJECT UTF-8 SINCE 5-MAR-2000")
+                == .thread(
+                    IMAPThreadCommand(
+                        algorithm: .orderedSubject, charset: "UTF-8",
+                        key: .internalDate(.since, IMAPDate(year: 2000, month: 3, day: 5))), uid: false))
+        #expect(
+            try Self.kind("a UID THREAD orderedsubject US-ASCII UNSEEN ALL")
+                == .thread(
+                    IMAPThreadCommand(
+                        algorithm: .orderedSubject, charset: "US-ASCII", key: .and([.flag(.seen, set: false), .all])),
+                    uid: true))
+        #expect(Self.error("a THREAD REFERENCES UTF-8 ALL")?.error == .syntax("ORDEREDSUBJECT"))
+        #expect(Self.error("a THREAD ORDEREDSUBJECT ALL") != nil, "the charset is required")
+    }
+
     @Test("SEARCH: the RFC's examples, OR, NOT, parentheses, CHARSET, RETURN, dates, sizes")
     func search() throws {
         #expect(
@@ -332,7 +350,7 @@ struct IMAPCommandParserTests {
         #expect(try Self.kind("a UID EXPUNGE 2:4") == .uidExpunge(set))
         #expect(try Self.kind("a COPY 2:4 MEETING") == .copy(set, IMAPMailboxName("MEETING"), uid: false))
         #expect(try Self.kind("a UID MOVE 2:4 Trash") == .move(set, IMAPMailboxName("Trash"), uid: true))
-        #expect(Self.error("a UID NOOP")?.error == .syntax("COPY, MOVE, FETCH, SEARCH, SORT, STORE or EXPUNGE"))
+        #expect(Self.error("a UID NOOP")?.error == .syntax("COPY, MOVE, FETCH, SEARCH, SORT, THREAD, STORE or EXPUNGE"))
         #expect(Self.error("a ENABLE")?.error == .syntax("a capability"))
         #expect(try Self.kind("a SELECT iNbOx") == .select(IMAPMailboxName("INBOX")))
     }
