@@ -46,6 +46,8 @@ public enum IMAPCommandKind: Sendable, Equatable {
     case search(IMAPSearchCommand, uid: Bool)
     /// `SORT` (RFC 5256): the messages `search` finds, in the criteria's order.
     case sort(IMAPSortCommand, uid: Bool)
+    /// `THREAD` (RFC 5256): the messages `search` finds, in threads.
+    case thread(IMAPThreadCommand, uid: Bool)
     case fetch(IMAPSequenceSet, [IMAPFetchAttribute], uid: Bool)
     case store(IMAPSequenceSet, IMAPStoreAction, uid: Bool)
     case copy(IMAPSequenceSet, IMAPMailboxName, uid: Bool)
@@ -61,7 +63,7 @@ public enum IMAPCommandKind: Sendable, Equatable {
         case .enable, .select, .examine, .create, .delete, .rename, .subscribe, .unsubscribe, .list, .lsub,
             .namespace, .status, .append, .idle:
             return [.authenticated, .selected]
-        case .check, .close, .unselect, .expunge, .uidExpunge, .search, .sort, .fetch, .store, .copy, .move:
+        case .check, .close, .unselect, .expunge, .uidExpunge, .search, .sort, .thread, .fetch, .store, .copy, .move:
             return [.selected]
         }
     }

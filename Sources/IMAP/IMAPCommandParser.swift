@@ -98,7 +98,7 @@ public enum IMAPCommandParser {
             return try append(&reader)
         case "UID":
             try reader.space()
-            let sub = try reader.keyword("COPY, MOVE, FETCH, SEARCH, SORT, STORE or EXPUNGE")
+            let sub = try reader.keyword("COPY, MOVE, FETCH, SEARCH, SORT, THREAD, STORE or EXPUNGE")
             return try selected(sub, &reader, uid: true)
         default:
             return try selected(name, &reader, uid: false)
@@ -114,6 +114,8 @@ public enum IMAPCommandParser {
             return .search(try IMAPSearchParser.read(&reader), uid: uid)
         case "SORT":
             return .sort(try IMAPSortCommand.read(&reader), uid: uid)
+        case "THREAD":
+            return .thread(try IMAPThreadCommand.read(&reader), uid: uid)
         case "FETCH", "STORE", "COPY", "MOVE", "EXPUNGE":
             try reader.space()
             let set = try IMAPSequenceSet.read(&reader)
@@ -131,7 +133,7 @@ public enum IMAPCommandParser {
                 return name == "COPY" ? .copy(set, mailbox, uid: uid) : .move(set, mailbox, uid: uid)
             }
         default:
-            throw uid ? .syntax("COPY, MOVE, FETCH, SEARCH, SORT, STORE or EXPUNGE") : .unknownCommand
+            throw uid ? .syntax("COPY, MOVE, FETCH, SEARCH, SORT, THREAD, STORE or EXPUNGE") : .unknownCommand
         }
     }
 

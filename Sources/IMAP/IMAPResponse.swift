@@ -59,6 +59,8 @@ public enum IMAPUntaggedResponse: Sendable, Equatable {
     case search([UInt32])
     /// `SORT n ...` (RFC 5256 §4).
     case sort([UInt32])
+    /// `THREAD (...)(...)` (RFC 5256 §4): each thread's root and its replies.
+    case thread([IMAPThreadNode])
     case esearch(IMAPESearchResult)
     /// `n FETCH (...)`.
     case fetch(UInt32, [IMAPFetchItem])

@@ -175,6 +175,9 @@ struct IMAPResponseWriter {
         case .sort(let numbers):
             raw("SORT")
             for number in numbers { raw(" \(number)") }
+        case .thread(let threads):
+            raw(threads.isEmpty ? "THREAD" : "THREAD ")
+            for thread in threads { threadNode(thread) }
         case .esearch(let result):
             esearch(result)
         case .fetch(let number, let items):
@@ -204,6 +207,25 @@ struct IMAPResponseWriter {
     private mutating func delimiter(_ delimiter: Character?) {
         guard let delimiter else { return raw("NIL") }
         string(String(delimiter))
+    }
+
+    /// `"(" number [SP children] ")"`: one reply follows its parent in the same parentheses (`(1 2)`), several
+    /// are each in their own (`(1 (2)(3))`), RFC 5256 §4.
+    private mutating func threadNode(_ node: IMAPThreadNode) {
+        out.append(ASCII.openParen)
+        threadBody(node)
+        out.append(ASCII.closeParen)
+    }
+
+    private mutating func threadBody(_ node: IMAPThreadNode) {
+        raw("\(node.number)")
+        if node.children.count == 1 {
+            space()
+            threadBody(node.children[0])
+        } else if !node.children.isEmpty {
+            space()
+            for child in node.children { threadNode(child) }
+        }
     }
 
     private mutating func listItem(_ item: IMAPListItem) {

@@ -4,31 +4,41 @@ enum IMAPSearchParser {
     static func read(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> IMAPSearchCommand {
         try reader.space()
         var command = IMAPSearchCommand(key: .all)
-        if reader.take(word: "RETURN") {
-            try reader.space()
-            try reader.open()
-            var options: [IMAPSearchReturnOption] = []
-            if !reader.takeClose() {
-                repeat {
-                    guard let option = IMAPSearchReturnOption(rawValue: try reader.keyword("a RETURN option")) else {
-                        throw .syntax("MIN, MAX, ALL, COUNT or SAVE")
-                    }
-                    options.append(option)
-                } while reader.take(ASCII.space)
-                try reader.close()
-            }
-            command.returnOptions = options
-            try reader.space()
-        }
+        command.returnOptions = try returnOptions(&reader)
         if reader.take(word: "CHARSET") {
             try reader.space()
             command.charset = try reader.astringText()
             try reader.space()
         }
+        command.key = try keys(&reader)
+        return command
+    }
+
+    /// Reads `search-key *(SP search-key)`, the keys ANDed (one alone as itself).
+    static func keys(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> IMAPSearchKey {
         var keys: [IMAPSearchKey] = []
         repeat { keys.append(try key(&reader)) } while reader.take(ASCII.space)
-        command.key = keys.count == 1 ? keys[0] : .and(keys)
-        return command
+        return keys.count == 1 ? keys[0] : .and(keys)
+    }
+
+    /// Reads `"RETURN" SP "(" [option *(SP option)] ")" SP` when it comes next (ESEARCH's, RFC 4731, and ESORT's,
+    /// RFC 5267); nil when it does not.
+    static func returnOptions(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> [IMAPSearchReturnOption]? {
+        guard reader.take(word: "RETURN") else { return nil }
+        try reader.space()
+        try reader.open()
+        var options: [IMAPSearchReturnOption] = []
+        if !reader.takeClose() {
+            repeat {
+                guard let option = IMAPSearchReturnOption(rawValue: try reader.keyword("a RETURN option")) else {
+                    throw .syntax("MIN, MAX, ALL, COUNT or SAVE")
+                }
+                options.append(option)
+            } while reader.take(ASCII.space)
+            try reader.close()
+        }
+        try reader.space()
+        return options
     }
 
     /// Reads one `search-key`.

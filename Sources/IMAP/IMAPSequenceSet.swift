@@ -45,9 +45,10 @@ public enum IMAPSequenceSet: Sendable, Equatable {
     }
 
     /// The shortest set of `numbers` (`1,3:5` for 1, 3, 4, 5), in rising order: for an ESEARCH `ALL` or a COPYUID.
-    public static func ranges(of numbers: [UInt32]) -> IMAPSequenceSet {
+    /// With `keepingOrder`, in their order, only rising runs joined (`3,1:2` for 3, 1, 2): for an ESORT `ALL`.
+    public static func ranges(of numbers: [UInt32], keepingOrder: Bool = false) -> IMAPSequenceSet {
         var ranges: [IMAPSequenceRange] = []
-        for number in numbers.sorted() {
+        for number in keepingOrder ? numbers : numbers.sorted() {
             if case .number(let end)? = ranges.last?.last, end &+ 1 == number || end == number {
                 ranges[ranges.count - 1].last = .number(number)
             } else {

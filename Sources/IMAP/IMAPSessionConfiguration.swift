@@ -8,7 +8,8 @@ public struct IMAPSessionConfiguration: Sendable, Equatable {
     /// `STARTTLS` and `LITERAL-`.
     public var extensions: [String] = [
         "ENABLE", "IDLE", "ID", "SASL-IR", "NAMESPACE", "UNSELECT", "UIDPLUS", "MOVE", "ESEARCH", "SPECIAL-USE",
-        "LIST-EXTENDED", "LIST-STATUS", "STATUS=SIZE", "SORT",
+        "LIST-EXTENDED", "LIST-STATUS", "STATUS=SIZE", "SORT", "SORT=DISPLAY", "ESORT",
+        "THREAD=ORDEREDSUBJECT",
     ]
     /// The SASL mechanisms offered (`AUTH=...`), in upper case; the driver runs each.
     public var mechanisms: [String] = ["PLAIN", "LOGIN"]

@@ -64,7 +64,9 @@ extension IMAPConnectionDriver {
         case .search(let search, let uid):
             return try await self.search(search, uid: uid, tag: tag, holder: holder)
         case .sort(let sort, let uid):
-            return try await self.sort(sort, uid: uid, holder: holder)
+            return try await self.sort(sort, uid: uid, tag: tag, holder: holder)
+        case .thread(let thread, let uid):
+            return try await self.thread(thread, uid: uid, holder: holder)
         case .copy(let set, let name, let uid):
             return try await transfer(set, to: name, uid: uid, moving: false, holder: holder)
         case .move(let set, let name, let uid):

@@ -138,37 +138,76 @@ extension IMAPConnectionDriver {
         let numbers = found.map { uid ? entries[$0].uid : UInt32($0 + 1) }
         if let options = command.returnOptions {
             if options.contains(.save) { saved = found.map { entries[$0].uid } }
-            let all = options.isEmpty || options.contains(.all)
-            responses.append(
-                .esearch(
-                    IMAPESearchResult(
-                        tag: tag, uid: uid, min: options.contains(.min) ? numbers.min() : nil,
-                        max: options.contains(.max) ? numbers.max() : nil,
-                        count: options.contains(.count) ? UInt32(numbers.count) : nil,
-                        all: all && !numbers.isEmpty ? IMAPSequenceSet.ranges(of: numbers) : nil)))
+            responses.append(.esearch(Self.esearch(numbers, options, tag: tag, uid: uid, sorted: false)))
         } else {
             responses.append(.search(numbers))
         }
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SEARCH completed"))
     }
 
-    /// `SORT` (RFC 5256): the messages the search finds, ordered by ``IMAPSort``; `* SORT` with their numbers.
-    func sort(_ command: IMAPSortCommand, uid: Bool, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+    /// The `ESEARCH` answer (RFC 4731) of `numbers` for `options`; `sorted` (ESORT, RFC 5267) takes `MIN` and `MAX`
+    /// as the first and last in the numbers' order and keeps that order in `ALL`.
+    static func esearch(_ numbers: [UInt32], _ options: [IMAPSearchReturnOption], tag: String, uid: Bool, sorted: Bool)
+        -> IMAPESearchResult
+    {
+        let all = options.isEmpty || options.contains(.all)
+        return IMAPESearchResult(
+            tag: tag, uid: uid, min: options.contains(.min) ? (sorted ? numbers.first : numbers.min()) : nil,
+            max: options.contains(.max) ? (sorted ? numbers.last : numbers.max()) : nil,
+            count: options.contains(.count) ? UInt32(numbers.count) : nil,
+            all: all && !numbers.isEmpty ? IMAPSequenceSet.ranges(of: numbers, keepingOrder: sorted) : nil)
+    }
+
+    /// `SORT` (RFC 5256): the messages the search finds, ordered by ``IMAPSort``; `* SORT` with their numbers, or
+    /// with `RETURN (...)` (ESORT, RFC 5267) `* ESEARCH` in sort order.
+    func sort(_ command: IMAPSortCommand, uid: Bool, tag: String, holder: IMAPMailboxHolder) async throws
+        -> IMAPCommandResult
+    {
         var responses = try await refresh(holdingExpunges: !uid)
         guard let view else { return Self.noSelection }
         guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
             return IMAPCommandResult(responses, status: Self.badCharset)
         }
         let needsBytes = command.criteria.contains { $0.key != .arrival && $0.key != .size }
+        let keys = try await sortKeys(found, in: view, needsBytes: needsBytes, holder: holder)
+        let ordered = IMAPSort.order(keys, by: command.criteria).map { found[$0] }
+        let numbers = ordered.map { uid ? view.entries[$0].uid : UInt32($0 + 1) }
+        if let options = command.returnOptions {
+            if options.contains(.save) { saved = ordered.map { view.entries[$0].uid } }
+            responses.append(.esearch(Self.esearch(numbers, options, tag: tag, uid: uid, sorted: true)))
+        } else {
+            responses.append(.sort(numbers))
+        }
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SORT completed"))
+    }
+
+    /// `THREAD=ORDEREDSUBJECT` (RFC 5256): the messages the search finds, in ``IMAPSort``'s threads.
+    func thread(_ command: IMAPThreadCommand, uid: Bool, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+        var responses = try await refresh(holdingExpunges: !uid)
+        guard let view else { return Self.noSelection }
+        guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
+            return IMAPCommandResult(responses, status: Self.badCharset)
+        }
+        let keys = try await sortKeys(found, in: view, needsBytes: true, holder: holder)
+        responses.append(
+            .thread(
+                IMAPSort.orderedSubjectThreads(keys) { position in
+                    uid ? view.entries[found[position]].uid : UInt32(found[position] + 1)
+                }))
+        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "THREAD completed"))
+    }
+
+    /// SORT's keys of the messages at `indexes`, their bytes read only when `needsBytes`.
+    private func sortKeys(_ indexes: [Int], in view: IMAPMailboxView, needsBytes: Bool, holder: IMAPMailboxHolder)
+        async throws -> [IMAPSort.Keys]
+    {
         var keys: [IMAPSort.Keys] = []
-        for index in found {
+        for index in indexes {
             let entry = view.entries[index]
             let raw = needsBytes ? try await store.raw(address: holder.address, id: entry.id) : nil
             keys.append(IMAPSort.keys(entry, raw: raw))
         }
-        let ordered = IMAPSort.order(keys, by: command.criteria).map { found[$0] }
-        responses.append(.sort(ordered.map { uid ? view.entries[$0].uid : UInt32($0 + 1) }))
-        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SORT completed"))
+        return keys
     }
 
     static var badCharset: IMAPStatusResponse {

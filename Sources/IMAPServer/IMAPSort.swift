@@ -2,7 +2,7 @@ import IMAP
 import MIME
 import MailStore
 
-/// Orders messages for `SORT` (RFC 5256 §3): by each criterion in turn, `REVERSE` flipping only its own, ties left in
+/// Orders messages for `SORT` (RFC 5256 §3) and threads them for `THREAD=ORDEREDSUBJECT` (§2.2): by each criterion in turn, `REVERSE` flipping only its own, ties left in
 /// sequence-number order. Keys come from the message as IMAP shows it: the arrival time and size of the store's
 /// entry, the `Date:` field in UTC (the arrival time when it has none or it does not parse), the first address's
 /// mailbox (a group's name for a group, as in ENVELOPE), and the base subject (§2.1), compared without ASCII case.
@@ -16,6 +16,8 @@ struct IMAPSort {
         var from: String
         var to: String
         var cc: String
+        var displayFrom = ""
+        var displayTo = ""
     }
 
     /// The keys of `entry`, its bytes given as `raw` (nil when the store no longer has them).
@@ -29,6 +31,8 @@ struct IMAPSort {
         keys.from = firstMailbox(header.text("From"))
         keys.to = firstMailbox(header.text("To"))
         keys.cc = firstMailbox(header.text("Cc"))
+        keys.displayFrom = display(header.text("From"))
+        keys.displayTo = display(header.text("To"))
         return keys
     }
 
@@ -40,6 +44,29 @@ struct IMAPSort {
                 if order != 0 { return criterion.reverse ? order > 0 : order < 0 }
             }
             return left < right
+        }
+    }
+
+    /// RFC 5256 §2.2's ORDEREDSUBJECT threads of the positions in `keys`: the messages sorted by base subject, then
+    /// sent date; one thread per base subject, its first message the parent of the others (siblings in that order);
+    /// the threads in the order of their first message's sent date (ties in sequence order). `number` names a
+    /// position's message in the answer.
+    static func orderedSubjectThreads(_ keys: [Keys], number: (Int) -> UInt32) -> [IMAPThreadNode] {
+        let sorted = order(keys, by: [.init(.subject), .init(.date)])
+        var threads: [[Int]] = []
+        for position in sorted {
+            if let last = threads.last?.first, keys[last].subject == keys[position].subject {
+                threads[threads.count - 1].append(position)
+            } else {
+                threads.append([position])
+            }
+        }
+        threads.sort { left, right in
+            let (a, b) = (keys[left[0]].date, keys[right[0]].date)
+            return a != b ? a < b : left[0] < right[0]
+        }
+        return threads.map { thread in
+            IMAPThreadNode(number(thread[0]), children: thread.dropFirst().map { IMAPThreadNode(number($0)) })
         }
     }
 
@@ -56,6 +83,8 @@ struct IMAPSort {
         case .from: return sign(a.from, b.from)
         case .to: return sign(a.to, b.to)
         case .cc: return sign(a.cc, b.cc)
+        case .displayFrom: return sign(a.displayFrom, b.displayFrom)
+        case .displayTo: return sign(a.displayTo, b.displayTo)
         }
     }
 
@@ -68,6 +97,19 @@ struct IMAPSort {
         case .mailbox(let address):
             let local = address.email.lastIndex(of: "@").map { String(address.email[..<$0]) } ?? address.email
             return local.uppercased()
+        }
+    }
+
+    /// RFC 5957's display form of the field's first address: its display name (encoded words decoded), else its
+    /// address; a group's name; the field as written when it does not parse (`From: d`). Upper-cased.
+    static func display(_ value: String?) -> String {
+        guard let value else { return "" }
+        guard let first = (try? AddressListParser.addressList(value))?.first else {
+            return value.trimmingCharacters(in: .whitespaces).uppercased()
+        }
+        switch first {
+        case .group(let name, _): return name.uppercased()
+        case .mailbox(let address): return (address.name ?? address.email).uppercased()
         }
     }
 

@@ -38,6 +38,44 @@ struct IMAPSortTests {
         #expect(IMAPSort.firstMailbox("<unterminated") == "")
     }
 
+    @Test("SORT=DISPLAY's key: the display name decoded, else the address, a group's name, else the field as written")
+    func display() {
+        #expect(IMAPSort.display("foo bar <a@b.c>") == "FOO BAR")
+        #expect(IMAPSort.display("=?iso-8859-1?q?foo_aar?= <e@f.g>") == "FOO AAR")
+        #expect(IMAPSort.display("b@c.d") == "B@C.D")
+        #expect(IMAPSort.display("b@c.d (Bee)") == "BEE")
+        #expect(IMAPSort.display("team: a@b;") == "TEAM")
+        #expect(IMAPSort.display(" d ") == "D")
+        #expect(IMAPSort.display(nil) == "")
+    }
+
+    @Test("ESORT's ESEARCH: MIN and MAX the first and last in sort order, ALL in that order; ESEARCH's sorted by number")
+    func esort() {
+        let sorted = IMAPConnectionDriver.esearch([3, 1, 2, 5], [.min, .max, .all, .count], tag: "a", uid: false, sorted: true)
+        #expect(sorted.min == 3 && sorted.max == 5 && sorted.count == 4)
+        #expect(sorted.all?.text == "3,1:2,5")
+        let searched = IMAPConnectionDriver.esearch([3, 1, 2, 5], [.min, .max, .all], tag: "a", uid: false, sorted: false)
+        #expect(searched.min == 1 && searched.max == 5 && searched.all?.text == "1:3,5")
+        #expect(IMAPConnectionDriver.esearch([], [], tag: "a", uid: true, sorted: true).all == nil, "nothing: no ALL")
+    }
+
+    @Test("ORDEREDSUBJECT: one thread per base subject, replies in date order under the first, threads by first date")
+    func orderedSubject() {
+        func keys(_ subject: String, date: Int64) -> IMAPSort.Keys {
+            IMAPSort.Keys(
+                arrival: 0, size: 0, date: date, subject: IMAPSort.baseSubject(subject).uppercased(), from: "", to: "",
+                cc: "")
+        }
+        let all = [keys("b", date: 50), keys("a", date: 10), keys("Re: b", date: 40), keys("Fwd: a", date: 5),
+                   keys("re: B", date: 60), keys("c", date: 10)]
+        let threads = IMAPSort.orderedSubjectThreads(all) { UInt32($0 + 1) }
+        #expect(threads == [
+            IMAPThreadNode(4, children: [IMAPThreadNode(2)]),
+            IMAPThreadNode(6),
+            IMAPThreadNode(3, children: [IMAPThreadNode(1), IMAPThreadNode(5)]),
+        ])
+    }
+
     @Test("Criteria in turn, REVERSE on its own criterion only, ties in sequence order; the date falls back to arrival")
     func order() {
         func entry(_ uid: UInt32, size: Int64, at: Int64) -> MailUIDEntry {

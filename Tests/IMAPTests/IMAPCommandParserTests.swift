@@ -154,7 +154,7 @@ struct IMAPCommandParserTests {
         #expect(Self.error("a STORE 1 +FLAGS (\\Recent)")?.error == .syntax("a flag other than \\Recent"))
     }
 
-    @Test("SORT: RFC 5256's examples, REVERSE per criterion, UID SORT; a missing charset or an unknown key refused")
+    @Test("SORT: RFC 5256's examples, REVERSE per criterion, UID SORT, ESORT's RETURN, SORT=DISPLAY's keys; a missing charset or an unknown key refused")
     func sort() throws {
         #expect(
             try Self.kind("A282 SORT (SUBJECT) UTF-8 SINCE 1-Feb-1994")
@@ -169,9 +169,38 @@ struct IMAPCommandParserTests {
                         criteria: [.init(.date, reverse: true), .init(.arrival), .init(.size, reverse: true)],
                         charset: "US-ASCII", key: .and([.address(field: "FROM", contains: "a"), .flag(.seen, set: false)])),
                     uid: true))
+        #expect(
+            try Self.kind("a SORT RETURN (MIN ALL) (REVERSE DISPLAYFROM DISPLAYTO) UTF-8 ALL")
+                == .sort(
+                    IMAPSortCommand(
+                        returnOptions: [.min, .all], criteria: [.init(.displayFrom, reverse: true), .init(.displayTo)],
+                        charset: "UTF-8", key: .all), uid: false))
+        #expect(
+            try Self.kind("a SORT RETURN () (ARRIVAL) UTF-8 ALL")
+                == .sort(IMAPSortCommand(returnOptions: [], criteria: [.init(.arrival)], charset: "UTF-8", key: .all), uid: false))
         #expect(Self.error("a SORT (SUBJECT) ALL") != nil, "the charset is required")
-        #expect(Self.error("a SORT (THREAD) UTF-8 ALL")?.error == .syntax("ARRIVAL, CC, DATE, FROM, SIZE, SUBJECT or TO"))
+        #expect(
+            Self.error("a SORT (THREAD) UTF-8 ALL")?.error
+                == .syntax("ARRIVAL, CC, DATE, FROM, SIZE, SUBJECT, TO, DISPLAYFROM or DISPLAYTO"))
         #expect(Self.error("a SORT () UTF-8 ALL") != nil, "at least one criterion")
+    }
+
+    @Test("THREAD: ORDEREDSUBJECT with a charset and keys, UID THREAD; REFERENCES and a missing charset refused")
+    func thread() throws {
+        #expect(
+            try Self.kind("A283 THREAD ORDEREDSUBJECT UTF-8 SINCE 5-MAR-2000")
+                == .thread(
+                    IMAPThreadCommand(
+                        algorithm: .orderedSubject, charset: "UTF-8",
+                        key: .internalDate(.since, IMAPDate(year: 2000, month: 3, day: 5))), uid: false))
+        #expect(
+            try Self.kind("a UID THREAD orderedsubject US-ASCII UNSEEN ALL")
+                == .thread(
+                    IMAPThreadCommand(
+                        algorithm: .orderedSubject, charset: "US-ASCII", key: .and([.flag(.seen, set: false), .all])),
+                    uid: true))
+        #expect(Self.error("a THREAD REFERENCES UTF-8 ALL")?.error == .syntax("ORDEREDSUBJECT"))
+        #expect(Self.error("a THREAD ORDEREDSUBJECT ALL") != nil, "the charset is required")
     }
 
     @Test("SEARCH: the RFC's examples, OR, NOT, parentheses, CHARSET, RETURN, dates, sizes")
@@ -321,7 +350,7 @@ struct IMAPCommandParserTests {
         #expect(try Self.kind("a UID EXPUNGE 2:4") == .uidExpunge(set))
         #expect(try Self.kind("a COPY 2:4 MEETING") == .copy(set, IMAPMailboxName("MEETING"), uid: false))
         #expect(try Self.kind("a UID MOVE 2:4 Trash") == .move(set, IMAPMailboxName("Trash"), uid: true))
-        #expect(Self.error("a UID NOOP")?.error == .syntax("COPY, MOVE, FETCH, SEARCH, SORT, STORE or EXPUNGE"))
+        #expect(Self.error("a UID NOOP")?.error == .syntax("COPY, MOVE, FETCH, SEARCH, SORT, THREAD, STORE or EXPUNGE"))
         #expect(Self.error("a ENABLE")?.error == .syntax("a capability"))
         #expect(try Self.kind("a SELECT iNbOx") == .select(IMAPMailboxName("INBOX")))
     }

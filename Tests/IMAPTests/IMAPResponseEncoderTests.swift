@@ -213,6 +213,18 @@ struct IMAPResponseEncoderTests {
         #expect(Self.text(.untagged(.search([2, 84, 882]))) == "* SEARCH 2 84 882\r\n")
         #expect(Self.text(.untagged(.sort([5, 3, 4]))) == "* SORT 5 3 4\r\n")
         #expect(Self.text(.untagged(.sort([]))) == "* SORT\r\n")
+        // RFC 5256 §4's example: one reply inline, several each in parentheses, nested.
+        let threads = [
+            IMAPThreadNode(2),
+            IMAPThreadNode(3, children: [
+                IMAPThreadNode(6, children: [
+                    IMAPThreadNode(4, children: [IMAPThreadNode(23)]),
+                    IMAPThreadNode(44, children: [IMAPThreadNode(7, children: [IMAPThreadNode(96)])]),
+                ])
+            ]),
+        ]
+        #expect(Self.text(.untagged(.thread(threads))) == "* THREAD (2)(3 6 (4 23)(44 7 96))\r\n")
+        #expect(Self.text(.untagged(.thread([]))) == "* THREAD\r\n", "thread-data: THREAD [SP 1*thread-list]")
         #expect(Self.text(.untagged(.search([]))) == "* SEARCH\r\n")
         #expect(
             Self.text(.untagged(.esearch(IMAPESearchResult(tag: "A282", uid: false, min: 2, count: 3))))

@@ -68,7 +68,7 @@ struct IMAPSessionTests {
         let transcript = Self.sampleSession(byteByByte: false)
         let capabilities =
             "IMAP4rev1 IMAP4rev2 LITERAL- ENABLE IDLE ID SASL-IR NAMESPACE UNSELECT UIDPLUS MOVE ESEARCH"
-            + " SPECIAL-USE LIST-EXTENDED LIST-STATUS STATUS=SIZE SORT"
+            + " SPECIAL-USE LIST-EXTENDED LIST-STATUS STATUS=SIZE SORT SORT=DISPLAY ESORT THREAD=ORDEREDSUBJECT"
         #expect(
             transcript == """
                 * OK [CAPABILITY \(capabilities) AUTH=PLAIN AUTH=LOGIN] Postern IMAP ready\r
@@ -104,7 +104,7 @@ struct IMAPSessionTests {
     @Test("Before TLS: LOGINDISABLED and STARTTLS offered, LOGIN and AUTHENTICATE refused [PRIVACYREQUIRED]")
     func plaintextRefused() {
         var harness = IMAPSessionHarness { $0.startTLSAvailable = true }
-        #expect(harness.take().hasSuffix(" STATUS=SIZE SORT STARTTLS LOGINDISABLED] Postern IMAP ready\r\n"))
+        #expect(harness.take().hasSuffix(" ESORT THREAD=ORDEREDSUBJECT STARTTLS LOGINDISABLED] Postern IMAP ready\r\n"))
         harness.send("a LOGIN fred secret\r\nb AUTHENTICATE PLAIN AGZyZWQAc2VjcmV0\r\n")
         #expect(
             harness.take()
