@@ -18,7 +18,8 @@ struct IMAPRecentTests {
         -> IMAPConnectionDriver
     {
         let driver = IMAPConnectionDriver(
-            store: store, snapshots: snapshots, signIn: OneHolderSignIn(), client: "127.0.0.1",
+            store: store, snapshots: snapshots, envelopes: IMAPEnvelopeCache(capacity: 1000), signIn: OneHolderSignIn(),
+            client: "127.0.0.1",
             now: { 1_800_000_000 }, logger: Logger(label: "imap-recent-tests"))
         _ = await driver.login(username: POP3ServerTests.address, password: POP3ServerTests.password)
         return driver

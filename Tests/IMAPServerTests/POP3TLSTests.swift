@@ -55,11 +55,13 @@ extension MailTLSLoop where Request == POP3Request {
                 var configuration = POP3ServerConfiguration(port: 0)
                 configuration.tls = IMAPTLSTests.context
                 configuration.implicitTLS = implicitTLS
-                let service = POP3Service(
-                    configuration: configuration, store: store, signIn: IMAPTLSTests.NoSignIn(),
-                    logger: Logger(label: "pop3-tls-tests"), draining: { false })
+                let service = MailService(
+                    listener: POP3Listener(
+                        configuration: configuration, store: store, signIn: IMAPTLSTests.NoSignIn(),
+                        logger: Logger(label: "pop3-tls-tests")),
+                    draining: { false })
                 return service.makeMachine(peer: peer, refusing: false, now: Self.now)
             },
-            request: { ($0 as! POP3Job).request })
+            request: { ($0 as! MailJob<POP3Listener>).request })
     }
 }
