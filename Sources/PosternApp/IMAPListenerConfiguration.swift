@@ -65,12 +65,19 @@ public struct IMAPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     /// `/llms.txt`'s list line for IMAP (the ports when fixed, who signs in with what); empty when it is off.
     func guideLine(baseURL: String) -> String {
         guard enabled else { return "" }
-        var ports = port == 0 ? "" : " on port \(port) (STARTTLS)"
-        if let implicitTLSPort, implicitTLSPort != 0 { ports += " and \(implicitTLSPort) (implicit TLS)" }
+        let ports = Self.guidePorts(port, upgrade: "STARTTLS", implicitTLSPort: implicitTLSPort)
         return "- IMAP for mail clients\(ports): INBOX, Drafts and Sent of a Mail.td account (its password, or an API "
             + "token of the Pro user who owns it), of an agent inbox (its API key) or of an owner's inbox "
             + "(`AUTHENTICATE OAUTHBEARER` or `XOAUTH2` with an access token for \(baseURL)/jmap carrying "
             + "`mail.read`); the same messages as every API here."
+    }
+
+    /// A mail listener's ports for its `/llms.txt` line, those that are fixed (0, a free one, is left out): the plain
+    /// port with its TLS upgrade command (`upgrade`), then the implicit-TLS one. POP3's line uses it too.
+    static func guidePorts(_ port: Int, upgrade: String, implicitTLSPort: Int?) -> String {
+        var ports = port == 0 ? "" : " on port \(port) (\(upgrade))"
+        if let implicitTLSPort, implicitTLSPort != 0 { ports += " and \(implicitTLSPort) (implicit TLS)" }
+        return ports
     }
 
     /// The server's settings: ``host`` (else `listenerHost`), the cap, and the PROXY header's peers (`trustedProxies`)

@@ -10,12 +10,13 @@ import RemoteHashAuth
 /// every curl line works against this instance. Each surface writes its own section.
 enum LLMsDocument {
     /// The document for the surfaces as configured, whose public base URL is `baseURL`; `tempMail` is the list line of
-    /// the temp-mail APIs (``TempMailSurface/guideLine(_:baseURL:)``) and `imap` IMAP's
-    /// (``IMAPListenerConfiguration/guideLine(baseURL:)``), each empty when not served.
+    /// the temp-mail APIs (``TempMailSurface/guideLine(_:baseURL:)``), `imap` IMAP's
+    /// (``IMAPListenerConfiguration/guideLine(baseURL:)``) and `pop3` POP3's
+    /// (``POP3ListenerConfiguration/guideLine(baseURL:)``), each empty when not served.
     static func render(
         baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
         smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil, tempMail: String = "",
-        imap: String = ""
+        imap: String = "", pop3: String = ""
     ) -> String {
         """
         # Postern
@@ -36,7 +37,7 @@ enum LLMsDocument {
         with its API key.
         - [OAuth for apps](#\(OAuthLLMsText.anchor)): owners approve third-party apps (OAuth 2.1, PKCE, rotating \
         refresh tokens, EdDSA access tokens).
-        \([tempMail, imap].filter { !$0.isEmpty }.joined(separator: "\n"))
+        \([tempMail, imap, pop3].filter { !$0.isEmpty }.joined(separator: "\n"))
 
         ## Quick start for an agent
 

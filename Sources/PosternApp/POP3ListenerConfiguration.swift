@@ -61,6 +61,16 @@ public struct POP3ListenerConfiguration: Sendable, ProxyHeaderConfiguration {
         }
     }
 
+    /// `/llms.txt`'s list line for POP3, beside IMAP's (the ports when fixed, who signs in with what); empty when it is
+    /// off.
+    func guideLine(baseURL: String) -> String {
+        guard enabled else { return "" }
+        let ports = IMAPListenerConfiguration.guidePorts(port, upgrade: "STLS", implicitTLSPort: implicitTLSPort)
+        return "- POP3 for mail clients\(ports): the INBOX of the holders IMAP signs in, with the same credentials "
+            + "(`USER`/`PASS` or `AUTH PLAIN`; an owner's inbox also `AUTH OAUTHBEARER` or `AUTH XOAUTH2` with an "
+            + "access token for \(baseURL)/jmap carrying `mail.read`); `DELE` then `QUIT` deletes for every door."
+    }
+
     /// The server's settings: ``host`` (else `listenerHost`), the cap, and the PROXY header's peers (`trustedProxies`)
     /// when ``proxyProtocol`` is on.
     func serverConfiguration(listenerHost: String, trustedProxies: [String], wallClock: @escaping @Sendable () -> Int64)

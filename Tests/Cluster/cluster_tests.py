@@ -21,12 +21,14 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import poplib
 import re
 import secrets
 import smtplib
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -948,6 +950,73 @@ def test_imap_pop3_across_instances(cluster, workdir):
                                                f"({clients})")
     return f"IDLE on instance 1 woken {woken:.2f} s after a delivery to instance 2; IMAP and POP3 through HAProxy " \
            f"list UID {uid.group(1).decode()} (UIDL {validity}.{uid.group(1).decode()}); sign-in clients {clients}"
+
+
+class SourcedPOP3SSL(poplib.POP3_SSL):
+    """poplib's POP3_SSL from a chosen loopback address (poplib takes none), so that the PROXY header has a client
+    to name that no other test uses."""
+
+    def __init__(self, host, port, source, context):
+        self.source = source
+        super().__init__(host, port, timeout=30, context=context)
+
+    def _create_socket(self, timeout):
+        sock = socket.create_connection((self.host, self.port), timeout, source_address=(self.source, 0))
+        return self.context.wrap_socket(sock, server_hostname=self.host)
+
+
+@test("POP3S through HAProxy's TCP mode (PROXY v2): poplib.POP3_SSL signs in and sees mail stored by each instance")
+def test_pop3s_across_instances(cluster, workdir):
+    """One message delivered to instance 1's SMTP listener, one to instance 2's; poplib.POP3_SSL through HAProxy's
+    POP3S port (leastconn: either instance) must list both, so it sees at least one delivery the other instance
+    stored, and the audit trail names the client the PROXY header gave (127.0.0.4), not HAProxy. TLS is ended by the
+    instance (HAProxy passes bytes through), each with its own self-signed pair here, so the client does not verify
+    the certificate."""
+    for port in ("CLUSTER_POP3S_PORT", "INSTANCE_1_SMTP_PORT", "INSTANCE_2_SMTP_PORT"):
+        expect(cluster.env.get(port), f"cluster.env names {port}")
+    _, address, password, _ = mailbox_account(cluster.url)
+    subjects = {f"stored by instance {i} {secrets.token_hex(4)}" for i in (1, 2)}
+    for i, subject in zip((1, 2), sorted(subjects)):
+        with smtplib.SMTP("127.0.0.1", int(cluster.env[f"INSTANCE_{i}_SMTP_PORT"]), timeout=20,
+                          source_address=("127.0.0.2", 0)) as smtp:
+            refused = smtp.sendmail("someone@example.org", [address],
+                                    f"From: someone@example.org\r\nTo: {address}\r\nSubject: {subject}\r\n\r\nhi\r\n")
+        expect(refused == {}, f"SMTP to instance {i} refused {refused}")
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    deadline, sessions = time.monotonic() + 30, 0
+    while True:
+        # A POP3 session's listing is fixed at sign-in: a new session until both messages are in it (poll, no sleep).
+        pop = SourcedPOP3SSL("127.0.0.1", int(cluster.env["CLUSTER_POP3S_PORT"]), "127.0.0.4", context)
+        sessions += 1
+        version = pop.sock.version()
+        pop.user(address)
+        pop.pass_(password)
+        count, _ = pop.stat()
+        if count >= 2 or time.monotonic() > deadline:
+            break
+        pop.quit()
+        time.sleep(0.2)
+    try:
+        expect(count == 2, f"POP3S through HAProxy: STAT {count} messages, 2 expected")
+        seen = set()
+        for number in (1, 2):
+            lines = pop.top(number, 0)[1]
+            seen.update(line.decode().split(": ", 1)[1] for line in lines if line.startswith(b"Subject: "))
+        expect(seen == subjects, f"POP3S through HAProxy: subjects {seen}, expected {subjects}")
+        uidls = pop.uidl()[1]
+        expect(len(uidls) == 2, f"POP3S UIDL: {uidls}")
+    finally:
+        pop.quit()
+
+    audit = cluster.postern("audit", "--json")
+    entries = [json.loads(line) for line in audit.splitlines() if line.startswith("{") and address in line]
+    clients = {e.get("client_address") for e in entries
+               if e["action"] == "mailbox.signin" and (e.get("details") or {}).get("door") == "pop3"}
+    expect(clients == {"127.0.0.4"}, f"the POP3S sign-ins' client is the one the PROXY header named ({clients})")
+    return f"{version} through HAProxy's POP3S port: both instances' deliveries listed after {sessions} session(s); " \
+           f"sign-in client {clients}"
 
 
 @test("imaptest's stress mode (clients=10 secs=30, its state tracking) through HAProxy on both instances on "

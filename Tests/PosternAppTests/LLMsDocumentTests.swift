@@ -11,14 +11,18 @@ import Testing
 
 @Suite("llms.txt: one guide for every API")
 struct LLMsDocumentTests {
-    static func render(powRequired: Bool = true, allowPrivate: Bool = false, smtpAddress: String? = "127.0.0.1:2525") -> String {
+    static func render(
+        powRequired: Bool = true, allowPrivate: Bool = false, smtpAddress: String? = "127.0.0.1:2525",
+        imap: String = "", pop3: String = ""
+    ) -> String {
         var remote = RemoteHashConfiguration(issuer: "http://guide.test", publicURL: "http://guide.test")
         remote.allowPrivate = allowPrivate
         return LLMsDocument.render(
             baseURL: "http://guide.test",
             agent: AgentAuthConfiguration(publicURL: "http://guide.test"),
             mailbox: MailboxConfiguration(powDifficulty: 12, domains: ["box.test"], powRequired: powRequired),
-            remote: remote, smtpAddress: smtpAddress, mcp: MCPConfiguration(baseURL: "http://guide.test"))
+            remote: remote, smtpAddress: smtpAddress, mcp: MCPConfiguration(baseURL: "http://guide.test"), imap: imap,
+            pop3: pop3)
     }
 
     /// GitHub-style slugs of the headings, in order (duplicates kept, so that a clash shows).
@@ -38,12 +42,22 @@ struct LLMsDocumentTests {
         imap.implicitTLSPort = 993
         let line = imap.guideLine(baseURL: "http://guide.test")
         #expect(line.contains("port 1143 (STARTTLS) and 993 (implicit TLS)") && line.contains("http://guide.test/jmap"))
-        let text = LLMsDocument.render(
-            baseURL: "http://guide.test", agent: AgentAuthConfiguration(publicURL: "http://guide.test"),
-            mailbox: MailboxConfiguration(powDifficulty: 12, domains: ["box.test"]),
-            remote: RemoteHashConfiguration(issuer: "http://guide.test", publicURL: "http://guide.test"),
-            smtpAddress: nil, mcp: MCPConfiguration(baseURL: "http://guide.test"), imap: line)
-        #expect(text.contains("\n" + line + "\n"))
+        #expect(Self.render(imap: line).contains("\n" + line + "\n"))
+    }
+
+    @Test("POP3's line follows IMAP's when it is on, with its ports and the OAuth resource, and is absent when off")
+    func pop3Line() {
+        var imap = IMAPListenerConfiguration()
+        imap.enabled = true
+        let imapLine = imap.guideLine(baseURL: "http://guide.test")
+        var pop3 = POP3ListenerConfiguration()
+        let off = Self.render(imap: imapLine, pop3: pop3.guideLine(baseURL: "http://guide.test"))
+        #expect(off.contains(imapLine) && !off.contains("- POP3 for mail clients"))
+        pop3.enabled = true
+        pop3.implicitTLSPort = 995
+        let line = pop3.guideLine(baseURL: "http://guide.test")
+        #expect(line.contains("port 1110 (STLS) and 995 (implicit TLS)") && line.contains("http://guide.test/jmap"))
+        #expect(Self.render(imap: imapLine, pop3: line).contains("\n" + imapLine + "\n" + line + "\n"))
     }
 
     @Test("every anchor a docs_url or a section names is a heading, each heading once, and every in-page link resolves")
