@@ -354,10 +354,20 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The operator's commands (`postern migrate`, keys, backup and restore, audit, DKIM, mail, outbox, owners,
+        // passkeys, sign-in, web inbox) beside serving: they open the configured storage and act on it once.
+        .target(name: "PosternOperations", dependencies: [
+            "PosternApp", "AgentAuth", "Audit", "AuthCrypto", "ComputePool", "DKIMKeys", "DNS", "Directory",
+            "EmailAddresses", "EmbeddedResources", "JMAP", "JSON", "JWT", "MIME", "MailDelivery", "MailStore",
+            "MailboxAccounts", "OutboundQueue", "Owners", "Passkeys", "PasswordHashing", "SMTPOutcomes", "ServerKit",
+            "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(
             name: "postern",
             dependencies: [
-                "PosternApp", "AgentAuth", "AgentClient", "Owners", "Audit", "OutboundQueue", "HTTPServer",
+                "PosternApp", "PosternOperations", "AgentAuth", "AgentClient", "Owners", "Audit", "OutboundQueue",
+                "HTTPServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -544,7 +554,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .testTarget(name: "PosternAppTests", dependencies: [
-            "PosternApp", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "MailTM", "MailCX", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
+            "PosternApp", "PosternOperations", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "MailTM", "MailCX", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",

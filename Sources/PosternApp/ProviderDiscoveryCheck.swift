@@ -5,10 +5,10 @@ import SignInProviders
 /// one character (an issuer with a trailing slash) shows in the log at once instead of as "cannot be reached" on the
 /// page (issue 68); and the same words for `postern oidc show`. Discovery itself (fetching, keeping) is
 /// ``SignInFlow``'s.
-enum ProviderDiscoveryCheck {
+package enum ProviderDiscoveryCheck {
     /// What is wrong with a provider's discovery, in words for the operator: for an issuer mismatch both issuers, the
     /// configured one and the one the provider's document states, and the key to change.
-    static func words(_ error: ProviderError, provider: SignInProvider, configuredIssuer: String) -> String {
+    package static func words(_ error: ProviderError, provider: SignInProvider, configuredIssuer: String) -> String {
         switch error {
         case .discovery(let refused) where refused.code == .issuerMismatch:
             let stated = refused.found.map { "states issuer \($0.debugDescription)" } ?? "states no issuer"

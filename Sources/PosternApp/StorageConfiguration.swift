@@ -139,7 +139,7 @@ public struct StorageConfiguration: Sendable {
     }
 
     /// The error of a command that copies SQLite files, given a PostgreSQL database.
-    static func notSQLite(_ message: String) -> ConfigurationError {
+    package static func notSQLite(_ message: String) -> ConfigurationError {
         ConfigurationError(key: "POSTERN_DATABASE_URL", message: message)
     }
 }

@@ -7,13 +7,13 @@ import Storage
 import Synchronization
 
 /// Layout of the data directory: `postern.sqlite3` (and `keys/`, which `KeyStore` owns).
-enum DataDirectory {
+package enum DataDirectory {
     /// Creates the directory, and missing parents, with mode 0700 whatever the umask. An existing directory is
     /// left as it is (its mode is the operator's), but one that group or others may read, enter or write is named
     /// in a warning: the files Postern writes there are 0600, yet their names and sizes show, and a group that
     /// may write there may replace them.
     /// - Parameter logger: receives the warning; nil for none (when another call warned already).
-    static func prepare(_ path: String, logger: Logger? = nil) throws {
+    package static func prepare(_ path: String, logger: Logger? = nil) throws {
         var info = stat()
         if stat(path, &info) == 0 {
             let mode = info.st_mode & 0o777
@@ -45,7 +45,7 @@ extension Migrator {
 }
 
 /// The database of a configuration, for `serve` and the operator commands alike.
-enum DatabaseOpener {
+package enum DatabaseOpener {
     /// Opens the configured database: the SQLite file (its directory made when missing: the data directory
     /// unless `sqlite:///` names another) with `readers` reading connections, or PostgreSQL with
     /// `POSTERN_DATABASE_CONNECTIONS` connections.
@@ -63,7 +63,7 @@ enum DatabaseOpener {
     }
 
     /// `open`, then every shipped migration of its dialect; returns the database and the names applied.
-    static func migrated(
+    package static func migrated(
         _ configuration: PosternConfiguration, readers: Int, logger: Logger, clock: WallClock = .system
     ) throws -> (database: any SQLDatabase, applied: [String]) {
         let database = try open(configuration, readers: readers, logger: logger)

@@ -54,7 +54,9 @@ extension Surfaces {
     /// queued only when mail leaves (`POSTERN_OUTBOUND_DELIVERY` not `off`), the hourly and daily limits per sender of
     /// `POSTERN_OUTBOUND_PER_HOUR` and `_PER_DAY`, the hourly limit per owner of `POSTERN_OUTBOUND_OWNER_PER_HOUR`, the
     /// size limit of `POSTERN_OUTBOUND_MAX_MESSAGE_BYTES`, and the sender rule of `POSTERN_OUTBOUND_SENDERS`.
-    static func jmapOutbound(_ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase) -> JMAPOutbound {
+    package static func jmapOutbound(
+        _ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase
+    ) -> JMAPOutbound {
         let queue = c.outboundQueue
         let rule = OutboundSenderRule(
             mode: queue.senders, agentDomain: c.agent.inboxDomain,

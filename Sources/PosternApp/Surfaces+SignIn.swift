@@ -10,7 +10,7 @@ extension Surfaces {
     /// (an in-house or test provider); 64 KiB at most per answer (discovery documents and key sets outgrow Fetch's 4 KiB
     /// default), JSON asked for, names looked up through `resolver` (the runtime's one).
     /// - Throws: `FetchError` when the trusted-roots file cannot be read.
-    static func signInFlow(
+    package static func signInFlow(
         _ c: PosternConfiguration, identity: PublicIdentity, database: any SQLDatabase, resolver: DNSResolver,
         clock: @escaping @Sendable () -> Int64
     ) throws -> SignInFlow? {

@@ -24,7 +24,7 @@ import Storage
 import Webhooks
 
 /// Builds the API surfaces from the configuration's parts and adds their routes.
-enum Surfaces {
+package enum Surfaces {
     /// Adds every surface family's routes, in this order; returns the 404/405 renderers of the surfaces that own a
     /// path prefix. Each family is built and registered in its own file (`AgentSurface`, `MailboxSurface`, ...); what
     /// several share is built once before them (``SharedSurfaceParts``). A new surface is one line here.
@@ -57,21 +57,21 @@ enum Surfaces {
 
     /// The mail store and who may receive: shared by SMTP, JMAP, the sandbox, the Mail.td surface and `postern mail
     /// deliver`. Its deliveries queue webhook events in their own transaction (``WebhookArrivals``).
-    struct LocalMail {
-        let store: MailStore
+    package struct LocalMail {
+        package let store: MailStore
         /// The one custom-domain model: the claims the directory reads and the surfaces add, check and delete.
-        let domains: CustomDomains
-        let directory: LocalDirectory
-        let delivery: LocalDelivery
+        package let domains: CustomDomains
+        package let directory: LocalDirectory
+        package let delivery: LocalDelivery
         /// The outbound queue: JMAP's submissions and what leaves.
-        let outbound: OutboundQueue
+        package let outbound: OutboundQueue
     }
 
     /// - Parameters:
     ///   - changes: who waits for mail to change; the runtime's one stream (a command's own otherwise).
     ///   - domains: the one custom-domain model, from ``customDomains(database:signingKeys:)``: the runtime's, or a
     ///     command's own, which makes no DKIM keys.
-    static func localMail(
+    package static func localMail(
         _ c: PosternConfiguration, database: any SQLDatabase, changes: MailChanges = MailChanges(),
         domains: CustomDomains, clock: @escaping @Sendable () -> Int64
     ) -> LocalMail {
@@ -112,7 +112,9 @@ enum Surfaces {
     /// The one custom-domain model every surface claims domains in and every directory reads: each surface's
     /// mailboxes on custom domains (the owners' agent inboxes, Mail.td's accounts) are asked before a domain is
     /// deleted or a mailbox made, and `signingKeys` makes a claimed domain's DKIM keys (nil: a command's, none).
-    static func customDomains(database: any SQLDatabase, signingKeys: (any DomainSigningKeys)?) -> CustomDomains {
+    package static func customDomains(
+        database: any SQLDatabase, signingKeys: (any DomainSigningKeys)?
+    ) -> CustomDomains {
         CustomDomains(
             database: database,
             mailboxes: [AgentDomainMailboxes(database: database), MailboxDomainMailboxes(database: database)],
@@ -123,7 +125,7 @@ enum Surfaces {
     /// lookup the server makes: domain checks, the sandbox's sender authentication, the outbound MX, address and
     /// MTA-STS lookups (blocking on `threads`), and the host names of every outbound request (webhooks, remote hashes,
     /// sign-in providers, client metadata documents, MTA-STS policies, SMTP hosts), on the request's own thread.
-    static func resolver(_ c: PosternConfiguration, threads: WorkerPool) -> DNSResolver {
+    package static func resolver(_ c: PosternConfiguration, threads: WorkerPool) -> DNSResolver {
         DNSResolver(server: c.dns.resolver.flatMap(DNSServerAddress.init) ?? .system, threads: threads)
     }
 
@@ -214,7 +216,7 @@ enum Surfaces {
     ///   - resolver: the one DNS resolver, ``resolver(_:threads:)``: the runtime's, or a command's own.
     ///   - customDomains: the one custom-domain model, ``customDomains(database:signingKeys:)``: the runtime's, or a
     ///     command's own, which makes and shows no DKIM keys.
-    static func mailboxService(
+    package static func mailboxService(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
         ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver, customDomains: CustomDomains,
         clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled

@@ -3,6 +3,7 @@ import AgentClient
 import ArgumentParser
 import Foundation
 import PosternApp
+import PosternOperations
 
 /// `postern agent signup|login`: an agent client that solves the proof of work on all cores; `list` and `revoke`: the
 /// agent accounts of this server.

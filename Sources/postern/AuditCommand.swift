@@ -1,5 +1,6 @@
 import ArgumentParser
 import PosternApp
+import PosternOperations
 
 /// `postern audit`: the audit trail, oldest first.
 struct AuditCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PosternApp
+import PosternOperations
 
 /// `postern dkim show|rotate`: the DKIM keys outbound mail is signed with, per domain.
 struct DKIM: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PosternApp
+import PosternOperations
 
 /// What `owner show` and `pro show` take (the configuration, `--email`) and do: print what `show` finds, every way the
 /// person signs in.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OutboundQueue
 import PosternApp
+import PosternOperations
 
 /// `postern mail deliver|list|show|outbox|queue|tls-reset`: the mail store and the outbound queue from the command
 /// line.

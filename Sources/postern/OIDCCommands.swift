@@ -1,5 +1,6 @@
 import ArgumentParser
 import PosternApp
+import PosternOperations
 
 /// `postern oidc show`: the sign-in providers (issue 54) as the server would use them.
 struct OIDCCommand: AsyncParsableCommand {

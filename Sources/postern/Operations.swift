@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PosternApp
+import PosternOperations
 
 /// `postern migrate`: applies pending migrations and exits.
 struct Migrate: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Owners
 import PosternApp
+import PosternOperations
 
 /// `postern owner create|list|show|approve|set-password|remove` and `owner passkeys remove`: the people who sign in to the owner pages and authorize
 /// apps (OAuth).

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Logging
 import PosternApp
+import PosternOperations
 
 /// `postern`: the server and its operator commands (run by ``Main``).
 struct Postern: AsyncParsableCommand {

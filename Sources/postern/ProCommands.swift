@@ -1,5 +1,6 @@
 import ArgumentParser
 import PosternApp
+import PosternOperations
 
 /// `postern pro create|list|show|set-password` and `pro passkeys remove`: Pro users are created by the operator, as the
 /// hosted service does in its dashboard.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PosternApp
+import PosternOperations
 
 /// `postern web link`: the web inbox's operator side.
 struct Web: AsyncParsableCommand {

@@ -6,6 +6,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern agent list`: every agent account with its owner, creation and last login with its API key.
 @Suite("postern agent list")

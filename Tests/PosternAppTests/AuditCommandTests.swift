@@ -6,6 +6,7 @@ import Storage
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern audit` and the operator's own events, on the backend under test; `POSTERN_AUDIT_DAYS`.
 @Suite("Operator commands: the audit trail")

@@ -8,6 +8,7 @@ import Storage
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern backup` and `postern restore`: a restored data directory answers every token and key given out before
 /// the backup, because the archive carries the signing keys with the database.

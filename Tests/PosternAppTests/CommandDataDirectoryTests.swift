@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// A command that reads a data directory never makes one; the commands that make the first things in one say so, and
 /// every command names the directory it read when no server runs there (issue 68: `owner list` without `--data-dir`

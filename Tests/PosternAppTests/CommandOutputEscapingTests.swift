@@ -7,6 +7,7 @@ import SignInProviders
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// Issue 66 item 3: text someone else chose (a provider's `sub` and issuer, a message's subject and sender) is stored
 /// as it came, and every command that shows it writes it through the command line's one terminal-safe writer: an

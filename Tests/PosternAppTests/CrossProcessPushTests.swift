@@ -8,6 +8,7 @@ import Testing
 import WebSocket
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// Every push door hears of mail another process stored (`postern mail deliver`, which writes the data directory's
 /// database with a store of its own and announces nothing in the server's process): JMAP's event source and its

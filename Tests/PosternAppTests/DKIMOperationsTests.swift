@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PosternApp
+import PosternOperations
 import PosternTestSupport
 import Testing
 

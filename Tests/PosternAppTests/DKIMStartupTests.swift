@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// DKIM keys exist when they are needed: the agent inbox domain's made at first start (once, whatever instances race),
 /// a custom domain's when it is added through the server, and shown in its DNS records.

@@ -5,6 +5,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern mail deliver` and `postern mail outbox` against a running server's data directory.
 @Suite("postern mail deliver and outbox")

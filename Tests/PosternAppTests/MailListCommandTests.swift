@@ -7,6 +7,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern mail list` and `postern mail show` against a running server's data directory: a quick look at what SMTP
 /// stored, from a terminal.

@@ -6,6 +6,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern mail queue` against a running server's database: the list, a retry of one message and of all, a delete,
 /// and an id no waiting message has refused by name; `postern mail tls-reset`.

@@ -4,6 +4,7 @@ import MailboxAccounts
 import PosternTestSupport
 import Testing
 @testable import PosternApp
+@testable import PosternOperations
 
 /// Mail.td clients against a real server: the documented requests over sockets, every token killed by a
 /// reset or deletion, Pro users and API tokens, and rate limits switched on.

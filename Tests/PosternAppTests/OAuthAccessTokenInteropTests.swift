@@ -5,6 +5,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// An EdDSA access token that a running server signs verifies in a JOSE stack we did not write: Python's
 /// `cryptography` (OpenSSL through its own bindings) with only the served `/.well-known/jwks.json`, through

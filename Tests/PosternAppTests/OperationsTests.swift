@@ -8,6 +8,7 @@ import SigningKeys
 import Storage
 import Testing
 @testable import PosternApp
+@testable import PosternOperations
 
 @Suite("Operator commands")
 struct OperationsTests {

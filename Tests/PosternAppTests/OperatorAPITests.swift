@@ -9,6 +9,7 @@ import Storage
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `/api/operator/messages` end to end: mail sent over SMTP (smtplib) into the catch-all and an inbox, then searched,
 /// waited for and reset with the operator token (SQLite and PostgreSQL).

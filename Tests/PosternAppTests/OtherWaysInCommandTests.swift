@@ -7,6 +7,7 @@ import Testing
 import WebAuthn
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// The operator's password reset meets a stolen session's additions (issue 66 item 4): after `owner set-password` and
 /// `pro set-password`, every other way in that still stands is listed with when it was added (`otherWaysIn`), and

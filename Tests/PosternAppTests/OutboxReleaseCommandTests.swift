@@ -4,6 +4,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern mail outbox` lists held mail with its reason, and `--release ID|--all` releases it through the checks of
 /// a new submission: held while a reason holds, saying which; queued to leave once none does.

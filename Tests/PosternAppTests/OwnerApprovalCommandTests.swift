@@ -4,6 +4,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern owner create` makes an owner the operator answers for, `postern owner approve --email E` approves one who
 /// signed up (and `--withdraw` takes it back), and `postern owner list` says which (issue 49).

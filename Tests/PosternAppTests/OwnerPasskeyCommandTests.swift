@@ -6,6 +6,7 @@ import Testing
 import WebAuthn
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern owner show --email E` lists an owner's passkeys, and `postern owner passkeys remove --email E --id ID`
 /// removes one for a lost device, on the audit trail (issue 56).

@@ -5,6 +5,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// Passwords reach the operator commands from standard input or a file, not only from the command line where `ps`
 /// and shell history keep them; `set-password` ends what the old password opened.

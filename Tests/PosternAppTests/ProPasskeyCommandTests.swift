@@ -6,6 +6,7 @@ import Testing
 import WebAuthn
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern pro show --email E` lists a Pro user's passkeys, and `postern pro passkeys remove --email E --id ID`
 /// removes one for a lost device, on the audit trail (issue 56), as the owners' commands do.

@@ -6,6 +6,7 @@ import SignInProviders
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// A provider misconfigured by one character (issue 68: an issuer with a trailing slash) is named at start and in
 /// `postern oidc show` with both issuers, the configured one and the one the provider's document states; a loopback

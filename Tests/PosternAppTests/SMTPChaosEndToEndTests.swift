@@ -4,6 +4,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// SMTP failure injection end to end (issue 71 item 4): rules set through `/api/operator/chaos` and
 /// `/api/user/sandbox/chaos`, mail sent with smtplib and swaks to the server's own listeners, what was stored read back.

@@ -4,6 +4,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// The SMTP sandbox end to end: Python's smtplib submits over STARTTLS with a Pro API token as the password, and
 /// the seven `/api/user/sandbox` endpoints read what was captured (SQLite and PostgreSQL).

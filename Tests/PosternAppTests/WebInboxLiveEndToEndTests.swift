@@ -4,6 +4,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// The web inbox's live list in a real server: mail that arrives over SMTP while a list is open is an event on its
 /// stream, and the stream ends when the server shuts down.

@@ -5,6 +5,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern web link` against a running server: the web inbox is composed into the server, and the link opens the
 /// mailbox it names once.

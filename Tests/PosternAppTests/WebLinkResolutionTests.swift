@@ -5,6 +5,7 @@ import PosternTestSupport
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// `postern web link` names the running server and the mailbox that holds the mail: the data directory's record of
 /// `serve`, a subaddress's mailbox, the catch-all's; `--all` opens every mailbox read-only.

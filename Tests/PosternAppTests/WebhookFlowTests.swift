@@ -6,6 +6,7 @@ import Webhooks
 import Testing
 
 @testable import PosternApp
+@testable import PosternOperations
 
 /// Webhooks in the running server: a JMAP submission from an agent inbox to a Pro user's account reaches the user's
 /// webhook through the server's own dispatcher and outbound fetcher (the SMTP path is the client test's).

@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Logging
 import Owners
+import PosternApp
 import ServerKit
 import Storage
 import Time

@@ -2,6 +2,7 @@ import Audit
 import Logging
 import Owners
 import Passkeys
+import PosternApp
 import SignInProviders
 import Storage
 import Time

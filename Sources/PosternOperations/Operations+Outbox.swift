@@ -2,6 +2,7 @@ import Foundation
 import JMAP
 import Logging
 import MailStore
+import PosternApp
 import SMTPOutcomes
 import Time
 

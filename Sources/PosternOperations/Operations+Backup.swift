@@ -3,6 +3,7 @@ import EmbeddedResources
 import Foundation
 import JSON
 import Logging
+import PosternApp
 import SigningKeys
 import Storage
 

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Owners
 import PasswordHashing
+import PosternApp
 import Storage
 import Time
 

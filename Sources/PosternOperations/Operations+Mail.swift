@@ -6,6 +6,7 @@ import MailDelivery
 import MIME
 import MailStore
 import OutboundQueue
+import PosternApp
 import Storage
 import Time
 

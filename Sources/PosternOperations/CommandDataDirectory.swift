@@ -1,4 +1,5 @@
 import Foundation
+import PosternApp
 
 /// What an operator command finds where its configuration keeps the data, before it opens anything (issue 68: `owner
 /// list` without the server's `--data-dir` made an empty `./data`, printed nothing and exited 0). A command that reads

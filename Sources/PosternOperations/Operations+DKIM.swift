@@ -1,5 +1,6 @@
 import DKIMKeys
 import Logging
+import PosternApp
 import Storage
 
 extension Operations {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MailDelivery
 import MailStore
+import PosternApp
 import Storage
 import WebInbox
 
