@@ -85,7 +85,7 @@ def mail_flow(sdk, smtp_port, address, token, account_id):
     message["Subject"] = f"Your code for {sdk.name}"
     message.set_content("Your code is 424242.")
     message.add_attachment(b"424242", maintype="text", subtype="plain", filename="code.txt")
-    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=20) as smtp:
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=120) as smtp:
         smtp.send_message(message)
     listed = sdk("messages", token=token, id=account_id)
     check(listed.get("page") == 1 and len(listed.get("messages", [])) == 1, f"{sdk.name}: messages.list after smtplib")
@@ -141,7 +141,7 @@ def pro_domains_and_billing(sdk, token, zone, smtp_port):
     box = f"box@{name}"
     account = sdk("create", token=token, address=box, password="custom-box-secret")
     check(account.get("address") == box, f"{sdk.name}: a Pro account on the verified domain")
-    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=20) as smtp:
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=120) as smtp:
         smtp.ehlo()
         smtp.mail("sender@example.com")
         code, _ = smtp.rcpt(f"someone@other-{name}")
@@ -188,7 +188,7 @@ def sandbox_flow(sdk, base, api_token, local_account):
           f"{sdk.name}: sandbox.get_info before the first SMTP connection")
     context = ssl.create_default_context()
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # the generated certificate is self-signed
-    with smtplib.SMTP("127.0.0.1", port, timeout=20) as smtp:
+    with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
         smtp.ehlo()
         check(smtp.has_extn("starttls"), f"{sdk.name}: the sandbox offers STARTTLS")
         smtp.starttls(context=context)
@@ -225,7 +225,7 @@ def sandbox_flow(sdk, base, api_token, local_account):
     check(sdk("sandbox_delete", token=api_token, message=captured) == "deleted", f"{sdk.name}: sandbox.delete_message")
     gone = sdk("sandbox_message", token=api_token, message=captured)
     check(gone.get("api_error", {}).get("status") == 404, f"{sdk.name}: a deleted sandbox message is 404")
-    with smtplib.SMTP("127.0.0.1", port, timeout=20) as smtp:
+    with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
         smtp.starttls(context=context)
         smtp.login("anyone", api_token)
         smtp.sendmail("a@example.net", ["b@example.org"], "Subject: one\r\n\r\n1\r\n")
@@ -286,7 +286,7 @@ def plaintext_auth_refused():
     """AUTH before STARTTLS on a listener that takes it from nobody (loopback included): not offered, 538 if sent."""
     env = {"POSTERN_SANDBOX_SMTP_PORT": str(free_port()), "POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH": "never"}
     with postern(env) as base:
-        with smtplib.SMTP("127.0.0.1", int(env["POSTERN_SANDBOX_SMTP_PORT"]), timeout=20) as smtp:
+        with smtplib.SMTP("127.0.0.1", int(env["POSTERN_SANDBOX_SMTP_PORT"]), timeout=120) as smtp:
             smtp.ehlo()
             check(not smtp.has_extn("auth"), "no AUTH offered before STARTTLS on a non-loopback rule")
             code, _ = smtp.docmd("AUTH", "PLAIN AGFueQB0bV9wcm9feA==")

@@ -27,7 +27,7 @@ PRO = ("hooks@example.com", "pro-password")
 
 
 def send(smtp_port, to, subject):
-    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=20) as smtp:
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=120) as smtp:
         smtp.sendmail("sender@example.net", [to], f"From: Sender <sender@example.net>\r\nTo: {to}\r\n"
                       f"Subject: {subject}\r\n\r\nHello from {subject}.\r\n")
 

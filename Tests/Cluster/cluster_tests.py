@@ -829,7 +829,7 @@ def test_mail_through_balancer(cluster, workdir):
     before = [smtp_results(cluster.base(i)) for i in (1, 2)]
     count = 8
     # Connections open together, so that least-connections gives each instance some of them.
-    sessions = [smtplib.SMTP("127.0.0.1", smtp_port, timeout=20, source_address=("127.0.0.2", 0))
+    sessions = [smtplib.SMTP("127.0.0.1", smtp_port, timeout=120, source_address=("127.0.0.2", 0))
                 for _ in range(count)]
     for k, smtp in enumerate(sessions):
         refused = smtp.sendmail("someone@example.org", [address],
@@ -850,7 +850,7 @@ def test_mail_through_balancer(cluster, workdir):
     made = call(cluster.url, "POST", "/api/user/tokens", {"name": "cluster"}, bearer=login.json()["token"])
     expect(made.status == 201, f"POST /api/user/tokens: {made}")
     api_token = made.json()["token"]
-    with smtplib.SMTP("127.0.0.1", sandbox_port, timeout=20, source_address=("127.0.0.3", 0)) as smtp:
+    with smtplib.SMTP("127.0.0.1", sandbox_port, timeout=120, source_address=("127.0.0.3", 0)) as smtp:
         smtp.login("anyone", api_token)  # plaintext AUTH: the client is on loopback, as the header says
         smtp.sendmail("a@example.net", ["b@example.org"], "Subject: captured\r\n\r\nhi\r\n")
     listed = call(cluster.url, "GET", "/api/user/sandbox/messages", bearer=api_token)
@@ -909,7 +909,7 @@ def test_imap_pop3_across_instances(cluster, workdir):
     validity = re.search(rb"UIDVALIDITY (\d+)", selected).group(1).decode()
     idle.ask("a3 IDLE", rb"\+ [^\r]*\r\n")
     started = time.monotonic()
-    with smtplib.SMTP("127.0.0.1", int(cluster.env["INSTANCE_2_SMTP_PORT"]), timeout=20,
+    with smtplib.SMTP("127.0.0.1", int(cluster.env["INSTANCE_2_SMTP_PORT"]), timeout=120,
                       source_address=("127.0.0.2", 0)) as smtp:
         refused = smtp.sendmail("someone@example.org", [address],
                                 f"From: someone@example.org\r\nTo: {address}\r\nSubject: across\r\n\r\nhi\r\n")
@@ -977,7 +977,7 @@ def test_pop3s_across_instances(cluster, workdir):
     _, address, password, _ = mailbox_account(cluster.url)
     subjects = {f"stored by instance {i} {secrets.token_hex(4)}" for i in (1, 2)}
     for i, subject in zip((1, 2), sorted(subjects)):
-        with smtplib.SMTP("127.0.0.1", int(cluster.env[f"INSTANCE_{i}_SMTP_PORT"]), timeout=20,
+        with smtplib.SMTP("127.0.0.1", int(cluster.env[f"INSTANCE_{i}_SMTP_PORT"]), timeout=120,
                           source_address=("127.0.0.2", 0)) as smtp:
             refused = smtp.sendmail("someone@example.org", [address],
                                     f"From: someone@example.org\r\nTo: {address}\r\nSubject: {subject}\r\n\r\nhi\r\n")
@@ -1144,7 +1144,7 @@ def test_websocket_across_instances(cluster, workdir):
             answer = ws_read_text(s)
             expect(json.loads(answer) == {"type": "auth_ok"}, f"auth on instance {i}: {answer}")
         before = [smtp_results(cluster.base(i)) for i in (1, 2)]
-        with smtplib.SMTP("127.0.0.1", int(cluster.env["CLUSTER_SMTP_PORT"]), timeout=20,
+        with smtplib.SMTP("127.0.0.1", int(cluster.env["CLUSTER_SMTP_PORT"]), timeout=120,
                           source_address=("127.0.0.2", 0)) as smtp:
             refused = smtp.sendmail("someone@example.org", [address],
                                     f"From: someone@example.org\r\nTo: {address}\r\nSubject: across\r\n\r\nhi\r\n")
@@ -1181,7 +1181,7 @@ def test_mercure_across_instances(cluster, workdir):
                    f"the Mercure stream on instance {i}: {response.status}")
             streams[i] = (stream, response)
         before = [smtp_results(cluster.base(i)) for i in (1, 2)]
-        with smtplib.SMTP("127.0.0.1", int(cluster.env["CLUSTER_SMTP_PORT"]), timeout=20,
+        with smtplib.SMTP("127.0.0.1", int(cluster.env["CLUSTER_SMTP_PORT"]), timeout=120,
                           source_address=("127.0.0.2", 0)) as smtp:
             refused = smtp.sendmail("someone@example.org", [address],
                                     f"From: someone@example.org\r\nTo: {address}\r\nSubject: mercure\r\n\r\nhi\r\n")

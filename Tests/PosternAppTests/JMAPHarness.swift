@@ -58,8 +58,8 @@ struct JMAPHarness: JMAPTestClient, @unchecked Sendable {
     /// How long the child-process harness's client waits for a byte of an answer, in seconds. Its requests make the
     /// server build answers of tens of megabytes (the resource budgets' doubling echoes: 21 s for the whole test on an
     /// idle machine, in the debug build); beside a build at load 11-15 the answer came after more than the client's
-    /// usual 30 s, and the client's own receive timeout, not the server, gave up on it. A slow answer is still an
-    /// answer: the harness waits for it.
+    /// usual 30 s (120 since), and the client's own receive timeout, not the server, gave up on it. A slow answer is
+    /// still an answer: the harness waits for it.
     static let childReceiveTimeout = 300
 
     /// `postern serve` as a child process (the built executable, port 0, a fresh data directory), for requests

@@ -47,7 +47,7 @@ struct SMTPChaosEndToEndTests {
             port, count, rcpt, password = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
             message = b"From: a@example.com\\r\\nTo: " + rcpt.encode() + b"\\r\\nSubject: chaos\\r\\n\\r\\nhello\\r\\n"
             words = []
-            s = smtplib.SMTP("127.0.0.1", port, timeout=20)
+            s = smtplib.SMTP("127.0.0.1", port, timeout=120)
             if password:
                 s.starttls(context=ssl._create_unverified_context())
                 s.login("any", password)
@@ -62,7 +62,7 @@ struct SMTPChaosEndToEndTests {
                     words.append(str(e.smtp_code))
                 except smtplib.SMTPServerDisconnected:
                     words.append("disconnected")
-                    s = smtplib.SMTP("127.0.0.1", port, timeout=20)
+                    s = smtplib.SMTP("127.0.0.1", port, timeout=120)
             print(" ".join(words))
             """
         let output = try await PythonScript.snippet(
@@ -122,7 +122,7 @@ struct SMTPChaosEndToEndTests {
         let script = """
             import smtplib, sys
             try:
-                s = smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=20)
+                s = smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=120)
                 s.ehlo()
                 refused = []
                 for batch in range(20):

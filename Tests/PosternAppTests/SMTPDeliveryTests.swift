@@ -14,7 +14,7 @@ struct SMTPDeliveryTests {
         let script = """
             import smtplib, sys, json
             try:
-                with smtplib.SMTP("127.0.0.1", \(port), timeout=20) as s:
+                with smtplib.SMTP("127.0.0.1", \(port), timeout=120) as s:
                     refused = s.sendmail(sys.argv[1], json.loads(sys.argv[2]), sys.stdin.buffer.read())
                 print(json.dumps({k: v[0] for k, v in refused.items()}))
             except smtplib.SMTPRecipientsRefused as e:

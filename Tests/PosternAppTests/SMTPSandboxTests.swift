@@ -54,7 +54,7 @@ struct SMTPSandboxTests {
         let script = """
             import smtplib, ssl, sys, json
             try:
-                with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=20) as s:
+                with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=120) as s:
                     if sys.argv[3] == "tls":
                         s.starttls(context=ssl._create_unverified_context())
                     s.login("anyone", sys.argv[2])
@@ -179,7 +179,7 @@ struct SMTPSandboxTests {
         // smtplib authenticates (on loopback, before TLS), the token is revoked over HTTP, then the same session sends.
         let script = """
             import smtplib, sys, urllib.request
-            with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=20) as s:
+            with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=120) as s:
                 s.login("anyone", sys.argv[2])
                 request = urllib.request.Request(
                     "http://127.0.0.1:" + sys.argv[3] + "/api/user/tokens/" + sys.argv[4], method="DELETE",

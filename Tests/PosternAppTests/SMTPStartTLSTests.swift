@@ -38,7 +38,7 @@ struct SMTPStartTLSTests {
         let port = try #require(server.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         let script = """
             import smtplib, ssl, sys
-            with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=20) as s:
+            with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=120) as s:
                 s.ehlo()
                 offered = s.has_extn("starttls")
                 s.starttls(context=ssl._create_unverified_context())
@@ -52,7 +52,7 @@ struct SMTPStartTLSTests {
         let plainPort = try #require(plain.runtime.smtpListenAddress?.split(separator: ":").last.flatMap { Int($0) })
         let offered = """
             import smtplib, sys
-            with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=20) as s:
+            with smtplib.SMTP("127.0.0.1", int(sys.argv[1]), timeout=120) as s:
                 s.ehlo()
                 print(s.has_extn("starttls"), s.docmd("STARTTLS")[0])
             """

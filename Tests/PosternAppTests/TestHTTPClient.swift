@@ -27,10 +27,10 @@ final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
     /// How long one read waits for a byte before it throws ``TestClientError/timedOut(seconds:)``.
     let receiveTimeout: Int
 
-    /// A connection to `host`:`port` whose reads give up after `receiveTimeout` seconds without a byte (30 by
+    /// A connection to `host`:`port` whose reads give up after `receiveTimeout` seconds without a byte (120 by
     /// default; a harness whose requests make the server build a large answer waits longer, see
     /// ``JMAPHarness/startProcess(addressSpace:)``).
-    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Int = 30) throws {
+    init(port: Int, host: String = "127.0.0.1", receiveTimeout: Int = 120) throws {
         self.receiveTimeout = receiveTimeout
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
