@@ -16,6 +16,9 @@ import Synchronization
 ///   above all) do not queue behind it, and is closed when the body returns.
 /// - At most as many connections as the pool holds are left waiting so; past that a stuck connection stays in place
 ///   (its calls time out in turn) rather than the pool opening connections without end.
+/// - Reads always have a connection no write holds: of three connections or more, the last takes reads alone, so that
+///   writes stuck waiting for a lost standby (each a probe of `/readyz`, a lease, a claim) can fill every other one
+///   and reads still answer, as the failover stage asks.
 /// - The waiting is a continuation and a timer: no thread (an event loop least of all) blocks on a call. The timer is
 ///   one sweep over the calls in progress, every tenth of the timeout (at most every 100 ms) while there are any, not
 ///   one timer per call: a timer per call was armed and fired for every call, long after most had answered, and
@@ -117,7 +120,7 @@ final class PostgresPool: Sendable {
     func async<T: Sendable>(
         reading: Bool = false, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
-        let (index, slot) = acquire()
+        let (index, slot) = acquire(reading: reading)
         return try await withCheckedThrowingContinuation { continuation in
             let call = Call(continuation)
             let watched = timeout.map { timeout in
@@ -249,9 +252,13 @@ final class PostgresPool: Sendable {
         return true
     }
 
-    private func acquire() -> (Int, Slot) {
+    /// The least busy connection for a call: any for a read; for a write, any but the last of three or more (the
+    /// type's guarantees).
+    private func acquire(reading: Bool = false) -> (Int, Slot) {
         state.withLock { state in
-            let index = LeastBusyChoice.take(&state.inFlight, rotation: &state.rotation)
+            let writable = state.slots.count >= 3 ? state.slots.count - 1 : state.slots.count
+            let index = LeastBusyChoice.take(
+                &state.inFlight, rotation: &state.rotation, among: reading ? nil : writable)
             return (index, state.slots[index])
         }
     }

@@ -86,11 +86,12 @@ public final class LeastBusy<Connection: SQLConnection>: Sendable {
 /// The choice `LeastBusy` makes, for pools of another shape (PostgreSQL's, which replaces its connections).
 public enum LeastBusyChoice {
     /// The index with the fewest blocks in flight (ties go round robin from `rotation`), counted in, and the rotation
-    /// moved past it.
-    public static func take(_ inFlight: inout [Int], rotation: inout Int) -> Int {
-        var best = rotation
-        for offset in 0..<inFlight.count {
-            let candidate = (rotation + offset) % inFlight.count
+    /// moved past it; among the first `first` indices only when given (at least one; all by default).
+    public static func take(_ inFlight: inout [Int], rotation: inout Int, among first: Int? = nil) -> Int {
+        let count = max(1, min(first ?? inFlight.count, inFlight.count))
+        var best = rotation % count
+        for offset in 0..<count {
+            let candidate = (rotation + offset) % count
             if inFlight[candidate] < inFlight[best] { best = candidate }
         }
         inFlight[best] += 1

@@ -100,6 +100,29 @@ struct PostgresCommitTimeoutTests {
         #expect(try ids() == [2, 3])
     }
 
+    @Test("writes stuck on a lost standby past what the pool replaces never take the last connection: reads answer")
+    func readsOutlastStuckWrites() async throws {
+        let database = try PostgresDatabase(url: url, count: 3, commitTimeout: .seconds(1), logger: Logger(label: "t"))
+        defer { database.close() }
+        try loseStandby()
+        defer { try? regainStandby() }
+        // Waves of stuck writes: the first connections stuck leave the pool, replaced, until three have (as many as it
+        // holds); the writes stuck after that stay where they are. Before, they came to hold every connection.
+        for wave in 0..<3 {
+            await withTaskGroup(of: Void.self) { group in
+                for id in 0..<3 {
+                    let row = SQLValue.integer(Int64(10 * (wave + 1) + id))
+                    group.addTask { _ = try? await database.write { try $0.run("INSERT INTO w (id) VALUES (?)", [row]) } }
+                }
+            }
+        }
+        #expect(database.replacedConnections == 3)
+        for _ in 0..<4 {
+            let count = try await database.read { try $0.query("SELECT count(*) AS n FROM w") }.first?.int("n")
+            #expect(count == 0)
+        }
+    }
+
     @Test("a read past the timeout answers .unavailable, not .inDoubt, and counts no commit in doubt: it wrote nothing")
     func readPastTimeout() async throws {
         let database = try PostgresDatabase(url: url, count: 1, commitTimeout: .seconds(1), logger: Logger(label: "t"))
