@@ -16,37 +16,47 @@ extension PosternRuntime {
         _ configuration: PosternConfiguration, sockets: ListenerSockets, tls: TLSServerContext,
         context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup
     ) throws -> [RuntimeService] {
-        let listener = configuration.listener
+        let (host, proxies) = (configuration.listener.host, configuration.listener.trustedProxies)
+        let (store, logger) = (context.mail.store, context.logger)
         var services: [RuntimeService] = []
-        let imapSockets = [("IMAP", sockets[.imap], false), ("IMAPS", sockets[.imaps], true)]
         if sockets[.imap] != nil {
             let signIn = try mailboxSignIn(configuration, context: context, door: .imap)
-            var imap = configuration.imap.serverConfiguration(
-                listenerHost: listener.host, trustedProxies: listener.trustedProxies, wallClock: context.clock)
-            imap.tls = tls
-            for case let (name, socket?, implicitTLS) in imapSockets {
-                imap.implicitTLS = implicitTLS
-                let server = IMAPServer(
-                    configuration: imap, store: context.mail.store, signIn: signIn, group: group,
-                    logger: context.logger, draining: { draining.isSet })
-                services.append(.listening(name, server, on: socket, group: group))
+            let imap = configuration.imap.serverConfiguration(
+                listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
+            let ports = [("IMAP", sockets[.imap], false), ("IMAPS", sockets[.imaps], true)]
+            services += serving(imap, tls: tls, on: ports, group: group) {
+                IMAPServer(configuration: $0, store: store, signIn: signIn, group: group, logger: logger) {
+                    draining.isSet
+                }
             }
         }
-        let pop3Sockets = [("POP3", sockets[.pop3], false), ("POP3S", sockets[.pop3s], true)]
         if sockets[.pop3] != nil {
             let signIn = try mailboxSignIn(configuration, context: context, door: .pop3)
-            var pop3 = configuration.pop3.serverConfiguration(
-                listenerHost: listener.host, trustedProxies: listener.trustedProxies, wallClock: context.clock)
-            pop3.tls = tls
-            for case let (name, socket?, implicitTLS) in pop3Sockets {
-                pop3.implicitTLS = implicitTLS
-                let server = POP3Server(
-                    configuration: pop3, store: context.mail.store, signIn: signIn, group: group,
-                    logger: context.logger, draining: { draining.isSet })
-                services.append(.listening(name, server, on: socket, group: group))
+            let pop3 = configuration.pop3.serverConfiguration(
+                listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
+            let ports = [("POP3", sockets[.pop3], false), ("POP3S", sockets[.pop3s], true)]
+            services += serving(pop3, tls: tls, on: ports, group: group) {
+                POP3Server(configuration: $0, store: store, signIn: signIn, group: group, logger: logger) {
+                    draining.isSet
+                }
             }
         }
         return services
+    }
+
+    /// A mail protocol's listeners as services: each bound socket of `ports` (its name, and whether TLS starts at the
+    /// first byte) with the server `make` builds for `settings` with SMTP's certificate `tls`.
+    private static func serving<Settings: MailTLSSettings>(
+        _ settings: Settings, tls: TLSServerContext, on ports: [(String, ListeningSocket?, Bool)],
+        group: EventLoopGroup, make: (Settings) -> some SocketListeningServer
+    ) -> [RuntimeService] {
+        ports.compactMap { name, socket, implicitTLS in
+            guard let socket else { return nil }
+            var served = settings
+            served.tls = tls
+            served.implicitTLS = implicitTLS
+            return .listening(name, make(served), on: socket, group: group)
+        }
     }
 
     /// The one sign-in of both mail protocols: a Mail.td account through the Mail.td surface (under the web inbox's
@@ -69,3 +79,13 @@ extension PosternRuntime {
             clock: context.clock)
     }
 }
+
+/// What the runtime sets on a mail protocol's server settings: SMTP's certificate, and whether the port is the
+/// implicit-TLS one.
+protocol MailTLSSettings {
+    var tls: TLSServerContext? { get set }
+    var implicitTLS: Bool { get set }
+}
+
+extension IMAPServerConfiguration: MailTLSSettings {}
+extension POP3ServerConfiguration: MailTLSSettings {}

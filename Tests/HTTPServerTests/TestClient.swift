@@ -23,7 +23,7 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Connects to 127.0.0.1:`port` with send and receive timeouts.
-    init(port: Int, timeout: Double = 5, from source: String? = nil) throws {
+    init(port: Int, timeout: Double = 60, from source: String? = nil) throws {
         fd = try LoopbackSocket.connect(port: port, timeout: timeout, from: source)
     }
 

@@ -14,7 +14,7 @@ final class WebSocketTestClient: @unchecked Sendable {
     }
 
     /// Connects to 127.0.0.1's `port`, from the loopback address `source` when given (another client).
-    init(port: Int, timeout: Double = 5, from source: String? = nil) throws {
+    init(port: Int, timeout: Double = 60, from source: String? = nil) throws {
         fd = try LoopbackSocket.connect(port: port, timeout: timeout, from: source)
     }
 
