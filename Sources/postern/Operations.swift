@@ -61,7 +61,9 @@ struct Keys: AsyncParsableCommand {
                 cannot be retired here: replace or unset the variable. For a planned change use `keys rotate`.
                 """)
         @OptionGroup var options: DataOptions
-        @Option(help: "The key id (`postern keys list`).")
+        // Unconditional: a kid is base64url and may begin with "-" (`--kid -XVRg...`), which would otherwise read as
+        // an option and fail with "Missing value".
+        @Option(parsing: .unconditional, help: "The key id (`postern keys list`).")
         var kid: String
         @Flag(help: "Drop the key now (required: a planned retirement is `keys rotate`).")
         var now = false

@@ -1495,6 +1495,11 @@ def test_key_retire_now(cluster, workdir):
                                  capture_output=True, text=True, timeout=60)
         expect(unknown.returncode != 0 and "no signing key has kid" in unknown.stderr,
                f"retiring the same kid again: {unknown.returncode} {unknown.stderr.strip()}")
+        # A kid is base64url: one in 32 begins with "-", which the command must read as the value, not an option.
+        dashed = subprocess.run([CLUSTER, "postern", cluster.dir, "keys", "retire", "--kid", "-" + leaked[1:], "--now"],
+                                capture_output=True, text=True, timeout=60)
+        expect(dashed.returncode != 0 and "no signing key has kid" in dashed.stderr,
+               f"retiring a kid that begins with '-': {dashed.returncode} {dashed.stderr.strip()}")
     finally:
         other.stop()
     return (f"kid {leaked} refused by the other instance {refused_after:.2f} s after `keys retire --now` returned "
