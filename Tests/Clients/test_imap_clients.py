@@ -13,21 +13,16 @@ serves the next client."""
 
 import imaplib
 import os
-import smtplib
 import json
-import shutil
 import ssl
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, install_packages, postern, rss_kib
-from postern_testkit.certificates import LocalCA
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit import line_clients
-from postern_testkit.line_clients import poll
+from postern_testkit.line_clients import deliver, poll
 from postern_testkit.mailtd import create_account, domains, messages, pro_login, pro_token
 from postern_testkit.owner_tokens import owner_token, refused_tokens
 
@@ -36,12 +31,6 @@ PASSWORD = "correct horse battery staple"
 OWNER = ("imap-owner@example.com", "imap-owner-password-1")
 PRO = ("imap-pro@example.com", "imap-pro-password-1")
 check = Checks()
-
-
-def deliver(server, address, subject, body="hello"):
-    text = f"From: App <app@example.com>\r\nTo: {address}\r\nSubject: {subject}\r\n\r\n{body}\r\n"
-    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
-        client.sendmail("app@example.com", [address], text.encode())
 
 
 def signed_in(server, address):
@@ -351,21 +340,12 @@ def bad_input(server, address):
 
 def audited(server):
     """The audit trail's IMAP sign-ins: (action, target) of each `mailbox.*` event, oldest first."""
-    out = subprocess.run([os.environ["POSTERN_BIN"], "audit", "--data-dir", server.data, "--json"], check=True,
-                         capture_output=True, text=True).stdout
-    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    return [(e["action"], e.get("target")) for e in events if e["action"].startswith("mailbox.")]
+    return [(e["action"], e.get("target")) for e in line_clients.mailbox_sign_ins(server)]
 
 
 def main():
-    directory = tempfile.mkdtemp(prefix="postern-imap-tls-")
-    ca = LocalCA(directory)
-    certificate, key = ca.issue("localhost", ips=["127.0.0.1"])
-    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_SMTP_TLS_CERT": certificate, "POSTERN_SMTP_TLS_KEY": key}
-    try:
+    with line_clients.tls_environment("postern-imap-tls-") as (env, ca):
         run(env, ca)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
     check.finish("test_imap_clients")
 
 

@@ -16,16 +16,11 @@ import imaplib
 import json
 import os
 import poplib
-import shutil
-import smtplib
 import ssl
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, http, postern
-from postern_testkit.certificates import LocalCA
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit import line_clients
 from postern_testkit.line_clients import poll
@@ -38,9 +33,7 @@ check = Checks()
 
 
 def deliver(server, address, subject, body="line one\r\nline two\r\nline three"):
-    text = f"From: App <app@example.com>\r\nTo: {address}\r\nSubject: {subject}\r\n\r\n{body}\r\n"
-    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
-        client.sendmail("app@example.com", [address], text.encode())
+    line_clients.deliver(server, address, subject, body)
 
 
 def wait_for(what, test, seconds=30):
@@ -293,22 +286,13 @@ def bad_input(server, address):
 
 def audited(server):
     """The audit trail's mailbox sign-ins: (action, target, door) of each `mailbox.*` event, oldest first."""
-    out = subprocess.run([os.environ["POSTERN_BIN"], "audit", "--data-dir", server.data, "--json"], check=True,
-                         capture_output=True, text=True).stdout
-    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    return [(e["action"], e.get("target"), json.dumps(e.get("details"))) for e in events
-            if e["action"].startswith("mailbox.")]
+    return [(e["action"], e.get("target"), json.dumps(e.get("details")))
+            for e in line_clients.mailbox_sign_ins(server)]
 
 
 def main():
-    directory = tempfile.mkdtemp(prefix="postern-pop3-tls-")
-    ca = LocalCA(directory)
-    certificate, key = ca.issue("localhost", ips=["127.0.0.1"])
-    env = {"POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_SMTP_TLS_CERT": certificate, "POSTERN_SMTP_TLS_KEY": key}
-    try:
+    with line_clients.tls_environment("postern-pop3-tls-") as (env, ca):
         run(env, ca)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
     check.finish("test_pop3_clients")
 
 
