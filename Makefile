@@ -125,8 +125,8 @@ bench: release
 bench-cluster: release
 	scripts/bench-cluster
 
-## User-space instructions per request on /healthz, /api/v1/challenge and /api/accounts/{id} (callgrind;
-## repeatable on a busy machine), beside nginx's fixed body.
+## User-space instructions per request on /healthz, /api/v1/challenge, /api/accounts/{id} and /api/v1/capability
+## (callgrind; repeatable on a busy machine), beside nginx's fixed body.
 instructions: release
 	scripts/instructions
 

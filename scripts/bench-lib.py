@@ -378,22 +378,29 @@ def cmd_startup(rounds, datadir, argv):
 
 
 def cmd_callgrind_top(path, top, divisor):
-    names = {}
+    def names():  # "(id) name" defines a compressed name, "(id)" refers to it; one table per kind of name
+        table = {}
 
-    def name(token):  # "(id) name" defines a compressed name, "(id)" refers to it
-        m = re.match(r"\((\d+)\)(?: (.*))?", token)
-        if not m:
-            return token
-        if m.group(2):
-            names[m.group(1)] = m.group(2)
-        return names.get(m.group(1), token)
+        def resolve(token):
+            m = re.match(r"\((\d+)\)(?: (.*))?", token)
+            if not m:
+                return token
+            if m.group(2):
+                table[m.group(1)] = m.group(2)
+            return table.get(m.group(1), token)
+        return resolve
 
-    fn, after_calls, own, first_event = None, False, {}, 1
+    name, object_name = names(), names()
+    fn, obj, after_calls, own, by_object, first_event = None, None, False, {}, {}, 1
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("positions:"):  # "line", or "instr line": the first event follows them
                 first_event = len(line.split()) - 1
+            elif line.startswith("ob="):
+                obj = object_name(line[3:])
+            elif line.startswith("cob="):
+                object_name(line[4:])
             elif line.startswith("fn="):
                 fn = name(line[3:])
             elif line.startswith("cfn="):
@@ -406,6 +413,10 @@ def cmd_callgrind_top(path, top, divisor):
                     after_calls = False
                 elif fn is not None and len(fields) > first_event:
                     own[fn] = own.get(fn, 0) + int(fields[first_event])
+                    by_object[obj] = by_object.get(obj, 0) + int(fields[first_event])
+    if by_object:
+        print("by object: " + ", ".join(f"{os.path.basename(o or '?')} {cost // divisor}"
+                                         for o, cost in sorted(by_object.items(), key=lambda item: -item[1])[:6]))
     for fn, cost in sorted(own.items(), key=lambda item: -item[1])[:top]:
         print(f"{cost // divisor:8d} {fn}")
 
