@@ -117,7 +117,7 @@ def postern(env=None, pro_users=(), owners=(), data=None, backend="sqlite"):
     `backend="postgres"`: its database is a fresh one on the script's one PostgreSQL server (testkit.postgres),
     dropped when it stops: a copy of ``started_database`` with its `POSTERN_KEY_SECRET`, or, when `env` sets
     `POSTERN_KEY_SECRET`, an empty one; else SQLite in a data directory that starts as a copy of ``started_data``
-    (unless the caller gave `data`, or `env` sets `POSTERN_KEY_SECRET`)."""
+    (unless the caller gave a `data` that is not empty, or `env` sets `POSTERN_KEY_SECRET`)."""
     if backend == "postgres":
         from .postgres import fresh_database
         own_secret = "POSTERN_KEY_SECRET" in (env or {})
@@ -222,8 +222,9 @@ def _postern(env, pro_users, owners, data, backend, backend_env):
                     POSTERN_SANDBOX_MAIL_AUTH="on")
     settings.update(backend_env)
     settings.update(env or {})
-    # A new SQLite server starts from the started template, unless its keys are sealed with a secret of its own.
-    if owned and backend == "sqlite" and "POSTERN_KEY_SECRET" not in settings:
+    # A new SQLite server (in a data directory of its own, or an empty one the caller gave: the first start of a test
+    # that restarts it there) starts from the started template, unless its keys are sealed with a secret of its own.
+    if (owned or not os.listdir(data)) and backend == "sqlite" and "POSTERN_KEY_SECRET" not in settings:
         shutil.copytree(started_data(binary), data, dirs_exist_ok=True)
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
