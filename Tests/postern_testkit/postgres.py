@@ -5,7 +5,9 @@ scripts/pg-temp per test script, started on first need and destroyed when the sc
 
 - `BACKENDS`: the backends a both-backend test runs its cases on, in order: `sqlite,postgres`, or what
   `POSTERN_TEST_BACKENDS` says (a comma-separated subset, to run one while working on a test)
-- `fresh_database()`: a context manager yielding the URL (`POSTERN_DATABASE_URL`) of a new empty database
+- `fresh_database(template=None)`: a context manager yielding the URL (`POSTERN_DATABASE_URL`) of a new database,
+  empty or a copy of the database `template`
+- `database_exists(name)`, `rename_database(old, new)`: on this process's server
 - `psql(sql, database_url)`: runs `sql` as the server's superuser; its rows
 """
 
@@ -67,13 +69,24 @@ def psql(sql, database_url):
 
 
 @contextlib.contextmanager
-def fresh_database():
-    """Yields the URL of a new empty database on this process's server (started now if it is not yet); drops it
-    afterwards."""
+def fresh_database(template=None):
+    """Yields the URL of a new database on this process's server (started now if it is not yet): empty, or a copy of
+    the database `template` (its files copied, `STRATEGY FILE_COPY`, as Tests/Support/MigratedTemplate.swift does:
+    not block by block through the write-ahead log); drops it afterwards."""
     url = _server_url()
     name = f"postern_{os.getpid()}_{next(_names)}"
-    psql(f"CREATE DATABASE {name}", url)
+    psql(f"CREATE DATABASE {name}" + (f" TEMPLATE {template} STRATEGY FILE_COPY" if template else ""), url)
     try:
         yield re.sub(r"/\w+$", "/" + name, url)
     finally:
         psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", url)
+
+
+def database_exists(name):
+    """Whether this process's server holds a database `name`."""
+    return bool(psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'", _server_url()))
+
+
+def rename_database(old, new):
+    """Renames the database `old` (no session may be connected to it) to `new` on this process's server."""
+    psql(f"ALTER DATABASE {old} RENAME TO {new}", _server_url())

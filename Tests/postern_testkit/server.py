@@ -115,12 +115,16 @@ def postern(env=None, pro_users=(), owners=(), data=None, backend="sqlite"):
     says otherwise, except three kept from before it: the mailbox proof of work is required, the sandbox is off, and
     when a test turns the sandbox on it checks SPF, DKIM and DMARC (through the test's own DNS server).
     `backend="postgres"`: its database is a fresh one on the script's one PostgreSQL server (testkit.postgres),
-    dropped when it stops, with a random `POSTERN_KEY_SECRET`; else SQLite in a data directory that starts as a copy
-    of ``started_data`` (unless the caller gave `data`, or `env` sets `POSTERN_KEY_SECRET`)."""
+    dropped when it stops: a copy of ``started_database`` with its `POSTERN_KEY_SECRET`, or, when `env` sets
+    `POSTERN_KEY_SECRET`, an empty one; else SQLite in a data directory that starts as a copy of ``started_data``
+    (unless the caller gave a `data` that is not empty, or `env` sets `POSTERN_KEY_SECRET`)."""
     if backend == "postgres":
         from .postgres import fresh_database
-        with fresh_database() as url:
-            backend_env = {"POSTERN_DATABASE_URL": url, "POSTERN_KEY_SECRET": secrets.token_urlsafe(24)}
+        own_secret = "POSTERN_KEY_SECRET" in (env or {})
+        binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
+        template, secret = (None, secrets.token_urlsafe(24)) if own_secret else started_database(binary)
+        with fresh_database(template) as url:
+            backend_env = {"POSTERN_DATABASE_URL": url, "POSTERN_KEY_SECRET": secret}
             with _postern(env, pro_users, owners, data, backend, backend_env) as base:
                 yield base
     elif backend == "sqlite":
@@ -157,15 +161,56 @@ def started_data(binary):
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not os.path.isdir(template):
             scratch = tempfile.mkdtemp(prefix="data-", dir=os.path.dirname(template))
-            settings = {k: v for k, v in os.environ.items() if not k.startswith(("POSTERN_", "JWT_"))}
-            process, bound = serve(binary, ["--data-dir", scratch], settings)
-            try:
-                wait_ready(bound["http"], process)
-            finally:
-                process.terminate()
-                process.wait(timeout=30)
+            first_start(binary, scratch, {})
             os.rename(scratch, template)
     return template
+
+
+def first_start(binary, data, settings):
+    """Starts `binary` (`serve --profile test`) on the data directory `data` with `settings` and none of this
+    process's POSTERN_ and JWT_ ones, waits until it is ready and stops it: what a template needs made once."""
+    settings = {**{k: v for k, v in os.environ.items() if not k.startswith(("POSTERN_", "JWT_"))}, **settings}
+    process, bound = serve(binary, ["--data-dir", data], settings)
+    try:
+        wait_ready(bound["http"], process)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def started_database(binary):
+    """(name, key secret) of a database on this process's PostgreSQL server (testkit.postgres) as `binary`'s first
+    `serve --profile test` on it leaves it: migrated, with the signing keys and the agent domain's DKIM keys sealed
+    under the secret. Made once per build of the binary and server, and copied (`CREATE DATABASE … TEMPLATE`) for each
+    new PostgreSQL server instead of making it again, as ``started_data`` is for SQLite: a first start on an empty
+    database cost the debug build 0.5 CPU-s of its own (two RSA-2048 keys, the sealing key's scrypt) and PostgreSQL
+    some fifty migrations' work. The secret, made once per .build, is in .build/test-templates; the servers so
+    started share those keys, as ``started_data``'s do."""
+    from .postgres import database_exists, fresh_database, rename_database
+    stat = os.stat(binary)
+    name = f"started_{stat.st_size}_{stat.st_mtime_ns}"
+    directory = os.path.join(ROOT, ".build", "test-templates")
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "postgres.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        secret_file = os.path.join(directory, "postgres-key-secret")
+        if not os.path.exists(secret_file):
+            with open(secret_file + ".new", "w") as out:
+                out.write(secrets.token_urlsafe(24))
+            os.rename(secret_file + ".new", secret_file)
+        with open(secret_file) as source:
+            secret = source.read().strip()
+        if not database_exists(name):
+            # Started under a name of its own and renamed once its server has stopped, so that no copy is ever taken
+            # of a database still being migrated (after a failure, fresh_database drops the scratch one).
+            with fresh_database() as url:
+                scratch = tempfile.mkdtemp(prefix="data-", dir=directory)
+                try:
+                    first_start(binary, scratch, {"POSTERN_DATABASE_URL": url, "POSTERN_KEY_SECRET": secret})
+                finally:
+                    shutil.rmtree(scratch, ignore_errors=True)
+                rename_database(url.rsplit("/", 1)[1], name)
+    return name, secret
 
 
 @contextlib.contextmanager
@@ -177,8 +222,9 @@ def _postern(env, pro_users, owners, data, backend, backend_env):
                     POSTERN_SANDBOX_MAIL_AUTH="on")
     settings.update(backend_env)
     settings.update(env or {})
-    # A new SQLite server starts from the started template, unless its keys are sealed with a secret of its own.
-    if owned and backend == "sqlite" and "POSTERN_KEY_SECRET" not in settings:
+    # A new SQLite server (in a data directory of its own, or an empty one the caller gave: the first start of a test
+    # that restarts it there) starts from the started template, unless its keys are sealed with a secret of its own.
+    if (owned or not os.listdir(data)) and backend == "sqlite" and "POSTERN_KEY_SECRET" not in settings:
         shutil.copytree(started_data(binary), data, dirs_exist_ok=True)
     for email, password in pro_users:
         subprocess.run([binary, "pro", "create", "--data-dir", data, "--email", email, "--password", password],
