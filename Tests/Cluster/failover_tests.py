@@ -353,9 +353,10 @@ def retry(request, seconds=120):
     return last
 
 
-def jmap_state(base, token):
-    """The JMAP session's state on `base` once it answers (see ``retry``), failing with the answer when it is no 200."""
-    session = retry(lambda: call(base, "GET", "/.well-known/jmap", bearer=token))
+def jmap_state(base, credentials):
+    """The JMAP session's state on `base` for `credentials` (request headers, see ``agent_credentials``) once it
+    answers (see ``retry``), failing with the answer when it is no 200."""
+    session = retry(lambda: call(base, "GET", "/.well-known/jmap", headers=credentials))
     expect(session.status == 200, f"GET /.well-known/jmap answered {session.status}: {session.body[:200]!r}")
     return session.json()["state"]
 
@@ -438,17 +439,38 @@ def test_canceled_wait(cluster):
             f"retried with the same token after Retry-After {wait:g} s: 200, and its tokens work")
 
 
-def open_event_source(cluster, i, close_after_state=True):
-    """A JMAP event source on instance `i` for a new agent's inbox, open once the instance counts it: (its inbox
-    address, the capability token, the connection, the response). `close_after_state`: closeafter=state (the response
-    ends after the first state event), else it stays open."""
+def agent_credentials(cluster):
+    """A new agent's inbox and the request headers that open it: (its address, headers). Its capability token lasts
+    two minutes (AgentAuthConfiguration.capabilityTTL): enough for a check that ends within seconds of it."""
     _, _, session = ct.agent_signup(cluster.base(1))
     token = ct.capability(cluster.base(1), session).bearer()
-    address = ct.jwt_parts(token)[1]["inboxId"]
-    state = call(cluster.base(i), "GET", "/.well-known/jmap", bearer=token).json()["state"]
+    return ct.jwt_parts(token)[1]["inboxId"], {"Authorization": "Bearer " + token}
+
+
+def grant_credentials(cluster):
+    """A new OAuth grant's new inbox and the request headers that open it: (its address, headers), an access token
+    and the inbox's X-Atomic-Account-Id. The token lasts 15 minutes (OAuthResourceConfiguration.accessTokenLifetime):
+    for a stream that must outlast events whose length depends on the machine's load, as a capability token's two
+    minutes do not (the stream checks its bearer before each event and ends once it has expired)."""
+    client, refresh, inbox = oauth_grant(cluster)
+    r = oauth_token(cluster.url, client, grant_type="refresh_token", refresh_token=refresh)
+    expect(r.status == 200, f"the grant's first refresh: {r}")
+    credentials = {"Authorization": "Bearer " + r.json()["access_token"], "X-Atomic-Account-Id": inbox}
+    session = call(cluster.url, "GET", "/.well-known/jmap", headers=credentials)
+    expect(session.status == 200, f"GET /.well-known/jmap with the grant's access token: {session}")
+    return session.json()["username"], credentials
+
+
+def open_event_source(cluster, i, close_after_state=True, credentials=None):
+    """A JMAP event source on instance `i`, open once the instance counts it: (its inbox address, the request headers
+    that open the inbox, the connection, the response). `credentials`: (address, headers) of ``agent_credentials`` or
+    ``grant_credentials``, a new agent's by default. `close_after_state`: closeafter=state (the response ends after
+    the first state event), else it stays open."""
+    address, credentials = credentials or agent_credentials(cluster)
+    state = call(cluster.base(i), "GET", "/.well-known/jmap", headers=credentials).json()["state"]
     stream = http.client.HTTPConnection(*ct.split_url(cluster.base(i)), timeout=45)
-    stream.request("GET", f"/jmap/eventsource?types=*&closeafter={'state' if close_after_state else 'no'}&ping=0", headers={
-        "Authorization": "Bearer " + token, "Last-Event-ID": state, "Accept": "text/event-stream"})
+    stream.request("GET", f"/jmap/eventsource?types=*&closeafter={'state' if close_after_state else 'no'}&ping=0",
+                   headers=credentials | {"Last-Event-ID": state, "Accept": "text/event-stream"})
     response = stream.getresponse()
     expect(response.status == 200, f"the event source on instance {i}: {response.status}")
     deadline = time.monotonic() + 20
@@ -456,13 +478,13 @@ def open_event_source(cluster, i, close_after_state=True):
                         re.M):
         expect(time.monotonic() < deadline, f"instance {i} never opened the stream")
         time.sleep(0.02)
-    return address, token, stream, response
+    return address, credentials, stream, response
 
 
 def test_zero_loss(cluster):
     recipient = new_account(cluster.url)
     waiter_account = new_account(cluster.url)
-    pushed_address, pushed_token, stream, pushed = open_event_source(cluster, 2)
+    pushed_address, pushed_credentials, stream, pushed = open_event_source(cluster, 2)
     load = Load(cluster, recipient, oauth_grant(cluster))
     moments = {}
 
@@ -494,7 +516,7 @@ def test_zero_loss(cluster):
             body = pushed.read().decode()  # closeafter=state: the response ends after the first state event
         finally:
             stream.close()
-    now = jmap_state(cluster.base(1), pushed_token)
+    now = jmap_state(cluster.base(1), pushed_credentials)
     acknowledged, found, lost = load.check()
     recovered = load.first_success_after(moments["kill"])
     expect(recovered is not None, "no write succeeded after the kill")

@@ -24,7 +24,9 @@ After each event the cluster is let become healthy again (three nodes, a synchro
 503s (and SMTP 451s) answered from it to the next, and the first 2xx after it. Then: every acknowledged write is found
 (failover_tests' check), no failure of any other kind happened, and a JMAP event source and a JMAP WebSocket with
 push opened on each instance before the switchover both deliver a message delivered after the Patroni kill (a push
-that did not says whether its stream ended, failed or timed out).
+that did not says whether its stream ended, failed or timed out). Those streams hold OAuth access tokens (15 minutes),
+since the events last longer than a capability token's two minutes on a loaded machine; printed: how long after the
+tokens were minted the push was checked.
 On a failure the instances', HAProxy's and Patroni's logs are copied to artifacts/patroni-tests/. Standard library only.
 """
 import concurrent.futures
@@ -298,9 +300,8 @@ class PushSocket:
     answers the server's pings (the server closes a socket whose pongs stop, after POSTERN_WEBSOCKET_PONG_TIMEOUT_SECONDS)
     and keeps each StateChange's pushState, until the server closes it or `close()`."""
 
-    def __init__(self, cluster, i, token):
-        self.sock = ct.ws_open(cluster.base(i), "/jmap/ws", {"Authorization": "Bearer " + token,
-                                                              "Sec-WebSocket-Protocol": "jmap"})
+    def __init__(self, cluster, i, credentials):
+        self.sock = ct.ws_open(cluster.base(i), "/jmap/ws", credentials | {"Sec-WebSocket-Protocol": "jmap"})
         ct.ws_send_text(self.sock, json.dumps({"@type": "WebSocketPushEnable", "dataTypes": None}))
         self.sock.settimeout(None)  # the reader waits as long as the socket lives; close() ends it
         self.states, self.ended, self.changed = [], None, threading.Condition()
@@ -374,9 +375,14 @@ def summary(load, moments):
 
 def test_events(cluster):
     recipient = fo.new_account(cluster.url)
-    streams = [fo.open_event_source(cluster, i, close_after_state=False) for i in (1, 2)]
+    # Each stream checks its bearer before every event and ends once it has expired, and the events below last as
+    # long as the machine makes them (two minutes on a quiet one, more on a loaded one): their bearers are OAuth
+    # access tokens (15 minutes), not capability tokens (2), each for a new grant's inbox.
+    minted = time.monotonic()
+    streams = [fo.open_event_source(cluster, i, close_after_state=False, credentials=fo.grant_credentials(cluster))
+               for i in (1, 2)]
     # A JMAP WebSocket with push on each instance, on the same account as its event source.
-    sockets = [PushSocket(cluster, i, token) for i, (_, token, _, _) in enumerate(streams, 1)]
+    sockets = [PushSocket(cluster, i, credentials) for i, (_, credentials, _, _) in enumerate(streams, 1)]
     load = Load(cluster, recipient, fo.oauth_grant(cluster))
     moments = []  # (event, time, detail)
 
@@ -415,12 +421,13 @@ def test_events(cluster):
             for reason in ("timeout", "replication_canceled", "no_synchronous_standby"))
         # The event sources opened before the switchover: a message delivered now, by another process, reaches both.
         pushed = []
-        for i, ((address, token, stream, response), push) in enumerate(zip(streams, sockets), 1):
+        late = time.monotonic() - minted
+        for i, ((address, credentials, stream, response), push) in enumerate(zip(streams, sockets), 1):
             message = os.path.join(cluster.dir, "late.eml")
             with open(message, "w") as f:
                 f.write(f"From: late@example.org\r\nTo: {address}\r\nSubject: after patroni\r\n\r\nx\r\n")
             cluster.postern("mail", "deliver", "--to", address, message)
-            now = fo.jmap_state(cluster.base(1), token)
+            now = fo.jmap_state(cluster.base(1), credentials)
             why = read_until_state(stream, response, now)
             pushed.append(why and f"instance {i}'s event source: {why}")
             why = push.wait_for(now)
@@ -456,7 +463,7 @@ def test_events(cluster):
     return (f"acknowledged {acknowledged} ({len(load.accounts)} sign-ups, {len(load.messages)} messages, "
             f"{len(load.owners)} owner sign-ups, {len(load.access_tokens)} refreshes), found {found}, lost {lost}, "
             f"no other failure; the event sources and WebSockets opened before the switchover on both instances "
-            f"delivered after the Patroni kill")
+            f"delivered after the Patroni kill, checked {late:.1f} s after their access tokens were minted")
 
 
 def keep_logs(cluster):
