@@ -53,7 +53,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
-        try writeSync(body)
+        try connections.sync(reading: true, body)
     }
 
     public func probeWrite(now: Int64) async throws {

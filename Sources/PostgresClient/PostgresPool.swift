@@ -204,9 +204,9 @@ final class PostgresPool: Sendable {
     }
 
     /// Runs `body` on the least busy connection's queue, blocking the caller, without a timeout (start-up, the
-    /// command line, timers).
-    func sync<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let (index, slot) = acquire()
+    /// command line, timers, a worker's read); a read may take the connection kept for reads, as ``async`` does.
+    func sync<T>(reading: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
+        let (index, slot) = acquire(reading: reading)
         defer { release(index, slot) }
         return try slot.sync { connection in try reportingDoubt(connection, body) }
     }
@@ -254,7 +254,7 @@ final class PostgresPool: Sendable {
 
     /// The least busy connection for a call: any for a read; for a write, any but the last of three or more (the
     /// type's guarantees).
-    private func acquire(reading: Bool = false) -> (Int, Slot) {
+    private func acquire(reading: Bool) -> (Int, Slot) {
         state.withLock { state in
             let writable = state.slots.count >= 3 ? state.slots.count - 1 : state.slots.count
             let index = LeastBusyChoice.take(

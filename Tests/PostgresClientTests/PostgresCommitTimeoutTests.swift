@@ -121,6 +121,9 @@ struct PostgresCommitTimeoutTests {
             let count = try await database.read { try $0.query("SELECT count(*) AS n FROM w") }.first?.int("n")
             #expect(count == 0)
         }
+        // A blocking read (a worker's: the capability's account read, IMAP's) takes the same connection; before, it
+        // queued behind a stuck write with no timeout.
+        #expect(try database.readSync { try $0.query("SELECT count(*) AS n FROM w") }.first?.int("n") == 0)
     }
 
     @Test("a read past the timeout answers .unavailable, not .inDoubt, and counts no commit in doubt: it wrote nothing")
