@@ -131,6 +131,12 @@ def oauth_token(base, client, **fields):
 def oauth_grant(cluster):
     """An owner's consent to a new public client through the balancer: (client id, refresh token, the grant's inbox,
     which the JMAP session of an access token names in X-Atomic-Account-Id)."""
+    client, tokens, inbox = oauth_consent(cluster)
+    return client, tokens["refresh_token"], inbox
+
+
+def oauth_consent(cluster):
+    """``oauth_grant``'s consent and code exchange: (client id, the exchange's answer, the grant's inbox)."""
     email, password = f"owner-{secrets.token_hex(4)}@example.com", "failover-owner-pw"
     cluster.postern("owner", "create", "--email", email, "--password", password)
     issuer = call(cluster.url, "GET", "/.well-known/oauth-authorization-server").json()["issuer"]
@@ -149,7 +155,7 @@ def oauth_grant(cluster):
                         code_verifier=verifier)
     expect(first.status == 200, f"code exchange: {first}")
     inbox = cluster.psql(f"SELECT agent_id FROM oauth_grants WHERE client_id = '{client}'")[0][0]
-    return client, first.json()["refresh_token"], inbox
+    return client, first.json(), inbox
 
 
 def retry_after(response):
@@ -452,10 +458,8 @@ def grant_credentials(cluster):
     and the inbox's X-Atomic-Account-Id. The token lasts 15 minutes (OAuthResourceConfiguration.accessTokenLifetime):
     for a stream that must outlast events whose length depends on the machine's load, as a capability token's two
     minutes do not (the stream checks its bearer before each event and ends once it has expired)."""
-    client, refresh, inbox = oauth_grant(cluster)
-    r = oauth_token(cluster.url, client, grant_type="refresh_token", refresh_token=refresh)
-    expect(r.status == 200, f"the grant's first refresh: {r}")
-    credentials = {"Authorization": "Bearer " + r.json()["access_token"], "X-Atomic-Account-Id": inbox}
+    _, tokens, inbox = oauth_consent(cluster)
+    credentials = {"Authorization": "Bearer " + tokens["access_token"], "X-Atomic-Account-Id": inbox}
     session = call(cluster.url, "GET", "/.well-known/jmap", headers=credentials)
     expect(session.status == 200, f"GET /.well-known/jmap with the grant's access token: {session}")
     return session.json()["username"], credentials
