@@ -8,6 +8,9 @@ EHLO name) were taken, the client's next messages wait at the end of DATA withou
 client that goes away meanwhile (killed) never gets its 250 and none of its held messages is taken; aiosmtpd cancels
 the held answer when it sees the connection lost, which is not at once: after killing a client, wait for
 `unheld(name)` before `release(name)`, or a held message whose loss the event loop has not read yet is taken.
+`hold(other, until_held=name)` holds the client `other` from its first message until one of `name`'s waits, and then
+releases it for good: two senders draw from one queue, and the one to be held must reach its hold before the other has
+taken everything, however the machine schedules them.
 
     with CountingMX() as mx:          # mx.port: POSTERN_OUTBOUND_SMTP_PORT; the MX host's A record: 127.0.0.1
         mx.hold("one.test", after=40)
@@ -48,17 +51,22 @@ class CountingMX(AiosmtpdServer):
         self.taken = []
         self.lock = threading.Lock()
         self._holds = {}  # EHLO name -> messages of it taken before its next ones wait
+        self._until = {}  # EHLO name -> the EHLO name whose first held message releases it
         self._held = {}  # EHLO name -> the Message-IDs of its messages waiting for an answer now
 
-    def hold(self, client, after=0):
-        """From the `after`-th message of `client` on (counting those taken already), its messages wait."""
+    def hold(self, client, after=0, until_held=None):
+        """From the `after`-th message of `client` on (counting those taken already), its messages wait; with
+        `until_held`, only until a message of that client waits, and then never again."""
         with self.lock:
             self._holds[client] = after
+            if until_held is not None:
+                self._until[client] = until_held
 
     def release(self, client):
         """The held messages of `client` are answered (and taken) if their connection is still open."""
         with self.lock:
             self._holds.pop(client, None)
+            self._until.pop(client, None)
 
     def held(self, client):
         """The Message-IDs of `client`'s messages waiting for an answer now."""
@@ -81,6 +89,8 @@ class CountingMX(AiosmtpdServer):
 
     def _holding(self, client):
         with self.lock:
+            if self._held.get(self._until.get(client)):
+                self._holds.pop(client, None), self._until.pop(client, None)
             after = self._holds.get(client)
             return after is not None and sum(t.client == client for t in self.taken) >= after
 
@@ -122,4 +132,5 @@ class CountingMX(AiosmtpdServer):
         if self.controller:
             with self.lock:
                 self._holds.clear()
+                self._until.clear()
         super().stop()
