@@ -290,7 +290,7 @@ public struct MCPService: Sendable {
                         "message",
                         .string(
                             "Unsupported protocol version; initialize with one of "
-                                + protocolVersions.joined(separator: ", ") + ".")
+                                + "\(protocolVersions.joined(separator: ", ")).")
                     ),
                     (
                         "data",

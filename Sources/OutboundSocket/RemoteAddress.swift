@@ -172,7 +172,9 @@ public enum RemoteAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func formatIPv6(_ bytes: [UInt8]) -> String {
-        let groups = (0..<8).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
+        let groups = (0..<8).map { (group: Int) -> UInt16 in
+            UInt16(bytes[2 * group]) << 8 | UInt16(bytes[2 * group + 1])
+        }
         // Longest run of two or more zero groups becomes "::" (RFC 5952 4.2).
         var bestStart = -1
         var bestLength = 1

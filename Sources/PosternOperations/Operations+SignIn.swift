@@ -27,13 +27,14 @@ extension Operations {
                 resolver: Surfaces.resolver(configuration, threads: DNSResolver.threadPool()), clock: { unixNow() })
         else { return lines }
         for (provider, state) in await flow.discoveryStates() {
-            let rules = [
-                "surfaces " + provider.surfaces.map(\.rawValue).sorted().joined(separator: ","),
-                "sign-up " + (provider.allowSignUp ? "on" : "off"),
-                "trust email " + (provider.trustEmail ? "on" : "off"),
-                provider.allowedDomains.isEmpty ? nil : "domains " + provider.allowedDomains.joined(separator: ","),
+            let said: [String?] = [
+                "surfaces \(provider.surfaces.map(\.rawValue).sorted().joined(separator: ","))",
+                "sign-up \(provider.allowSignUp ? "on" : "off")",
+                "trust email \(provider.trustEmail ? "on" : "off")",
+                provider.allowedDomains.isEmpty ? nil : "domains \(provider.allowedDomains.joined(separator: ","))",
                 provider.allowPrivateNetwork ? "private network allowed" : nil,
-            ].compactMap { $0 }.joined(separator: ", ")
+            ]
+            let rules = said.compactMap { $0 }.joined(separator: ", ")
             lines.append("\(provider.name)  \"\(provider.displayName)\"  client \(provider.clientID)  \(rules)")
             if provider.logout {
                 lines.append("  logout: on, post-logout redirect URI " + SignInRedirect.postLogoutURI(publicURL: base))

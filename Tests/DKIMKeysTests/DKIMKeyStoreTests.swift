@@ -71,7 +71,8 @@ struct DKIMKeyStoreTests {
         }
         let selectors = seen.withLock { $0 }
         #expect(selectors.count == stores.count)
-        #expect(Set(selectors.map { $0.joined(separator: ",") }).count == 1)
+        let selectorLists: Set<String> = Set(selectors.map { $0.joined(separator: ",") })
+        #expect(selectorLists.count == 1)
         let count = try test.database.readSync { try $0.query("SELECT count(*) AS n FROM dkim_keys", []) }
         #expect(count.first?.int("n") == 2)
     }

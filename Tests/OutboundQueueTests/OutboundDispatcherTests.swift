@@ -202,7 +202,8 @@ struct OutboundDispatcherTests {
         let busy = transport.connections.filter { $0.first?.hasPrefix("R") == true }
         // Ten batches waiting at once: 4 + 4 + 2 over the domain's two connections, never a connection each.
         #expect(busy.map(\.count).sorted() == [2, 4, 4])
-        #expect(Set(busy.flatMap { $0 }) == Set((0..<10).map { "R\($0)" }))
+        let waiting: Set<String> = Set((0..<10).map { "R\($0)" })
+        #expect(Set(busy.flatMap { $0 }) == waiting)
         #expect(transport.connections.contains(["X"]))
         #expect(transport.batches.count == 11)
     }

@@ -43,7 +43,7 @@ struct MailListCommandTests {
             configuration: configuration, address: "Alice@agents.localhost", logger: logger)
         #expect(alice.count == 1 && alice.first?.hasSuffix("For Alice") == true, "\(alice)")
 
-        let id = try #require(alice.first?.split(separator: " ").first.map(String.init))
+        let id = try #require(alice.first?.split(separator: " ").first.map { String($0) })
         let shown = try await Operations.mailShow(configuration: configuration, id: id, logger: logger)
             .joined(separator: "\n")
         for line in [

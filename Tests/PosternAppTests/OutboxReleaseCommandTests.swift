@@ -25,7 +25,7 @@ struct OutboxReleaseCommandTests {
         let listed = try await Operations.outbox(configuration: off, logger: logger)
         #expect(listed.count == 1)
         #expect(listed.first?.hasSuffix("held: outbound delivery is off on this server") == true, "\(listed)")
-        let id = try #require(listed.first?.split(separator: " ").first.map(String.init))
+        let id = try #require(listed.first?.split(separator: " ").first.map { String($0) })
 
         #expect(
             try await Operations.releaseOutbox(configuration: off, id: id, logger: logger)

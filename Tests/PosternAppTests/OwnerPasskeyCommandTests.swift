@@ -35,7 +35,7 @@ struct OwnerPasskeyCommandTests {
         #expect(try await show("nobody@example.com") == nil)
 
         let database = try Operations.migratedDatabase(configuration, logger: logger)
-        let adaID = try #require(before[0].split(separator: " ").first.map(String.init))
+        let adaID = try #require(before[0].split(separator: " ").first.map { String($0) })
         let party = RelyingParty(id: "example.com", origins: ["https://example.com"])
         let passkey = try await PasskeyStore(database: database).add(
             try SoftwareAuthenticator().register(with: party), for: .owner(adaID), userHandle: [1, 2, 3],

@@ -151,7 +151,7 @@ enum OwnerPageSignIn {
     /// The session cookie's value, or nil when the sign-in is refused.
     static func session(_ client: TestHTTPClient, _ email: String, _ password: String) async throws -> String? {
         let form = try await client.request("GET", "/owner/sign-in")
-        let cookie = try #require(form.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let cookie = try #require(form.header("Set-Cookie")?.split(separator: ";").first.map { String($0) })
         let token = try #require(csrfToken(in: form.text))
         let body = "csrf_token=\(token)&email=\(PercentEncoding.encode(email))&password=\(PercentEncoding.encode(password))"
         let posted = try await client.request(

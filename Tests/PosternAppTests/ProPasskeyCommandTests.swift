@@ -39,7 +39,7 @@ struct ProPasskeyCommandTests {
         #expect(try await show("ada@example.com") == nil, "an owner is not a Pro user")
 
         let database = try Operations.migratedDatabase(configuration, logger: logger)
-        let proID = try #require(before[0].split(separator: " ").first.map(String.init))
+        let proID = try #require(before[0].split(separator: " ").first.map { String($0) })
         let adaID = try #require(
             try await Operations.showOwner(configuration: configuration, email: "ada@example.com", logger: logger)?
                 .first?.split(separator: " ").first.map(String.init))

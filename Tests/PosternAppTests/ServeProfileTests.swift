@@ -54,7 +54,7 @@ struct ServeProfileTests {
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("{") }.map(String.init), "\(text)")
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("{") }.map { String($0) }, "\(text)")
         let bound = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let http = try #require(bound["http"] as? String)
         let port = try #require(Int(http.split(separator: ":").last ?? ""))

@@ -28,7 +28,7 @@ struct WebInboxLiveEndToEndTests {
             configuration: server.runtime.configuration, address: "live@mail.localhost", logger: Logger(label: "live"))
         let linkPath = String(link[try #require(link.range(of: "/inbox/link/")).lowerBound...])
         let page = try await client.request("GET", linkPath)
-        let preCookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let preCookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map { String($0) })
         let csrfStart = try #require(page.text.range(of: "name=\"csrf_token\" value=\"")).upperBound
         let form = "csrf_token=\(page.text[csrfStart...].prefix { $0 != "\"" })&token=\(linkPath.dropFirst(12))"
         let used = try await client.request(
@@ -55,7 +55,8 @@ struct WebInboxLiveEndToEndTests {
         // The open stream is counted on /metrics (a gauge of the process: at least this one).
         let metrics = try await client.request("GET", "/metrics").text
         let gauge = metrics.split(separator: "\n").first { $0.hasPrefix("postern_web_inbox_event_streams ") }
-        #expect((gauge?.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= 1, "\(gauge ?? "no gauge")")
+        let streams: Double? = gauge?.split(separator: " ").last.flatMap { Double($0) }
+        #expect((streams ?? 0) >= 1, "\(gauge ?? "no gauge")")
         let refused = try await SMTPDeliveryTests.send(
             port: smtpPort, from: "friend@example.com", to: ["live@mail.localhost"],
             message: "From: friend@example.com\r\nTo: live@mail.localhost\r\nSubject: Live\r\n\r\nHello.\r\n")

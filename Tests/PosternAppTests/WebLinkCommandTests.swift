@@ -37,7 +37,7 @@ struct WebLinkCommandTests {
         let page = try await client.request("GET", linkPath)
         #expect(page.status == 200)
         #expect(page.header("Cache-Control") == "no-store")
-        let preCookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let preCookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map { String($0) })
         let csrfStart = try #require(page.text.range(of: "name=\"csrf_token\" value=\"")).upperBound
         let csrf = String(page.text[csrfStart...].prefix { $0 != "\"" })
         let form = "csrf_token=\(csrf)&token=\(token)"

@@ -11,7 +11,7 @@ enum WebLinkSession {
         let path = String(link[try #require(link.range(of: "/inbox/link/")).lowerBound...])
         let token = String(path.dropFirst("/inbox/link/".count))
         let page = try await client.request("GET", path)
-        let preCookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let preCookie = try #require(page.header("Set-Cookie")?.split(separator: ";").first.map { String($0) })
         let csrf = try #require(Self.csrf(page.text))
         let used = try await post(client, "/inbox/link", "csrf_token=\(csrf)&token=\(token)", cookie: preCookie)
         #expect(used.status == 303)

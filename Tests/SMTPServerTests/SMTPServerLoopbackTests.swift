@@ -64,14 +64,15 @@ struct SMTPServerLoopbackTests {
         let (group, server, port) = try startServer(sink: sink) { $0.maxMessageBytes = 1000 }
         let result = try await ExternalClient.python(smtplibSession, port: port)
         #expect(result.status == 0, "\(result.output)")
-        #expect(
-            result.output.split(separator: "\n").map(String.init) == [
-                "ehlo 250 1000 True True False",
-                "refused [('nobody@local.test', 550, '5.1.1 Mailbox unavailable: no such user here'), "
-                    + "('x@elsewhere.test', 550, '5.7.1 Relay not permitted')]",
-                "declared-size 552", "data-size 552", "relay [550]", "store-failure 451", "rset 250", "after-rset 503",
-                "quit 221",
-            ])
+        let transcript: [String] = [
+            "ehlo 250 1000 True True False",
+            "refused [('nobody@local.test', 550, '5.1.1 Mailbox unavailable: no such user here'), "
+                + "('x@elsewhere.test', 550, '5.7.1 Relay not permitted')]",
+            "declared-size 552", "data-size 552", "relay [550]", "store-failure 451", "rset 250", "after-rset 503",
+            "quit 221",
+        ]
+        let lines: [String] = result.output.split(separator: "\n").map { String($0) }
+        #expect(lines == transcript)
         let stored = sink.messages
         #expect(stored.count == 1)
         var envelope = try #require(stored.first?.envelope)

@@ -118,7 +118,8 @@ struct DatabaseKeyStoreTests {
         }
         let seen = kids.withLock { $0 }
         #expect(seen.count == handles.count)
-        #expect(Set(seen.map { $0.joined(separator: ",") }).count == 1)
+        let kidLists: Set<String> = Set(seen.map { $0.joined(separator: ",") })
+        #expect(kidLists.count == 1)
         let rows = try test.database.readSync { try $0.query("SELECT count(*) AS n FROM signing_keys", []) }
         #expect(rows.first?.int("n") == 3)
         for handle in handles { handle.close() }
