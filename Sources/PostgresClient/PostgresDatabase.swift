@@ -74,6 +74,8 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// How many connections left the pool after a call outlived the commit timeout (for tests).
     var replacedConnections: Int { connections.replacedCount }
+    /// Idle connections made anew after a write in doubt (for tests).
+    var reconnectedConnections: Int { connections.reconnectedCount }
 
     /// Logs a commit in doubt at error (the message names the statement, never a value) and counts it: the caller
     /// answers 503 for a write that may be lost at the next failover or found done later.

@@ -14,6 +14,8 @@ import Synchronization
 /// - A started body is never canceled (a cancel during the wait for the standby commits anyway, see
 ///   ``PostgresNotice``). Its connection leaves the pool at once, replaced by a new one so that later calls (reads
 ///   above all) do not queue behind it, and is closed when the body returns.
+/// - A write past the timeout also makes every idle connection anew (``reconnectIdle(except:)``): none stays, reading,
+///   on a server a failover may have left behind.
 /// - At most as many connections as the pool holds are left waiting so; past that a stuck connection stays in place
 ///   (its calls time out in turn) rather than the pool opening connections without end.
 /// - Reads always have a connection no write holds: of three connections or more, the last takes reads alone, so that
@@ -33,6 +35,8 @@ final class PostgresPool: Sendable {
         /// Connections taken out of the pool whose body has not returned yet.
         var abandoned = 0
         var replaced = 0
+        /// Idle connections made anew after a write in doubt (``reconnectIdle(except:)``).
+        var reconnected = 0
     }
 
     private let state: Mutex<State>
@@ -165,6 +169,7 @@ final class PostgresPool: Sendable {
                 + "not canceled and may be found done later")
         onDoubt(error, .timeout)
         caller.resume(throwing: error)
+        reconnectIdle(except: index)
     }
 
     /// Registers a call whose time is up at `deadline`; the sweep runs `expire` then unless ``unwatch(_:)`` came first.
@@ -229,6 +234,9 @@ final class PostgresPool: Sendable {
     /// How many connections were taken out of the pool (for tests).
     var replacedCount: Int { state.withLock { $0.replaced } }
 
+    /// How many idle connections were made anew after a write in doubt (for tests).
+    var reconnectedCount: Int { state.withLock { $0.reconnected } }
+
     /// Takes `slot`, whose call at `index` outlived the timeout, out of the pool: a new connection takes its place,
     /// and the old one is closed when its last queued block has run (nothing else refers to it then). Returns whether
     /// it did, and so counted one more abandoned connection.
@@ -250,6 +258,28 @@ final class PostgresPool: Sendable {
             state.replaced += 1
         }
         return true
+    }
+
+    /// Connects anew each connection but the one at `index` that has no call in flight. A write past the timeout says
+    /// the server may be an old primary another has replaced (a failover whose old leader stays up and writable, as
+    /// when Patroni dies under it), and a connection that only reads, the last above all, would stay there: its
+    /// answers older than what this instance's other connections, reconnected to the new primary, have written and
+    /// acknowledged (a refresh token rotated there read back as unknown). A busy one follows when its own call
+    /// outlives the timeout; on a server that is still the primary this costs a connection each, after a failure.
+    private func reconnectIdle(except index: Int) {
+        let idle = state.withLock { state in
+            state.slots.indices.filter { $0 != index && state.inFlight[$0] == 0 }.map { ($0, state.slots[$0]) }
+        }
+        for (other, old) in idle {
+            guard let fresh = try? connect() else { return }  // out of reach: the next failure tries again
+            let replacement = Slot(connection: fresh, label: "\(old.queue.label).r")
+            state.withLock { state in
+                // Replaced or taken meanwhile: `fresh` closes unused.
+                guard state.slots[other] === old, state.inFlight[other] == 0 else { return }
+                state.slots[other] = replacement
+                state.reconnected += 1
+            }
+        }
     }
 
     /// The least busy connection for a call: any for a read; for a write, any but the last of three or more (the

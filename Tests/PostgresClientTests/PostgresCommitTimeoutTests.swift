@@ -40,6 +40,14 @@ struct PostgresCommitTimeoutTests {
         try admin.query("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'").compactMap { $0.int("pid") }
     }
 
+    /// The backends connected to this test's database, but the admin's.
+    func backends() throws -> Set<Int64> {
+        Set(
+            try admin.query(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).compactMap { $0.int("pid") })
+    }
+
     func ids() throws -> [Int64] {
         try admin.query("SELECT id FROM w ORDER BY id").compactMap { $0.int("id") }
     }
@@ -124,6 +132,28 @@ struct PostgresCommitTimeoutTests {
         // A blocking read (a worker's: the capability's account read, IMAP's) takes the same connection; before, it
         // queued behind a stuck write with no timeout.
         #expect(try database.readSync { try $0.query("SELECT count(*) AS n FROM w") }.first?.int("n") == 0)
+    }
+
+    @Test("a write past the timeout makes the idle connections anew, the one kept for reads among them")
+    func idleConnectionsFollow() async throws {
+        let database = try PostgresDatabase(url: url, count: 3, commitTimeout: .seconds(1), logger: Logger(label: "t"))
+        defer { database.close() }
+        let before = try backends()
+        #expect(before.count == 3)
+        try loseStandby()
+        defer { try? regainStandby() }
+        await #expect {
+            try await database.write { try $0.run("INSERT INTO w (id) VALUES (?)", [.integer(40)]) }
+        } throws: { ($0 as? StorageError)?.code == .inDoubt }
+        // The reconnections come after the caller has its answer; the old connections close once replaced.
+        for _ in 0..<250 where try database.reconnectedConnections < 2 || backends().intersection(before).count > 1 {
+            usleep(20_000)
+        }
+        #expect(database.replacedConnections == 1 && database.reconnectedConnections == 2)
+        // Of the connections open before, only the stuck write's is left, still waiting for the standby: none that
+        // reads stays on a server that may have been replaced.
+        #expect(try backends().intersection(before) == Set(waiting()))
+        #expect(try backends().count == 4)
     }
 
     @Test("a read past the timeout answers .unavailable, not .inDoubt, and counts no commit in doubt: it wrote nothing")
