@@ -420,7 +420,7 @@ class StandbyWaitCanceler:
             "PERFORM pg_sleep(0.01); END LOOP; END $$")
 
     def __init__(self, cluster):
-        self.cluster, self.canceled = cluster, []
+        self.cluster, self.canceled = cluster, set()
 
     def __enter__(self):
         self.process = subprocess.Popen(self.cluster.primary_psql(self.LOOP), env=dict(os.environ, PGAPPNAME=self.NAME),
@@ -479,9 +479,10 @@ def test_canceled_wait(cluster):
     expect(session.status == 200, f"the retried refresh's access token: {session}")
     following = oauth_token(cluster.url, client, grant_type="refresh_token", refresh_token=again.json()["refresh_token"])
     expect(following.status == 200, f"a refresh with the retry's token: {following}")
-    return (f"canceled while waiting: sign-up and refresh 503 after {answered:.2f} s (commit timeout {COMMIT_TIMEOUT} s, "
-            f"none timed out), {len(canceler.canceled)} waits canceled, {counted} counted; the refresh, whose rotation had committed ({committed} superseded), "
-            f"retried with the same token after Retry-After {wait:g} s: 200, and its tokens work")
+    return (f"canceled while waiting: sign-up and refresh 503 after {answered:.2f} s (commit timeout "
+            f"{COMMIT_TIMEOUT} s, none timed out), {len(canceler.canceled)} waits canceled, {counted} counted; the refresh, whose rotation "
+            f"had committed ({committed} superseded), retried with the same token after Retry-After {wait:g} s: 200, "
+            f"and its tokens work")
 
 
 def agent_credentials(cluster):

@@ -90,7 +90,8 @@ class CountingMX(AiosmtpdServer):
     def _holding(self, client):
         with self.lock:
             if self._held.get(self._until.get(client)):
-                self._holds.pop(client, None), self._until.pop(client, None)
+                self._holds.pop(client, None)
+                self._until.pop(client, None)
             after = self._holds.get(client)
             return after is not None and sum(t.client == client for t in self.taken) >= after
 
