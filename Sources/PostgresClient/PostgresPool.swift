@@ -247,17 +247,21 @@ final class PostgresPool: Sendable {
             return true
         }
         guard room else { return false }
-        guard let fresh = try? connect() else {
+        guard let replacement = replacement(for: slot) else {
             state.withLock { $0.abandoned -= 1 }  // the server is out of reach: the stuck connection stays
             return false
         }
-        let replacement = Slot(connection: fresh, label: "\(slot.queue.label).r")
         state.withLock { state in
             state.slots[index] = replacement
             state.inFlight[index] = 0
             state.replaced += 1
         }
         return true
+    }
+
+    /// A new connection in a slot of its own, to take `slot`'s place; nil when the server is out of reach.
+    private func replacement(for slot: Slot) -> Slot? {
+        (try? connect()).map { Slot(connection: $0, label: "\(slot.queue.label).r") }
     }
 
     /// Connects anew each connection but the one at `index` that has no call in flight. A write past the timeout says
@@ -271,10 +275,9 @@ final class PostgresPool: Sendable {
             state.slots.indices.filter { $0 != index && state.inFlight[$0] == 0 }.map { ($0, state.slots[$0]) }
         }
         for (other, old) in idle {
-            guard let fresh = try? connect() else { return }  // out of reach: the next failure tries again
-            let replacement = Slot(connection: fresh, label: "\(old.queue.label).r")
+            guard let replacement = replacement(for: old) else { return }  // out of reach: the next failure tries again
             state.withLock { state in
-                // Replaced or taken meanwhile: `fresh` closes unused.
+                // Replaced or taken meanwhile: the replacement closes unused.
                 guard state.slots[other] === old, state.inFlight[other] == 0 else { return }
                 state.slots[other] = replacement
                 state.reconnected += 1
