@@ -223,9 +223,13 @@ def mailbox_credential(address, password, v1=False):
     return {"auth_key": hashlib.sha256(f"{address.strip().lower()}:{password}".encode()).hexdigest()}
 
 
+def mailbox_body(address, password, v1=False):
+    """The address with its credential: the body of a token request, and of a sign-up with its proof added."""
+    return {"address": address} | mailbox_credential(address, password, v1)
+
+
 def mailbox_create(base, address, password, proof, v1=False):
-    return call(base, "POST", "/api/accounts",
-                {"address": address, "pow": proof} | mailbox_credential(address, password, v1))
+    return call(base, "POST", "/api/accounts", mailbox_body(address, password, v1) | {"pow": proof})
 
 
 def mailbox_account(challenge_base, create_base=None, password="cluster-pw-1", v1=False):
@@ -237,7 +241,7 @@ def mailbox_account(challenge_base, create_base=None, password="cluster-pw-1", v
 
 
 def mailbox_token(base, address, password):
-    return call(base, "POST", "/api/token", {"address": address} | mailbox_credential(address, password))
+    return call(base, "POST", "/api/token", mailbox_body(address, password))
 
 
 def mailbox_address():
@@ -787,8 +791,7 @@ def test_webhooks_once(cluster, workdir):
     expect(login.status == 200, f"Pro login: {login}")
     token = login.json()["token"]
     address = mailbox_address()
-    created = call(cluster.base(2), "POST", "/api/accounts",
-                   {"address": address} | mailbox_credential(address, "cluster-pw-1"), bearer=token)
+    created = call(cluster.base(2), "POST", "/api/accounts", mailbox_body(address, "cluster-pw-1"), bearer=token)
     expect(created.status == 201, f"Pro account: {created}")
     receiver = webhook_receiver.Receiver()
     try:
@@ -1605,7 +1608,7 @@ def test_drained_restart(cluster, workdir):
     _, _, session = agent_signup(cluster.base(1))
     requests = [("POST", "/api/v1/challenge", None, None), ("GET", "/.well-known/jwks.json", None, None),
                 ("GET", "/api/domains", None, None), ("GET", "/api/challenge", None, None),
-                ("POST", "/api/token", {"address": address} | mailbox_credential(address, password), None)]
+                ("POST", "/api/token", mailbox_body(address, password), None)]
     crossing = tokens_cross(cluster)
     if crossing:
         requests += [("GET", f"/api/accounts/{account_id}", None, token), ("POST", "/api/v1/capability", None, session)]
@@ -1639,7 +1642,7 @@ def test_postgres_restart(cluster, workdir):
     crossing = tokens_cross(cluster)
     try:
         expect(remote_register(lb, email, origin.url).status == 201, "remote register")
-        requests = [("POST", "/api/token", {"address": address} | mailbox_credential(address, password), None),
+        requests = [("POST", "/api/token", mailbox_body(address, password), None),
                     ("POST", "/login", {"email": email, "password": REMOTE_PASSWORD}, None),
                     ("GET", "/api/challenge", None, None)]
         if crossing:
