@@ -65,10 +65,6 @@ REFRESH_RACE_SECONDS = 2  # POSTERN_OAUTH_REFRESH_RACE_SECONDS, the default
 # The zero-loss run (issue 53): this long under load through HAProxy, the primary killed -9 at this second.
 LOAD_SECONDS = 20
 KILL_AT_SECONDS = 8
-# Between one load thread's requests. Unpaced, the closed loops took what the machine had (6,721 writes in the 20 s of
-# a quiet run, 85 CPU-s for the stage with the check of each) from the stages beside them; paced, a write is still in
-# flight at every moment of the kill.
-PACE_SECONDS = 0.05
 expect, Failure, call = ct.expect, ct.Failure, ct.call
 
 
@@ -201,6 +197,11 @@ class Load:
     """Mail.td sign-ups, SMTP deliveries, owner sign-ups and OAuth refreshes through HAProxy from a few threads; every
     2xx and 250 recorded with its time."""
 
+    # Seconds between one thread's requests. Unpaced, the closed loops took what the machine had (6,721 writes in the
+    # 20 s of a quiet run, 85 CPU-s for the stage with the check of each) from the stages beside them; paced, a write
+    # is still in flight at every moment of the kill.
+    pace = 0.05
+
     def __init__(self, cluster, recipient, oauth=None):
         self.cluster, self.recipient, self.oauth = cluster, recipient, oauth  # recipient: (id, address, password, token)
         self.accounts, self.messages, self.successes, self.failures = [], [], [], 0
@@ -211,7 +212,7 @@ class Load:
         self.stopping = threading.Event()
 
     def repeat(self, attempt, record):
-        """Runs `attempt` until stopped, PACE_SECONDS apart: what it returns, when not None, is recorded by `record`
+        """Runs `attempt` until stopped, `pace` apart: what it returns, when not None, is recorded by `record`
         (under the lock) with the request's time as a success; None or an error counts a failure."""
         while not self.stopping.is_set():
             started = time.monotonic()
@@ -226,7 +227,7 @@ class Load:
                     self.successes.append((started, time.monotonic()))
                 else:
                     self.failures += 1
-            time.sleep(PACE_SECONDS)
+            time.sleep(self.pace)
 
     def signups(self):
         def attempt():
@@ -274,7 +275,7 @@ class Load:
                     self.failures += 1
             if r is not None and r.status == 200:
                 in_doubt = False
-                time.sleep(PACE_SECONDS)
+                time.sleep(self.pace)
                 continue
             if r is not None and r.status != 503:
                 with self.lock:

@@ -55,7 +55,6 @@ ARTIFACTS = os.path.join(ct.REPO, "artifacts", "patroni-tests")
 # instance down, SMTP's checks every 2 s; a request must never reach an instance that is closing.
 DRAIN_SECONDS = 6
 SETTLE_SECONDS = 3  # load after the cluster is healthy again, before the next event
-PACE_SECONDS = 0.2  # between one worker's requests
 expect, Failure, call = ct.expect, ct.Failure, ct.call
 
 
@@ -93,6 +92,8 @@ class Load(fo.Load):
     """failover_tests' load, each answer sorted: `ok`, `unavailable` (503 with Retry-After, SMTP 451) or `failed`
     (anything else), with its time, in `answers`."""
 
+    pace = 0.2  # seconds between one thread's requests
+
     def __init__(self, cluster, recipient, oauth):
         super().__init__(cluster, recipient, oauth)
         self.answers = []  # (started, finished, kind, what)
@@ -115,11 +116,11 @@ class Load(fo.Load):
         return False
 
     def loop(self, attempt):
-        """Runs `attempt` until stopped, PACE_SECONDS apart: the events need a steady load, not the most the machine
+        """Runs `attempt` until stopped, `pace` apart: the events need a steady load, not the most the machine
         can take (each acknowledged write is checked afterwards)."""
         while not self.stopping.is_set():
             attempt()
-            time.sleep(PACE_SECONDS)
+            time.sleep(self.pace)
 
     def signups(self):
         def attempt():
@@ -212,7 +213,7 @@ class Load(fo.Load):
                     refresh = self.last_refresh = r.json()["refresh_token"]
                     self.access_tokens.append(r.json()["access_token"])
                     self.successes.append((started, time.monotonic()))
-                time.sleep(PACE_SECONDS)
+                time.sleep(self.pace)
                 continue
             if r is not None and r.status != 503:
                 with self.lock:
