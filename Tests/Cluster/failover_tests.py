@@ -7,8 +7,8 @@ any fails. Loopback only, bounded (about two and a half minutes in all).
     Tests/Cluster/failover_tests.py        # POSTERN_BIN (default .build/release/postern) must exist
 
 On the synchronous pair, in this order:
-  lost standby     its WAL sender frozen: writes answer 503 within the commit timeout + 2 s, reads keep answering;
-                   thawed, writes succeed again without a restart
+  lost standby     its WAL sender frozen: writes answer 503, counted as the commit timeout's (not a hang until the
+                   thaw), reads keep answering; thawed, writes succeed again without a restart
   canceled wait    frozen again, the backends of a sign-up and of an OAuth refresh waiting for the standby are
                    canceled from psql (pg_cancel_backend): both clients get 503, never 2xx, and the commits are counted
                    in doubt; thawed, the refresh retried with the same token after Retry-After gets 200 (its rotation
@@ -115,9 +115,9 @@ def new_account(base):
     return ct.mailbox_account(base, password="failover-pw-1")
 
 
-def in_doubt_count(cluster, reason):
+def in_doubt_count(cluster, reason, instances=(1, 2)):
     total = 0
-    for i in (1, 2):
+    for i in instances:
         text = call(cluster.base(i), "GET", "/metrics").body.decode()
         found = re.search(rf'^postern_storage_commits_in_doubt_total{{reason="{reason}"}} (\d+)', text, re.M)
         total += int(found.group(1)) if found else 0
@@ -379,17 +379,18 @@ def jmap_state(base, credentials):
 def test_lost_standby(cluster):
     account_id, address, password, token = new_account(cluster.url)
     proof = ct.mailbox_proof(cluster.base(1))
-    timeouts = in_doubt_count(cluster, "timeout")
+    timeouts = in_doubt_count(cluster, "timeout", instances=(1,))
     cluster.pg_ha("freeze-standby")
     try:
         started = time.monotonic()
         r = ct.mailbox_create(cluster.base(1), ct.mailbox_address(), "failover-pw-1", proof)
         waited = time.monotonic() - started
         expect(r.status == 503 and ct.plain_error(r) is not None, f"a sign-up with the standby frozen: {r}")
-        # The commit timeout answered it (counted by its reason), not a hang until the thaw; the wall-clock bound is
-        # loose, as a busy machine adds seconds of its own to the timeout's.
-        timed_out = in_doubt_count(cluster, "timeout") - timeouts
-        expect(timed_out == 1 and waited < COMMIT_TIMEOUT + 20,
+        # The commit timeout answered it (counted by its reason on the instance that took it), not a hang until the
+        # thaw. At least one: HAProxy's /readyz probes are writes too, and time out meanwhile (CI, stop 79: 5 counted
+        # on both instances). The wall-clock bound is loose, as a busy machine adds seconds of its own.
+        timed_out = in_doubt_count(cluster, "timeout", instances=(1,)) - timeouts
+        expect(timed_out >= 1 and waited < COMMIT_TIMEOUT + 20,
                f"the sign-up answered after {waited:.1f} s (timeout {COMMIT_TIMEOUT} s), {timed_out} timeouts counted")
         reads = [call(cluster.base(i), "GET", f"/api/accounts/{account_id}", bearer=token) for i in (1, 2, 1, 2)]
         expect(all(r.status == 200 for r in reads), f"reads with the standby frozen: {reads}")
@@ -446,18 +447,20 @@ def test_canceled_wait(cluster):
     timeouts = in_doubt_count(cluster, "timeout")
     proof = ct.mailbox_proof(cluster.base(2))
     client, refresh, inbox = oauth_grant(cluster)
-    cluster.pg_ha("freeze-standby")
-    try:
-        # Every backend of Postern's waiting for the standby is canceled until both answer: theirs among them.
-        with StandbyWaitCanceler(cluster) as canceler, concurrent.futures.ThreadPoolExecutor(2) as pool:
+    # Every backend of Postern's waiting for the standby is canceled until both answer: theirs among them. The canceler
+    # runs before the freeze, or a /readyz probe of HAProxy's (a write) could wait out the commit timeout while the
+    # canceler's session starts on a busy machine.
+    with StandbyWaitCanceler(cluster) as canceler, concurrent.futures.ThreadPoolExecutor(2) as pool:
+        cluster.pg_ha("freeze-standby")
+        try:
             started = time.monotonic()
             signup = pool.submit(ct.mailbox_create, cluster.base(2), ct.mailbox_address(), "failover-pw-1", proof)
             rotation = pool.submit(oauth_token, cluster.base(1), client, grant_type="refresh_token",
                                    refresh_token=refresh)
             r, refreshed = signup.result(), rotation.result()
             answered = time.monotonic() - started
-    finally:
-        cluster.pg_ha("thaw-standby")
+        finally:
+            cluster.pg_ha("thaw-standby")
     expect(canceler.canceled, "no backend of Postern was seen waiting for the standby")
     expect(r.status == 503, f"the client of the canceled commit got {r}, not 503")
     expect(refreshed.status == 503, f"the refresh whose commit was canceled got {refreshed}, not 503")
