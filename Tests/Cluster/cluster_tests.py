@@ -17,6 +17,7 @@ import base64
 import concurrent.futures
 import hashlib
 import http.client
+import imaplib
 import importlib.machinery
 import importlib.util
 import json
@@ -985,14 +986,27 @@ class SourcedPOP3SSL(poplib.POP3_SSL):
         return self.context.wrap_socket(sock, server_hostname=self.host)
 
 
-@test("POP3S through HAProxy's TCP mode (PROXY v2): poplib.POP3_SSL signs in and sees mail stored by each instance")
-def test_pop3s_across_instances(cluster, workdir):
+class SourcedIMAP4SSL(imaplib.IMAP4_SSL):
+    """imaplib's IMAP4_SSL from a chosen loopback address, as SourcedPOP3SSL."""
+
+    def __init__(self, host, port, source, context):
+        self.source = source
+        super().__init__(host, port, ssl_context=context, timeout=30)
+
+    def _create_socket(self, timeout):
+        sock = socket.create_connection((self.host, self.port), timeout, source_address=(self.source, 0))
+        return self.ssl_context.wrap_socket(sock, server_hostname=self.host)
+
+
+@test("POP3S and IMAPS through HAProxy's TCP mode (PROXY v2): poplib and imaplib over TLS see mail stored by each "
+      "instance")
+def test_implicit_tls_across_instances(cluster, workdir):
     """One message delivered to instance 1's SMTP listener, one to instance 2's; poplib.POP3_SSL through HAProxy's
-    POP3S port (leastconn: either instance) must list both, so it sees at least one delivery the other instance
-    stored, and the audit trail names the client the PROXY header gave (127.0.0.4), not HAProxy. TLS is ended by the
-    instance (HAProxy passes bytes through), each with its own self-signed pair here, so the client does not verify
-    the certificate."""
-    for port in ("CLUSTER_POP3S_PORT", "INSTANCE_1_SMTP_PORT", "INSTANCE_2_SMTP_PORT"):
+    POP3S port and imaplib.IMAP4_SSL through its IMAPS port (leastconn: either instance) must each list both, so each
+    sees at least one delivery the other instance stored, and the audit trail names the clients the PROXY headers gave
+    (127.0.0.4 for POP3S, 127.0.0.5 for IMAPS), not HAProxy. TLS is ended by the instance (HAProxy passes bytes
+    through), each with its own self-signed pair here, so the clients do not verify the certificate."""
+    for port in ("CLUSTER_POP3S_PORT", "CLUSTER_IMAPS_PORT", "INSTANCE_1_SMTP_PORT", "INSTANCE_2_SMTP_PORT"):
         expect(cluster.env.get(port), f"cluster.env names {port}")
     _, address, password, _ = mailbox_account(cluster.url, v1=True)
     subjects = {f"stored by instance {i} {secrets.token_hex(4)}" for i in (1, 2)}
@@ -1030,13 +1044,29 @@ def test_pop3s_across_instances(cluster, workdir):
     finally:
         pop.quit()
 
+    # IMAP reads the mailbox as it is at SELECT, and POP3S has just listed both: one session.
+    imap = SourcedIMAP4SSL("127.0.0.1", int(cluster.env["CLUSTER_IMAPS_PORT"]), "127.0.0.5", context)
+    try:
+        imap_version = imap.sock.version()
+        imap.login(address, password)
+        status, data = imap.select("INBOX", readonly=True)
+        expect(status == "OK" and data[0] == b"2", f"IMAPS through HAProxy: SELECT INBOX {status} {data}, 2 expected")
+        status, data = imap.fetch("1:2", "(BODY.PEEK[HEADER.FIELDS (SUBJECT)])")
+        expect(status == "OK", f"IMAPS FETCH: {status} {data}")
+        imap_seen = {part[1].decode().split(": ", 1)[1].strip() for part in data if isinstance(part, tuple)}
+        expect(imap_seen == subjects, f"IMAPS through HAProxy: subjects {imap_seen}, expected {subjects}")
+    finally:
+        imap.logout()
+
     audit = cluster.postern("audit", "--json")
     entries = [json.loads(line) for line in audit.splitlines() if line.startswith("{") and address in line]
-    clients = {e.get("client_address") for e in entries
-               if e["action"] == "mailbox.signin" and (e.get("details") or {}).get("door") == "pop3"}
-    expect(clients == {"127.0.0.4"}, f"the POP3S sign-ins' client is the one the PROXY header named ({clients})")
+    clients = {door: {e.get("client_address") for e in entries
+                      if e["action"] == "mailbox.signin" and (e.get("details") or {}).get("door") == door}
+               for door in ("pop3", "imap")}
+    expect(clients == {"pop3": {"127.0.0.4"}, "imap": {"127.0.0.5"}},
+           f"the POP3S and IMAPS sign-ins' clients are the ones the PROXY headers named ({clients})")
     return f"{version} through HAProxy's POP3S port: both instances' deliveries listed after {sessions} session(s); " \
-           f"sign-in client {clients}"
+           f"{imap_version} through its IMAPS port: both; sign-in clients {clients}"
 
 
 # How long imaptest's stress mode runs. It is a closed loop (each client sends its next command when the last is

@@ -24,13 +24,13 @@ loopback and nothing outside DIR.
 
 Every instance gets the settings of deploy/docker-compose.yml (its `x-postern` environment, `${VAR:-default}`
 expanded from the environment `start` runs in), so that the cluster is the compose file's shape on loopback: SMTP,
-the sandbox, IMAP, POP3 and POP3S on, behind HAProxy with the PROXY protocol, POSTERN_DRAIN_SECONDS, the key reload
+the sandbox, IMAP, IMAPS, POP3 and POP3S on, behind HAProxy with the PROXY protocol, POSTERN_DRAIN_SECONDS, the key reload
 and promotion.
 Over those, every POSTERN_* and JWT_* variable of the environment `start` runs in (POSTERN_RATE_LIMITS, ...); over
 both, what loopback needs: the same POSTERN_DATABASE_URL, POSTERN_KEY_SECRET (random hex made once into
 DIR/key-secret), POSTERN_PUBLIC_URL and JWT_ISSUER (the balancer's URL), POSTERN_TRUSTED_PROXIES=127.0.0.1/32 and
 POSTERN_INSTANCES=N. All of it is kept in DIR/instances.env, which restarts use too; each instance's own ports
-(HTTP, SMTP, the sandbox, IMAP, POP3, POP3S) are chosen at start and kept in cluster.env.
+(HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3, POP3S) are chosen at start and kept in cluster.env.
 POSTERN_BIN names the binary (default: this checkout's .build/release/postern; `make cluster` builds it).
 CLUSTER_DATABASE=sqlite (with N=1) serves one instance on a SQLite file in DIR/sqlite instead, behind the same
 balancer: the embedded default, for comparison (scripts/bench-cluster). PG_DIR is then empty.
@@ -44,15 +44,15 @@ both with POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY=on: the Patroni suite (Te
 is then DIR/patroni, the directory scripts/patroni switchover, kill-postgres, kill-patroni ... take.
 
 HAProxy's configuration is deploy/haproxy.cfg (the one docker compose uses) rendered for loopback into
-DIR/haproxy.cfg: HTTP, SMTP, the sandbox, IMAP, POP3 and POP3S each on a free port; for HTTP health checks on GET
+DIR/haproxy.cfg: HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3 and POP3S each on a free port; for HTTP health checks on GET
 /readyz, round robin, X-Forwarded-For from HAProxy only, a request retried on
 another instance only when its connection failed before it was sent, and, when no instance is ready (PostgreSQL
 down), every live one answering instead of HAProxy. Its admin socket is DIR/haproxy.sock, its log DIR/haproxy.log.
 
 DIR/cluster.env, KEY=VALUE lines a shell can source: CLUSTER_URL, CLUSTER_SMTP_PORT, CLUSTER_SANDBOX_PORT,
-CLUSTER_IMAP_PORT, CLUSTER_POP3_PORT and CLUSTER_POP3S_PORT (HAProxy's mail ports), CLUSTER_INSTANCES, POSTERN_BIN,
+CLUSTER_IMAP_PORT, CLUSTER_IMAPS_PORT, CLUSTER_POP3_PORT and CLUSTER_POP3S_PORT (HAProxy's mail ports), CLUSTER_INSTANCES, POSTERN_BIN,
 POSTERN_DATABASE_URL, PG_DIR, HAPROXY_PORT, HAPROXY_PID, HAPROXY_SOCKET, HAPROXY_CONFIG, HAPROXY_LOG, and for each
-instance I: INSTANCE_<I>_PORT, _SMTP_PORT, _SANDBOX_PORT, _IMAP_PORT, _POP3_PORT, _POP3S_PORT, _PID, _URL, _DATA_DIR, _LOG, _BIN (the binary it runs) and _SERVER (its HAProxy
+instance I: INSTANCE_<I>_PORT, _SMTP_PORT, _SANDBOX_PORT, _IMAP_PORT, _IMAPS_PORT, _POP3_PORT, _POP3S_PORT, _PID, _URL, _DATA_DIR, _LOG, _BIN (the binary it runs) and _SERVER (its HAProxy
 server, postern/postern<I>).
 
 Installs Debian's postgresql and haproxy when missing (scripts/bootstrap). As root, PostgreSQL runs as the
@@ -79,17 +79,22 @@ HERE = os.path.join(REPO, "scripts")  # pg-temp and bootstrap, which it runs
 TEMPLATE = os.path.join(REPO, "deploy", "haproxy.cfg")
 COMPOSE = os.path.join(REPO, "deploy", "docker-compose.yml")
 # The template's ports, by service: frontends bind them, servers listen on them.
-HTTP, SMTP, SANDBOX, IMAP, POP3, POP3S = 8080, 2525, 2587, 1143, 1110, 1995
-SERVICES = (HTTP, SMTP, SANDBOX, IMAP, POP3, POP3S)
+HTTP, SMTP, SANDBOX, IMAP, IMAPS, POP3, POP3S = 8080, 2525, 2587, 1143, 1993, 1110, 1995
+# Each service's instance variable (its port on an instance) and its name in cluster.env: CLUSTER_<NAME>_PORT
+# (HAProxy's port; HTTP's is CLUSTER_URL) and INSTANCE_<I>_<NAME>_PORT (HTTP's: INSTANCE_<I>_PORT).
+SERVICE_NAMES = {HTTP: ("POSTERN_PORT", None), SMTP: ("POSTERN_SMTP_PORT", "SMTP"),
+                 SANDBOX: ("POSTERN_SANDBOX_SMTP_PORT", "SANDBOX"), IMAP: ("POSTERN_IMAP_PORT", "IMAP"),
+                 IMAPS: ("POSTERN_IMAPS_PORT", "IMAPS"), POP3: ("POSTERN_POP3_PORT", "POP3"),
+                 POP3S: ("POSTERN_POP3S_PORT", "POP3S")}
+SERVICES = tuple(SERVICE_NAMES)
 # The mail backends of deploy/haproxy.cfg, each with its fallback `<name>_live`.
-MAIL_BACKENDS = ("smtp", "sandbox", "imap", "pop3", "pop3s")
+MAIL_BACKENDS = ("smtp", "sandbox", "imap", "imaps", "pop3", "pop3s")
 MARKER = ".postern-cluster"  # in every DIR `start` made: `stop` removes no other directory
 BACKEND, FALLBACK = "postern", "postern_live"  # the backends of deploy/haproxy.cfg
 # Set by this script for every instance; the caller's values of these are not passed through.
-CONTROLLED = {"POSTERN_HOST", "POSTERN_PORT", "POSTERN_DATA_DIR", "POSTERN_DATABASE_URL", "POSTERN_PUBLIC_URL",
-              "JWT_ISSUER", "POSTERN_TRUSTED_PROXIES", "POSTERN_INSTANCES", "POSTERN_KEY_SECRET", "POSTERN_SMTP_PORT",
-              "POSTERN_SANDBOX_SMTP_PORT", "POSTERN_IMAP_PORT", "POSTERN_POP3_PORT", "POSTERN_POP3S_PORT",
-              "POSTERN_BIN"}
+CONTROLLED = {"POSTERN_HOST", "POSTERN_DATA_DIR", "POSTERN_DATABASE_URL", "POSTERN_PUBLIC_URL", "JWT_ISSUER",
+              "POSTERN_TRUSTED_PROXIES", "POSTERN_INSTANCES", "POSTERN_KEY_SECRET", "POSTERN_BIN"} | {
+              variable for variable, _ in SERVICE_NAMES.values()}
 
 
 def say(message):
@@ -254,14 +259,11 @@ class Cluster:
         return env
 
     def launch(self, i, binary, ports):
-        """Instance `i` on `ports` ({HTTP: port, SMTP: port, SANDBOX: port, IMAP: port, POP3: port, POP3S: port})."""
+        """Instance `i` on `ports` ({service: port} for every one of SERVICES)."""
         data = self.instance_dir(i)
         os.makedirs(data, exist_ok=True)
-        env = self.environment({"POSTERN_PORT": str(ports[HTTP]), "POSTERN_SMTP_PORT": str(ports[SMTP]),
-                                "POSTERN_SANDBOX_SMTP_PORT": str(ports[SANDBOX]),
-                                "POSTERN_IMAP_PORT": str(ports[IMAP]), "POSTERN_POP3_PORT": str(ports[POP3]),
-                                "POSTERN_POP3S_PORT": str(ports[POP3S]),
-                                "POSTERN_DATA_DIR": os.path.join(data, "data")})
+        env = self.environment({variable: str(ports[service]) for service, (variable, _) in SERVICE_NAMES.items()}
+                               | {"POSTERN_DATA_DIR": os.path.join(data, "data")})
         with contextlib.suppress(FileNotFoundError), open(os.path.join(data, "database-url")) as f:
             env["POSTERN_DATABASE_URL"] = f.read().strip()  # this instance's own route to the database
         pid = spawn([binary, "serve"], os.path.join(data, "postern.log"), env, cwd=data)
@@ -374,6 +376,12 @@ def compose_settings(environ=None):
     return settings
 
 
+def instance_port_key(i, service):
+    """The cluster.env key of instance `i`'s port for `service`: INSTANCE_<I>_<NAME>_PORT, HTTP's INSTANCE_<I>_PORT."""
+    name = SERVICE_NAMES[service][1]
+    return f"INSTANCE_{i}_{name}_PORT" if name else f"INSTANCE_{i}_PORT"
+
+
 def render_haproxy(ports, socket_path, server_ports):
     """deploy/haproxy.cfg for loopback: each frontend's bind on `ports[service]`, the socket, one server line per
     instance at `server_ports[service][i]` with the same options."""
@@ -413,9 +421,9 @@ def render_haproxy(ports, socket_path, server_ports):
             line = f"{sock.group(1)}stats socket {socket_path}{sock.group(2)}"
         out.append(line)
     if counts != {"bind": set(SERVICES), "socket": 1, "servers": 2 + 2 * len(MAIL_BACKENDS)}:
-        raise Failed(f"{TEMPLATE} no longer has the shape this script renders (`bind :8080`, `:2525`, `:2587`, "
-                     f"`:1143`, `:1110` and `:1995`, one `stats socket`, a block of `server postern<N> host:port ...` "
-                     f"lines in each of twelve backends): found {counts}")
+        raise Failed(f"{TEMPLATE} no longer has the shape this script renders (a `bind :<port>` for each of "
+                     f"{', '.join(map(str, SERVICES))}, one `stats socket`, a block of `server postern<N> host:port "
+                     f"...` lines in each of {2 + 2 * len(MAIL_BACKENDS)} backends): found {counts}")
     return "\n".join(out) + "\n"
 
 
@@ -543,11 +551,7 @@ def start_everything(cluster, binary, count):
     values = {
         "CLUSTER_DIR": cluster.dir,
         "CLUSTER_URL": public_url,
-        "CLUSTER_SMTP_PORT": str(balancer[SMTP]),
-        "CLUSTER_SANDBOX_PORT": str(balancer[SANDBOX]),
-        "CLUSTER_IMAP_PORT": str(balancer[IMAP]),
-        "CLUSTER_POP3_PORT": str(balancer[POP3]),
-        "CLUSTER_POP3S_PORT": str(balancer[POP3S]),
+        **{f"CLUSTER_{name}_PORT": str(balancer[service]) for service, (_, name) in SERVICE_NAMES.items() if name},
         "CLUSTER_INSTANCES": str(count),
         "POSTERN_BIN": binary,
         "POSTERN_DATABASE_URL": database_url,
@@ -560,12 +564,7 @@ def start_everything(cluster, binary, count):
     }
     for i, (pid, ports) in enumerate(zip(pids, instance_ports), 1):
         values.update({
-            f"INSTANCE_{i}_PORT": str(ports[HTTP]),
-            f"INSTANCE_{i}_SMTP_PORT": str(ports[SMTP]),
-            f"INSTANCE_{i}_SANDBOX_PORT": str(ports[SANDBOX]),
-            f"INSTANCE_{i}_IMAP_PORT": str(ports[IMAP]),
-            f"INSTANCE_{i}_POP3_PORT": str(ports[POP3]),
-            f"INSTANCE_{i}_POP3S_PORT": str(ports[POP3S]),
+            **{instance_port_key(i, service): str(ports[service]) for service in SERVICES},
             f"INSTANCE_{i}_PID": str(pid),
             f"INSTANCE_{i}_URL": f"http://127.0.0.1:{ports[HTTP]}",
             f"INSTANCE_{i}_DATA_DIR": os.path.join(cluster.instance_dir(i), "data"),
@@ -613,9 +612,7 @@ def restart_instance(cluster, i, sigterm=False, new_binary=None):
     if f"INSTANCE_{i}_PORT" not in values:
         die(f"no instance {i} in {cluster.dir} (it has {values.get('CLUSTER_INSTANCES')})")
     binary = values.get(f"INSTANCE_{i}_BIN") or values["POSTERN_BIN"]
-    ports = {HTTP: int(values[f"INSTANCE_{i}_PORT"]), SMTP: int(values[f"INSTANCE_{i}_SMTP_PORT"]),
-             SANDBOX: int(values[f"INSTANCE_{i}_SANDBOX_PORT"]), IMAP: int(values[f"INSTANCE_{i}_IMAP_PORT"]),
-             POP3: int(values[f"INSTANCE_{i}_POP3_PORT"]), POP3S: int(values[f"INSTANCE_{i}_POP3S_PORT"])}
+    ports = {service: int(values[instance_port_key(i, service)]) for service in SERVICES}
     port = ports[HTTP]
     servers = [(BACKEND, f"postern{i}"), (FALLBACK, f"postern{i}")]
     with cluster.locked():
