@@ -24,8 +24,8 @@ loopback and nothing outside DIR.
 
 Every instance gets the settings of deploy/docker-compose.yml (its `x-postern` environment, `${VAR:-default}`
 expanded from the environment `start` runs in), so that the cluster is the compose file's shape on loopback: SMTP,
-the sandbox, IMAP, IMAPS, POP3 and POP3S on, behind HAProxy with the PROXY protocol, POSTERN_DRAIN_SECONDS, the key reload
-and promotion.
+the sandbox, IMAP, IMAPS, POP3 and POP3S on, behind HAProxy with the PROXY protocol, POSTERN_DRAIN_SECONDS, the key
+reload and promotion.
 Over those, every POSTERN_* and JWT_* variable of the environment `start` runs in (POSTERN_RATE_LIMITS, ...); over
 both, what loopback needs: the same POSTERN_DATABASE_URL, POSTERN_KEY_SECRET (random hex made once into
 DIR/key-secret), POSTERN_PUBLIC_URL and JWT_ISSUER (the balancer's URL), POSTERN_TRUSTED_PROXIES=127.0.0.1/32 and
@@ -44,16 +44,17 @@ both with POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY=on: the Patroni suite (Te
 is then DIR/patroni, the directory scripts/patroni switchover, kill-postgres, kill-patroni ... take.
 
 HAProxy's configuration is deploy/haproxy.cfg (the one docker compose uses) rendered for loopback into
-DIR/haproxy.cfg: HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3 and POP3S each on a free port; for HTTP health checks on GET
-/readyz, round robin, X-Forwarded-For from HAProxy only, a request retried on
-another instance only when its connection failed before it was sent, and, when no instance is ready (PostgreSQL
-down), every live one answering instead of HAProxy. Its admin socket is DIR/haproxy.sock, its log DIR/haproxy.log.
+DIR/haproxy.cfg: HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3 and POP3S each on a free port; for HTTP health checks
+on GET /readyz, round robin, X-Forwarded-For from HAProxy only, a request retried on another instance only when its
+connection failed before it was sent, and, when no instance is ready (PostgreSQL down), every live one answering
+instead of HAProxy. Its admin socket is DIR/haproxy.sock, its log DIR/haproxy.log.
 
 DIR/cluster.env, KEY=VALUE lines a shell can source: CLUSTER_URL, CLUSTER_SMTP_PORT, CLUSTER_SANDBOX_PORT,
-CLUSTER_IMAP_PORT, CLUSTER_IMAPS_PORT, CLUSTER_POP3_PORT and CLUSTER_POP3S_PORT (HAProxy's mail ports), CLUSTER_INSTANCES, POSTERN_BIN,
-POSTERN_DATABASE_URL, PG_DIR, HAPROXY_PORT, HAPROXY_PID, HAPROXY_SOCKET, HAPROXY_CONFIG, HAPROXY_LOG, and for each
-instance I: INSTANCE_<I>_PORT, _SMTP_PORT, _SANDBOX_PORT, _IMAP_PORT, _IMAPS_PORT, _POP3_PORT, _POP3S_PORT, _PID, _URL, _DATA_DIR, _LOG, _BIN (the binary it runs) and _SERVER (its HAProxy
-server, postern/postern<I>).
+CLUSTER_IMAP_PORT, CLUSTER_IMAPS_PORT, CLUSTER_POP3_PORT and CLUSTER_POP3S_PORT (HAProxy's mail ports),
+CLUSTER_INSTANCES, POSTERN_BIN, POSTERN_DATABASE_URL, PG_DIR, HAPROXY_PORT, HAPROXY_PID, HAPROXY_SOCKET, HAPROXY_CONFIG,
+HAPROXY_LOG, and for each instance I: INSTANCE_<I>_PORT, _SMTP_PORT, _SANDBOX_PORT, _IMAP_PORT, _IMAPS_PORT,
+_POP3_PORT, _POP3S_PORT, _PID, _URL, _DATA_DIR, _LOG, _BIN (the binary it runs) and _SERVER (its HAProxy server,
+postern/postern<I>).
 
 Installs Debian's postgresql and haproxy when missing (scripts/bootstrap). As root, PostgreSQL runs as the
 `postgres` user (scripts/pg-temp), so DIR is made traversable (0711) for it, and must be reachable by it.
