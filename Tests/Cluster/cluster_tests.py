@@ -973,29 +973,29 @@ def test_imap_pop3_across_instances(cluster, workdir):
            f"list UID {uid.group(1).decode()} (UIDL {validity}.{uid.group(1).decode()}); sign-in clients {clients}"
 
 
-class SourcedPOP3SSL(poplib.POP3_SSL):
-    """poplib's POP3_SSL from a chosen loopback address (poplib takes none), so that the PROXY header has a client
-    to name that no other test uses."""
+def sourced_tls(client, timeout, context):
+    """The TLS socket a stdlib client (`poplib.POP3_SSL`, `imaplib.IMAP4_SSL`: neither takes a source address) opens
+    from its `source` loopback address, so that the PROXY header has a client to name that no other test uses."""
+    sock = socket.create_connection((client.host, client.port), timeout, source_address=(client.source, 0))
+    return context.wrap_socket(sock, server_hostname=client.host)
 
+
+class SourcedPOP3SSL(poplib.POP3_SSL):
     def __init__(self, host, port, source, context):
         self.source = source
         super().__init__(host, port, timeout=30, context=context)
 
     def _create_socket(self, timeout):
-        sock = socket.create_connection((self.host, self.port), timeout, source_address=(self.source, 0))
-        return self.context.wrap_socket(sock, server_hostname=self.host)
+        return sourced_tls(self, timeout, self.context)
 
 
 class SourcedIMAP4SSL(imaplib.IMAP4_SSL):
-    """imaplib's IMAP4_SSL from a chosen loopback address, as SourcedPOP3SSL."""
-
     def __init__(self, host, port, source, context):
         self.source = source
         super().__init__(host, port, ssl_context=context, timeout=30)
 
     def _create_socket(self, timeout):
-        sock = socket.create_connection((self.host, self.port), timeout, source_address=(self.source, 0))
-        return self.ssl_context.wrap_socket(sock, server_hostname=self.host)
+        return sourced_tls(self, timeout, self.ssl_context)
 
 
 @test("POP3S and IMAPS through HAProxy's TCP mode (PROXY v2): poplib and imaplib over TLS see mail stored by each "
