@@ -484,9 +484,9 @@ def test_canceled_wait(cluster):
     following = oauth_token(cluster.url, client, grant_type="refresh_token", refresh_token=again.json()["refresh_token"])
     expect(following.status == 200, f"a refresh with the retry's token: {following}")
     return (f"canceled while waiting: sign-up and refresh 503 after {answered:.2f} s (commit timeout "
-            f"{COMMIT_TIMEOUT} s, none timed out), {len(canceler.canceled)} waits canceled, {counted} counted; the refresh, whose rotation "
-            f"had committed ({committed} superseded), retried with the same token after Retry-After {wait:g} s: 200, "
-            f"and its tokens work")
+            f"{COMMIT_TIMEOUT} s, none timed out), {len(canceler.canceled)} waits canceled, {counted} counted; the "
+            f"refresh, whose rotation had committed ({committed} superseded), retried with the same token after "
+            f"Retry-After {wait:g} s: 200, and its tokens work")
 
 
 def agent_credentials(cluster):
