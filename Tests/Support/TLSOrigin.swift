@@ -85,20 +85,26 @@ public final class TLSOrigin {
         guard process.terminationStatus == 0 else { throw POSIXError(.EIO) }
     }
 
+    /// A port on 127.0.0.1 nothing is bound to, for `s_server`: drawn below the kernel's ephemeral range (32768 up),
+    /// as Tests/postern_testkit/ports.py's are, since a port of that range released before `s_server` binds it can be
+    /// taken by any of the suites' outbound connections meanwhile.
     private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        for _ in 0..<100 {
+            let candidate = Int.random(in: 16384..<32768)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(candidate).bigEndian)
+            address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
+            if bound { return candidate }
         }
-        guard ok else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        throw POSIXError(.EADDRINUSE)
     }
 
     private func waitUntilListening() throws {

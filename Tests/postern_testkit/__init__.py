@@ -6,7 +6,7 @@ A caller puts the directory holding this package (`Tests/`) on sys.path with one
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))   # from Tests/<Dir>/
     from postern_testkit import postern, http, Checks
 
-- ports: `free_port()`, `split_url(base)` -> (host, port)
+- ports: `free_port()`, `free_ports(count)` (below the ephemeral range), `split_url(base)` -> (host, port)
 - calls: `http(base, method, path, body, headers, bearer)` -> (status, headers, JSON or text)
 - checks: `Checks` (one line per check, `finish` exits 1 on any failure)
 - server: `ROOT`; `postern(env, pro_users, owners, data, backend)` (context manager, yields a `Server` URL; `backend`
@@ -63,7 +63,7 @@ from .calls import http
 from .checks import Checks
 from .forms import FormDriver, NoRedirect
 from .origin import origin_server
-from .ports import free_port, split_url
+from .ports import free_port, free_ports, split_url
 from .proofs import DEFAULT_SALT, agent_login, agent_signup, leading_zero_bits, mailbox_nonce, solve
 from .server import (
     ROOT, Server, cpu_seconds, install_packages, listening_url, pip_target, postern, rss_kib, serve, wait_listening,
@@ -71,6 +71,6 @@ from .server import (
 
 __all__ = [
     "DEFAULT_SALT", "ROOT", "Checks", "FormDriver", "NoRedirect", "Server", "agent_login", "agent_signup", "cpu_seconds",
-    "free_port", "http", "install_packages", "leading_zero_bits", "listening_url", "mailbox_nonce", "origin_server",
-    "pip_target", "postern", "rss_kib", "serve", "solve", "split_url", "wait_listening",
+    "free_port", "free_ports", "http", "install_packages", "leading_zero_bits", "listening_url", "mailbox_nonce",
+    "origin_server", "pip_target", "postern", "rss_kib", "serve", "solve", "split_url", "wait_listening",
 ]

@@ -75,6 +75,8 @@ import subprocess
 import sys
 import time
 
+from .ports import free_ports
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.join(REPO, "scripts")  # pg-temp and bootstrap, which it runs
 TEMPLATE = os.path.join(REPO, "deploy", "haproxy.cfg")
@@ -148,20 +150,6 @@ def spawn(argv, log_path, env, cwd):
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
                                    cwd=cwd, start_new_session=True, close_fds=True)
     return process.pid
-
-
-def free_ports(count):
-    """`count` distinct free loopback ports (bound together, so distinct, then released)."""
-    sockets = []
-    try:
-        for _ in range(count):
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            sockets.append(s)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
 
 
 def http_status(url, timeout=2.0):
