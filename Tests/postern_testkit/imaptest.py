@@ -7,23 +7,37 @@ a message naming where they looked.
     subprocess.run([binary, "host=127.0.0.1", ...], env=imaptest.ENV)
 """
 
+import fcntl
 import os
 import subprocess
+import sys
 
-SHARED = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "tools",
-                                       "imaptest"))
+from .server import ROOT
+
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "tools", "imaptest"))
 BUILT = os.path.expanduser("~/.cache/postern/imaptest")
 # imaptest links Dovecot's own libraries, which Debian keeps outside the loader's path.
 ENV = {"LD_LIBRARY_PATH": "/usr/lib/dovecot"}
+# What its build needs: Dovecot's headers and the library they describe, autotools and a C compiler.
+PACKAGES = ("dovecot-core", "dovecot-dev", "autoconf", "automake", "libtool", "make", "gcc")
 
 
 def binary():
-    """The imaptest binary, built from the shared tools when missing; None without them."""
+    """The imaptest binary, built from the shared tools when missing; None without them. Two stages asking at once
+    (the client tests' scripted groups, the cluster stage's stress mode) build it once: the second waits on the
+    first's lock. Its Debian packages come through scripts/bootstrap first: the shared build installs dovecot-dev
+    alone, whose headers do not bring libdovecot (dovecot-core) to link against, and its own apt-get would race the
+    other stages' installs."""
     if not os.path.isdir(SHARED):
         return None
-    if not os.path.exists(os.path.join(BUILT, "imaptest")):
-        subprocess.run([os.path.join(SHARED, "build"), BUILT], check=True)
-    return os.path.join(BUILT, "imaptest")
+    built = os.path.join(BUILT, "imaptest")
+    os.makedirs(os.path.dirname(BUILT), exist_ok=True)
+    with open(BUILT + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(built):
+            subprocess.run([os.path.join(ROOT, "scripts", "bootstrap"), *PACKAGES], check=True, stdout=sys.stderr)
+            subprocess.run([os.path.join(SHARED, "build"), BUILT], check=True)
+    return built
 
 
 def skipped(test):
