@@ -2,8 +2,8 @@
 """Helpers for scripts/bench that are awkward in bash: the command line over Tests/postern_testkit (the library the
 tests share) and the load generators only the benchmarks use. Standard library only.
 
-    bench-lib.py freeport
-        print a free loopback TCP port
+    bench-lib.py freeport [COUNT]
+        print COUNT (default 1) distinct free loopback TCP ports, one a line
     bench-lib.py session BASE_URL USERNAME
         challenge -> real scrypt proof -> signup; print the session JWT from the response
         Authorization header
@@ -63,7 +63,7 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests"))
 from postern_testkit import (  # noqa: E402  (the proofs of work, ports, the origin, the form driver)
-    DEFAULT_SALT, FormDriver, free_port, mailbox_nonce, origin_server, rss_kib, solve, split_url,
+    DEFAULT_SALT, FormDriver, free_ports, mailbox_nonce, origin_server, rss_kib, solve, split_url,
 )
 
 def die(msg):
@@ -94,8 +94,8 @@ def post_session(conn, bearer, pow_hex, nonce, username):
     return resp.status, resp.getheader("Authorization") or "", raw
 
 
-def cmd_freeport():
-    print(free_port())
+def cmd_freeport(count):
+    print("\n".join(map(str, free_ports(count))))
 
 
 def cmd_session(base, username):
@@ -456,8 +456,8 @@ def main(argv):
     if len(argv) < 2:
         die(__doc__)
     cmd, args = argv[1], argv[2:]
-    if cmd == "freeport":
-        cmd_freeport()
+    if cmd == "freeport" and len(args) <= 1:
+        cmd_freeport(int(args[0]) if args else 1)
     elif cmd == "session" and len(args) == 2:
         cmd_session(args[0], args[1])
     elif cmd == "hammer" and len(args) == 4:
