@@ -91,38 +91,31 @@ public final class TLSOrigin {
     private static func freePort() throws -> Int {
         for _ in 0..<100 {
             let candidate = Int.random(in: 16384..<32768)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(candidate).bigEndian)
-            address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            if bound { return candidate }
+            if onLoopback(candidate, { bind($0, $1, $2) }) { return candidate }
         }
         throw POSIXError(.EADDRINUSE)
     }
 
     private func waitUntilListening() throws {
         for _ in 0..<100 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(fd)
-            if connected { return }
+            if TLSOrigin.onLoopback(port, { connect($0, $1, $2) }) { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw POSIXError(.ETIMEDOUT)
+    }
+
+    /// Whether `call` (bind or connect) of a new TCP socket to 127.0.0.1:`port` succeeded; the socket is closed.
+    private static func onLoopback(_ port: Int, _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr = in_addr(s_addr: UInt32(0x7f00_0001).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
     }
 }
