@@ -27,6 +27,9 @@ push opened on each instance before the switchover both deliver a message delive
 that did not says whether its stream ended, failed or timed out). Those streams hold OAuth access tokens (15 minutes),
 since the events last longer than a capability token's two minutes on a loaded machine; printed: how long after the
 tokens were minted the push was checked.
+Last (an unauthenticated write let in would disturb the events above), patroni_locked's check on the same cluster
+(issue 81): Patroni's REST API answers 401 to PATCH /config and POST /restart without its password, etcd refuses an
+anonymous put and read, Postern's role is no superuser, and PostgreSQL refuses no password and another role's.
 On a failure the instances', HAProxy's and Patroni's logs are copied to artifacts/patroni-tests/. Standard library only.
 """
 import concurrent.futures
@@ -47,6 +50,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import failover_tests as fo  # noqa: E402 - its load, checks and event source
+import patroni_locked  # noqa: E402 - the doors of deploy/patroni's configuration, knocked on without credentials
 
 ct = fo.ct
 PATRONI = os.path.join(ct.SCRIPTS, "patroni")
@@ -508,6 +512,14 @@ def main():
             report(name, True, time.monotonic() - started, detail)
         except Exception as error:  # noqa: BLE001 - a test's failure, whatever it is
             message = str(error) if isinstance(error, Failure) else traceback.format_exc(limit=4)
+            report(name, False, time.monotonic() - started, message)
+        started = time.monotonic()
+        name = "deploy/patroni's doors locked: REST API, etcd and PostgreSQL refuse what has no credential"
+        try:
+            detail = patroni_locked.check(cluster.env["PG_DIR"])
+            report(name, True, time.monotonic() - started, detail)
+        except Exception as error:  # noqa: BLE001 - a test's failure, whatever it is
+            message = str(error) if isinstance(error, AssertionError) else traceback.format_exc(limit=4)
             report(name, False, time.monotonic() - started, message)
         if not all(results):
             keep_logs(cluster)
