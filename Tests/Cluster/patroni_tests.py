@@ -36,6 +36,7 @@ import concurrent.futures
 import http.client
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -500,7 +501,8 @@ def main():
         try:
             cluster.start()
             report("scripts/cluster start on scripts/patroni", True, time.monotonic() - started,
-                   f"instance 1 {cluster.env['POSTERN_DATABASE_URL']}, instance 2 the multi-host URL")
+                   f"instance 1 {re.sub(r':[^:@/]*@', ':***@', cluster.env['POSTERN_DATABASE_URL'])}, "
+                   "instance 2 the multi-host URL")  # Postern's role's password left out of the log
         except Failure as error:
             report("scripts/cluster start on scripts/patroni", False, time.monotonic() - started, str(error))
             return 1
