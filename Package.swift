@@ -51,7 +51,10 @@ let package = Package(
         // Pure IMAP4rev1/IMAP4rev2 (RFC 3501, RFC 9051): the command framer and parser (literals, LITERAL+/-), the
         // response encoder and the session machine that asks its driver for sign-in and mailbox data. No sockets, no
         // store: nothing serves it yet (docs/imap.md).
-        .target(name: "IMAP", dependencies: ["Time"]),
+        .target(name: "IMAP", dependencies: ["Time", "BufferBudget"]),
+        // The memory every mail session together may hold for what clients send before it is stored (IMAP literals,
+        // SMTP's DATA): one process-wide count that refuses a session, never the process.
+        .target(name: "BufferBudget"),
         // Settings by their environment names, read strictly through a reader scoped to one part's prefix; the error
         // that names a bad value's key. Nothing else: every target that has settings can read its own.
         .target(name: "ConfigurationReading"),
@@ -74,7 +77,7 @@ let package = Package(
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
         // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "Base64Coding", "SocketServer", "ServerTLS", "ClientAddress", "Time",
+            "Base64Coding", "SocketServer", "ServerTLS", "ClientAddress", "Time", "BufferBudget",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
@@ -145,7 +148,7 @@ let package = Package(
         // mailbox driver over the one mail store (UIDs, keywords as flags, the change stream for IDLE), and the
         // sign-in port the composition root fills with each holder's credential check.
         .target(name: "IMAPServer", dependencies: [
-            "IMAP", "SocketServer", "ServerTLS", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress",
+            "IMAP", "SocketServer", "ServerTLS", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress", "BufferBudget",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -342,7 +345,7 @@ let package = Package(
         .target(name: "PosternApp", dependencies: [
             "EmailAddresses",
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
-            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys",
+            "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys", "BufferBudget",
             "MailboxAccounts", "Webhooks", "MailSandbox", "MailTM", "MailCX", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
@@ -388,7 +391,8 @@ let package = Package(
         .testTarget(name: "TimeTests", dependencies: ["Time"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
-        .testTarget(name: "IMAPTests", dependencies: ["IMAP"]),
+        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "BufferBudget"]),
+        .testTarget(name: "BufferBudgetTests", dependencies: ["BufferBudget"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
             "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
             "ClientAddress",
@@ -408,7 +412,7 @@ let package = Package(
         ]),
         .testTarget(name: "SMTPServerTests", dependencies: [
             "SMTPServer", "ServerTLS", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport", "ClientAddress",
-            .product(name: "Logging", package: "swift-log"),
+            "BufferBudget", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ServerTLSTests", dependencies: ["ServerTLS", "PosternTestSupport"]),
         .testTarget(name: "MailDeliveryTests", dependencies: [

@@ -1,5 +1,5 @@
 /// Why a command was refused before it ran: each answered with a tagged `BAD` (an untagged one when the tag itself
-/// is unreadable), whose text ``text`` is fixed and never echoes what the client sent.
+/// is unreadable; `NO` when ``isTemporary``), whose text ``text`` is fixed and never echoes what the client sent.
 public enum IMAPCommandError: Error, Sendable, Equatable {
     /// The command's text is longer than ``IMAPLimits/maxLineBytes``.
     case lineTooLong
@@ -23,6 +23,9 @@ public enum IMAPCommandError: Error, Sendable, Equatable {
     case wrongState
     /// A bare line where a command was expected: NUL bytes, or nothing at all.
     case emptyCommand
+    /// The literals of every session together are at the process's ``BufferBudget``: answered `NO [LIMIT]`, not
+    /// `BAD`, since the same command may succeed later.
+    case busy
 
     /// The fixed text of the `BAD` response.
     public var text: String {
@@ -38,13 +41,18 @@ public enum IMAPCommandError: Error, Sendable, Equatable {
         case .invalidUTF8: return "String is not valid UTF-8"
         case .wrongState: return "Command not allowed in this state"
         case .emptyCommand: return "Empty command line"
+        case .busy: return "Server busy receiving other messages, try again later"
         }
     }
+
+    /// Whether the command may succeed as it is when sent again (answered `NO`).
+    public var isTemporary: Bool { self == .busy }
 
     /// The response code that goes with it (RFC 5530), if any.
     public var code: IMAPResponseCode? {
         switch self {
         case .literalTooLarge, .nonSynchronizingLiteralTooLarge, .lineTooLong: return .tooBig
+        case .busy: return .limit
         default: return nil
         }
     }

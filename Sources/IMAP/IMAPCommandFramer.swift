@@ -1,3 +1,5 @@
+import BufferBudget
+
 /// Cuts the client's bytes into whole commands (RFC 9051 §2.2, §4.3): lines, and the literals announced at the end
 /// of a line by `{n}` (synchronizing: the server first sends a continuation request) or `{n+}` (`LITERAL+` and
 /// `LITERAL-`, RFC 7888: the bytes follow at once). Pure and incremental: it takes whatever bytes have arrived, one
@@ -13,12 +15,19 @@
 /// - A non-synchronizing literal over ``IMAPLimits/maxNonSynchronizingLiteralBytes`` (or over the literal limit) is
 ///   read and dropped with the rest of its command, then refused; one over ``IMAPLimits/maxLiteralBytes`` is not
 ///   read at all: the command is refused and the connection closed.
+/// - A literal that fits the limits is taken from the process's ``BufferBudget`` (when one is given) before a byte of
+///   it is kept; when the budget is spent, a synchronizing literal ends the command at once and a non-synchronizing
+///   one is read and dropped, both refused `busy`. The bytes are held until ``releaseDelivered()`` (the command was
+///   answered) or ``releaseAll()`` (the connection ended).
 /// - In line mode (``readsLines``) a line is a line: no literal is looked for.
 ///
 /// Memory: the command kept is at most the text limit plus the literal limit; a refused command keeps nothing.
 public struct IMAPCommandFramer: Sendable {
-    /// The limits in force.
-    public let limits: IMAPLimits
+    /// The limits in force; the session narrows them before sign-in (``IMAPLimits/unauthenticated``). Change them
+    /// only between events.
+    public var limits: IMAPLimits
+    /// What every session's literals share; nil for no bound but the limits.
+    public let budget: BufferBudget?
     /// Whether the next event is a bare line rather than a command (set by the session during `AUTHENTICATE` and
     /// `IDLE`). Change it only between events.
     public var readsLines = false
@@ -33,13 +42,30 @@ public struct IMAPCommandFramer: Sendable {
     private var literalRemaining = 0
     /// Why the command in progress is being dropped, once it is.
     private var discarding: IMAPCommandError?
+    /// Bytes taken from ``budget`` for the command in progress, and for the commands handed on and not yet released.
+    private var reserved = 0
+    private var delivered = 0
 
     private static let headBytes = 64
     private static let tailBytes = 24
 
-    /// A framer with `limits`.
-    public init(limits: IMAPLimits) {
+    /// A framer with `limits`, its literals taken from `budget` when one is given.
+    public init(limits: IMAPLimits, budget: BufferBudget? = nil) {
         self.limits = limits
+        self.budget = budget
+    }
+
+    /// Gives back to the budget the literals of the commands handed on: they have been answered.
+    public mutating func releaseDelivered() {
+        budget?.release(delivered)
+        delivered = 0
+    }
+
+    /// Gives back every byte taken: the connection ended (or its input was dropped).
+    public mutating func releaseAll() {
+        releaseDelivered()
+        budget?.release(reserved)
+        reserved = 0
     }
 
     /// Whether a command is partly read (some of its bytes have arrived, not its end).
@@ -108,6 +134,17 @@ public struct IMAPCommandFramer: Sendable {
             literalRemaining = size
             return nil
         }
+        if let budget, size > 0 {
+            guard budget.reserve(size) else {
+                // Every session's literals together are at the budget: this one is refused, not kept.
+                guard marker.nonSynchronizing else { return finish(.refused(tag: tag, .busy)) }
+                discarding = .busy
+                buffer = []
+                literalRemaining = size
+                return nil
+            }
+            reserved += size
+        }
         literalBytes += size
         buffer.append(ASCII.cr)
         buffer.append(ASCII.lf)
@@ -116,6 +153,8 @@ public struct IMAPCommandFramer: Sendable {
     }
 
     private mutating func finish(_ event: IMAPFramerEvent) -> IMAPFramerEvent {
+        delivered += reserved
+        reserved = 0
         buffer = []
         head = []
         tail = []

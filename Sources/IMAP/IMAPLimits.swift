@@ -29,6 +29,23 @@ public struct IMAPLimits: Sendable, Equatable {
     /// How long a session that has not signed in may stay silent. Default 60 s, as for SMTP's first command.
     public var unauthenticatedTimeout: Duration = .seconds(60)
 
+    /// Before sign-in, the most bytes of command text: a `LOGIN`, an `AUTHENTICATE` line with an access token, an
+    /// `ID` (RFC 2971 allows 30 pairs of 1,024-byte values, about 31 KiB). Default 32,768.
+    public var maxUnauthenticatedLineBytes = 32_768
+    /// Before sign-in, the most bytes of one command's literals (a `LOGIN` password sent as a literal): a larger
+    /// synchronizing literal is refused before the client sends it. Default 8,192; review 7's 53 connections each
+    /// announcing 32 MiB crashed a server that took the signed-in limit from anyone.
+    public var maxUnauthenticatedLiteralBytes = 8_192
+
     /// The defaults.
     public init() {}
+
+    /// These limits as they stand before sign-in: text and literals at most the unauthenticated bounds.
+    public var unauthenticated: IMAPLimits {
+        var limits = self
+        limits.maxLineBytes = min(maxLineBytes, maxUnauthenticatedLineBytes)
+        limits.maxLiteralBytes = min(maxLiteralBytes, maxUnauthenticatedLiteralBytes)
+        limits.maxNonSynchronizingLiteralBytes = min(maxNonSynchronizingLiteralBytes, limits.maxLiteralBytes)
+        return limits
+    }
 }

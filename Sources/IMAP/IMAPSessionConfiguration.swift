@@ -1,6 +1,14 @@
+import BufferBudget
+
 /// What a session offers: its limits, its extensions, its SASL mechanisms and where TLS stands. The driver that
 /// serves IMAP fills it per connection (a loopback client, an implicit-TLS port).
 public struct IMAPSessionConfiguration: Sendable, Equatable {
+    public static func == (a: Self, b: Self) -> Bool {
+        a.limits == b.limits && a.extensions == b.extensions && a.mechanisms == b.mechanisms
+            && a.startTLSAvailable == b.startTLSAvailable && a.isSecure == b.isSecure
+            && a.allowsPlaintextAuthentication == b.allowsPlaintextAuthentication && a.buffers === b.buffers
+    }
+
     /// Every bound of the session.
     public var limits = IMAPLimits()
     /// The extensions advertised after `IMAP4rev1 IMAP4rev2` and `LITERAL+`/`LITERAL-` (which the literal limits
@@ -20,6 +28,8 @@ public struct IMAPSessionConfiguration: Sendable, Equatable {
     /// Whether passwords and tokens may be sent without TLS (a loopback client); otherwise `LOGINDISABLED` until
     /// `STARTTLS`.
     public var allowsPlaintextAuthentication = false
+    /// What the literals of every session of the process share (``BufferBudget``); nil for no bound but the limits.
+    public var buffers: BufferBudget?
 
     /// The defaults: nothing secure, no TLS to offer, plaintext sign-in refused.
     public init() {}

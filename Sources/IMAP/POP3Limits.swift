@@ -5,8 +5,9 @@ public struct POP3Limits: Sendable, Equatable {
     /// initial responses are why the default allows more. Default 510.
     public var maxLineBytes = 510
     /// The most bytes of one SASL response line, or of an `AUTH` command with its initial response (an OAuth bearer
-    /// token is longer than any command). Default 65,536.
-    public var maxSASLLineBytes = 65_536
+    /// token is longer than any command). Read before sign-in, so as small as the tokens allow: default 16,384 (an
+    /// OAuth token in base64 is under 2 KiB).
+    public var maxSASLLineBytes = 16_384
     /// The most commands answered from buffered input before the session hands the turn back to its driver
     /// (``POP3Session/hasBufferedInput``). Default 64.
     public var maxPipelinedCommands = 64

@@ -1,3 +1,5 @@
+import BufferBudget
+
 /// The client's bytes that a session (IMAP's or POP3's) has received and not yet read, and the framer that reads them.
 /// Bytes wait here while the driver works on a command, up to `maxWaitingBytes` before the session asks for no more.
 struct SessionInput: Sendable {
@@ -8,8 +10,8 @@ struct SessionInput: Sendable {
     private var bytes: [UInt8] = []
     private var index = 0
 
-    init(limits: IMAPLimits, maxWaitingBytes: Int, readsLines: Bool = false) {
-        framer = IMAPCommandFramer(limits: limits)
+    init(limits: IMAPLimits, budget: BufferBudget? = nil, maxWaitingBytes: Int, readsLines: Bool = false) {
+        framer = IMAPCommandFramer(limits: limits, budget: budget)
         framer.readsLines = readsLines
         self.maxWaitingBytes = maxWaitingBytes
     }
@@ -44,7 +46,8 @@ struct SessionInput: Sendable {
         bytes = []
         index = 0
         let readsLines = framer.readsLines
-        framer = IMAPCommandFramer(limits: framer.limits)
+        framer.releaseAll()
+        framer = IMAPCommandFramer(limits: framer.limits, budget: framer.budget)
         framer.readsLines = readsLines
     }
 }

@@ -1,4 +1,5 @@
 import Audit
+import BufferBudget
 import ClientAddress
 import ComputePool
 import CustomDomains
@@ -318,25 +319,27 @@ public final class PosternRuntime: Service {
         }
         // The sandbox, IMAP and POP3 present SMTP's certificate (the operator's, else the data directory's
         // self-signed pair), read once for all of them.
+        // What every mail listener's sessions hold for clients' messages before they are stored, together.
+        let buffers = BufferBudget(capacity: configuration.smtp.bufferBytes)
         let mailTLS =
             try [.sandbox, .imap, .pop3].contains { sockets[$0] != nil }
             ? SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger) : nil
         if let socket = sockets[.sandbox], let mailTLS {
             let server = sandboxServer(
                 configuration, sandbox: mailSandbox, tls: mailTLS, resolver: resolver, chaos: chaos, clock: now,
-                group: group, logger: logger)
+                buffers: buffers, group: group, logger: logger)
             services.append(.listening("SMTP sandbox", server, on: socket, group: group))
         }
         if let socket = sockets[.smtp] {
             let server = smtpServer(
                 configuration, delivery: mail.delivery, tls: smtpTLS, chaos: chaos, metrics: metrics, clock: now,
-                group: group, logger: logger)
+                buffers: buffers, group: group, logger: logger)
             services.append(.listening("SMTP", server, on: socket, group: group))
         }
         if let mailTLS {
             services += try mailListeners(
-                configuration, sockets: sockets, tls: mailTLS, context: surfaceContext, draining: drainFlag,
-                group: group)
+                configuration, sockets: sockets, tls: mailTLS, context: surfaceContext, buffers: buffers,
+                draining: drainFlag, group: group)
         }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
@@ -357,11 +360,13 @@ public final class PosternRuntime: Service {
 
     /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
     private static func smtpSettings(
-        _ configuration: PosternConfiguration, port: Int, clock: @escaping @Sendable () -> Int64
+        _ configuration: PosternConfiguration, port: Int, clock: @escaping @Sendable () -> Int64,
+        buffers: BufferBudget
     ) -> SMTPServerConfiguration {
         var settings = configuration.smtp.serverConfiguration(
             port: port, listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies)
         settings.wallClock = clock
+        settings.buffers = buffers
         return settings
     }
 
@@ -388,9 +393,10 @@ public final class PosternRuntime: Service {
     /// The SMTP server, on the loops HTTP uses.
     private static func smtpServer(
         _ configuration: PosternConfiguration, delivery: LocalDelivery, tls: TLSServerContext?, chaos: SMTPChaos?,
-        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
+        metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, buffers: BufferBudget, group: EventLoopGroup,
+        logger: Logger
     ) -> SMTPServer {
-        var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock)
+        var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock, buffers: buffers)
         settings.tls = tls
         settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .server) }
         return SMTPServer(
@@ -402,9 +408,11 @@ public final class PosternRuntime: Service {
     /// takes a Pro API token as the AUTH password and captures every message into that user's sandbox.
     private static func sandboxServer(
         _ configuration: PosternConfiguration, sandbox: MailSandbox, tls: TLSServerContext, resolver: DNSResolver,
-        chaos: SMTPChaos?, clock: @escaping @Sendable () -> Int64, group: EventLoopGroup, logger: Logger
+        chaos: SMTPChaos?, clock: @escaping @Sendable () -> Int64, buffers: BufferBudget, group: EventLoopGroup,
+        logger: Logger
     ) -> SMTPServer {
-        var settings = smtpSettings(configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock)
+        var settings = smtpSettings(
+            configuration, port: configuration.sandbox.smtpPort ?? 0, clock: clock, buffers: buffers)
         // Each session follows the rules of the Pro user it authenticated as, never the server's.
         settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .authenticatedUser) }
         settings.tls = tls

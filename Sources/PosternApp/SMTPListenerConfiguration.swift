@@ -14,6 +14,7 @@ import ServerTLS
 /// - `POSTERN_SMTP_HOSTNAME` (a host name, default `localhost`; a fully qualified name when outbound delivery is on):
 ///   ``hostname``.
 /// - `POSTERN_SMTP_MAX_MESSAGE_BYTES` (1024 to 1073741824, default 25 MiB): ``maxMessageBytes``.
+/// - `POSTERN_MAIL_BUFFER_BYTES` (at least the message limit, at most 17179869184, default 256 MiB): ``bufferBytes``.
 /// - `POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT` (integer, 0 for none, default 16): ``maxConnectionsPerClient``.
 /// - `POSTERN_SMTP_MAX_SESSION_SECONDS` (positive integer, default 1800): ``maxSessionSeconds``.
 /// - `POSTERN_SMTP_PROXY_PROTOCOL` (on or off, default off; on needs trusted proxies): ``proxyProtocol``.
@@ -33,6 +34,10 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     public var hostname = "localhost"
     /// Largest message SMTP takes, in bytes (and local delivery stores). Default 25 MiB.
     public var maxMessageBytes = 25 * 1024 * 1024
+    /// The most bytes every mail session together holds for what clients send before it is stored: SMTP's and the
+    /// sandbox's `DATA`, IMAP's literals (``BufferBudget``). Past it a session is refused for now (`452 4.3.1`, `NO
+    /// [LIMIT]`), never the process. Default 256 MiB: ten messages of the largest size at once.
+    public var bufferBytes = 256 * 1024 * 1024
     /// Most simultaneous SMTP sessions from one client address. Default 16; 0 for none.
     public var maxConnectionsPerClient = 16
     /// Longest an SMTP session may last, however busy; then `421 4.4.2` and close. Default 1800.
@@ -64,6 +69,7 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
         if let port = try config.integer("POSTERN_SMTP_PORT") { self.port = port }
         if let name = config.text("POSTERN_SMTP_HOSTNAME") { hostname = name }
         if let bytes = try config.integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { maxMessageBytes = bytes }
+        if let bytes = try config.integer("POSTERN_MAIL_BUFFER_BYTES") { bufferBytes = bytes }
         if let count = try config.integer("POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
         if let seconds = try config.integer("POSTERN_SMTP_MAX_SESSION_SECONDS") { maxSessionSeconds = seconds }
         if let on = try config.flag(Self.proxyProtocolKey) { proxyProtocol = on }
@@ -82,6 +88,10 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
         }
         guard (1024...(1 << 30)).contains(maxMessageBytes) else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")
+        }
+        guard (maxMessageBytes...(1 << 34)).contains(bufferBytes) else {
+            throw ConfigurationError(
+                key: "POSTERN_MAIL_BUFFER_BYTES", message: "must be from POSTERN_SMTP_MAX_MESSAGE_BYTES to 17179869184")
         }
         guard maxConnectionsPerClient >= 0 else {
             throw ConfigurationError(

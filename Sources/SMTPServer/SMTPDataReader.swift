@@ -1,5 +1,8 @@
+import BufferBudget
+
 /// The message text after `DATA`, read as a stream: dot-unstuffing, the `<CRLF>.<CRLF>` end mark and
-/// the size cap. Pure; holds no line, only the text so far (at most `limit` bytes).
+/// the size cap. Pure; holds no line, only the text so far (at most `limit` bytes), each byte of it taken from the
+/// process's ``BufferBudget`` first when one is given (``starved`` once it cannot be: the text is then dropped).
 ///
 /// Only CRLF ends a line: a bare CR or LF is text, and `<LF>.<LF>` or `<CR>.<CR>` never ends the
 /// message, so that no sender can smuggle a second message past a server that reads line ends
@@ -26,8 +29,17 @@ struct SMTPDataReader {
     /// Bytes of unstuffed text seen, kept or not.
     private(set) var size = 0
 
-    init(limit: Int) {
+    /// The bytes of the budget the text holds; nil without a budget, and once the text is dropped.
+    private(set) var reservation: BufferReservation?
+    /// Whether the budget could not hold the text, which was then dropped (answered `452 4.3.1`).
+    private(set) var starved = false
+
+    /// How much more of the budget the text takes each time it needs more.
+    static let reservationStep = 64 * 1024
+
+    init(limit: Int, budget: BufferBudget? = nil) {
         self.limit = limit
+        reservation = budget.map(BufferReservation.init)
     }
 
     /// Whether the text was larger than `limit` (and so was not kept).
@@ -95,20 +107,36 @@ struct SMTPDataReader {
 
     private mutating func append(_ byte: UInt8) {
         size += 1
-        if size <= limit {
+        if size <= limit && fits(1) {
             text.append(byte)
         } else if !text.isEmpty {
-            text = []
+            drop()
         }
     }
 
     private mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
         guard !run.isEmpty else { return }
         size += run.count
-        if size <= limit {
+        if size <= limit && fits(run.count) {
             text.append(contentsOf: run)
         } else if !text.isEmpty {
-            text = []
+            drop()
         }
+    }
+
+    /// Whether `count` more bytes of text may be kept: the budget holds them (taken now when it did not yet).
+    private mutating func fits(_ count: Int) -> Bool {
+        guard !starved else { return false }
+        guard let reservation, text.count + count > reservation.bytes else { return true }
+        if reservation.grow(to: text.count + count, step: Self.reservationStep) { return true }
+        starved = true
+        drop()
+        return false
+    }
+
+    /// The text is not kept: it and its bytes of the budget go.
+    private mutating func drop() {
+        text = []
+        reservation = nil
     }
 }

@@ -33,6 +33,7 @@ struct SMTPReply: Equatable {
     static let needRecipient = SMTPReply(503, "5.5.1 Error: need RCPT command")
     static let unsupportedParameter = SMTPReply(555, "5.5.4 Unsupported parameter")
     static let tooLarge = SMTPReply(552, "5.3.4 Message size exceeds fixed maximum message size")
+    static let insufficientStorage = SMTPReply(452, "4.3.1 Insufficient system storage, try again later")
     static let tooManyRecipients = SMTPReply(452, "4.5.3 Error: too many recipients")
     static let unknownLocal = SMTPReply(550, "5.1.1 Mailbox unavailable: no such user here")
     static let relayDenied = SMTPReply(550, "5.7.1 Relay not permitted")

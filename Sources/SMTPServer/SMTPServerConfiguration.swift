@@ -1,3 +1,4 @@
+import BufferBudget
 import ClientAddress
 import Glibc
 import ServerTLS
@@ -13,8 +14,12 @@ public struct SMTPServerConfiguration: Sendable {
     /// Largest message accepted, in bytes of message text after dot-unstuffing (CRLF line ends counted),
     /// advertised as `SIZE`. A `MAIL FROM` declaring more gets 552 at once; a message that turns out
     /// larger is read to its end, not kept, and answered 552. It also bounds one session's memory: the
-    /// text is held until the sink has stored it. Default 25 MiB.
+    /// text is held until the sink has stored it; ``buffers`` bounds every session's together. Default 25 MiB.
     public var maxMessageBytes: Int = 25 * 1024 * 1024
+    /// What the messages being read by every session share with the process's other mail listeners
+    /// (``BufferBudget``): a message the budget cannot hold is read to its end, not kept, and answered `452 4.3.1`.
+    /// Nil for no bound but ``maxMessageBytes`` per session. The runtime gives every listener one instance.
+    public var buffers: BufferBudget?
     /// Most accepted recipients of one message; one more gets `452 4.5.3`. Default 100 (RFC 5321 §4.5.3.1.8).
     public var maxRecipients: Int = 100
     /// Longest command line, CRLF included; a longer one is discarded to its end and answered 500.
@@ -37,9 +42,9 @@ public struct SMTPServerConfiguration: Sendable {
     public var maxSessionDuration: Duration = .seconds(1800)
     /// Longest wait for write progress on a socket the client does not read. Default 300 s.
     public var writeTimeout: Duration = .seconds(300)
-    /// Most open sessions; one more is answered `421 4.3.2` and closed. Default 128: each session
-    /// may hold up to `maxMessageBytes` while its message is read and stored, so the cap bounds memory
-    /// (128 × 25 MiB = 3.2 GiB at worst).
+    /// Most open sessions; one more is answered `421 4.3.2` and closed. Default 128. Each session may hold up to
+    /// `maxMessageBytes` while its message is read and stored (128 × 25 MiB = 3.2 GiB): ``buffers`` is what bounds
+    /// them together.
     public var maxConnections: Int = 128
     /// Most open sessions from one client address (IPv6 per /64, the socket peer); one more is answered
     /// `421 4.3.2` and closed, as over the global cap. 0 for no such cap. Default 16: one address holding

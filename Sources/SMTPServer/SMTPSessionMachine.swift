@@ -1,3 +1,4 @@
+import BufferBudget
 import SocketServer
 
 /// The SMTP rules of one session (RFC 5321, the subset a local catch-all needs) as a pure state
@@ -79,6 +80,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     var reader: SMTPDataReader?
     /// The message read when an `after-data` rule stalled the session, stored once the stall is over.
     var stalledMessage: SMTPDataReader?
+    /// The budget's bytes of the message being stored, given back with its outcome.
+    private var delivering: BufferReservation?
     /// Whose failure-injection rules this session follows: the server's from the start on the ingest port, the
     /// authenticated user's on the sandbox port; nil for none.
     var chaosScope: SMTPChaosScope?
@@ -290,7 +293,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             {
                 return inject(fault, resume: .command(command), into: &actions)
             }
-            reader = SMTPDataReader(limit: configuration.maxMessageBytes)
+            reader = SMTPDataReader(limit: configuration.maxMessageBytes, budget: configuration.buffers)
             reply(.startData)
         case .rset:
             endTransaction()
@@ -322,6 +325,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             shared.observer?(.messageRefused(.tooLarge))
             return reply(.tooLarge)
         }
+        guard !reader.starved else {
+            // Every session's messages together are at the process's budget: try again later (RFC 5321 §4.2.5).
+            endTransaction(result: .insufficientStorage)
+            return reply(.insufficientStorage)
+        }
         if !checked,
             let fault = chaos(SMTPChaosPoint(.afterData, mailFrom: transaction.mailFrom, recipients: transaction.recipients))
         {
@@ -339,6 +347,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             }
         }
         pending = .delivery(bytes: reader.text.count, recipients: transaction.recipients.count)
+        delivering = reader.reservation  // the text is held until it is stored
         let envelope = SMTPEnvelope(
             mailFrom: transaction.mailFrom, recipients: transaction.recipients, remoteAddress: peer,
             authenticatedAs: authenticatedAs, heloName: heloName, extended: extended, secured: secured)
@@ -347,6 +356,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
 
     /// The sink answered: reply, then go on with buffered commands.
     private mutating func complete(_ outcome: Completion.Outcome, into actions: inout [ConnectionAction]) {
+        if case .delivery? = pending { delivering = nil }
         switch (pending, outcome) {
         case (.verdict(let recipient)?, .verdict(let verdict)):
             pending = nil
@@ -557,6 +567,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         input = []
         reader = nil
         stalledMessage = nil
+        delivering = nil
         if pending == nil { endTransaction() }
     }
 }

@@ -1,3 +1,4 @@
+import BufferBudget
 import SocketServer
 import Testing
 
@@ -415,5 +416,25 @@ struct SMTPSessionMachineTests {
         h.send(.writeBlocked)
         h.advance(seconds: 300)
         #expect(h.send(.timerFired) == ["close"])
+    }
+}
+
+/// Review 7: the messages every session reads together stay within the process's ``BufferBudget``.
+@Suite("SMTP session: DATA within the shared budget")
+struct SMTPBufferBudgetTests {
+    @Test("a message the budget cannot hold is read to its end, not kept, answered 452 4.3.1; the next one fits")
+    func starved() {
+        let budget = BufferBudget(capacity: 100_000)
+        #expect(budget.reserve(90_000))  // other sessions' messages
+        let body = String(repeating: "0123456789abcdef\r\n", count: 2_000)  // 36 kB
+        let mail = "MAIL FROM:<a@remote.test>\r\nRCPT TO:<alice@local.test>\r\nDATA\r\n\(body).\r\n"
+        let c = Conversation.both("EHLO c\r\n" + mail) { $0.buffers = budget }
+        #expect(c.lines.last == "452 4.3.1 Insufficient system storage, try again later")
+        #expect(c.deliveries.isEmpty)
+        #expect(budget.inUse == 90_000)
+        budget.release(90_000)
+        let d = Conversation.both("EHLO c\r\n" + mail) { $0.buffers = budget }
+        #expect(d.lines.last?.hasPrefix("250 2.0.0 OK queued") == true)
+        #expect(budget.inUse == 0)  // given back once stored
     }
 }
