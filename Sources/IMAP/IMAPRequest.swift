@@ -17,6 +17,10 @@ public enum IMAPRequest: Sendable, Equatable {
     /// `STARTTLS` was accepted and its `OK` sent: start the TLS handshake on the connection, then call
     /// ``IMAPSession/tlsEstablished(now:into:)``.
     case startTLS
+    /// The next part of the command under way, whose last answer was a part (``IMAPCommandResult/continues``). Asked
+    /// by the connection, not the session, once its output has drained: the answer goes to
+    /// ``IMAPSession/completed(_:now:into:)`` like the first part's.
+    case continueCommand
 }
 
 /// The selected mailbox, and whether it was opened read-only (`EXAMINE`, or a `SELECT` answered `[READ-ONLY]`).
@@ -46,9 +50,19 @@ public enum IMAPAuthenticationOutcome: Sendable, Equatable {
 public struct IMAPCommandResult: Sendable, Equatable {
     public var responses: [IMAPUntaggedResponse]
     public var status: IMAPStatusResponse
+    /// Whether this is one part of the answer: its responses are sent, and the rest comes from the driver at
+    /// ``IMAPRequest/continueCommand`` (`status` is then unused).
+    public private(set) var continues = false
 
     public init(_ responses: [IMAPUntaggedResponse] = [], status: IMAPStatusResponse) {
         self.responses = responses
         self.status = status
+    }
+
+    /// One part of an answer given in parts (a FETCH of many messages), not its last.
+    public static func part(_ responses: [IMAPUntaggedResponse]) -> IMAPCommandResult {
+        var result = IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, ""))
+        result.continues = true
+        return result
     }
 }

@@ -139,6 +139,7 @@ extension IMAPSession {
         case .succeeded(let user):
             self.user = user
             state = .authenticated
+            input.framer.limits = configuration.limits
             tagged(tag, IMAPStatusResponse(.ok, code: .capability(capabilities), "Signed in"), &actions)
         case .challenge(let challenge):
             guard let mechanism else {
@@ -156,7 +157,6 @@ extension IMAPSession {
                 tagged(tag, IMAPStatusResponse(.no, code: code, "Authentication failed"), &actions)
             }
         }
-        readCommands(now: now, into: &actions)
     }
 
     /// The driver's answer to ``IMAPRequest/run(_:selection:)``: its data and status are sent, and the state follows
@@ -164,8 +164,10 @@ extension IMAPSession {
     public mutating func completed(_ result: IMAPCommandResult, now: UInt64, into actions: inout [Action]) {
         guard case .awaitingDriver(let tag, .command(let kind)) = phase else { return }
         lastHeard = now
-        phase = .reading
         for response in result.responses { untagged(response, &actions) }
+        if result.continues { return }  // the command goes on: the driver sends its next part
+        phase = .reading
+        input.framer.releaseDelivered()
         let ok = result.status.kind == .ok
         switch kind {
         case .select(let mailbox), .examine(let mailbox):
@@ -187,7 +189,6 @@ extension IMAPSession {
             break
         }
         tagged(tag, result.status, &actions)
-        readCommands(now: now, into: &actions)
     }
 
     /// Changes to report while idling (`EXISTS`, `EXPUNGE`, `FETCH (FLAGS)`), sent at once.

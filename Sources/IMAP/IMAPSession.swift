@@ -8,7 +8,9 @@
 ///   literal extension the limits allow, the configured extensions, and before sign-in `STARTTLS` (when offered),
 ///   `LOGINDISABLED` (without TLS, unless plaintext is allowed) or one `AUTH=` per mechanism.
 /// - Input: commands are read one at a time, each only once the one before it is answered (so that the lines of
-///   an `AUTHENTICATE` or an `IDLE`, and bytes after `STARTTLS`, are never read as commands). At most
+///   an `AUTHENTICATE` or an `IDLE`, and bytes after `STARTTLS`, are never read as commands); after a driver's
+///   answer the commands pipelined behind it wait for ``resume(now:into:)``, which the connection calls once its
+///   output is written down to its bound (a client that reads nothing holds one answer, not one per command). At most
 ///   ``IMAPLimits/maxPipelinedCommands`` are answered per turn; the rest waits (``hasBufferedInput``, ``resume``),
 ///   at most ``IMAPLimits/maxBufferedInputBytes`` of it (``wantsInput``).
 /// - Framing: as ``IMAPCommandFramer`` reads it; a refused command gets `BAD` with the refusal's code and text,
@@ -88,7 +90,9 @@ public struct IMAPSession: Sendable {
     /// The session of a connection accepted at `now` (monotonic nanoseconds).
     public init(configuration: IMAPSessionConfiguration, now: UInt64) {
         self.configuration = configuration
-        input = SessionInput(limits: configuration.limits, maxWaitingBytes: configuration.limits.maxBufferedInputBytes)
+        input = SessionInput(
+            limits: configuration.limits.unauthenticated, budget: configuration.buffers,
+            maxWaitingBytes: configuration.limits.maxBufferedInputBytes)
         isSecure = configuration.isSecure
         lastHeard = now
     }
@@ -156,6 +160,13 @@ public struct IMAPSession: Sendable {
         bye("Autologout; idle for too long", &actions)
     }
 
+    /// The server ends the session (its credential no longer holds): `* BYE` with `text` and close, whatever it was
+    /// doing.
+    public mutating func end(_ text: String, into actions: inout [Action]) {
+        guard phase != .closed else { return }
+        bye(text, &actions)
+    }
+
     /// The server is shutting down: `* BYE` and close.
     public mutating func shutdown(into actions: inout [Action]) {
         guard phase != .closed else { return }
@@ -173,6 +184,7 @@ public struct IMAPSession: Sendable {
     mutating func readCommands(now: UInt64, into actions: inout [Action]) {
         var answered = 0
         while answered < configuration.limits.maxPipelinedCommands && readsInput {
+            input.framer.releaseDelivered()  // the command before this one is answered
             input.framer.readsLines = phase != .reading
             guard let event = input.next() else { break }
             if case .literalContinuation = event {
@@ -244,7 +256,7 @@ public struct IMAPSession: Sendable {
     }
 
     private mutating func refuse(tag: String?, _ error: IMAPCommandError, _ actions: inout [Action]) {
-        let status = IMAPStatusResponse(.bad, code: error.code, error.text)
+        let status = IMAPStatusResponse(error.isTemporary ? .no : .bad, code: error.code, error.text)
         if let tag { tagged(tag, status, &actions) } else { untagged(.condition(status), &actions) }
     }
 

@@ -180,7 +180,6 @@ extension POP3Session {
                 signInFailed(code, &actions)
             }
         }
-        readCommands(into: &actions)
     }
 
     /// The driver's answer to ``POP3Request/retrieve(_:)``: the message's bytes, or nil when it is gone.
@@ -189,15 +188,13 @@ extension POP3Session {
         lastHeard = now
         phase = .reading
         guard let message else {
-            send(.error(.systemTemporary, "Message is no longer available"), &actions)
-            return readCommands(into: &actions)
+            return send(.error(.systemTemporary, "Message is no longer available"), &actions)
         }
         if let topLines {
             send(.content("Top of message follows", Self.top(message, lines: topLines)), &actions)
         } else {
             send(.content("\(message.count) octets", message), &actions)
         }
-        readCommands(into: &actions)
     }
 
     /// The driver's answer to ``POP3Request/commitDeletions(_:)``: whether every marked message was removed.

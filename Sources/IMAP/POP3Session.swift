@@ -4,7 +4,8 @@
 ///
 /// The rules, in order of the connection's life:
 /// - Greeting: `+OK Postern POP3 ready` (no APOP timestamp: APOP is not offered).
-/// - Input: lines, read one command at a time, each once the one before it is answered; at most
+/// - Input: lines, read one command at a time, each once the one before it is answered (after a driver's answer,
+///   at the connection's ``resume(now:into:)``, once its output is written down to its bound); at most
 ///   ``POP3Limits/maxPipelinedCommands`` per turn (``hasBufferedInput``, ``resume(now:into:)``), at most
 ///   ``POP3Limits/maxBufferedInputBytes`` waiting (``wantsInput``). A command line over ``POP3Limits/maxLineBytes``
 ///   (a SASL line, or an `AUTH` with its initial response, over ``POP3Limits/maxSASLLineBytes``) is read to its end
@@ -119,6 +120,14 @@ public struct POP3Session: Sendable {
     /// The deadline may have passed: a silent client is disconnected without a word.
     public mutating func timerFired(now: UInt64, into actions: inout [Action]) {
         guard let deadline, now >= deadline else { return }
+        close(&actions)
+    }
+
+    /// The server ends the session (its credential no longer holds): `-ERR [AUTH]` with `text`, and close with nothing
+    /// removed, whatever it was doing.
+    public mutating func end(_ text: String, into actions: inout [Action]) {
+        guard phase != .closed else { return }
+        send(.error(.auth, text), &actions)
         close(&actions)
     }
 

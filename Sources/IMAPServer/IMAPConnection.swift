@@ -15,23 +15,26 @@ struct IMAPConnection: ServedSession {
     }
 
     mutating func complete(_ value: any AnyObject & Sendable, now: UInt64, into actions: inout [IMAPSession.Action])
-        -> Bool?
+        -> ServedAnswer?
     {
         guard let completion = value as? MailCompletion<IMAPListener> else { return nil }
         switch completion.outcome {
         case .authenticated(let result):
             session.authenticated(result, now: now, into: &actions)
-            return true
+            return .answered
         case .completed(var result):
             if !heldNotices.isEmpty {
                 result.responses = heldNotices + result.responses
                 heldNotices = []
             }
             session.completed(result, now: now, into: &actions)
-            return true
+            return result.continues ? .part(next: MailJob<IMAPListener>(.continueCommand, driver: driver)) : .answered
         case .notices(let responses):
             if !session.notify(responses, into: &actions) { heldNotices += responses }
-            return false
+            return .notice
+        case .ended(let end):
+            session.end(end.text, into: &actions)
+            return .answered
         }
     }
 

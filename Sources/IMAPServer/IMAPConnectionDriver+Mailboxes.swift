@@ -10,12 +10,18 @@ extension IMAPConnectionDriver {
         guard let holder else { return IMAPCommandResult(status: IMAPStatusResponse(.bad, "Sign in first")) }
         do {
             return try await run(command.kind, tag: command.tag, holder: holder)
-        } catch MailStoreError.quotaExceeded {
-            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .overQuota, "The mailbox is full"))
         } catch {
-            logger.error("imap command failed", metadata: ["error": .string(String(describing: type(of: error)))])
-            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .unavailable, "Temporary failure, try again"))
+            return failed(error)
         }
+    }
+
+    /// A command's answer when the store failed under it.
+    func failed(_ error: any Error) -> IMAPCommandResult {
+        if case MailStoreError.quotaExceeded = error {
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .overQuota, "The mailbox is full"))
+        }
+        logger.error("imap command failed", metadata: ["error": .string(String(describing: type(of: error)))])
+        return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .unavailable, "Temporary failure, try again"))
     }
 
     private func run(_ kind: IMAPCommandKind, tag: String, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {

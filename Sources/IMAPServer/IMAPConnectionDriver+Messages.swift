@@ -10,8 +10,6 @@ extension IMAPConnectionDriver {
     {
         let needsBytes = IMAPMessageRenderer.needsBytes(attributes)
         let wantsEnvelope = attributes.contains(.envelope)
-        // A kept envelope spares reading the message's bytes when nothing else asked needs them.
-        let onlyEnvelopeNeedsBytes = wantsEnvelope && !IMAPMessageRenderer.needsBytes(attributes.filter { $0 != .envelope })
         var batch: [String: [UInt8]] = [:]  // the messages' bytes, read a batch at a time
         var batchEnd = 0  // the position in `reads` the batch read up to
         var responses: [IMAPUntaggedResponse] = []
@@ -20,44 +18,80 @@ extension IMAPConnectionDriver {
         } else {
             responses = try await refresh(holdingExpunges: !uid)
         }
-        guard var view else { return Self.noSelection }
+        guard let view else { return Self.noSelection }
         let indexes = view.indexes(set, uid: uid, saved: saved)
         let kept = wantsEnvelope ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : [:]
-        let readsBytes = { (id: String) in needsBytes && !(onlyEnvelopeNeedsBytes && kept[id] != nil) }
-        let reads = indexes.filter { readsBytes(view.entries[$0].id) }  // the messages whose bytes are read, in order
-        var readCount = 0  // how many of `reads` came before this message
+        // A kept envelope spares reading the message's bytes when nothing else asked needs them.
+        let onlyEnvelopeNeedsBytes =
+            wantsEnvelope && !IMAPMessageRenderer.needsBytes(attributes.filter { $0 != .envelope })
+        let cursor = IMAPFetchCursor(
+            attributes: attributes, uid: uid, holder: holder, indexes: indexes, of: view.entries,
+            batch: batch, batchEnd: batchEnd, kept: kept, needsBytes: needsBytes,
+            onlyEnvelopeNeedsBytes: onlyEnvelopeNeedsBytes,
+            marksSeen: !view.readOnly && IMAPMessageRenderer.setsSeen(attributes))
+        return try await fetchPart(cursor, leading: responses)
+    }
+
+    /// The next part of the FETCH under way (``IMAPRequest/continueCommand``).
+    func continueCommand() async -> IMAPCommandResult {
+        guard let cursor = fetching else {
+            return IMAPCommandResult(status: IMAPStatusResponse(.bad, "Nothing to continue"))
+        }
+        fetching = nil
+        do {
+            return try await fetchPart(cursor)
+        } catch {
+            return failed(error)
+        }
+    }
+
+    /// Answers `cursor`'s messages from where it stands until a part's bound (``IMAPFetchCursor/partBytes``, ``
+    /// IMAPFetchCursor/partMessages``): their responses, and the tagged `OK` when they were the last, else the cursor
+    /// kept for ``continueCommand()``. The flags a part sets (`\Seen`) are written before its answer goes out.
+    private func fetchPart(_ start: IMAPFetchCursor, leading: [IMAPUntaggedResponse] = []) async throws
+        -> IMAPCommandResult
+    {
+        guard var view else { return Self.noSelection }
+        var cursor = start
+        var responses = leading
         var parsed: [String: IMAPEnvelope] = [:]
-        let marksSeen = !view.readOnly && IMAPMessageRenderer.setsSeen(attributes)
         var seenUpdates: [(id: String, keywords: Set<String>)] = []
-        for index in indexes {
+        var rendered = 0
+        var answered = 0
+        while !cursor.isFinished && rendered < IMAPFetchCursor.partBytes && answered < IMAPFetchCursor.partMessages {
+            let index = cursor.indexes[cursor.position]
+            cursor.position += 1
+            answered += 1
             let entry = view.entries[index]
             var renderer: IMAPMessageRenderer?
-            if readsBytes(entry.id) {
-                if readCount >= batchEnd {
-                    let ids = Self.readAhead(reads[readCount...], of: view.entries)
-                    batch = try await store.raws(address: holder.address, ids: ids)
-                    batchEnd = readCount + ids.count
+            if cursor.readsBytes(entry.id) {
+                if cursor.readCount >= cursor.batchEnd {
+                    cursor.batch = [:]  // the last batch's bytes go before the next batch's come
+                    let ids = Self.readAhead(cursor.reads[cursor.readCount...], of: view.entries)
+                    cursor.batch = try await store.raws(address: cursor.holder.address, ids: ids)
+                    cursor.batchEnd = cursor.readCount + ids.count
                 }
-                readCount += 1
-                guard let raw = batch[entry.id] else { continue }
-                renderer = IMAPMessageRenderer(raw: raw, for: attributes)
+                cursor.readCount += 1
+                guard let raw = cursor.batch[entry.id] else { continue }
+                rendered += raw.count
+                renderer = IMAPMessageRenderer(raw: raw, for: cursor.attributes)
             }
             var keywords = entry.keywords
-            if marksSeen && !keywords.contains("$seen") {
+            if cursor.marksSeen && !keywords.contains("$seen") {
                 keywords.insert("$seen")
                 seenUpdates.append((entry.id, keywords))
                 view.setKeywords(keywords, at: index)
             }
             var items: [IMAPFetchItem] = []
-            if uid { items.append(.uid(entry.uid)) }
-            for attribute in attributes {
+            if cursor.uid { items.append(.uid(entry.uid)) }
+            for attribute in cursor.attributes {
                 switch attribute {
-                case .uid: if !uid { items.append(.uid(entry.uid)) }
+                case .uid: if !cursor.uid { items.append(.uid(entry.uid)) }
                 case .flags: items.append(.flags(view.flags(keywords, uid: entry.uid)))
                 case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
                 case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
                 case .envelope:
-                    if let envelope = kept[entry.id] {
+                    if let envelope = cursor.kept[entry.id] {
                         items.append(.envelope(envelope))
                     } else if case .envelope(let envelope)? = renderer?.item(attribute) {
                         items.append(.envelope(envelope))
@@ -66,14 +100,18 @@ extension IMAPConnectionDriver {
                 default: if let item = renderer?.item(attribute) { items.append(item) }
                 }
             }
-            if keywords != entry.keywords && !attributes.contains(.flags) {
+            if keywords != entry.keywords && !cursor.attributes.contains(.flags) {
                 items.append(.flags(view.flags(keywords, uid: entry.uid)))
             }
             responses.append(.fetch(UInt32(index + 1), items))
         }
         envelopes.keep(parsed)
-        if !seenUpdates.isEmpty { _ = try await store.setKeywords(address: holder.address, seenUpdates) }
+        if !seenUpdates.isEmpty { _ = try await store.setKeywords(address: cursor.holder.address, seenUpdates) }
         self.view = view
+        guard cursor.isFinished else {
+            fetching = cursor
+            return .part(responses)
+        }
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "FETCH completed"))
     }
 

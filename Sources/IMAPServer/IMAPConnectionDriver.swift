@@ -16,6 +16,10 @@ actor IMAPConnectionDriver {
     let client: String
     /// The wall clock, Unix seconds.
     let now: @Sendable () -> Int64
+    /// How often the holder's standing is checked again when nothing writes (``IMAPServerConfiguration/standingRecheck``).
+    let standingRecheck: Duration
+    /// When the holder's standing was last found good (``now``).
+    private var standingCheckedAt: Int64 = 0
     let logger: Logger
     /// The mailbox the session acts for, once signed in.
     var holder: IMAPMailboxHolder?
@@ -25,13 +29,18 @@ actor IMAPConnectionDriver {
     var saved: [UInt32] = []
     /// The `AUTHENTICATE PLAIN`/`LOGIN` exchange under way.
     private var sasl = PasswordSASL()
+    /// The FETCH answered in parts, between two of them.
+    var fetching: IMAPFetchCursor?
     /// The task that watches the change stream while the client idles.
     private var idleWatch: Task<Void, Never>?
+    /// The task that checks the holder's standing while the client idles.
+    private var standingWatch: Task<Void, Never>?
 
     init(
         store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any IMAPSignIn,
-        client: String, now: @escaping @Sendable () -> Int64, logger: Logger
+        client: String, now: @escaping @Sendable () -> Int64, standingRecheck: Duration = .seconds(2), logger: Logger
     ) {
+        self.standingRecheck = standingRecheck
         self.store = store
         self.snapshots = snapshots
         self.envelopes = envelopes
@@ -59,6 +68,7 @@ actor IMAPConnectionDriver {
         switch outcome {
         case .signedIn(let holder)?:
             self.holder = holder
+            standingCheckedAt = now()
             return .succeeded(user: holder.address)
         case .refused?:
             return .failed(.authenticationFailed)
@@ -89,12 +99,44 @@ actor IMAPConnectionDriver {
         }
     }
 
+    // MARK: - Standing
+
+    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding``): checked for a
+    /// command that writes, and otherwise once ``standingRecheck`` has passed since the last check. The holder is then
+    /// forgotten, so that nothing more is done for it. Nil while the session may go on, or when the check could not
+    /// be made (the store failed: the command itself will say so).
+    func ended(writing: Bool) async -> IMAPSessionEnd? {
+        guard let standing = holder?.standing else { return nil }
+        let now = now()
+        guard writing || now - standingCheckedAt >= standingRecheck.components.seconds else { return nil }
+        guard let end = try? await standing.check() else {
+            standingCheckedAt = now
+            return nil
+        }
+        holder = nil
+        view = nil
+        fetching = nil
+        return end
+    }
+
+    /// Whether `kind` writes to the mailbox (a flag, a message, an expunge): such a command checks the holder's
+    /// standing every time, so that no session writes into an account it no longer holds.
+    static func writes(_ kind: IMAPCommandKind) -> Bool {
+        switch kind {
+        case .append, .store, .expunge, .uidExpunge, .copy, .move, .close: return true
+        case .fetch(_, let attributes, _): return IMAPMessageRenderer.setsSeen(attributes)
+        default: return false
+        }
+    }
+
     // MARK: - IDLE
 
     /// Watches the signed-in address's change stream until ``endIdle()``: each change's responses (``refresh()``)
-    /// go to `notify`.
-    func startIdle(notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void) {
-        idleWatch?.cancel()
+    /// go to `notify`; and checks the holder's standing every ``standingRecheck``, telling `end` why it ended.
+    func startIdle(
+        notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (IMAPSessionEnd) -> Void
+    ) {
+        endIdle()
         guard let address = holder?.address, view != nil else { return }
         let stream = store.changeStream(of: address)
         idleWatch = Task { [weak self] in
@@ -108,11 +150,20 @@ actor IMAPConnectionDriver {
                 return  // cancelled (IDLE ended, the connection closed) or the store failed: the next command looks again
             }
         }
+        guard holder?.standing != nil else { return }
+        let recheck = standingRecheck
+        standingWatch = Task { [weak self] in
+            while (try? await Task.sleep(for: recheck)) != nil, let self {
+                if let reason = await self.ended(writing: false) { return end(reason) }
+            }
+        }
     }
 
     func endIdle() {
         idleWatch?.cancel()
         idleWatch = nil
+        standingWatch?.cancel()
+        standingWatch = nil
     }
 
     /// The selected mailbox looked at again: what the client must be told of changes since its last look (its

@@ -25,6 +25,7 @@ struct IMAPListener: MailListener {
     func connection(peer: String, now: UInt64) -> IMAPConnection {
         var settings = IMAPSessionConfiguration()
         settings.limits = configuration.limits
+        settings.buffers = configuration.buffers
         // imaptest's listext group fails on a flat name space of three fixed mailboxes: LIST-EXTENDED and LIST-STATUS
         // (which rides on its RETURN syntax) are answered but not advertised (docs/imap.md).
         settings.extensions.removeAll { $0 == "LIST-EXTENDED" || $0 == "LIST-STATUS" }
@@ -34,7 +35,7 @@ struct IMAPListener: MailListener {
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let driver = IMAPConnectionDriver(
             store: store, snapshots: snapshots, envelopes: envelopes, signIn: signIn, client: peer,
-            now: configuration.wallClock, logger: logger)
+            now: configuration.wallClock, standingRecheck: configuration.standingRecheck, logger: logger)
         return IMAPConnection(session: IMAPSession(configuration: settings, now: now), driver: driver)
     }
 
@@ -46,6 +47,8 @@ struct IMAPListener: MailListener {
         case completed(IMAPCommandResult)
         /// Changes seen while idling (any number of these per IDLE).
         case notices([IMAPUntaggedResponse])
+        /// The session's credential no longer holds (``IMAPStanding``): `* BYE` and close.
+        case ended(IMAPSessionEnd)
     }
 
     static func perform(
@@ -57,9 +60,19 @@ struct IMAPListener: MailListener {
         case .authenticate(let step):
             Task { completion(.authenticated(await driver.authenticate(step))) }
         case .run(let command, _):
-            Task { completion(.completed(await driver.run(command))) }
+            Task {
+                if let end = await driver.ended(writing: IMAPConnectionDriver.writes(command.kind)) {
+                    return completion(.ended(end))
+                }
+                completion(.completed(await driver.run(command)))
+            }
+        case .continueCommand:
+            Task {
+                if let end = await driver.ended(writing: false) { return completion(.ended(end)) }
+                completion(.completed(await driver.continueCommand()))
+            }
         case .idleStarted:
-            Task { await driver.startIdle { completion(.notices($0)) } }
+            Task { await driver.startIdle(notify: { completion(.notices($0)) }, end: { completion(.ended($0)) }) }
         case .idleEnded:
             Task { await driver.endIdle() }
         case .startTLS:

@@ -1,14 +1,53 @@
 /// Who an IMAP session acts for once signed in: the address whose mail it reads and the bytes that address may hold
-/// (an APPEND or COPY is refused past it).
+/// (an APPEND or COPY is refused past it), and how the credential that signed it in is checked again while it lasts.
 public struct IMAPMailboxHolder: Sendable, Equatable {
     /// The mailbox's address, as the store keys it.
     public var address: String
     /// The address's quota in bytes.
     public var quota: Int64
+    /// Whether the session may go on: the credential still good and the account still the one signed in to.
+    public var standing: IMAPStanding?
 
-    public init(address: String, quota: Int64) {
+    public init(address: String, quota: Int64, standing: IMAPStanding? = nil) {
         self.address = address
         self.quota = quota
+        self.standing = standing
+    }
+
+    public static func == (a: Self, b: Self) -> Bool { a.address == b.address && a.quota == b.quota }
+}
+
+/// How a signed-in session's credential is checked again (review 7: a session outlived a password reset, a grant's
+/// revocation and its account's deletion, and wrote into the mail of the next account made at the same address).
+/// The sign-in port makes it with what identifies the account and the credential (the account's id and token epoch,
+/// the grant, the key), never the address alone; the driver asks it before each command that writes and at most
+/// every ``IMAPServerConfiguration/standingRecheck`` otherwise, IDLE included, on every instance (it reads the
+/// database).
+public struct IMAPStanding: Sendable {
+    /// Nil while the session may go on; otherwise why it ends.
+    public let check: @Sendable () async throws -> IMAPSessionEnd?
+
+    public init(_ check: @escaping @Sendable () async throws -> IMAPSessionEnd?) {
+        self.check = check
+    }
+}
+
+/// Why a signed-in session was ended by the server, as its `* BYE` says.
+public enum IMAPSessionEnd: Sendable, Equatable {
+    /// The password was changed (or the account's tokens were otherwise reset).
+    case credentialChanged
+    /// The credential (an API token, an API key, an access token or its grant) was revoked or expired.
+    case credentialRevoked
+    /// The account was deleted.
+    case accountDeleted
+
+    /// The `* BYE` text.
+    public var text: String {
+        switch self {
+        case .credentialChanged: return "Signed out: the password was changed"
+        case .credentialRevoked: return "Signed out: the credential was revoked or has expired"
+        case .accountDeleted: return "Signed out: the account was deleted"
+        }
     }
 }
 

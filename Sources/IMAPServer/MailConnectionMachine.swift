@@ -16,6 +16,8 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
     /// An awaited job is out: a sign-in check or a command (an IDLE's watch is not counted).
     private var working = false
     private var sessionActions: [Served.Session.Action] = []
+    /// The job for the next part of an answer given in parts, held until the output drains to its mark.
+    private var nextPart: (any AnyObject & Sendable)?
     private var lastWrite: UInt64 = 0
     /// The session answered `STARTTLS`/`STLS`: the transport starts TLS and the socket is read for the handshake.
     private(set) var wantsTLS = false
@@ -78,9 +80,8 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
                     return close(into: &actions)
                 }
             }
-            if lifecycle.stage == .open && served.session.hasBufferedInput && lifecycle.takesInput {
-                served.session.resume(now: now, into: &sessionActions)
-            }
+            askForNextPartIfOutputAllows(into: &actions)
+            if !working { resumeIfOutputAllows(now: now) }
         case .writeBlocked:
             if lifecycle.didBlock() { lastWrite = now }
         case .writable:
@@ -98,10 +99,26 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
                 served.session.timerFired(now: now, into: &sessionActions)
             }
         case .completed(let value):
-            guard let answered = served.complete(value, now: now, into: &sessionActions) else {
+            switch served.complete(value, now: now, into: &sessionActions) {
+            case nil:
                 return close(into: &actions)
+            case .notice?:
+                break
+            case .answered?:
+                working = false
+                // The answer goes to the output first; the commands pipelined behind it are read only while the
+                // output is under its high-water mark, else at the `.wrote` that brings it there. A client that
+                // pipelines large answers and reads none of them so holds one answer, never fifty.
+                apply(now: now, into: &actions)
+                sessionActions.removeAll(keepingCapacity: true)
+                resumeIfOutputAllows(now: now)
+            case .part(let next)?:
+                // The same for the answer's next part: asked for once this one is written down to the mark.
+                nextPart = next
+                apply(now: now, into: &actions)
+                sessionActions.removeAll(keepingCapacity: true)
+                askForNextPartIfOutputAllows(into: &actions)
             }
-            if answered { working = false }
         case .shutdown:
             if lifecycle.stage == .open { served.session.shutdown(into: &sessionActions) }
         case .reset:
@@ -146,6 +163,20 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
                 break
             }
         }
+    }
+
+    /// Reads the commands waiting behind the last answer, when the output is under its high-water mark.
+    private mutating func resumeIfOutputAllows(now: UInt64) {
+        if lifecycle.stage == .open && served.session.hasBufferedInput && lifecycle.takesInput {
+            served.session.resume(now: now, into: &sessionActions)
+        }
+    }
+
+    /// Hands the service the job for an answer's next part, when the output is under its high-water mark.
+    private mutating func askForNextPartIfOutputAllows(into actions: inout [ConnectionAction]) {
+        guard let next = nextPart, lifecycle.stage == .open, lifecycle.takesInput else { return }
+        nextPart = nil
+        actions.append(.perform(next))
     }
 
     private mutating func close(into actions: inout [ConnectionAction]) {

@@ -7,15 +7,16 @@ struct POP3Connection: ServedSession {
     let driver: POP3ConnectionDriver
 
     mutating func complete(_ value: any AnyObject & Sendable, now: UInt64, into actions: inout [POP3Session.Action])
-        -> Bool?
+        -> ServedAnswer?
     {
         guard let completion = value as? MailCompletion<POP3Listener> else { return nil }
         switch completion.outcome {
         case .authenticated(let outcome): session.authenticated(outcome, now: now, into: &actions)
         case .retrieved(let message): session.retrieved(message, now: now, into: &actions)
         case .committed(let removed): session.committed(removed, now: now, into: &actions)
+        case .ended(let end): session.end(end.text, into: &actions)
         }
-        return true
+        return .answered
     }
 
     func effect(of action: POP3Session.Action) -> ServedEffect {

@@ -102,6 +102,15 @@ actor POP3ConnectionDriver {
         }
     }
 
+    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding``), checked before each
+    /// `RETR`, `TOP` and `QUIT` (a POP3 session is short: one read each); nil while it may go on or when the check
+    /// could not be made. The holder is then forgotten.
+    func ended() async -> IMAPSessionEnd? {
+        guard let standing = holder?.standing, let end = try? await standing.check() else { return nil }
+        holder = nil
+        return end
+    }
+
     /// `RETR`/`TOP`: the message's bytes as stored; nil when it is gone (deleted through another door) or the store
     /// failed.
     func retrieve(_ message: POP3Message) async -> [UInt8]? {

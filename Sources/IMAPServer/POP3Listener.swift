@@ -39,6 +39,8 @@ struct POP3Listener: MailListener {
         case retrieved([UInt8]?)
         /// Whether `QUIT` removed every message marked deleted.
         case committed(Bool)
+        /// The session's credential no longer holds (``IMAPStanding``): `-ERR [AUTH]` and close.
+        case ended(IMAPSessionEnd)
     }
 
     static func perform(
@@ -50,9 +52,15 @@ struct POP3Listener: MailListener {
         case .authenticate(let step):
             Task { completion(.authenticated(await driver.authenticate(step))) }
         case .retrieve(let message):
-            Task { completion(.retrieved(await driver.retrieve(message))) }
+            Task {
+                if let end = await driver.ended() { return completion(.ended(end)) }
+                completion(.retrieved(await driver.retrieve(message)))
+            }
         case .commitDeletions(let messages):
-            Task { completion(.committed(await driver.commitDeletions(messages))) }
+            Task {
+                if let end = await driver.ended() { return completion(.ended(end)) }
+                completion(.committed(await driver.commitDeletions(messages)))
+            }
         case .startTLS:
             return  // carried out by the connection's machine (its TLS transport), never made a job
         }

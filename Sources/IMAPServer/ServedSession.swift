@@ -31,11 +31,10 @@ protocol ServedSession {
     /// The pure machine; the connection's events go to it (the members below, forwarded by default).
     var session: Session { get set }
 
-    /// A job's completion, as the service posted it: returns whether it answered the job the machine waited for
-    /// (false for news that came on its own, as an IDLE's; nil for a value this session never asked for, which
-    /// closes the connection).
+    /// A job's completion, as the service posted it: what it was to the job the machine waited for (nil for a value
+    /// this session never asked for, which closes the connection).
     mutating func complete(_ value: any AnyObject & Sendable, now: UInt64, into actions: inout [Session.Action])
-        -> Bool?
+        -> ServedAnswer?
 
     /// What `action` asks of the connection.
     func effect(of action: Session.Action) -> ServedEffect
@@ -46,6 +45,17 @@ protocol ServedSession {
 
 extension ServedSession {
     mutating func connectionClosed() { session.connectionClosed() }
+}
+
+/// What a completion was to the job the machine waited for.
+enum ServedAnswer {
+    /// Its answer: the session reads commands again.
+    case answered
+    /// One part of its answer: `next`, the job that asks the driver for the next part, is handed to the service once
+    /// the output has drained.
+    case part(next: any AnyObject & Sendable)
+    /// News that came on its own, as an IDLE's: the job waited for is still out.
+    case notice
 }
 
 /// What one session action asks of its connection.

@@ -6,6 +6,7 @@ import Directory
 import EmailAddresses
 import IMAPServer
 import MailboxAccounts
+import ServerKit
 import WebInbox
 
 /// IMAP's sign-in port over the surfaces that hold the credentials, each checked by its own door's authenticator:
@@ -15,8 +16,11 @@ import WebInbox
 /// check); an owner's inbox with an OAuth access token (JMAP's and MCP's verifier: issuer, the `/jmap` or inbox-bound
 /// audience, a live grant, `mail.read`), by `AUTHENTICATE OAUTHBEARER`/`XOAUTH2` or as `LOGIN`'s password. Passwords,
 /// Pro tokens and access tokens go through the web inbox's sign-in backoff on the same keys (a failure at either door
-/// slows both). Each sign-in and refusal is on the audit trail, naming the door (IMAP or POP3, which share this port);
-/// the directory gives the mailbox's quota.
+/// slows both). Before any of that, each attempt takes a token from the client address's bucket of `POST
+/// /api/token`'s rate (Mail.td's public requests, 8 a second), so that a client that names a new user at each attempt
+/// (which no name's backoff slows) costs at most the hashes HTTP would let it; the bucket is IMAP's and POP3's
+/// together, and off with `POSTERN_RATE_LIMITS=off`. Each sign-in and refusal is on the audit trail, naming the door
+/// (IMAP or POP3, which share this port); the directory gives the mailbox's quota.
 struct MailboxIMAPSignIn: IMAPSignIn {
     /// The protocol signed in to, as the audit trail's details name it.
     enum Door: String {
@@ -30,34 +34,52 @@ struct MailboxIMAPSignIn: IMAPSignIn {
     let owners: OwnerAccess
     let directory: LocalDirectory
     let throttle: SignInThrottle
+    /// The per-client buckets of the mail doors' sign-ins; nil when rate limits are off.
+    let limiter: RateLimitTable<MailboxRateClass>?
     let audit: AuditTrail
     let clock: @Sendable () -> Int64
 
     func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome {
+        guard admits(client) else { return .throttled }
         if password.hasPrefix(AgentAPIKey.prefix) { return try await agentSignIn(username, key: password, client: client) }
         if BearerAuthenticator.isAccessToken(password) {
             return try await signIn(username: username, accessToken: password, client: client)
         }
         let keys = WebInboxService.accountKeys(address: username, client: ClientAddressKey(peer: client))
+        let isAPIToken = password.hasPrefix(MailboxService.apiTokenPrefix)
         var opened: (id: String, address: String)?
         let attempt = try await throttle.attempt(keys, now: clock()) {
             opened =
-                try await password.hasPrefix(MailboxService.apiTokenPrefix)
+                try await isAPIToken
                 ? surface.signInAccount(address: username, apiToken: password)
                 : surface.signInAccount(address: username, password: password)
             return opened != nil
         }
-        guard case .passed = attempt, let opened, case .local(let recipient) = try await directory.resolve(opened.address)
-        else {
+        let found = try await signedInAccount(attempt == .passed ? opened : nil)
+        guard let found else {
             await record(.mailboxSignInFailed, actor: username, client: client)
             if case .slowed = attempt { return .throttled }
             return .refused
         }
-        await record(.mailboxSignIn, actor: opened.id, target: recipient.address, client: client)
-        return .signedIn(IMAPMailboxHolder(address: recipient.address, quota: recipient.quota))
+        let (recipient, signedIn) = found
+        let account = (id: signedIn.id, address: signedIn.address)
+        await record(.mailboxSignIn, actor: account.id, target: recipient.address, client: client)
+        let accounts = surface
+        let standing = IMAPStanding {
+            // The account by its id, never its address: one made again at the address is another account.
+            guard let now = try await accounts.accountStanding(id: account.id),
+                EmailAddress.same(now.address, account.address)
+            else { return .accountDeleted }
+            guard now.tokenEpoch == signedIn.tokenEpoch else { return .credentialChanged }
+            guard isAPIToken else { return nil }
+            let still = try await accounts.signInAccount(address: account.address, apiToken: password)
+            return still?.id == account.id ? nil : .credentialRevoked
+        }
+        return .signedIn(IMAPMailboxHolder(address: recipient.address, quota: recipient.quota, standing: standing))
     }
 
     func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
+        guard admits(client) else { return .throttled }
         let name = username ?? ""
         let keys = WebInboxService.accountKeys(address: name, client: ClientAddressKey(peer: client))
         var outcome = IMAPSignInOutcome.tokenRefused(.invalidToken)
@@ -66,13 +88,37 @@ struct MailboxIMAPSignIn: IMAPSignIn {
             (outcome, owner) = try await ownerInbox(username, accessToken: accessToken)
             return owner != nil
         }
-        guard case .passed = attempt, let owner, case .signedIn(let holder) = outcome else {
+        guard case .passed = attempt, let owner, case .signedIn(var holder) = outcome else {
             await record(.mailboxSignInFailed, actor: name, client: client, credential: "oauth")
             if case .slowed = attempt { return .throttled }
             return outcome
         }
         await record(.mailboxSignIn, actor: owner, target: holder.address, client: client, credential: "oauth")
-        return outcome
+        let address = holder.address
+        holder.standing = IMAPStanding { [self] in
+            // The token again: its grant revoked, or its lifetime over, ends the session as it ends the token.
+            guard case (.signedIn(let now), _) = try await ownerInbox(username, accessToken: accessToken),
+                now.address == address
+            else { return .credentialRevoked }
+            return nil
+        }
+        return .signedIn(holder)
+    }
+
+    /// The local recipient of the account a sign-in `opened` and the account's standing then (its id, address and
+    /// token epoch, which ``IMAPStanding`` compares with later); nil when it opened none or the account is gone.
+    private func signedInAccount(_ opened: (id: String, address: String)?) async throws
+        -> (Recipient, (id: String, address: String, tokenEpoch: Int64))?
+    {
+        guard let opened, case .local(let recipient) = try await directory.resolve(opened.address),
+            let standing = try await surface.accountStanding(id: opened.id)
+        else { return nil }
+        return (recipient, (opened.id, opened.address, standing.tokenEpoch))
+    }
+
+    /// Whether `client`'s bucket has a token for one more attempt (taken).
+    private func admits(_ client: String) -> Bool {
+        limiter?.take(.publicRequests, for: ClientAddressKey(peer: client)).allowed ?? true
     }
 
     /// The owner's inbox `username` names (else the grant's default, or the only one) that `token` opens, and the
@@ -105,7 +151,13 @@ struct MailboxIMAPSignIn: IMAPSignIn {
             return .refused
         }
         await record(.mailboxSignIn, actor: principal.accountID, target: principal.mailbox.address, client: client)
-        return .signedIn(IMAPMailboxHolder(address: principal.mailbox.address, quota: principal.mailbox.quota))
+        let (agents, account) = (agents, principal.accountID)
+        let standing = IMAPStanding {
+            // The key again, by its digest: a revoked key or a deleted agent ends the session.
+            try await agents.principal(for: Credentials(bearerToken: key))?.accountID == account ? nil : .credentialRevoked
+        }
+        return .signedIn(
+            IMAPMailboxHolder(address: principal.mailbox.address, quota: principal.mailbox.quota, standing: standing))
     }
 
     private func record(

@@ -1,7 +1,10 @@
 import AgentAuth
 import BrowserPages
+import BufferBudget
 import IMAPServer
+import MailboxAccounts
 import OAuthGrants
+import ServerKit
 import Logging
 import ServerTLS
 import SocketServer
@@ -14,15 +17,17 @@ extension PosternRuntime {
     /// `STLS` and POP3S (`POSTERN_POP3S_PORT`) with TLS from the first byte, all with SMTP's certificate `tls`.
     static func mailListeners(
         _ configuration: PosternConfiguration, sockets: ListenerSockets, tls: TLSServerContext,
-        context: SurfaceContext, draining: DrainFlag, group: EventLoopGroup
+        context: SurfaceContext, buffers: BufferBudget, draining: DrainFlag, group: EventLoopGroup
     ) throws -> [RuntimeService] {
         let (host, proxies) = (configuration.listener.host, configuration.listener.trustedProxies)
         let (store, logger) = (context.mail.store, context.logger)
         var services: [RuntimeService] = []
+        let limiter = signInLimiter(configuration.rateLimits.applied(to: configuration.mailbox))
         if sockets[.imap] != nil {
-            let signIn = try mailboxSignIn(configuration, context: context, door: .imap)
-            let imap = configuration.imap.serverConfiguration(
+            let signIn = try mailboxSignIn(configuration, context: context, door: .imap, limiter: limiter)
+            var imap = configuration.imap.serverConfiguration(
                 listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
+            imap.buffers = buffers
             let ports = [("IMAP", sockets[.imap], false), ("IMAPS", sockets[.imaps], true)]
             services += serving(imap, tls: tls, on: ports, group: group) {
                 IMAPServer(configuration: $0, store: store, signIn: signIn, group: group, logger: logger) {
@@ -31,7 +36,7 @@ extension PosternRuntime {
             }
         }
         if sockets[.pop3] != nil {
-            let signIn = try mailboxSignIn(configuration, context: context, door: .pop3)
+            let signIn = try mailboxSignIn(configuration, context: context, door: .pop3, limiter: limiter)
             let pop3 = configuration.pop3.serverConfiguration(
                 listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
             let ports = [("POP3", sockets[.pop3], false), ("POP3S", sockets[.pop3s], true)]
@@ -62,7 +67,8 @@ extension PosternRuntime {
     /// The one sign-in of both mail protocols: a Mail.td account through the Mail.td surface (under the web inbox's
     /// backoff), an agent inbox by its API key; audited as `door`.
     private static func mailboxSignIn(
-        _ configuration: PosternConfiguration, context: SurfaceContext, door: MailboxIMAPSignIn.Door
+        _ configuration: PosternConfiguration, context: SurfaceContext, door: MailboxIMAPSignIn.Door,
+        limiter: RateLimitTable<MailboxRateClass>?
     ) throws -> MailboxIMAPSignIn {
         let audit = Surfaces.auditTrail(database: context.database, clock: context.clock, logger: context.logger)
         let surface = try Surfaces.mailboxService(
@@ -75,8 +81,16 @@ extension PosternRuntime {
             directory: owners.agentInboxes)
         return MailboxIMAPSignIn(
             door: door, surface: surface, agents: agents, owners: owners, directory: context.mail.directory,
-            throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
-            clock: context.clock)
+            throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff),
+            limiter: limiter, audit: audit, clock: context.clock)
+    }
+
+    /// The per-client buckets both mail doors' sign-ins take from, at Mail.td's public rate (`POST /api/token`'s)
+    /// shared among the instances; nil when rate limits are off.
+    private static func signInLimiter(_ mailbox: MailboxConfiguration) -> RateLimitTable<MailboxRateClass>? {
+        guard mailbox.rateLimitsEnabled else { return nil }
+        let rates = mailbox.rateLimits.share(among: mailbox.instances)
+        return RateLimitTable(capacity: mailbox.rateLimitTableCapacity) { rates.rate(of: $0) }
     }
 }
 
