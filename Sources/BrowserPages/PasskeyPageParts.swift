@@ -94,15 +94,15 @@ public enum PasskeyPageParts {
 
 extension PageRoutes {
     /// The passkey sign-in's routes of a page family, each under the page budget: `GET` the forms' `script`,
-    /// `POST <path>/options` (the sign-in's options) and `POST <path>` (the signed answer, with the client's throttle key
-    /// and address).
+    /// `POST <path>/options` (the sign-in's options, with the client's key for its share of challenges) and `POST <path>`
+    /// (the signed answer, with the client's throttle key and address).
     public func addPasskeySignIn(
         to router: inout ContextRouter, script: PageScript, path: String, bodyLimit: Int,
-        options: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
+        options: @escaping @Sendable (HTTPRequest, ClientAddressKey) async throws -> HTTPResponse,
         signIn: @escaping @Sendable (HTTPRequest, ClientAddressKey, _ address: String?) async throws -> HTTPResponse
     ) {
         router.add(.GET, script.path, limited { request, _ in script.response(to: request) })
-        router.add(.POST, path + "/options", bodyLimit: bodyLimit, limited { request, _ in try await options(request) })
+        router.add(.POST, path + "/options", bodyLimit: bodyLimit, limited { request, context in try await options(request, context.clientKey) })
         router.add(
             .POST, path, bodyLimit: bodyLimit,
             limited { request, context in

@@ -110,7 +110,8 @@ public final class OwnerService: Sendable {
         self.identities = identities
         if let passkeyStore, let relyingParty {
             passkeys = PasskeyCeremonies(
-                party: relyingParty, store: passkeyStore, challenges: PasskeyChallenges(database: database))
+                party: relyingParty, store: passkeyStore,
+                challenges: PasskeyChallenges(database: database, limits: configuration.signInCeremonies))
         } else {
             passkeys = nil
         }

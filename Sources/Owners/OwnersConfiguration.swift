@@ -3,6 +3,7 @@ import CustomDomains
 import Directory
 import PasswordHashing
 import ServerKit
+import Storage
 
 /// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
 ///
@@ -53,6 +54,11 @@ public struct OwnersConfiguration: Sendable {
     public var instances = 1
     /// Slots of the rate-limit table. Default 65,536.
     public var rateLimitTableCapacity = 65_536
+    /// How many ceremonies nobody has signed in to may wait at once, owners' and Pro users' alike (passkey sign-ins'
+    /// challenges, and apart from them sign-in providers' login transactions): each client its share, 100 by default,
+    /// and all together 100,000 by default, a last resort (``UnauthenticatedRowLimits``; issue 81 item 10). A client
+    /// past either is answered 503 until its ceremonies expire (five and ten minutes).
+    public var signInCeremonies = UnauthenticatedRowLimits()
     /// Largest form body. Default 16 KiB.
     public var bodyLimit = 16 * 1024
 

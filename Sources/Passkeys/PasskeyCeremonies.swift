@@ -118,9 +118,11 @@ public struct PasskeyCeremonies: Sendable {
 
     /// `PublicKeyCredentialRequestOptions` in JSON with a new challenge issued to nobody: no allowed credentials (the
     /// authenticator offers its discoverable ones for the RP ID), user verification required.
-    /// - Throws: `StorageError`.
-    public func signInOptions(now: Int64) async throws -> [UInt8] {
-        let challenge = try await challenges.issue(.signIn, for: nil, now: now)
+    /// - Parameter client: the key of the client that asks (`ClientAddressKey`'s text), whose share the challenge
+    ///   counts against.
+    /// - Throws: ``PasskeyChallengesFull`` past the client's share or the ceiling; `StorageError`.
+    public func signInOptions(client: String, now: Int64) async throws -> [UInt8] {
+        let challenge = try await challenges.issue(.signIn, for: nil, client: client, now: now)
         let options: JSONValue = [
             "challenge": .string(Base64URL.encode(challenge)), "rpId": .string(party.id),
             "timeout": .int(Self.timeoutMilliseconds), "userVerification": "required", "allowCredentials": [],

@@ -10,10 +10,11 @@ import Storage
 /// it was issued to, before it expires. A challenge presented for another ceremony or person is spent all the same: a
 /// ceremony that fails starts again with a new one. Time is the caller's (`now`, Unix seconds).
 ///
-/// A sign-in's challenge is issued to anyone who asks (issue 66 item 6): the rows nobody signed in holds are capped in
-/// all (``unauthenticatedLimit``, counted in the database so every instance shares it), and each client's by the pages'
-/// budget (60 requests a minute, five minutes each). Past the cap ``issue(_:for:now:)`` throws
-/// ``PasskeyChallengesFull`` until challenges expire; a registration, by a signed-in holder, is never refused.
+/// A sign-in's challenge is issued to anyone who asks (issue 66 item 6): the rows nobody signed in holds are counted
+/// per client, each row recording the client that asked (issue 81 item 10), and in all (``limits``, counted in the
+/// database so every instance shares them). A client past its share, or anyone past the ceiling, gets
+/// ``PasskeyChallengesFull`` from ``issue(_:for:client:now:)`` until challenges expire, while another client under its
+/// share still signs in; a registration, by a signed-in holder, is never refused.
 public struct PasskeyChallenges: Sendable {
     /// What a challenge was issued for.
     public enum Ceremony: String, Sendable {
@@ -28,43 +29,45 @@ public struct PasskeyChallenges: Sendable {
     /// The length of a challenge, in bytes.
     public static let byteCount = 32
 
-    /// Most unexpired challenges issued to nobody (sign-ins) at once, across instances: 10,000 by default, what
-    /// 30 clients at the pages' budget fill in five minutes, and some 0.6 MB of rows.
-    public static let defaultUnauthenticatedLimit = 10_000
-
     /// The database holding `passkey_challenges`.
     public let database: any SQLDatabase
-    /// Most unexpired challenges issued to nobody at once (``defaultUnauthenticatedLimit``).
-    public let unauthenticatedLimit: Int
+    /// Most unexpired challenges issued to nobody at once: per client, and in all.
+    public let limits: UnauthenticatedRowLimits
 
-    /// Challenges kept in `database` (migrated to 0047).
-    public init(database: any SQLDatabase, unauthenticatedLimit: Int = defaultUnauthenticatedLimit) {
+    /// Challenges kept in `database` (migrated to 0065).
+    public init(database: any SQLDatabase, limits: UnauthenticatedRowLimits = UnauthenticatedRowLimits()) {
         self.database = database
-        self.unauthenticatedLimit = unauthenticatedLimit
+        self.limits = limits
     }
 
     /// A new challenge for `ceremony`, bound to `holder` (nil: a sign-in whose holder the credential will name).
+    /// - Parameter client: the key of the client that asks (`ClientAddressKey`'s text), whose share a challenge issued
+    ///   to nobody counts against; nil counts as one more client, the unnamed one.
     /// - Returns: the challenge's bytes, for the browser (`PublicKeyCredential*Options.challenge`).
-    /// - Throws: ``PasskeyChallengesFull`` for one issued to nobody past ``unauthenticatedLimit``; `StorageError`.
-    public func issue(_ ceremony: Ceremony, for holder: PasskeyHolder?, now: Int64) async throws -> [UInt8] {
+    /// - Throws: ``PasskeyChallengesFull`` for one issued to nobody past ``limits``; `StorageError`.
+    public func issue(
+        _ ceremony: Ceremony, for holder: PasskeyHolder?, client: String? = nil, now: Int64
+    ) async throws -> [UInt8] {
         let challenge = SecureRandom.bytes(Self.byteCount)
         let (owner, proUser) = holder?.columns ?? (nil, nil)
-        // Only a sign-in's challenge, issued to nobody, counts against the cap.
-        let cap = holder != nil ? nil : RowCap(
-            count: """
-                SELECT COUNT(*) AS n FROM passkey_challenges
-                WHERE owner_id IS NULL AND pro_user_id IS NULL AND expires_at >= ?
-                """, bindings: [.integer(now)], limit: unauthenticatedLimit)
+        let client = client ?? ""
+        // Only a sign-in's challenge, issued to nobody, counts against the caps.
+        let caps =
+            holder != nil
+            ? []
+            : limits.caps(
+                table: "passkey_challenges", unauthenticated: "owner_id IS NULL AND pro_user_id IS NULL",
+                unexpired: ">=", client: client, now: now)
         let inserted = try await database.write { connection in
             try connection.insert(
                 """
-                INSERT INTO passkey_challenges (digest, ceremony, owner_id, pro_user_id, expires_at)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO passkey_challenges (digest, ceremony, owner_id, pro_user_id, expires_at, client)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .blob(SHA256.hash(challenge)), .text(ceremony.rawValue), owner.map(SQLValue.text) ?? .null,
-                    proUser.map(SQLValue.text) ?? .null, .integer(now + Self.lifetime),
-                ], within: cap)
+                    proUser.map(SQLValue.text) ?? .null, .integer(now + Self.lifetime), .text(client),
+                ], within: caps)
         }
         guard inserted else { throw PasskeyChallengesFull() }
         return challenge
@@ -107,6 +110,6 @@ public struct PasskeyChallenges: Sendable {
     }
 }
 
-/// Too many sign-in challenges issued to nobody are waiting (``PasskeyChallenges/unauthenticatedLimit``): the
-/// surface answers 503 and the browser tries again once some expire.
+/// Too many sign-in challenges issued to nobody are waiting, from this client or from all
+/// (``PasskeyChallenges/limits``): the surface answers 503 and the browser tries again once some expire.
 public struct PasskeyChallengesFull: Error, Sendable, Equatable {}

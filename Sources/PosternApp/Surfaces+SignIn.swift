@@ -26,7 +26,7 @@ extension Surfaces {
         var fetchers: [Bool: Fetcher] = [:]  // at most two: by whether private addresses are allowed
         return try SignInFlow(
             configuration: c.signInProviders, publicURL: identity.baseURL,
-            transactions: SignInTransactionStore(database: database, clock: clock),
+            transactions: SignInTransactionStore(database: database, clock: clock, limits: c.owners.signInCeremonies),
             transport: { provider in
                 if let made = fetchers[provider.allowPrivateNetwork] { return made }
                 let made = try fetcher(

@@ -43,7 +43,7 @@ extension SignInMethodsController {
         guard ceremonies != nil else { return }
         family.pages.addPasskeySignIn(
             to: &router, script: paths.passkeyScript, path: paths.passkeySignIn, bodyLimit: limit,
-            options: { request in try await signInOptions(request) },
+            options: { request, client in try await signInOptions(request, client: client) },
             signIn: { request, client, address in try await passkeySignIn(request, client: client, address: address) })
         router.add(
             .POST, paths.passkeys + "/options", bodyLimit: limit,
@@ -54,12 +54,13 @@ extension SignInMethodsController {
 
     // MARK: - Sign-in
 
-    func signInOptions(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func signInOptions(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
         guard let ceremonies, family.forms.csrfValid(request.formFields(), request) else {
             return HTTPResponse.noStoreJSON(.forbidden, ["error": "csrf"])
         }
         do {
-            return HTTPResponse.noStoreJSON(.ok, try await ceremonies.signInOptions(now: family.now()))
+            return HTTPResponse.noStoreJSON(
+                .ok, try await ceremonies.signInOptions(client: client.description, now: family.now()))
         } catch is PasskeyChallengesFull {
             return HTTPResponse.noStoreJSON(.serviceUnavailable, ["error": "busy"])
         }

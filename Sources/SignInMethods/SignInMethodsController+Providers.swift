@@ -32,7 +32,9 @@ extension SignInMethodsController: SignInSurfacePages {
         let paths = family.paths, pages = family.pages
         router.add(
             .POST, paths.providerStart, bodyLimit: limit,
-            pages.limited { request, context in try await start(request, client: context.clientAddress?.description) })
+            pages.limited { request, context in
+                try await start(request, client: context.clientAddress?.description, key: context.clientKey)
+            })
         router.add(.GET, paths.linkQuestion, pages.limited { request, _ in linkPage(request) })
         router.add(
             .POST, paths.linkQuestion, bodyLimit: limit,
@@ -47,7 +49,10 @@ extension SignInMethodsController: SignInSurfacePages {
 
     // MARK: - Start
 
-    func start(_ request: HTTPRequest, client: String?) async throws -> HTTPResponse {
+    /// - Parameters:
+    ///   - client: the client's address, for the audit trail.
+    ///   - key: the client's key, whose share of the sign-ins waiting for their callback this one counts against.
+    func start(_ request: HTTPRequest, client: String?, key: ClientAddressKey) async throws -> HTTPResponse {
         let fields = request.formFields(), paths = family.paths
         guard family.forms.csrfValid(fields, request) else {
             return family.startRefused(.forbidden, request, words: family.csrfMessage)
@@ -68,9 +73,9 @@ extension SignInMethodsController: SignInSurfacePages {
                 account = signedIn
             }
         }
-        return try await begin(fields["provider"] ?? "", account: account, returnTo: family.returnPath(fields["next"])) {
-            status, words in family.startRefused(status, request, words: words)
-        }
+        return try await begin(
+            fields["provider"] ?? "", account: account, returnTo: family.returnPath(fields["next"]), client: key
+        ) { status, words in family.startRefused(status, request, words: words) }
     }
 
     func startLink(_ call: Family.Call) async throws -> HTTPResponse {
@@ -92,12 +97,14 @@ extension SignInMethodsController: SignInSurfacePages {
     }
 
     private func begin(
-        _ name: String, account: String?, returnTo: String, refused: (HTTPStatus, String) async throws -> HTTPResponse
+        _ name: String, account: String?, returnTo: String, client: ClientAddressKey? = nil,
+        refused: (HTTPStatus, String) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         guard let flow else { return try await refused(.badRequest, SignInMessage.unknownProvider) }
         do {
             let (url, browser) = try await flow.begin(
-                provider: name, surface: family.paths.surface, account: account, returnTo: returnTo)
+                provider: name, surface: family.paths.surface, account: account, returnTo: returnTo,
+                client: client?.description)
             // Not a 303: the sign-in page's CSP (form-action 'self') forbids following a form's answer to another site.
             return BrowserPage.moveOn(
                 to: url, title: Self.providerTitle,

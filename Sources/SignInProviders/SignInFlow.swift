@@ -58,8 +58,8 @@ public struct CompletedSignIn: Sendable, Equatable {
 }
 
 /// The relying party's side of a sign-in with an OpenID Connect provider (issue 54 item 3), between the surfaces'
-/// pages and the providers: ``begin(provider:surface:account:returnTo:)`` stores a single-use login transaction and
-/// gives the authorization URL; ``finish(query:browser:)`` takes that transaction by the callback's `state` and the
+/// pages and the providers: ``begin(provider:surface:account:returnTo:client:)`` stores a single-use login transaction
+/// and gives the authorization URL; ``finish(query:browser:)`` takes that transaction by the callback's `state` and the
 /// browser's pre-session token (so a callback carried to another browser opens nothing), checks RFC 9207's `iss`,
 /// exchanges the code with the PKCE verifier through the provider's transport, and verifies the id_token (signature,
 /// issuer, audience, azp, times and nonce, ``ProviderKeys``). When the id_token carries no email and the provider has
@@ -94,7 +94,8 @@ public final class SignInFlow: Sendable {
         case returnPathNotLocal
         /// The provider's discovery document could not be had.
         case provider(ProviderError)
-        /// Too many sign-ins are waiting for their callback (``SignInTransactionStore/unauthenticatedLimit``).
+        /// Too many sign-ins are waiting for their callback, from this client or from all
+        /// (``SignInTransactionStore/limits``).
         case busy
     }
 
@@ -146,10 +147,12 @@ public final class SignInFlow: Sendable {
     /// - Parameters:
     ///   - account: the signed-in account to link the identity to; nil for a sign-in.
     ///   - returnTo: the local path to go back to.
+    ///   - client: the key of the client that asks (`ClientAddressKey`'s text), whose share a sign-in counts against.
     /// - Returns: the authorization URL and the browser token (for a pre-session cookie the callback must bring).
     /// - Throws: ``StartError``; the database's errors.
     public func begin(
-        provider name: String, surface: SignInProvider.Surface, account: String?, returnTo: String
+        provider name: String, surface: SignInProvider.Surface, account: String?, returnTo: String,
+        client: String? = nil
     ) async throws -> (url: String, browser: String) {
         guard let provider = providers(for: surface).first(where: { $0.name == name }) else {
             throw StartError.unknownProvider
@@ -170,7 +173,8 @@ public final class SignInFlow: Sendable {
         let (state, transaction): (String, SignInTransaction)
         do {
             (state, transaction) = try await transactions.begin(
-                provider: name, surface: surface, account: account, returnTo: returnTo, browser: browser)
+                provider: name, surface: surface, account: account, returnTo: returnTo, browser: browser,
+                client: client)
         } catch SignInTransactionError.returnPathNotLocal {
             throw StartError.returnPathNotLocal
         } catch SignInTransactionError.full {

@@ -20,9 +20,10 @@ public protocol SignInSurfacePages: Sendable {
 }
 
 extension SignInFlow {
-    /// The pre-session cookie a login transaction is bound to (``begin(provider:surface:account:returnTo:)``'s browser
-    /// token), one for every surface since the callback is one. It must be `SameSite=Lax` (or looser): it comes back
-    /// with the provider's cross-site redirect; ten minutes, as the transaction.
+    /// The pre-session cookie a login transaction is bound to (the browser token of
+    /// ``begin(provider:surface:account:returnTo:client:)``), one for every surface since the callback is one. It must
+    /// be `SameSite=Lax` (or looser): it comes back with the provider's cross-site redirect; ten minutes, as the
+    /// transaction.
     public static let browserCookie = "postern_oidc"
 
     /// Which surface's pages answer a callback: the surface the transaction names; a callback refused before any

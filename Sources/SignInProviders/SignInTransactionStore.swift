@@ -30,7 +30,8 @@ public enum SignInTransactionError: Error, Sendable, Equatable {
     /// The return path is not a local path (`/...`, not `//...` nor with a backslash or a control character): a
     /// sign-in must never end on another site.
     case returnPathNotLocal
-    /// Too many sign-ins without an account are waiting for their callback (``SignInTransactionStore/unauthenticatedLimit``).
+    /// Too many sign-ins without an account are waiting for their callback, from this client or from all
+    /// (``SignInTransactionStore/limits``).
     case full
 }
 
@@ -40,32 +41,30 @@ public enum SignInTransactionError: Error, Sendable, Equatable {
 /// carried to another browser, the login CSRF of RFC 6749 section 10.12, opens nothing) and lives ``lifetime`` seconds.
 ///
 /// A sign-in's transaction is made for anyone who asks (`POST /oidc/start`, issue 66 item 6): the rows with no account
-/// are capped in all (``unauthenticatedLimit``, counted in the database so every instance shares it), and each
-/// client's by the pages' budget (60 requests a minute, ten minutes each). Past the cap ``begin(provider:surface:account:returnTo:browser:)``
-/// throws ``SignInTransactionError/full`` until transactions expire; a signed-in person's link is never refused.
+/// are counted per client, each recording the client that began it (issue 81 item 10), and in all (``limits``,
+/// counted in the database so every instance shares them). A client past its share, or anyone past the ceiling, gets
+/// ``SignInTransactionError/full`` from ``begin(provider:surface:account:returnTo:browser:client:)`` until
+/// transactions expire, while another client under its share still begins one; a signed-in person's link is never
+/// refused.
 public struct SignInTransactionStore: Sendable {
     /// How long a login may take between the redirect and the callback, in seconds: ten minutes.
     public static let lifetime: Int64 = 600
-    /// Most unexpired sign-in transactions without an account at once, across instances: 10,000 by default, what
-    /// 17 clients at the pages' budget fill in ten minutes.
-    public static let defaultUnauthenticatedLimit = 10_000
-
     let database: any SQLDatabase
     let clock: @Sendable () -> Int64
-    /// Most unexpired transactions without an account at once (``defaultUnauthenticatedLimit``).
-    let unauthenticatedLimit: Int
+    /// Most unexpired transactions without an account at once: per client, and in all.
+    let limits: UnauthenticatedRowLimits
 
     /// - Parameters:
-    ///   - database: a database with migration 0048 applied.
+    ///   - database: a database with migration 0065 applied.
     ///   - clock: Unix seconds.
-    ///   - unauthenticatedLimit: most unexpired transactions without an account at once.
+    ///   - limits: most unexpired transactions without an account at once, per client and in all.
     public init(
         database: any SQLDatabase, clock: @escaping @Sendable () -> Int64,
-        unauthenticatedLimit: Int = defaultUnauthenticatedLimit
+        limits: UnauthenticatedRowLimits = UnauthenticatedRowLimits()
     ) {
         self.database = database
         self.clock = clock
-        self.unauthenticatedLimit = unauthenticatedLimit
+        self.limits = limits
     }
 
     /// Begins a login: a fresh state, nonce and PKCE verifier, stored for ``lifetime`` seconds.
@@ -75,11 +74,14 @@ public struct SignInTransactionStore: Sendable {
     ///   - account: the signed-in account to link the identity to, or nil for a sign-in.
     ///   - returnTo: the local path to go back to.
     ///   - browser: the browser's pre-session token (its cookie), which the callback must present again.
+    ///   - client: the key of the client that asks (`ClientAddressKey`'s text), whose share a sign-in counts against;
+    ///     nil counts as one more client, the unnamed one.
     /// - Returns: the `state` for the authorization request, and the transaction.
     /// - Throws: ``SignInTransactionError/returnPathNotLocal``; ``SignInTransactionError/full`` for a sign-in (no
-    ///   `account`) past ``unauthenticatedLimit``; the database's errors.
+    ///   `account`) past ``limits``; the database's errors.
     public func begin(
-        provider: String, surface: SignInProvider.Surface, account: String?, returnTo: String, browser: String
+        provider: String, surface: SignInProvider.Surface, account: String?, returnTo: String, browser: String,
+        client: String? = nil
     ) async throws -> (state: String, transaction: SignInTransaction) {
         guard Self.isLocalPath(returnTo) else { throw SignInTransactionError.returnPathNotLocal }
         let state = Base64URL.encode(SecureRandom.bytes(32))
@@ -90,19 +92,22 @@ public struct SignInTransactionStore: Sendable {
         let bindings: [SQLValue] = [
             .blob(Self.digest(state)), .blob(Self.digest(browser)), .text(provider), .text(surface.rawValue),
             account.map(SQLValue.text) ?? .null, .text(transaction.nonce), .text(transaction.codeVerifier),
-            .text(returnTo), .integer(now), .integer(now + Self.lifetime),
+            .text(returnTo), .integer(now), .integer(now + Self.lifetime), .text(client ?? ""),
         ]
-        // Only a login nobody signed in began counts against the cap.
-        let cap = account != nil ? nil : RowCap(
-            count: "SELECT COUNT(*) AS n FROM signin_transactions WHERE account IS NULL AND expires_at > ?",
-            bindings: [.integer(now)], limit: unauthenticatedLimit)
+        // Only a login nobody signed in began counts against the caps.
+        let caps =
+            account != nil
+            ? []
+            : limits.caps(
+                table: "signin_transactions", unauthenticated: "account IS NULL", unexpired: ">", client: client ?? "",
+                now: now)
         let inserted = try await database.write { connection in
             try connection.insert(
                 """
                 INSERT INTO signin_transactions (state_digest, browser_digest, provider, surface, account, nonce,
-                    code_verifier, return_to, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, bindings, within: cap)
+                    code_verifier, return_to, created_at, expires_at, client)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, bindings, within: caps)
         }
         guard inserted else { throw SignInTransactionError.full }
         return (state, transaction)

@@ -23,7 +23,17 @@ extension SQLConnection {
     /// - Returns: false, and nothing inserted, when the rows `cap` counts already number its limit.
     /// - Throws: storage errors.
     public func insert(_ sql: String, _ bindings: [SQLValue], within cap: RowCap?) throws -> Bool {
-        if let cap, try query(cap.count, cap.bindings).first?.int("n") ?? 0 >= cap.limit { return false }
+        try insert(sql, bindings, within: cap.map { [$0] } ?? [])
+    }
+
+    /// Runs the insert `sql` with `bindings` unless one of `caps` is reached, each counted in order (the cheapest
+    /// first: the first reached stops the rest), all on this connection (inside the caller's write).
+    /// - Returns: false, and nothing inserted, when the rows some cap counts already number its limit.
+    /// - Throws: storage errors.
+    public func insert(_ sql: String, _ bindings: [SQLValue], within caps: [RowCap]) throws -> Bool {
+        for cap in caps {
+            if try query(cap.count, cap.bindings).first?.int("n") ?? 0 >= cap.limit { return false }
+        }
         try run(sql, bindings)
         return true
     }

@@ -147,8 +147,9 @@ struct PasskeysTests {
         arguments: StorageBackend.allCases)
     func signInCap(_ backend: StorageBackend) async throws {
         let test = try Self.database(backend)
-        let here = PasskeyChallenges(database: test.database, unauthenticatedLimit: 5)
-        let there = PasskeyChallenges(database: try test.another(), unauthenticatedLimit: 5)
+        let ceiling = UnauthenticatedRowLimits(perClient: 100, total: 5)
+        let here = PasskeyChallenges(database: test.database, limits: ceiling)
+        let there = PasskeyChallenges(database: try test.another(), limits: ceiling)
         var refused = 0
         for index in 0..<12 {
             do {
@@ -172,6 +173,40 @@ struct PasskeysTests {
         let fresh = try await here.issue(.signIn, for: nil, now: later)
         #expect(try await here.consume(fresh, .signIn, for: nil, now: later))
         #expect(try await here.purgeExpired(now: later) == 5)
+    }
+
+    @Test(
+        "one client's flood of sign-in challenges fills only its own share: another client still signs in (issue 81)",
+        arguments: StorageBackend.allCases)
+    func signInSharePerClient(_ backend: StorageBackend) async throws {
+        let test = try Self.database(backend)
+        let limits = UnauthenticatedRowLimits(perClient: 4, total: 10)
+        let here = PasskeyChallenges(database: test.database, limits: limits)
+        let there = PasskeyChallenges(database: try test.another(), limits: limits)
+        func issued(_ client: String, _ count: Int, now: Int64 = 100) async throws -> Int {
+            var issued = 0
+            for index in 0..<count {
+                do {
+                    _ = try await (index % 2 == 0 ? here : there).issue(.signIn, for: nil, client: client, now: now)
+                    issued += 1
+                } catch is PasskeyChallengesFull {}
+            }
+            return issued
+        }
+        // The flooding client, through both instances, gets its share and no more.
+        #expect(try await issued("192.0.2.7", 12) == 4)
+        // Another client is not locked out by it, and the client's share is its own, not its neighbour's.
+        let other = try await here.issue(.signIn, for: nil, client: "198.51.100.4", now: 100)
+        #expect(try await there.consume(other, .signIn, for: nil, now: 100))
+        #expect(try await issued("2001:db8:1:2:0:0:0:0/64", 12) == 4)
+        // The ceiling stays, a last resort above every share: 4 + 4 + one more client's 2 reach 10.
+        #expect(try await issued("203.0.113.9", 4) == 2)
+        #expect(try await issued("203.0.113.10", 1) == 0)
+        // A registration, by a signed-in holder, is counted in neither.
+        _ = try await here.issue(.registration, for: Self.ada, client: "192.0.2.7", now: 100)
+        // Past their five minutes, the flood's challenges give their places back.
+        let later = 100 + PasskeyChallenges.lifetime + 1
+        #expect(try await issued("192.0.2.7", 1, now: later) == 1)
     }
 }
 

@@ -92,8 +92,9 @@ struct SignInStoreTests {
     func signInCap(_ backend: StorageBackend) async throws {
         let test = try backend.makeDatabase()
         let clock = TestClock()
-        let here = SignInTransactionStore(database: test.database, clock: { clock.now }, unauthenticatedLimit: 5)
-        let there = SignInTransactionStore(database: try test.another(), clock: { clock.now }, unauthenticatedLimit: 5)
+        let ceiling = UnauthenticatedRowLimits(perClient: 100, total: 5)
+        let here = SignInTransactionStore(database: test.database, clock: { clock.now }, limits: ceiling)
+        let there = SignInTransactionStore(database: try test.another(), clock: { clock.now }, limits: ceiling)
         var refused = 0
         for index in 0..<12 {
             do {
@@ -116,6 +117,44 @@ struct SignInStoreTests {
         clock.advance(SignInTransactionStore.lifetime)
         _ = try await here.begin(provider: "corp", surface: .owners, account: nil, returnTo: "/", browser: "late")
         #expect(try await here.purge() == 5)
+    }
+
+    @Test(
+        "one client's flood of sign-ins fills only its own share: another client still begins one (issue 81)",
+        arguments: StorageBackend.allCases)
+    func signInSharePerClient(_ backend: StorageBackend) async throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock()
+        let limits = UnauthenticatedRowLimits(perClient: 4, total: 10)
+        let here = SignInTransactionStore(database: test.database, clock: { clock.now }, limits: limits)
+        let there = SignInTransactionStore(database: try test.another(), clock: { clock.now }, limits: limits)
+        func begun(_ client: String, _ count: Int) async throws -> Int {
+            var begun = 0
+            for index in 0..<count {
+                do {
+                    _ = try await (index % 2 == 0 ? here : there).begin(
+                        provider: "corp", surface: .owners, account: nil, returnTo: "/", browser: "\(client)-\(index)",
+                        client: client)
+                    begun += 1
+                } catch SignInTransactionError.full {}
+            }
+            return begun
+        }
+        #expect(try await begun("192.0.2.7", 12) == 4)
+        // Another client is not locked out by the flood.
+        let (state, transaction) = try await here.begin(
+            provider: "corp", surface: .owners, account: nil, returnTo: "/", browser: "mine", client: "198.51.100.4")
+        #expect(try await there.take(state: state, browser: "mine") == transaction)
+        #expect(try await begun("2001:db8:1:2:0:0:0:0/64", 12) == 4)
+        // The ceiling stays above every share: 4 + 4 + one more client's 2 reach 10.
+        #expect(try await begun("203.0.113.9", 4) == 2)
+        #expect(try await begun("203.0.113.10", 1) == 0)
+        // A signed-in person's link counts in neither.
+        _ = try await here.begin(
+            provider: "corp", surface: .owners, account: "o-1", returnTo: "/owner", browser: "me", client: "192.0.2.7")
+        // Once the flood's transactions expire, the client begins again.
+        clock.advance(SignInTransactionStore.lifetime)
+        #expect(try await begun("192.0.2.7", 1) == 1)
     }
 
     @Test("expired transactions are purged, live ones kept", arguments: StorageBackend.allCases)
