@@ -26,8 +26,9 @@ public struct IMAPLimits: Sendable, Equatable {
     /// How long a session may stay silent before the server logs it out (RFC 9051 §5.4: at least 30 minutes; an
     /// IDLE that clients re-issue every 29 minutes keeps it open). Default 30 minutes.
     public var autologout: Duration = .seconds(30 * 60)
-    /// How long a session that has not signed in may stay silent. Default 60 s, as for SMTP's first command.
-    public var unauthenticatedTimeout: Duration = .seconds(60)
+    /// How long a session that has not signed in may stay silent. Default 60 s, POP3's too
+    /// (``MailDoorTimeouts/unauthenticated``).
+    public var unauthenticatedTimeout: Duration = MailDoorTimeouts.unauthenticated
 
     /// Before sign-in, the most bytes of command text: a `LOGIN`, an `AUTHENTICATE` line with an access token, an
     /// `ID` (RFC 2971 allows 30 pairs of 1,024-byte values, about 31 KiB). Default 32,768.

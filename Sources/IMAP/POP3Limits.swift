@@ -17,6 +17,10 @@ public struct POP3Limits: Sendable, Equatable {
     /// How long a session may stay silent before the server closes it, with no response and no message removed
     /// (RFC 1939 §3: at least 10 minutes). Default 10 minutes.
     public var autologout: Duration = .seconds(10 * 60)
+    /// How long a session that has not signed in (the authorization state) may stay silent before the server closes
+    /// it, with no response. Default 60 s, IMAP's (``MailDoorTimeouts/unauthenticated``): a connection nobody signs in
+    /// on is not kept for the signed-in session's 10 minutes.
+    public var unauthenticatedTimeout: Duration = MailDoorTimeouts.unauthenticated
     /// How many failed sign-ins one connection may make before it is closed. Default 3.
     public var maxFailedSignIns = 3
 

@@ -24,8 +24,9 @@
 ///   and `TOP` ask the driver for the bytes and send them dot-stuffed (`TOP`: the header and the first n body lines).
 ///   `QUIT` asks the driver to remove the marked messages (update state), answers `+OK` or `-ERR [SYS/TEMP]`, and
 ///   closes.
-/// - Silence: after ``POP3Limits/autologout`` without a byte from the client the connection closes, with no
-///   response and nothing removed (RFC 1939 §3); time the driver spends does not count.
+/// - Silence: after ``POP3Limits/autologout`` (``POP3Limits/unauthenticatedTimeout`` before sign-in) without a byte
+///   from the client the connection closes, with no response and nothing removed (RFC 1939 §3); time the driver
+///   spends does not count.
 public struct POP3Session: Sendable {
     /// What the session asks its connection to do, in order.
     public enum Action: Sendable, Equatable {
@@ -93,8 +94,12 @@ public struct POP3Session: Sendable {
     public var deadline: UInt64? {
         switch phase {
         case .closed, .awaitingDriver, .startingTLS: return nil
-        default: return lastHeard &+ IMAPSession.nanoseconds(configuration.limits.autologout)
+        default: return lastHeard &+ IMAPSession.nanoseconds(timeout)
         }
+    }
+
+    var timeout: Duration {
+        state == .authorization ? configuration.limits.unauthenticatedTimeout : configuration.limits.autologout
     }
 
     var plaintextAllowed: Bool { isSecure || configuration.allowsPlaintextAuthentication }
