@@ -253,7 +253,8 @@ extension JMAPService {
     /// The rule on who a message says it is from, over every `From`, `Sender` and `Reply-To` field of the raw
     /// message (not only the first of each), read strictly (``Originators``: a header with a bare CR, a bare LF or a
     /// NUL, or an address field some reader could take two ways, is refused, so what is checked is what every
-    /// receiver reads): `From` names this account's address only, and `Sender`, when present, too. `Reply-To` may
+    /// receiver reads): `From` names this account's address only, and `Sender`, when present, too, and so do
+    /// `Resent-From` and `Resent-Sender` (issue 81: a draft an agent `APPEND`s may carry them). `Reply-To` may
     /// name addresses elsewhere (a list, a helpdesk), but no address of a domain served here other than the account's
     /// own: replies to another local mailbox, or to a name on a local domain that someone may register later, would
     /// let one account speak for another. The outbound preparer checks `From` and `Sender` again on the bytes that
@@ -273,6 +274,11 @@ extension JMAPService {
         }
         guard originators.sender.allSatisfy(own) else {
             throw SetError(.forbiddenFrom, description: "The Sender of the email must be \(account.address).")
+        }
+        guard originators.resentFrom.allSatisfy(own), originators.resentSender.allSatisfy(own) else {
+            throw SetError(
+                .forbiddenFrom,
+                description: "The Resent-From and Resent-Sender of the email must be \(account.address).")
         }
         let directory = self.directory
         let elsewhere = { (address: MailAddress) in

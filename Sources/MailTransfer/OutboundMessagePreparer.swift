@@ -30,7 +30,7 @@ public struct OutboundMessagePreparer: Sendable {
     ///   - queueID: the queue's id of the message: the `Received` line's `id`, and the local part of a `Message-ID`
     ///     made here, so that every destination of one message gets the same one.
     ///   - now: Unix seconds, for `Received` and a missing `Date`.
-    ///   - sender: the envelope sender, the only mailbox `From` and `Sender` may name.
+    ///   - sender: the envelope sender, the only mailbox `From`, `Sender`, `Resent-From` and `Resent-Sender` may name.
     ///   - signer: the sender domain's DKIM signer; nil sends the message unsigned.
     /// - Throws: ``OutboundPreparationError/originators(_:)`` when the prepared header names anyone else or cannot be
     ///   read strictly; ``OutboundPreparationError/signing(_:)`` when a signature cannot be made.
@@ -59,7 +59,8 @@ public struct OutboundMessagePreparer: Sendable {
         return Array((received + signatures).utf8) + message
     }
 
-    /// Every `From` and `Sender` mailbox of `message` is `sender` (any ASCII case), and there is a `From`.
+    /// Every `From`, `Sender`, `Resent-From` and `Resent-Sender` mailbox of `message` is `sender` (any ASCII case), and
+    /// there is a `From`.
     static func checkOriginators(_ message: [UInt8], sender: String) throws(OutboundPreparationError) {
         let originators: Originators
         do {
@@ -70,8 +71,10 @@ public struct OutboundMessagePreparer: Sendable {
         guard !originators.from.isEmpty else { throw .originators("The email has no From field.") }
         // Compared as addresses (``EmailAddress``): ASCII case only, so a look-alike such as KELVIN SIGN is another
         // sender, never folded onto the envelope's.
-        guard (originators.from + originators.sender).allSatisfy({ EmailAddress.same($0.email, sender) }) else {
-            throw .originators("The From or Sender of the email is not its envelope sender.")
+        let named = originators.from + originators.sender + originators.resentFrom + originators.resentSender
+        guard named.allSatisfy({ EmailAddress.same($0.email, sender) }) else {
+            throw .originators(
+                "The From, Sender, Resent-From or Resent-Sender of the email is not its envelope sender.")
         }
     }
 

@@ -140,4 +140,34 @@ struct JMAPSubmissionOriginTests {
         }
         #expect(try await harness.ids(bob, in: "inbox").count == 4)
     }
+
+    @Test(
+        "a Resent-From or Resent-Sender naming another inbox is forbiddenFrom; the account's own is sent (issue 81)",
+        arguments: StorageBackend.allCases)
+    func resentOriginators(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let own = try await harness.signUp("owner")
+        let bob = try await harness.signUp("bobby")
+        let carol = try await harness.signUp("carol")
+        // As an agent APPENDs it to Drafts over IMAP: written by the account, its From the account's own.
+        for resent in [
+            "Resent-From: \(carol.address)", "Resent-Sender: \(carol.address)",
+            "Resent-From: \(own.address), \(carol.address)",
+            "Resent-From: \(own.address)\r\nResent-Sender: Carol <\(carol.address)>",
+        ] {
+            let id = try await Self.store(
+                "From: \(own.address)\r\n\(resent)\r\nTo: \(bob.address)\r\nSubject: as carol\r\n\r\nhi\r\n", at: own,
+                in: harness, origin: .written)
+            let refusal = try #require(try await Self.submit(id, as: own, to: bob.address, in: harness), "\(resent)")
+            #expect(refusal.type == "forbiddenFrom", "\(resent): \(refusal)")
+            #expect(refusal.description?.contains("Resent") == true, "\(resent): \(refusal)")
+        }
+        #expect(try await harness.ids(bob, in: "inbox").isEmpty)
+        let forwarded = try await Self.store(
+            "From: \(own.address)\r\nResent-From: \(own.address)\r\nResent-Sender: <\(own.address)>\r\n"
+                + "To: \(bob.address)\r\nSubject: mine again\r\n\r\nhi\r\n", at: own, in: harness, origin: .written)
+        #expect(try await Self.submit(forwarded, as: own, to: bob.address, in: harness) == nil)
+        #expect(try await harness.ids(bob, in: "inbox").count == 1)
+    }
 }

@@ -80,13 +80,16 @@ struct OutboundPreparerOriginatorTests {
     static let preparer = OutboundMessagePreparer(hostname: "mx.postern.test")
 
     @Test(
-        "a From or Sender other than the envelope sender, after line-end repair, is refused before signing",
+        "a From, Sender, Resent-From or Resent-Sender other than the envelope sender is refused before signing",
         arguments: [
             "From: ceo@agents.test\rX-Hide: <own@agents.test>\r\n",
             "From: <ceo@agents.test> <own@agents.test>\r\n",
             "From: <ceo@agents.test> \"<own@agents.test>\"\r\n",
             "From: own@agents.test\r\nSender: ceo@agents.test\r\n",
             "From: own@agents.test\r\nFrom: ceo@agents.test\r\n",
+            // Resent-From and Resent-Sender are originators too (RFC 5322 3.6.6; issue 81).
+            "From: own@agents.test\r\nResent-From: ceo@agents.test\r\n",
+            "From: own@agents.test\r\nResent-From: own@agents.test\r\nResent-Sender: ceo@agents.test\r\n",
             "Subject: no From at all\r\n",
             // The sender only under Unicode's case folding (issue 66): KELVIN SIGN is not a `k`.
             "From: \u{212A}ate@agents.test\r\n",
