@@ -16,7 +16,9 @@ import WebSocket
 ///    `{"error":"invalid_auth_message"}` (not JSON, or not an `auth` object with a string `token`),
 ///    `{"error":"invalid_token"}` (a bad, expired or superseded token, and any Pro JWT or Pro API token, which
 ///    "cannot be used"), `{"error":"too_many_connections"}` (3 sockets, `POSTERN_MAILBOX_SOCKETS_PER_ACCOUNT`, are
-///    open for the account, or the open mailbox, counted across every instance in `mailbox_sockets`); for an
+///    open for the account, or for the open mailbox from this client, counted across every instance in
+///    `mailbox_sockets`: whoever knows an open address may follow it, so one client's sockets never fill another's
+///    places, issue 81); for an
 ///    address, `{"error":"invalid_address"}` (not an address with Mail.td's local-part rules) or
 ///    `{"error":"domain_not_allowed"}` (not an open mailbox), mail.cx's REST codes.
 /// 3. Then, for each message delivered to the account's inbox, in arrival order:
@@ -46,9 +48,10 @@ struct MailboxSocketController: MailboxController {
         let surface = self.surface
         router.add(
             .GET, Self.path,
-            .webSocket { _, _, _, _ in
-                .accept(subprotocol: nil) { inbound, outbound in
-                    await MailboxSocketSession(surface: surface, outbound: outbound).run(inbound)
+            .webSocket { _, context, _, _ in
+                let client = context.clientKey.description
+                return .accept(subprotocol: nil) { inbound, outbound in
+                    await MailboxSocketSession(surface: surface, outbound: outbound, client: client).run(inbound)
                 }
             })
     }
@@ -58,11 +61,15 @@ struct MailboxSocketController: MailboxController {
 final class MailboxSocketSession: Sendable {
     let surface: MailboxService
     let outbound: WebSocketOutbound
+    /// The client's key (`ClientAddressKey`: an IPv4 address, an IPv6 /64), under which an open mailbox's sockets are
+    /// counted.
+    let client: String
     private let socketID = MailboxIdentifiers.uuid()
 
-    init(surface: MailboxService, outbound: WebSocketOutbound) {
+    init(surface: MailboxService, outbound: WebSocketOutbound, client: String) {
         self.surface = surface
         self.outbound = outbound
+        self.client = client
     }
 
     /// Waits up to the auth window for the client's first message, then authenticates and pushes while reading and
@@ -103,13 +110,13 @@ final class MailboxSocketSession: Sendable {
             guard case .mailbox = bearer,
                 case .account(let account)? = try? await surface.authorizer.principal(bearer)
             else { return refuse("invalid_token") }
-            watched = Watched(address: account.address, accountID: account.id, bearer: bearer)
+            watched = Watched(address: account.address, accountID: account.id, bearer: bearer, client: client)
         } else if let text = value["address"]?.stringValue {
             guard let address = MailboxAddress(text) else { return refuse("invalid_address") }
             guard let open = surface.configuration.openMailboxes,
                 case .local(let mailbox)? = try? await open.resolve(address.description)
             else { return refuse("domain_not_allowed") }
-            watched = Watched(address: mailbox.address, accountID: nil, bearer: nil)
+            watched = Watched(address: mailbox.address, accountID: nil, bearer: nil, client: client)
         } else {
             return refuse("invalid_auth_message")
         }
@@ -141,10 +148,13 @@ final class MailboxSocketSession: Sendable {
         let accountID: String?
         /// The account's token, checked again as the socket lives; nil for an open mailbox, which nothing revokes.
         let bearer: MailboxBearer?
+        /// The client's key.
+        let client: String
 
-        /// What the socket counts against in `mailbox_sockets`: the account's id, or the open mailbox's address
-        /// (which no UUID can be).
-        var socketKey: String { accountID ?? address }
+        /// What the socket counts against in `mailbox_sockets`: the account's id (its token is its holder's, from
+        /// anywhere), or the open mailbox's address and the client's key (an address has no space, and no UUID is
+        /// either): anyone may follow an open address, so each client has its own places there.
+        var socketKey: String { accountID ?? address + " " + client }
     }
 
     /// Sends `auth_ok`, then an event per message arriving in the mailbox's inbox, until the socket closes or an

@@ -22,7 +22,7 @@ struct MailboxSocketOutageTests {
         let address = "socket-outage@mail.localhost"
         let account = try await harness.createAccount(address)
         let peer = WebSocketTestPeer { inbound, outbound in
-            await MailboxSocketSession(surface: harness.service, outbound: outbound).run(inbound)
+            await MailboxSocketSession(surface: harness.service, outbound: outbound, client: "127.0.0.1").run(inbound)
         }
         peer.receive(#"{"type":"auth","token":"\#(account.token)"}"#)
         #expect(try await peer.nextMessage() == .text(#"{"type":"auth_ok"}"#))
