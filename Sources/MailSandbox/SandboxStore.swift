@@ -31,7 +31,8 @@ public struct SandboxStore: MailboxMessageRecords {
         self.database = database
     }
 
-    /// Every sandbox's address in the mail store: retention counts each apart from the server's mail.
+    /// Every sandbox's address in the mail store: retention forgets the records of a capture it pruned there (each
+    /// sandbox is one address, so retention's count, an address's own, keeps each sandbox's newest apart).
     public func sandboxAddresses() async throws -> [String] {
         try await database.read { connection in
             try connection.query("SELECT address FROM mailbox_sandboxes ORDER BY address").compactMap { $0.text("address") }

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The ids of the messages retention pruned lately in this process (``MailStore/prune(_:separately:now:)``), so that
+/// The ids of the messages retention pruned lately in this process (``MailStore/prune(_:now:)``), so that
 /// a consumer of the change stream can tell a pruned message from one deleted through a door: Mailpit's events say
 /// `prune` for retention's pass, as Mailpit's own pruning does, and `delete` for a delete.
 ///

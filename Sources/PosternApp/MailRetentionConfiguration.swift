@@ -1,8 +1,9 @@
 import ConfigurationReading
 import MailStore
 
-/// How much mail the server keeps (issue 71 item 5): at most ``maxMessages`` and none older than ``maxAge``, the oldest
-/// pruned first in the background, the server's mail and each Pro user's sandbox counted apart. Unlimited by default
+/// How much mail the server keeps (issue 71 item 5): at most ``maxMessages`` for each address and none older than
+/// ``maxAge``, the oldest pruned first in the background; each address (an inbox, a Pro user's sandbox, the
+/// catch-all) counted on its own, so no address loses mail for another's (issue 81 item 8). Unlimited by default
 /// (`make run` keeps everything, as before); the test profile takes Mailpit's defaults (500 messages, no age limit).
 ///
 /// ## Configuration keys
@@ -11,7 +12,7 @@ import MailStore
 /// - `POSTERN_MAIL_MAX_AGE` (a duration: seconds, or a number with `s`, `m`, `h` or `d`, as `12h` or `7d`; `off`/`0`
 ///   for no limit; default off): ``maxAge``.
 public struct MailRetentionConfiguration: Sendable, Equatable {
-    /// Most messages a scope keeps; nil: no limit.
+    /// Most messages one address keeps; nil: no limit.
     public var maxMessages: Int?
     /// Seconds after arrival a message is kept; nil: no limit.
     public var maxAge: Int64?

@@ -4,8 +4,8 @@ import Testing
 
 @testable import MailStore
 
-/// Retention (issue 71 item 5): at most N messages a scope and none older than an age, the oldest pruned first,
-/// through the store's delete so every address's change log records it.
+/// Retention (issue 71 item 5): at most N messages an address (issue 81 item 8) and none older than an age, the oldest
+/// pruned first, through the store's delete so every address's change log records it.
 @Suite("Mail retention: count and age limits, oldest first, through the store's delete", .serialized)
 struct MailRetentionTests {
     /// Delivers `count` messages spread over `addresses`, the i-th received at `firstSecond + i`, 100 to a transaction;
@@ -40,7 +40,7 @@ struct MailRetentionTests {
     }
 
     @Test(
-        "1,200 messages with a limit of 1,000 leave the newest 1,000, each deletion in its address's change log; a sandbox counts apart",
+        "1,200 messages over 12 addresses, 90 kept each: each address's newest 90 stay, each deletion in its change log",
         arguments: StorageBackend.allCases)
     func countLimit(_ backend: StorageBackend) async throws {
         let db = try MailDatabase(backend)
@@ -51,24 +51,45 @@ struct MailRetentionTests {
         let ids = try await Self.fill(store, count: 1200, addresses: addresses, firstSecond: 100)
         let before = try #require(try await store.changes(address: addresses[0], since: 0)?.state)
 
-        let pruned = try await store.prune(MailRetention(maxMessages: 1000), separately: [sandbox], now: 10_000)
-        #expect(pruned.map(\.id) == Array(ids.prefix(200)))
+        // Each address holds 100: its oldest 10 go, the first 120 delivered, address by address, oldest first.
+        let pruned = try await store.prune(MailRetention(maxMessages: 90), now: 10_000)
+        #expect(Set(pruned.map(\.id)) == Set(ids.prefix(120)) && pruned.count == 120)
+        let second = stride(from: 1, to: 120, by: 12).map { ids[$0] }
+        #expect(pruned.filter { $0.address == addresses[1] }.map(\.id) == second)
         #expect(pruned.allSatisfy { $0.reason == .count })
-        #expect(try await Self.ids(db, "address <> '\(sandbox)'") == Array(ids.suffix(1000)))
-        // The sandbox's 30, older than all of them, are its own scope's and under the limit: kept.
+        #expect(try await Self.ids(db, "address <> '\(sandbox)'") == Array(ids.suffix(1080)))
+        // The sandbox's 30, older than all of them, are its own address's and under the limit: kept.
         #expect(try await Self.ids(db, "address = '\(sandbox)'") == captured)
         let log = try #require(try await store.changes(address: addresses[0], since: before))
         #expect(log.log.filter { $0.kind == .destroyed }.count == pruned.filter { $0.address == addresses[0] }.count)
         #expect(log.state > before)
         // Told as pruned (Mailpit's `prune` event), unlike a message deleted through a door.
         #expect(pruned.allSatisfy { store.changes.pruned.contains($0.id) })
-        #expect(!store.changes.pruned.contains(ids[200]))
+        #expect(!store.changes.pruned.contains(ids[120]))
 
-        #expect(try await store.prune(MailRetention(maxMessages: 1000), separately: [sandbox], now: 10_000).isEmpty)
-        let sandboxPruned = try await store.prune(MailRetention(maxMessages: 10), separately: [sandbox], now: 10_000)
+        #expect(try await store.prune(MailRetention(maxMessages: 90), now: 10_000).isEmpty)
+        let tighter = try await store.prune(MailRetention(maxMessages: 10), now: 10_000)
         #expect(try await Self.ids(db, "address = '\(sandbox)'") == Array(captured.suffix(10)))
-        #expect(sandboxPruned.filter { $0.address == sandbox }.count == 20)
-        #expect(try await Self.ids(db, "address <> '\(sandbox)'") == Array(ids.suffix(10)))
+        #expect(tighter.filter { $0.address == sandbox }.count == 20)
+        #expect(try await Self.ids(db, "address <> '\(sandbox)'") == Array(ids.suffix(120)))
+    }
+
+    /// Issue 81 item 8: an outsider's 25 messages to its own mail.tm account pruned another account's only message.
+    @Test(
+        "one address's flood never prunes another's mail: the flooding address keeps its newest N, the other its one",
+        arguments: StorageBackend.allCases)
+    func floodPrunesOnlyItsOwnAddress(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let quiet = try await Self.fill(store, count: 1, addresses: ["b@mail.localhost"], firstSecond: 1)
+        let flood = try await Self.fill(store, count: 25, addresses: ["a@mail.localhost"], firstSecond: 10)
+
+        let pruned = try await store.prune(MailRetention(maxMessages: 20), now: 1_000)
+        #expect(pruned.map(\.id) == Array(flood.prefix(5)))
+        #expect(pruned.allSatisfy { $0.address == "a@mail.localhost" && $0.reason == .count })
+        #expect(try await Self.ids(db, "address = 'b@mail.localhost'") == quiet)
+        #expect(try await Self.ids(db, "address = 'a@mail.localhost'") == Array(flood.suffix(20)))
+        #expect(try await store.prune(MailRetention(maxMessages: 20), now: 1_000).isEmpty)
     }
 
     @Test("an age limit prunes by arrival time against the caller's clock; unlimited prunes nothing", arguments: StorageBackend.allCases)
@@ -84,10 +105,14 @@ struct MailRetentionTests {
             MailPruned(address: "b@mail.localhost", id: ids[1], reason: .age),
         ])
         #expect(try await Self.ids(db) == Array(ids.suffix(3)))
-        // Both limits: the age first, then the count of what is left.
+        // Both limits: the age first, then each address's count of what is left (b has ids[3] and a newer one).
+        let newer = try await Self.fill(store, count: 1, addresses: ["b@mail.localhost"], firstSecond: 105)
         let both = try await store.prune(MailRetention(maxMessages: 1, maxAge: 1000), now: 1103)
-        #expect(both.map(\.reason) == [.age, .count])
-        #expect(try await Self.ids(db) == [ids[4]])
+        #expect(both == [
+            MailPruned(address: "a@mail.localhost", id: ids[2], reason: .age),
+            MailPruned(address: "b@mail.localhost", id: ids[3], reason: .count),
+        ])
+        #expect(try await Self.ids(db) == [ids[4]] + newer)
     }
 
     @Test("a domain's age limit: only the named domains' messages past the age go; the state of each address moves",
