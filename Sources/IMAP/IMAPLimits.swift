@@ -1,6 +1,10 @@
 /// Every limit of an IMAP session in one place: what one command may hold, how deep it may nest, how much input may
 /// wait unanswered, and how long a client may stay silent. Each bound keeps a session's memory fixed whatever the
 /// client sends; a command past one is answered with a tagged `BAD` naming the limit (``IMAPCommandError``).
+///
+/// What the store keeps is bounded by the store, for every door alike: the keyword caps (a keyword's length, keywords
+/// on a message and in an address's mail) are MailStore's `MailKeywordLimits`, and a `STORE` or an `APPEND` past one
+/// is `NO [LIMIT]`.
 public struct IMAPLimits: Sendable, Equatable {
     /// The most bytes of command text, literals excluded (all the lines of one command together). RFC 7162 §4 asks
     /// servers to take at least 8,000; Dovecot takes 64 KiB, which this matches so that long UID sets from `mbsync`

@@ -20,8 +20,21 @@ extension IMAPConnectionDriver {
         if case MailStoreError.quotaExceeded = error {
             return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .overQuota, "The mailbox is full"))
         }
+        if case MailStoreError.keywordLimit(let limit) = error {
+            let text = Self.refusal(limit, store.keywordLimits)
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .limit, text))
+        }
         logger.error("imap command failed", metadata: ["error": .string(String(describing: type(of: error)))])
         return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .unavailable, "Temporary failure, try again"))
+    }
+
+    /// The text of `NO [LIMIT]` for a keyword cap (RFC 5530: a server limit, not the client's error).
+    static func refusal(_ limit: MailKeywordLimits.Limit, _ limits: MailKeywordLimits) -> String {
+        switch limit {
+        case .keywordLength: return "A keyword may be at most \(limits.maxKeywordBytes) bytes"
+        case .perMessage: return "A message may carry at most \(limits.maxPerMessage) keywords"
+        case .perAddress: return "The mailboxes may hold at most \(limits.maxPerAddress) distinct keywords"
+        }
     }
 
     private func run(_ kind: IMAPCommandKind, tag: String, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {

@@ -80,10 +80,28 @@ extension JMAPService {
         guard let folder = Self.folder(mailboxes) else {
             return .invalidProperties("A message is in exactly one of inbox, drafts and sent here.", ["mailboxIds"])
         }
-        guard try await store.update(address: call.account.address, id: id, keywords: keywords, folder: folder) else {
-            return .notFound
+        do {
+            guard try await store.update(address: call.account.address, id: id, keywords: keywords, folder: folder)
+            else { return .notFound }
+        } catch MailStoreError.keywordLimit(let limit) {
+            return keywordRefusal(limit)
         }
         return nil
+    }
+
+    /// The SetError of a keyword cap: a keyword too long is an invalid `keywords`; too many is `tooManyKeywords`.
+    func keywordRefusal(_ limit: MailKeywordLimits.Limit) -> SetError {
+        let limits = store.keywordLimits
+        switch limit {
+        case .keywordLength:
+            return .invalidProperties("A keyword may be at most \(limits.maxKeywordBytes) bytes.", ["keywords"])
+        case .perMessage:
+            return SetError(
+                .tooManyKeywords, description: "An Email may have at most \(limits.maxPerMessage) keywords.")
+        case .perAddress:
+            return SetError(
+                .tooManyKeywords, description: "The account may use at most \(limits.maxPerAddress) distinct keywords.")
+        }
     }
 
     private static func folder(_ mailboxes: Set<String>) -> MailFolder? {
@@ -178,6 +196,8 @@ extension JMAPService {
                 now: now)
         } catch MailStoreError.quotaExceeded {
             throw SetError(.overQuota, description: "The account's mail would pass its quota.")
+        } catch MailStoreError.keywordLimit(let limit) {
+            throw keywordRefusal(limit)
         }
         let thread = try await store.message(address: call.account.address, id: id)?.summary.threadID ?? id
         return .object([

@@ -18,6 +18,8 @@ extension SetError {
         case blobNotFound
         /// `Blob/upload` was given more data sources than the server takes.
         case tooManyDataSources
+        /// The Email's keywords would pass a cap: on the message, or distinct in the account (RFC 8621 4.6).
+        case tooManyKeywords
         /// The email to submit does not exist or cannot be sent as it is.
         case invalidEmail
         /// The envelope's `mailFrom` is not an address the caller may send from.

@@ -94,21 +94,25 @@ extension MailStore {
 
     /// Sets a message's keywords (all of them, `$seen` included) and folder; false when `address` has no such
     /// message.
+    /// - Throws: ``MailStoreError/keywordLimit(_:)`` when `keywords` pass a cap (nothing changed).
     public func update(address: String, id: String, keywords: Set<String>, folder: MailFolder) async throws -> Bool {
         defer { changes.announce([address]) }
         return try await database.write { connection in
-            try connection.run(
-                "UPDATE mail_messages SET keywords = ?, is_read = ?, folder = ? WHERE address = ? AND id = ?",
-                [
-                    .text(Self.keywordsJSON(keywords)), .integer(keywords.contains("$seen") ? 1 : 0),
-                    .text(folder.rawValue), .text(address), .text(id),
-                ]) > 0
+            try connection.transaction {
+                try checkKeywords(address, [(id, keywords)], connection)
+                return try connection.run(
+                    "UPDATE mail_messages SET keywords = ?, is_read = ?, folder = ? WHERE address = ? AND id = ?",
+                    [
+                        .text(Self.keywordsJSON(keywords)), .integer(keywords.contains("$seen") ? 1 : 0),
+                        .text(folder.rawValue), .text(address), .text(id),
+                    ]) > 0
+            }
         }
     }
 
     /// Stores a copy of `message` that `address` wrote (``MailOrigin/written``: it may be submitted) in `folder`, with
-    /// the quota checked in the same transaction.
-    /// - Throws: ``MailStoreError/quotaExceeded(address:)``.
+    /// the quota and the keyword caps checked in the same transaction.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)``, ``MailStoreError/keywordLimit(_:)``.
     public func save(
         _ message: NewMailMessage, address: String, quota: Int64, folder: MailFolder, keywords: Set<String>, now: Int64
     ) async throws -> String {

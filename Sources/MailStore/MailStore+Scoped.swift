@@ -128,6 +128,8 @@ extension MailStore {
 
     /// Rewrites the keywords of the messages of `scope` that pass `filter` with `transform` (given and giving every
     /// stored keyword, `$seen` aside); returns the ids whose keywords changed.
+    /// - Throws: ``MailStoreError/keywordLimit(_:)`` when a message's or an address's keywords would pass a cap
+    ///   (nothing changed).
     public func rewriteKeywords(
         in scope: MailScope, matching filter: MailFilter,
         _ transform: @escaping @Sendable (Set<String>) -> Set<String>
@@ -135,8 +137,8 @@ extension MailStore {
         let (condition, values) = Self.scoped(scope, filter, database.dialect)
         let changed = try await database.write { connection in
             try connection.transaction {
-                var ids: [String] = []
-                var addresses: Set<String> = []
+                var rewrites: [(id: String, address: String, keywords: Set<String>)] = []
+                var added: [String: Set<String>] = [:]
                 for row in try connection.query(
                     "SELECT id, address, keywords FROM mail_messages WHERE \(condition)", values)
                 {
@@ -144,13 +146,24 @@ extension MailStore {
                     let before = Set(Self.keywords(row.text("keywords")))
                     let after = transform(before).subtracting(["$seen"])
                     guard after != before else { continue }
+                    if let limit = keywordLimits.violation(before: before, after: after) {
+                        throw MailStoreError.keywordLimit(limit)
+                    }
+                    added[address, default: []].formUnion(MailKeywordLimits.counted(after).subtracting(before))
+                    rewrites.append((id, address, after))
+                }
+                for (address, keywords) in added where !keywords.isEmpty {
+                    let known = try Self.addressKeywords(address, connection)
+                    if let limit = keywordLimits.violation(adding: keywords, toAddressWith: known) {
+                        throw MailStoreError.keywordLimit(limit)
+                    }
+                }
+                for rewrite in rewrites {
                     _ = try connection.run(
                         "UPDATE mail_messages SET keywords = ? WHERE id = ?",
-                        [.text(Self.keywordsJSON(after)), .text(id)])
-                    ids.append(id)
-                    addresses.insert(address)
+                        [.text(Self.keywordsJSON(rewrite.keywords)), .text(rewrite.id)])
                 }
-                return (ids, addresses)
+                return (rewrites.map(\.id), Set(rewrites.map(\.address)))
             }
         }
         changes.announce(Array(changed.1))

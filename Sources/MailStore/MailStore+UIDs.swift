@@ -135,11 +135,13 @@ extension MailStore {
 
     /// Sets the keywords (`$seen` included) of each message of `updates`, in one transaction; returns how many
     /// `address` had. The address's waiters hear of it when one changed.
+    /// - Throws: ``MailStoreError/keywordLimit(_:)`` when an update passes a cap (nothing changed).
     public func setKeywords(address: String, _ updates: [(id: String, keywords: Set<String>)]) async throws -> Int {
         guard !updates.isEmpty else { return 0 }
         let changed = try await database.write { connection in
             try connection.transaction {
-                try updates.reduce(0) { count, update in
+                try checkKeywords(address, updates.map { ($0.id, $0.keywords) }, connection)
+                return try updates.reduce(0) { count, update in
                     count
                         + (try connection.run(
                             "UPDATE mail_messages SET keywords = ?, is_read = ? WHERE address = ? AND id = ?",

@@ -11,6 +11,8 @@ public struct MailStore: Sendable {
     public let changes: MailChanges
     /// Told of every copy delivered to a held inbox, in the delivery's transaction (the webhook queue); nil: no one.
     public let arrivals: (any MailArrivalObserver)?
+    /// How many keywords a message and an address may carry, and how long each: every keyword write checks them.
+    public let keywordLimits: MailKeywordLimits
 
     /// A store over `database`, migrated with `0006_mail.sql` and on.
     /// - Parameters:
@@ -18,12 +20,15 @@ public struct MailStore: Sendable {
     ///     composition root made, so that a write through any of them wakes every waiter. A store of its own otherwise.
     ///   - arrivals: what hears of inbox deliveries to held recipients; the composition root passes the
     ///     webhook queue's, and a store that delivers nothing needs none.
+    ///   - keywordLimits: the keyword caps (their defaults unless a test needs others).
     public init(
-        database: any SQLDatabase, changes: MailChanges = MailChanges(), arrivals: (any MailArrivalObserver)? = nil
+        database: any SQLDatabase, changes: MailChanges = MailChanges(), arrivals: (any MailArrivalObserver)? = nil,
+        keywordLimits: MailKeywordLimits = MailKeywordLimits()
     ) {
         self.database = database
         self.changes = changes
         self.arrivals = arrivals
+        self.keywordLimits = keywordLimits
     }
 
     /// One recipient of a delivery: its lower-cased address and the bytes it may hold.
@@ -46,8 +51,8 @@ public struct MailStore: Sendable {
 
     /// Stores one copy of `message` per recipient in one transaction: all or none. A copy in the inbox of a recipient
     /// with a holder is handed to ``arrivals`` in that transaction. Returns the new ids in the order of `recipients`.
-    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` when a copy would pass a recipient's quota; what the
-    ///   arrivals observer throws.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` when a copy would pass a recipient's quota,
+    ///   ``MailStoreError/keywordLimit(_:)`` when `keywords` pass a cap; what the arrivals observer throws.
     public func deliver(
         _ message: NewMailMessage, to recipients: [Recipient], folder: MailFolder, keywords: Set<String> = [],
         isRead: Bool = false, origin: MailOrigin = .received, now: Int64
@@ -69,8 +74,8 @@ public struct MailStore: Sendable {
     /// ``arrivals`` on the same connection. Returns the new id.
     /// - Warning: nothing is announced: once the caller's transaction commits, call ``MailChanges/announce(_:)`` on
     ///   ``changes`` with the address, or waiters learn of the copy only at their next look.
-    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` (nothing written); storage errors; what the arrivals
-    ///   observer throws.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` or ``MailStoreError/keywordLimit(_:)`` (nothing
+    ///   written); storage errors; what the arrivals observer throws.
     public func deliver(
         _ message: NewMailMessage, to recipient: Recipient, folder: MailFolder, keywords: Set<String> = [],
         isRead: Bool = false, origin: MailOrigin = .received, now: Int64, on connection: any SQLConnection
@@ -78,6 +83,12 @@ public struct MailStore: Sendable {
         let used = try Self.used(recipient.address, connection)
         guard used + Int64(message.raw.count) <= recipient.quota else {
             throw MailStoreError.quotaExceeded(address: recipient.address)
+        }
+        try checkKeywords(recipient.address, [(nil, keywords)], connection)
+        var message = message
+        if !message.headerKeywords.isEmpty {
+            let known = try Self.addressKeywords(recipient.address, connection)
+            message.headerKeywords = keywordLimits.fitting(message.headerKeywords, besides: keywords, known: known)
         }
         let id = UUID().uuidString.lowercased()
         try Self.insert(

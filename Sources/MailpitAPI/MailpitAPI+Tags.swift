@@ -21,8 +21,12 @@ extension MailpitAPI {
         }
         let tags = Set(wanted.values)
         guard !ids.isEmpty else { return Self.ok() }
-        _ = try await mail.rewriteKeywords(in: call.scope, matching: .ids(ids)) { keywords in
-            keywords.filter { MailTag.tag($0) == nil }.union(tags)
+        do {
+            _ = try await mail.rewriteKeywords(in: call.scope, matching: .ids(ids)) { keywords in
+                keywords.filter { MailTag.tag($0) == nil }.union(tags)
+            }
+        } catch MailStoreError.keywordLimit {
+            throw MailpitRefusal.badRequest("too many tags, or a tag too long")
         }
         return Self.ok()
     }
@@ -35,8 +39,12 @@ extension MailpitAPI {
         guard let new = MailTag.keyword(try body.string("Name") ?? "") else {
             throw MailpitRefusal.badRequest("invalid tag name")
         }
-        _ = try await mail.rewriteKeywords(in: call.scope, matching: .hasKeywordIgnoringCase(old)) { keywords in
-            keywords.filter { $0.lowercased() != old.lowercased() }.union([new])
+        do {
+            _ = try await mail.rewriteKeywords(in: call.scope, matching: .hasKeywordIgnoringCase(old)) { keywords in
+                keywords.filter { $0.lowercased() != old.lowercased() }.union([new])
+            }
+        } catch MailStoreError.keywordLimit {
+            throw MailpitRefusal.badRequest("the new tag name is too long, or too many tags")
         }
         return Self.ok()
     }

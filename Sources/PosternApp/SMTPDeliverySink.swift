@@ -28,6 +28,9 @@ struct SMTPDeliverySink: SMTPMailSink {
             case .noLocalRecipient: throw SMTPDeliveryRefusal.noSuchRecipient
             case .unreadable: throw SMTPDeliveryRefusal.unreadableContent
             case .stored(.quotaExceeded): throw SMTPDeliveryRefusal.mailboxFull
+            // A delivery sets no keywords but its X-Tags header's, which the store trims to its caps rather than
+            // refuse: never met, and it would be the content's fault.
+            case .stored(.keywordLimit): throw SMTPDeliveryRefusal.unreadableContent
             }
         }
     }

@@ -59,4 +59,44 @@ struct JMAPEmailSetTests {
         // The sender's copy is untouched.
         #expect(try await harness.ids(a, in: "sent").count == 1)
     }
+
+    /// Issue 81 item 12: JMAP meets IMAP's keyword caps (``MailKeywordLimits``' defaults: 64 keywords on a message,
+    /// each at most 50 bytes), through the store that holds them for both.
+    @Test(
+        "keywords past the caps: update and create refused (tooManyKeywords, invalidProperties), nothing stored",
+        arguments: StorageBackend.allCases)
+    func keywordCaps(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let a = try await harness.signUp("alice")
+        let b = try await harness.signUp("bobby")
+        _ = try await harness.send(from: a, to: [b.address], subject: "Tag me", text: "Not too much.")
+        let id = try #require(try await harness.ids(b, in: "inbox").first)
+        let tooMany = Dictionary(uniqueKeysWithValues: (0...64).map { ("k\($0)", true) })
+
+        let many = try await harness.single(
+            b, "Email/set", ["accountId": b.accountID, "update": [id: ["keywords": tooMany]]])
+        let manyError = many.object("notUpdated")?[id] as? [String: Any]
+        #expect(manyError?["type"] as? String == "tooManyKeywords", "\(many.arguments)")
+        let long = String(repeating: "x", count: 51)
+        let tooLong = try await harness.single(
+            b, "Email/set", ["accountId": b.accountID, "update": [id: ["keywords/\(long)": true]]])
+        let longError = tooLong.object("notUpdated")?[id] as? [String: Any]
+        #expect(longError?["type"] as? String == "invalidProperties", "\(tooLong.arguments)")
+        #expect(longError?["properties"] as? [String] == ["keywords"], "\(tooLong.arguments)")
+        let kept = try await harness.emails(b, [id], properties: ["keywords"]).first?["keywords"] as? [String: Any]
+        #expect(kept?.isEmpty == true, "\(String(describing: kept))")
+
+        let created = try await harness.single(
+            b, "Email/set",
+            ["accountId": b.accountID, "create": ["c": ["mailboxIds": ["drafts": true], "keywords": tooMany]]])
+        let createError = created.object("notCreated")?["c"] as? [String: Any]
+        #expect(createError?["type"] as? String == "tooManyKeywords", "\(created.arguments)")
+        #expect(try await harness.ids(b, in: "drafts").isEmpty)
+
+        let atCap = Dictionary(uniqueKeysWithValues: (0..<64).map { ("k\($0)", true) })
+        let fits = try await harness.single(
+            b, "Email/set", ["accountId": b.accountID, "update": [id: ["keywords": atCap]]])
+        #expect(fits.object("updated")?.keys.contains(id) == true, "\(fits.arguments)")
+    }
 }

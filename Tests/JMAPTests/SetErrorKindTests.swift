@@ -12,7 +12,8 @@ struct SetErrorKindTests {
         let wireNames: [SetError.Kind: String] = [
             .forbidden: "forbidden", .overQuota: "overQuota", .tooLarge: "tooLarge", .rateLimit: "rateLimit",
             .notFound: "notFound", .invalidProperties: "invalidProperties", .blobNotFound: "blobNotFound",
-            .tooManyDataSources: "tooManyDataSources", .invalidEmail: "invalidEmail",
+            .tooManyDataSources: "tooManyDataSources", .tooManyKeywords: "tooManyKeywords",
+            .invalidEmail: "invalidEmail",
             .forbiddenMailFrom: "forbiddenMailFrom", .forbiddenFrom: "forbiddenFrom",
             .forbiddenToSend: "forbiddenToSend", .noRecipients: "noRecipients",
             .invalidRecipients: "invalidRecipients", .cannotUnsend: "cannotUnsend",
