@@ -46,15 +46,13 @@ extension JMAPService {
         guard parameters["accountId"] == account.id, let blobID = parameters["blobId"],
             let blob = try await store.blob(address: account.address, id: blobID)
         else { throw RequestError(status: .notFound, type: "about:blank", detail: "No such blob in this account.") }
+        // A blob holds what anyone mailed here (an attachment): the rule of received bytes (``ReceivedBytes``), with
+        // the type the URL names, saved under its name; a blob never changes, so it may be cached.
         let type = Self.mediaType(request.queryItem("type")) ?? blob.type
-        let name = (parameters["name"] ?? "blob").filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "blob"
-        return HTTPResponse(
-            status: .ok,
-            headers: [
-                "Content-Type": type, "Cache-Control": "private, immutable, max-age=31536000",
-                "Content-Disposition": "attachment; filename*=UTF-8''\(encoded)",
-            ], body: blob.data)
+        var response = ReceivedBytes.response(
+            blob.data, contentType: type, .attachment(filename: parameters["name"] ?? "blob"))
+        response.headers.replaceOrAdd("Cache-Control", "private, immutable, max-age=31536000")
+        return response
     }
 
     /// `type/subtype` with its parameters, or nil when `text` is no media type (or could carry a line break).

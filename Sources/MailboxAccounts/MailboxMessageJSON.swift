@@ -2,6 +2,7 @@ import HTTP1
 import JSON
 import MIME
 import MailStore
+import ServerKit
 
 /// Mail.td's shapes of a stored message, shared by the accounts' messages, the operator's listing and the sandbox.
 public enum MailboxMessageJSON {
@@ -58,15 +59,10 @@ public enum MailboxMessageJSON {
         return "\(name) <\(address.email)>"
     }
 
-    /// A download: the bytes with their type, `Content-Disposition: attachment`, `nosniff` and `Cache-Control:
-    /// no-store` (what every surface that hands out a message's bytes sends: Mail.td's, mail.tm's, mail.cx's).
+    /// A download of received bytes (a raw message, an attachment): ServerKit's one rule for them
+    /// (``ReceivedBytes``: `attachment`, `nosniff`, the sandbox policy, `no-store`), with its type, as Mail.td's,
+    /// mail.tm's, mail.cx's, the Pro sandbox's and the operator API's routes document it.
     public static func download(_ bytes: [UInt8], contentType: String, filename: String) -> HTTPResponse {
-        var response = HTTPResponse(status: .ok, body: bytes)
-        response.headers.replaceOrAdd("Content-Type", contentType)
-        let safe = String(filename.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
-        response.headers.replaceOrAdd("Content-Disposition", "attachment; filename=\"\(safe)\"")
-        response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
-        response.headers.replaceOrAdd("Cache-Control", "no-store")
-        return response
+        ReceivedBytes.response(bytes, contentType: contentType, .attachment(filename: filename))
     }
 }

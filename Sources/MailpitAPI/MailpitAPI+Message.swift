@@ -2,6 +2,7 @@ import HTTP1
 import JSON
 import MIME
 import MailStore
+import ServerKit
 
 /// One message's routes (`server/apiv1/message.go`): the message, its headers, raw source and parts.
 extension MailpitAPI {
@@ -28,29 +29,27 @@ extension MailpitAPI {
         return Self.json(MailpitJSON.headers(parsed.headers))
     }
 
-    /// `GET /api/v1/message/{ID}/raw[?dl=1]`: the stored bytes as `text/plain`.
+    /// `GET /api/v1/message/{ID}/raw[?dl=1]`: the stored bytes as `text/plain`, shown as text (a download with
+    /// `dl=1`), inert as every door's received bytes (``ReceivedBytes``: `nosniff`, the sandbox policy).
     func getRaw(_ call: MailpitCall) async throws -> HTTPResponse {
         let raw = try await rawMessage(call)
-        var response = HTTPResponse(
-            status: .ok, headers: ["Content-Type": "text/plain; charset=utf-8"], body: raw)
-        if call.request.queryItem("dl") == "1" {
-            response.headers.add("Content-Disposition", "attachment; filename=\"\(try await messageID(call)).eml\"")
+        guard call.request.queryItem("dl") == "1" else {
+            return ReceivedBytes.response(raw, contentType: "text/plain", .sourceText)
         }
-        return response
+        return ReceivedBytes.response(
+            raw, contentType: "text/plain; charset=utf-8", .attachment(filename: "\(try await messageID(call)).eml"))
     }
 
-    /// `GET /api/v1/message/{ID}/part/{PartID}`: the decoded bytes of the part, with its content type.
+    /// `GET /api/v1/message/{ID}/part/{PartID}`: the decoded bytes of the part, with the sender's content type, under
+    /// the rule of received bytes (``ReceivedBytes``, issue 81 item 6): `inline` (as Mailpit serves it) only for a
+    /// raster image, any other type (HTML, SVG) `attachment`; `nosniff` and a sandbox policy that runs nothing.
     func getPart(_ call: MailpitCall) async throws -> HTTPResponse {
         let id = try await messageID(call)
         guard let position = MailpitJSON.position(ofPart: call.parameter("part")),
             let (info, data) = try await mail.attachment(in: call.scope, id: id, position: position)
         else { throw MailpitRefusal.notFound }
-        let name = info.filename ?? info.contentID ?? ""
-        let safe = String(name.unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" })
-        return HTTPResponse(
-            status: .ok,
-            headers: ["Content-Type": info.contentType, "Content-Disposition": "inline; filename=\"\(safe)\""],
-            body: data)
+        return ReceivedBytes.response(
+            data, contentType: info.contentType, .inline(filename: info.filename ?? info.contentID))
     }
 
     /// `GET /api/v1/message/{ID}/part/{PartID}/thumb`: Postern makes no images, so every thumbnail is a 400 (Mailpit

@@ -88,7 +88,7 @@ extension WebInboxService {
     {
         let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
         guard let raw = try await mail.raw(address: mailbox, id: id) else { return WebInboxPage.notFound() }
-        return Self.inert(raw, type: "text/plain; charset=utf-8", disposition: "inline")
+        return ReceivedBytes.response(raw, contentType: "text/plain", .sourceText)
     }
 
     /// An attachment, to download: always `application/octet-stream` and `attachment`, so nothing it holds runs here.
@@ -100,7 +100,7 @@ extension WebInboxService {
             let (info, data) = try await mail.attachment(address: mailbox, id: id, position: position)
         else { return WebInboxPage.notFound() }
         let name = Self.safeFilename(info.filename ?? "attachment-\(position)")
-        return Self.inert(data, type: "application/octet-stream", disposition: "attachment; filename=\"\(name)\"")
+        return ReceivedBytes.response(data, contentType: "application/octet-stream", .attachment(filename: name))
     }
 
     /// An inline image of an HTML part, by its signed URL (the sandboxed frame sends no cookie): raster types only.
@@ -112,7 +112,7 @@ extension WebInboxService {
             Self.inlineTypes.contains(info.contentType.lowercased()),
             let (_, data) = try await mail.attachment(address: mailbox, id: id, position: info.position)
         else { return WebInboxPage.notFound() }
-        return Self.inert(data, type: info.contentType.lowercased(), disposition: "inline")
+        return ReceivedBytes.response(data, contentType: info.contentType.lowercased(), .inline(filename: nil))
     }
 
     /// `POST .../read` with `seen` `1` (read) or `0` (unread); back to the message.
@@ -156,18 +156,5 @@ extension WebInboxService {
         }
         let text = String(kept.prefix(100))
         return text.isEmpty ? "attachment" : text
-    }
-
-    /// Bytes served as they are, which no browser runs: `nosniff`, a sandboxing CSP, `no-store`, `disposition`.
-    static func inert(_ body: [UInt8], type: String, disposition: String) -> HTTPResponse {
-        HTTPResponse(
-            status: .ok,
-            headers: [
-                "Content-Type": type, "Content-Disposition": disposition, "Cache-Control": "no-store",
-                "X-Content-Type-Options": "nosniff",
-                "Content-Security-Policy": ContentSecurityPolicy.sandbox.description,
-                "Referrer-Policy": "no-referrer",
-            ],
-            body: body)
     }
 }
