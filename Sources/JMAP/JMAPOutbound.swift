@@ -1,4 +1,6 @@
+import EmailAddresses
 import MailDelivery
+import MailStore
 import SMTPOutcomes
 
 /// How `EmailSubmission/set` records what it sends and whether outside recipients may leave: the ledger (the outbound
@@ -29,6 +31,15 @@ public struct JMAPOutbound: Sendable {
         self.limits = limits
         self.sender = sender
         self.maxMessageBytes = maxMessageBytes
+    }
+
+    /// Whether a stored message may be sent as it stands by `sender`: only when it was written (`origin` is
+    /// ``MailOrigin/written``) in `sender`'s own mailbox (`address`, the copy's). A received message's header is
+    /// someone else's, its `From` among it, whatever address it names: it is never submitted, and so never signed for
+    /// a domain it did not come from; it is forwarded in a new message (review 5; issue 81 item 7). The one rule of
+    /// `EmailSubmission/set` and of Mailpit's release.
+    public static func maySubmit(_ origin: MailOrigin?, storedAt address: String, as sender: String) -> Bool {
+        origin == .written && EmailAddress.same(address, sender)
     }
 
     /// What becomes of `sender`'s recipients on other domains now: they leave (and who answers for them), or they

@@ -105,7 +105,8 @@ extension JMAPService {
         else { throw SetError(.invalidEmail, description: "No email \(given) in this account.") }
         // Only what this account wrote is sent as it stands: a received message's header is someone else's (its From
         // among it); it is forwarded by a new message that carries or quotes it, never sent again as its bytes.
-        guard try await store.origin(address: account.address, id: emailID) == .written else {
+        let origin = try await store.origin(address: account.address, id: emailID)
+        guard JMAPOutbound.maySubmit(origin, storedAt: account.address, as: account.address) else {
             throw SetError(
                 .invalidEmail,
                 description: "Email \(given) was received by this account, not written in it: send a new Email that "

@@ -73,10 +73,12 @@ extension MailpitAPI {
 
     /// `POST /api/v1/message/{ID}/release` (`{"To": [...]}`): the operator's stored message sent on through the
     /// outbound queue (``MailpitRelay``) from its own `From`, to each address of `To`, as a submission of that sender
-    /// (the queue removes `Bcc`, adds `Date` and `Message-ID` when absent and signs it). 404 for a message the scope
-    /// does not hold; 400 `SMTP relay is not enabled` with outbound delivery off or for a Pro user's sandbox (its
-    /// captures are not sent anywhere); 400 in Mailpit's words for an address it cannot read, no address, a message
-    /// whose `From` is not one mailbox (or whose `Sender` is another), and what the checks of a submission refuse.
+    /// (the queue removes `Bcc`, adds `Date` and `Message-ID` when absent and signs it): only a message its sender
+    /// wrote in its own mailbox here; a received one is refused, whatever its `From` says (issue 81 item 7). 404 for a
+    /// message the scope does not hold; 400 `SMTP relay is not enabled` with outbound delivery off or for a Pro user's
+    /// sandbox (its captures are not sent anywhere); 400 in Mailpit's words for an address it cannot read, no address,
+    /// a message whose `From` is not one mailbox (or whose `Sender` is another), and what the checks of a submission
+    /// refuse.
     func release(_ call: MailpitCall) async throws -> HTTPResponse {
         let raw = try await rawMessage(call)
         guard let relay, call.viewer == .operator else {
@@ -105,6 +107,10 @@ extension MailpitAPI {
             switch refusal {
             case .senderNotLocal(let address):
                 throw MailpitRefusal.badRequest("Failed: \(address) is no mailbox of this server")
+            case .notWrittenBySender(let id):
+                throw MailpitRefusal.badRequest(
+                    "Failed: message \(id) was received by this server, not written by its sender here: it is never "
+                        + "sent on as its sender's mail; forward it in a new message")
             case .held(let address, let why):
                 throw MailpitRefusal.badRequest("Failed: \(address) may not send to other domains now: \(why)")
             case .refused(let why):

@@ -3,8 +3,8 @@
 /// not know); nil when outbound delivery is off.
 public protocol MailpitRelay: Sendable {
     /// Queues `raw` (stored message `messageID`) from `sender` (the message's own `From`) to `recipients`, through the
-    /// checks a submission of `sender`'s passes (a mailbox here allowed to send outside, its limits, its quota, the
-    /// size limit); returns how many recipients were queued to leave.
+    /// checks a submission of `sender`'s passes (written in `sender`'s own mailbox, never received; a mailbox here
+    /// allowed to send outside, its limits, its quota, the size limit); returns how many recipients were queued.
     /// - Throws: ``MailpitReleaseRefusal`` when a check refuses (nothing queued); storage errors.
     func release(_ raw: [UInt8], messageID: String, from sender: String, to recipients: [String]) async throws -> Int
 }
@@ -13,6 +13,9 @@ public protocol MailpitRelay: Sendable {
 public enum MailpitReleaseRefusal: Error, Sendable, Equatable {
     /// The sender is no mailbox of this server: the queue sends only its own mailboxes' mail.
     case senderNotLocal(String)
+    /// The message (its id) was received here, or written in another mailbox than its sender's: it is never sent on
+    /// as its sender's mail (issue 81 item 7).
+    case notWrittenBySender(messageID: String)
     /// The sender may not send outside now; `why` says so, for display.
     case held(sender: String, why: String)
     /// A check of a new submission refused it (a limit, the size, the sender's quota); `why` for display.

@@ -2,21 +2,33 @@ import Directory
 import Foundation
 import JMAP
 import MailDelivery
+import MailStore
 import MailpitAPI
 import SMTPOutcomes
 
-/// Mailpit's release over Postern's outbound queue (issue 71): a stored message sent on from its own `From` as a
-/// submission of that mailbox, through the one admission of a new submission and of a release of held mail
+/// Mailpit's release over Postern's outbound queue (issue 71): a stored message its sender wrote in its own mailbox
+/// (``JMAPOutbound/maySubmit(_:storedAt:as:)``: never a received one, issue 81 item 7) sent on as a submission of it,
+/// through the one admission of a new submission and of a release of held mail
 /// (``JMAPOutbound/admit(sender:quota:adding:raw:now:)``: the sender rule, the limits, the size limit, the sender's
-/// quota), then recorded in the ledger with every `To` queued to leave. The queue prepares it as any submission
-/// (`Bcc` removed, `Date` and `Message-ID` added when absent, DKIM-signed, its originators checked again) and reports
-/// a bounce to the sender's inbox. Only made when outbound delivery is on.
+/// quota), then recorded in the ledger with every `To` queued to leave. The queue prepares it as any submission (`Bcc`
+/// removed, `Date` and `Message-ID` added when absent, DKIM-signed, its originators checked again) and reports a bounce
+/// to the sender's inbox. Only made when outbound delivery is on.
 struct MailpitOutboundRelay: MailpitRelay {
     let outbound: JMAPOutbound
     let directory: any AccountDirectory
+    let store: MailStore
     let clock: @Sendable () -> Int64
 
     func release(_ raw: [UInt8], messageID: String, from sender: String, to recipients: [String]) async throws -> Int {
+        // The one rule of a submission (review 5, issue 81 item 7): only what the sender wrote in its own mailbox is
+        // sent as its mail, DKIM-signed for its domain; a received message, whatever its From, is refused.
+        guard let address = try await store.address(ofMessage: messageID) else {
+            throw MailpitReleaseRefusal.notWrittenBySender(messageID: messageID)
+        }
+        let origin = try await store.origin(address: address, id: messageID)
+        guard JMAPOutbound.maySubmit(origin, storedAt: address, as: sender) else {
+            throw MailpitReleaseRefusal.notWrittenBySender(messageID: messageID)
+        }
         guard case .local(let account) = try await directory.resolve(sender) else {
             throw MailpitReleaseRefusal.senderNotLocal(sender)
         }

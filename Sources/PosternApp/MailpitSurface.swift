@@ -27,7 +27,7 @@ enum MailpitSurface {
         guard context.configuration.outbound.mode != .off else { return nil }
         return MailpitOutboundRelay(
             outbound: Surfaces.jmapOutbound(context.configuration, mail: context.mail, database: context.database),
-            directory: context.mail.directory, clock: context.clock)
+            directory: context.mail.directory, store: context.mail.store, clock: context.clock)
     }
 }
 
