@@ -20,6 +20,27 @@ public struct IMAPLimits: Sendable, Equatable {
     public var maxNestingDepth = 32
     /// The most ranges and numbers of one sequence set (`1,3,5:9` is three). Default 16,384.
     public var maxSequenceSetRanges = 16_384
+    /// The most bytes of one string a `SEARCH`, `SORT` or `THREAD` key matches (`BODY`, `TEXT`, `SUBJECT`, `HEADER`,
+    /// an address). What people and clients search for is a word or a phrase, an address or a Message-ID, far below;
+    /// a longer needle is answered `NO [LIMIT]` before any mail is read (as an implementation limit, RFC 5530, not as
+    /// bad syntax). The matcher is linear, but the store's SQL `LIKE` a search will move to is not. Default 1,024.
+    public var maxSearchStringBytes = 1024
+    /// The most bytes of messages one `SEARCH`, `SORT` or `THREAD` may read, each message counted at its stored size
+    /// once per key that reads it (a `BODY` key and a `SUBJECT` key over a mailbox read it twice). Past it the command
+    /// stops and is answered `NO [LIMIT]`. Six times a free Mail.td account's full 40 MiB, so that a search of a few
+    /// keys over a full mailbox passes. Default 256 MiB.
+    public var maxSearchBytesPerCommand = 256 * 1024 * 1024
+    /// The most bytes of messages the searches, sorts and threads of one account (every session of the listener
+    /// together) may read at once, refilled at ``searchBytesPerAccountPerSecond``: a token bucket, so that many
+    /// sessions or commands in a row cannot multiply ``maxSearchBytesPerCommand``. A command past what is left is
+    /// answered `NO [LIMIT]`. Default 512 MiB.
+    public var searchBytesPerAccount = 512 * 1024 * 1024
+    /// How fast an account's search allowance refills (a linear scan of 4 MiB/s is a few percent of a core).
+    /// Default 4 MiB per second.
+    public var searchBytesPerAccountPerSecond = 4 * 1024 * 1024
+    /// The most accounts whose search allowance the listener remembers (about 100 bytes each). Past it, an account
+    /// whose allowance has refilled is forgotten first, then the one that spent least. Default 16,384.
+    public var searchAccountsTracked = 16_384
     /// The most commands answered from input already buffered before the session hands the turn back to its
     /// driver (``IMAPSession/hasBufferedInput``): a client that pipelines 10,000 commands gets every answer, in
     /// turns of this many, with the output of one turn bounded. Default 64.

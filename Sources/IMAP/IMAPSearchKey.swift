@@ -31,6 +31,20 @@ public indirect enum IMAPSearchKey: Sendable, Equatable {
     case sequence(IMAPSequenceSet)
 }
 
+extension IMAPSearchKey {
+    /// The length in bytes (UTF-8) of the longest string any key in the tree matches, 0 when none does: what
+    /// ``IMAPLimits/maxSearchStringBytes`` bounds before a search runs.
+    public var longestStringBytes: Int {
+        switch self {
+        case .and(let keys): keys.map(\.longestStringBytes).max() ?? 0
+        case .or(let a, let b): max(a.longestStringBytes, b.longestStringBytes)
+        case .not(let key): key.longestStringBytes
+        case .header(_, let text), .address(_, let text), .body(let text), .text(let text): text.utf8.count
+        case .all, .flag, .new, .old, .recent, .internalDate, .sentDate, .larger, .smaller, .uid, .sequence: 0
+        }
+    }
+}
+
 /// How a search date is compared with a message's.
 public enum IMAPDateComparison: Sendable, Equatable {
     case before, on, since

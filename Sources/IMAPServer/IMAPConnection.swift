@@ -60,6 +60,7 @@ struct IMAPConnection: ServedSession {
 
     mutating func connectionClosed() {
         session.connectionClosed()
+        self.driver.connectionClosed()
         let driver = self.driver
         Task { await driver.endIdle() }
     }

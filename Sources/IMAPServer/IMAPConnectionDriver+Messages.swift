@@ -167,11 +167,17 @@ extension IMAPConnectionDriver {
     func search(_ command: IMAPSearchCommand, uid: Bool, tag: String, holder: IMAPMailboxHolder) async throws
         -> IMAPCommandResult
     {
+        if let refusal = searchStringRefusal(command.key) { return refusal }
         var responses = try await refresh(holdingExpunges: !uid)
         guard let view else { return Self.noSelection }
-        guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
-            return IMAPCommandResult(responses, status: Self.badCharset)
+        let meter = searchMeter(holder)
+        let found: [Int]?
+        do {
+            found = try await self.found(command.key, charset: command.charset, in: view, holder: holder, meter: meter)
+        } catch let stop as IMAPSearchStop {
+            return IMAPCommandResult(responses, status: stop.status)
         }
+        guard let found else { return IMAPCommandResult(responses, status: Self.badCharset) }
         let entries = view.entries
         let numbers = found.map { uid ? entries[$0].uid : UInt32($0 + 1) }
         if let options = command.returnOptions {
@@ -201,13 +207,17 @@ extension IMAPConnectionDriver {
     func sort(_ command: IMAPSortCommand, uid: Bool, tag: String, holder: IMAPMailboxHolder) async throws
         -> IMAPCommandResult
     {
+        if let refusal = searchStringRefusal(command.key) { return refusal }
         var responses = try await refresh(holdingExpunges: !uid)
         guard let view else { return Self.noSelection }
-        guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
-            return IMAPCommandResult(responses, status: Self.badCharset)
-        }
         let needsBytes = command.criteria.contains { $0.key != .arrival && $0.key != .size }
-        let keys = try await sortKeys(found, in: view, needsBytes: needsBytes, holder: holder)
+        let (found, keys): ([Int], [IMAPSort.Keys])
+        let sortable = try await sortable(
+            command.key, charset: command.charset, in: view, needsBytes: needsBytes, holder: holder)
+        switch sortable {
+        case .found(let indexes, let read): (found, keys) = (indexes, read)
+        case .refused(let status): return IMAPCommandResult(responses, status: status)
+        }
         let ordered = IMAPSort.order(keys, by: command.criteria).map { found[$0] }
         let numbers = ordered.map { uid ? view.entries[$0].uid : UInt32($0 + 1) }
         if let options = command.returnOptions {
@@ -221,12 +231,14 @@ extension IMAPConnectionDriver {
 
     /// `THREAD=ORDEREDSUBJECT` (RFC 5256): the messages the search finds, in ``IMAPSort``'s threads.
     func thread(_ command: IMAPThreadCommand, uid: Bool, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+        if let refusal = searchStringRefusal(command.key) { return refusal }
         var responses = try await refresh(holdingExpunges: !uid)
         guard let view else { return Self.noSelection }
-        guard let found = try await found(command.key, charset: command.charset, in: view, holder: holder) else {
-            return IMAPCommandResult(responses, status: Self.badCharset)
+        let (found, keys): ([Int], [IMAPSort.Keys])
+        switch try await sortable(command.key, charset: command.charset, in: view, needsBytes: true, holder: holder) {
+        case .found(let indexes, let read): (found, keys) = (indexes, read)
+        case .refused(let status): return IMAPCommandResult(responses, status: status)
         }
-        let keys = try await sortKeys(found, in: view, needsBytes: true, holder: holder)
         responses.append(
             .thread(
                 IMAPSort.orderedSubjectThreads(keys) { position in
@@ -235,13 +247,38 @@ extension IMAPConnectionDriver {
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "THREAD completed"))
     }
 
-    /// SORT's keys of the messages at `indexes`, their bytes read only when `needsBytes`.
-    private func sortKeys(_ indexes: [Int], in view: IMAPMailboxView, needsBytes: Bool, holder: IMAPMailboxHolder)
-        async throws -> [IMAPSort.Keys]
-    {
+    /// What SORT and THREAD order: the messages a search finds with their sort keys, or why there are none to order.
+    private enum Sortable {
+        case found([Int], [IMAPSort.Keys])
+        /// `NO [BADCHARSET]`, or `NO [LIMIT]` when the meter stopped the search or the keys' reads.
+        case refused(IMAPStatusResponse)
+    }
+
+    /// The messages of `view` that `key` finds and their sort keys (their bytes read when `needsBytes`), both under
+    /// one command's meter.
+    private func sortable(
+        _ key: IMAPSearchKey, charset: String, in view: IMAPMailboxView, needsBytes: Bool, holder: IMAPMailboxHolder
+    ) async throws -> Sortable {
+        let meter = searchMeter(holder)
+        do {
+            guard let found = try await found(key, charset: charset, in: view, holder: holder, meter: meter) else {
+                return .refused(Self.badCharset)
+            }
+            let keys = try await sortKeys(found, in: view, needsBytes: needsBytes, holder: holder, meter: meter)
+            return .found(found, keys)
+        } catch let stop as IMAPSearchStop {
+            return .refused(stop.status)
+        }
+    }
+
+    /// SORT's keys of the messages at `indexes`, their bytes read only when `needsBytes`, each charged to `meter`.
+    private func sortKeys(
+        _ indexes: [Int], in view: IMAPMailboxView, needsBytes: Bool, holder: IMAPMailboxHolder, meter: IMAPSearchMeter
+    ) async throws -> [IMAPSort.Keys] {
         var keys: [IMAPSort.Keys] = []
         for index in indexes {
             let entry = view.entries[index]
+            if needsBytes { try meter.charge(Int(entry.size)) }
             let raw = needsBytes ? try await store.raw(address: holder.address, id: entry.id) : nil
             keys.append(IMAPSort.keys(entry, raw: raw))
         }
@@ -252,15 +289,32 @@ extension IMAPConnectionDriver {
         IMAPStatusResponse(.no, code: .badCharset(["US-ASCII", "UTF-8"]), "Unknown charset")
     }
 
+    /// `NO [LIMIT]` when a string of `key` is longer than ``IMAPLimits/maxSearchStringBytes``: refused before any
+    /// mail is read. Nil when every string is within it.
+    private func searchStringRefusal(_ key: IMAPSearchKey) -> IMAPCommandResult? {
+        guard key.longestStringBytes > searchBudget.limits.maxSearchStringBytes else { return nil }
+        return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .limit, "Search string too long"))
+    }
+
+    /// A new command's meter: ``IMAPLimits/maxSearchBytesPerCommand`` and the holder's share of the listener's
+    /// ``IMAPSearchBudget``, stopped when the connection closes.
+    private func searchMeter(_ holder: IMAPMailboxHolder) -> IMAPSearchMeter {
+        IMAPSearchMeter(
+            budget: searchBudget, account: holder.address, commandLimit: searchBudget.limits.maxSearchBytesPerCommand
+        ) { [self] in closed.load(ordering: .relaxed) }
+    }
+
     /// The indexes of `view`'s messages `key` matches; nil for a charset other than US-ASCII and UTF-8.
-    private func found(_ key: IMAPSearchKey, charset: String?, in view: IMAPMailboxView, holder: IMAPMailboxHolder)
-        async throws -> [Int]?
-    {
+    /// - Throws: ``IMAPSearchStop`` when `meter` stops the search; the store's errors.
+    private func found(
+        _ key: IMAPSearchKey, charset: String?, in view: IMAPMailboxView, holder: IMAPMailboxHolder,
+        meter: IMAPSearchMeter
+    ) async throws -> [Int]? {
         if let charset, !["US-ASCII", "UTF-8"].contains(charset.uppercased()) { return nil }
         let store = self.store
         let address = holder.address
         let entries = view.entries
-        return try await IMAPSearch(view: view, saved: saved) { index in
+        return try await IMAPSearch(view: view, saved: saved, meter: meter) { index in
             try await store.raw(address: address, id: entries[index].id).map(IMAPMessageRenderer.init(raw:))
         }.run(key)
     }

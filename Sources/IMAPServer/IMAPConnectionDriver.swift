@@ -1,6 +1,7 @@
 import IMAP
 import Logging
 import MailStore
+import Synchronization
 
 /// One connection's side of IMAP that needs the store: the sign-in checks, every mailbox command and the selected
 /// mailbox's view. An actor, so that a command and an IDLE's look at the store never run at once; everything here
@@ -11,6 +12,10 @@ actor IMAPConnectionDriver {
     let snapshots: IMAPSnapshotCache
     /// The listener's parsed envelopes (FETCH).
     let envelopes: IMAPEnvelopeCache
+    /// The listener's search allowance per account, and the search limits (``IMAPSearchMeter``).
+    let searchBudget: IMAPSearchBudget
+    /// Set once the connection closed (``connectionClosed()``): a search under way stops at its next message.
+    nonisolated let closed = Atomic<Bool>(false)
     let signIn: any IMAPSignIn
     /// The client's address (the PROXY header's when a balancer sent one).
     let client: String
@@ -38,12 +43,14 @@ actor IMAPConnectionDriver {
 
     init(
         store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any IMAPSignIn,
-        client: String, now: @escaping @Sendable () -> Int64, standingRecheck: Duration = .seconds(2), logger: Logger
+        client: String, now: @escaping @Sendable () -> Int64, standingRecheck: Duration = .seconds(2), logger: Logger,
+        searchBudget: IMAPSearchBudget = IMAPSearchBudget(limits: IMAPLimits())
     ) {
         self.standingRecheck = standingRecheck
         self.store = store
         self.snapshots = snapshots
         self.envelopes = envelopes
+        self.searchBudget = searchBudget
         self.signIn = signIn
         self.client = client
         self.now = now
@@ -164,6 +171,12 @@ actor IMAPConnectionDriver {
         idleWatch = nil
         standingWatch?.cancel()
         standingWatch = nil
+    }
+
+    /// The connection is gone: a `SEARCH`, `SORT` or `THREAD` under way stops before its next message. Called from
+    /// the connection's loop, without waiting for the actor (which the search holds).
+    nonisolated func connectionClosed() {
+        closed.store(true, ordering: .relaxed)
     }
 
     /// The selected mailbox looked at again: what the client must be told of changes since its last look (its

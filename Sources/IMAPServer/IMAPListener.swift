@@ -14,6 +14,8 @@ struct IMAPListener: MailListener {
     let snapshots: IMAPSnapshotCache
     /// The envelopes every session of the listener shares (``IMAPEnvelopeCache``), bounded by the configuration.
     let envelopes: IMAPEnvelopeCache
+    /// What each account's searches may still read, every session of the listener together (``IMAPSearchBudget``).
+    let searchBudget: IMAPSearchBudget
 
     static let busyRefusal = "* BYE Too many connections, try later"
     static let drainingRefusal = "* BYE Server shutting down"
@@ -35,7 +37,8 @@ struct IMAPListener: MailListener {
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let driver = IMAPConnectionDriver(
             store: store, snapshots: snapshots, envelopes: envelopes, signIn: signIn, client: peer,
-            now: configuration.wallClock, standingRecheck: configuration.standingRecheck, logger: logger)
+            now: configuration.wallClock, standingRecheck: configuration.standingRecheck, logger: logger,
+            searchBudget: searchBudget)
         return IMAPConnection(session: IMAPSession(configuration: settings, now: now), driver: driver)
     }
 
@@ -99,7 +102,8 @@ extension IMAPService {
         self.init(
             listener: IMAPListener(
                 configuration: configuration, store: store, signIn: signIn, logger: logger, snapshots: snapshots,
-                envelopes: IMAPEnvelopeCache(capacity: configuration.envelopeCacheEntries)),
+                envelopes: IMAPEnvelopeCache(capacity: configuration.envelopeCacheEntries),
+                searchBudget: IMAPSearchBudget(limits: configuration.limits)),
             draining: draining)
     }
 }

@@ -6,10 +6,13 @@ import Time
 /// Runs a search (RFC 9051 §6.4.4) over the selected mailbox: each key is evaluated for every message at once, keys
 /// side by side intersected, `OR` united, `NOT` complemented. Strings match as case-insensitive substrings of ASCII;
 /// dates compare by UTC day. A key that needs the message's bytes (a header, the body, the text, the `Date:` field)
-/// asks `message` for them, once per message.
+/// asks `message` for them, once per message, each charged to `meter` first at its stored size: a search past the
+/// command's or the account's allowance, or whose connection closed, stops between two messages
+/// (``IMAPSearchStop``). Strings are found by ``IMAPSearchMatcher``, in time linear in the text and the string.
 struct IMAPSearch {
     let view: IMAPMailboxView
     let saved: [UInt32]
+    let meter: IMAPSearchMeter
     /// The message of an index, loaded once; nil when it is gone from the store.
     let message: (Int) async throws -> IMAPMessageRenderer?
 
@@ -61,21 +64,21 @@ struct IMAPSearch {
                 return written.map { Self.compare($0, comparison, date) } ?? false
             }
         case .header(let field, let needle):
-            let wanted = Self.folded(Array(needle.utf8))
+            let wanted = IMAPSearchMatcher(needle.utf8)
             return try await eachMessage { message in
-                IMAPHeaderBlock(message.header).values(field).contains { Self.contains($0, wanted) }
+                IMAPHeaderBlock(message.header).values(field).contains { wanted.matches($0) }
             }
         case .address(let field, let needle):
-            let wanted = Self.folded(Array(needle.utf8))
+            let wanted = IMAPSearchMatcher(needle.utf8)
             return try await eachMessage { message in
-                IMAPHeaderBlock(message.header).values(field).contains { Self.contains(Self.addressText($0), wanted) }
+                IMAPHeaderBlock(message.header).values(field).contains { wanted.matches(Self.addressText($0)) }
             }
         case .body(let needle):
-            let wanted = Self.folded(Array(needle.utf8))
-            return try await eachMessage { Self.contains(Array($0.body), wanted) }
+            let wanted = IMAPSearchMatcher(needle.utf8)
+            return try await eachMessage { wanted.matches($0.body) }
         case .text(let needle):
-            let wanted = Self.folded(Array(needle.utf8))
-            return try await eachMessage { Self.contains($0.raw, wanted) }
+            let wanted = IMAPSearchMatcher(needle.utf8)
+            return try await eachMessage { wanted.matches($0.raw) }
         }
     }
 
@@ -88,6 +91,7 @@ struct IMAPSearch {
     private func eachMessage(_ test: (IMAPMessageRenderer) -> Bool) async throws -> [Bool] {
         var result: [Bool] = []
         for index in view.entries.indices {
+            try meter.charge(Int(view.entries[index].size))
             result.append(try await message(index).map(test) ?? false)
         }
         return result
@@ -130,20 +134,5 @@ struct IMAPSearch {
             }
         }
         return Array(text.joined(separator: ", ").utf8)
-    }
-
-    private static func folded(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 }
-    }
-
-    /// Whether `haystack` holds `needle` (already folded), ASCII letters compared without case.
-    private static func contains(_ haystack: some Collection<UInt8>, _ needle: [UInt8]) -> Bool {
-        guard !needle.isEmpty else { return true }
-        let hay = folded(Array(haystack))
-        guard hay.count >= needle.count else { return false }
-        for start in 0...(hay.count - needle.count) where hay[start] == needle[0] {
-            if hay[start..<(start + needle.count)].elementsEqual(needle) { return true }
-        }
-        return false
     }
 }
