@@ -330,6 +330,11 @@ def bad_input(server, address):
                                   b"a3 FETCH 1:* (FLAGS)\r\n"])
     check(b"* 0 EXISTS" in empty and refused(empty, b"a3", b"OK") and b"FETCH (" not in empty,
           f"FETCH 1:* on an empty mailbox: OK, nothing fetched ({empty[-300:]})")
+    # A search string of 60,000 bytes (issue 81, item 2): refused as an implementation limit before any mail is read.
+    needle = raw_exchange(server, [f'a1 LOGIN "{address}" "{PASSWORD}"\r\n'.encode(), b"a2 SELECT INBOX\r\n",
+                                   b'a3 SEARCH BODY "' + b"a" * 60_000 + b'b"\r\n', b"a4 NOOP\r\n"])
+    check(answer(needle, b"a3").startswith(b"NO [LIMIT] ") and b"a4 OK" in needle,
+          f"a 60,000-byte SEARCH string: NO [LIMIT], then served ({answer(needle, b'a3')[:100]})")
     grown = peak_rss_kib(server.process.pid) - peak_before
     check(grown < 32 * 1024, f"the server's memory stays bounded through every bad input (peak RSS {peak_before} KiB "
                              f"+{grown} KiB, now {rss_kib(server.process.pid)} KiB)")
