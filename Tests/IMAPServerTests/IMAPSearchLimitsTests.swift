@@ -183,8 +183,13 @@ struct IMAPSearchLimitsTests {
         let budget = IMAPSearchBudget(limits: IMAPLimits())
         let driver = try await Self.session(store, budget: budget)
         let whole = budget.capacity
-        let running = Task { await Self.run(driver, Self.search(.or(.body("absent"), .text("absent")))) }
-        while budget.left(account: Self.address) == whole { await Task.yield() }  // the search has begun
+        let finished = Atomic<Bool>(false)
+        let running = Task {
+            defer { finished.store(true, ordering: .relaxed) }
+            return await Self.run(driver, Self.search(.or(.body("absent"), .text("absent"))))
+        }
+        // Until the search has begun reading (or, were nothing counted, has ended).
+        while budget.left(account: Self.address) == whole && !finished.load(ordering: .relaxed) { await Task.yield() }
         driver.connectionClosed()
         let result = await running.value
         #expect(Self.isLimit(result), "\(result.status)")
