@@ -141,7 +141,7 @@ def check(pg_dir):
     door(not ok and "permission denied" in out, f"Postern's role: ALTER SYSTEM refused ({out[-120:]!r})")
     ok, out = psql(app, "CREATE ROLE intruder LOGIN")
     door(not ok and "permission denied" in out, f"Postern's role: CREATE ROLE refused ({out[-120:]!r})")
-    app_password = secret.get("POSTERN_DB_PASSWORD", "")
+    app_password = secret.get("PG_APP_PASSWORD", "")
     for node in NODES:
         at = f"127.0.0.1:{env.get('PG_' + node)}"
         for url, what in ((f"postgresql://postern@{at}/postern", "Postern's role with no password"),
