@@ -39,9 +39,13 @@ public final class BufferBudget: Sendable {
     }
 }
 
-/// Bytes one message holds of a ``BufferBudget``, grown as its text grows and given back when the last holder lets it
-/// go (a message dropped, refused or stored on whatever path, none of which has to remember). Used on one thread.
-public final class BufferReservation {
+/// Bytes one message holds of a ``BufferBudget`` (an SMTP message's text, an IMAP command's literals), grown as it
+/// grows and given back when the last holder lets it go (a message dropped, refused or stored on whatever path, none of
+/// which has to remember).
+///
+/// `@unchecked Sendable`: it lives in a session's state, which moves between threads only with the session, and
+/// ``grow(to:step:)`` is called by that one holder at a time; the budget's own count is atomic.
+public final class BufferReservation: @unchecked Sendable {
     /// The budget the bytes come from.
     public let budget: BufferBudget
     /// The bytes held.

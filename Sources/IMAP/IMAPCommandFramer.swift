@@ -17,8 +17,8 @@ import BufferBudget
 ///   read at all: the command is refused and the connection closed.
 /// - A literal that fits the limits is taken from the process's ``BufferBudget`` (when one is given) before a byte of
 ///   it is kept; when the budget is spent, a synchronizing literal ends the command at once and a non-synchronizing
-///   one is read and dropped, both refused `busy`. The bytes are held until ``releaseDelivered()`` (the command was
-///   answered) or ``releaseAll()`` (the connection ended).
+///   one is read and dropped, both refused `busy`. The bytes are held (a ``BufferReservation``) until
+///   ``releaseDelivered()`` (the command was answered), or until the framer is dropped (the connection ended).
 /// - In line mode (``readsLines``) a line is a line: no literal is looked for.
 ///
 /// Memory: the command kept is at most the text limit plus the literal limit; a refused command keeps nothing.
@@ -42,9 +42,9 @@ public struct IMAPCommandFramer: Sendable {
     private var literalRemaining = 0
     /// Why the command in progress is being dropped, once it is.
     private var discarding: IMAPCommandError?
-    /// Bytes taken from ``budget`` for the command in progress, and for the commands handed on and not yet released.
-    private var reserved = 0
-    private var delivered = 0
+    /// What ``budget`` holds for the command in progress, and for the command handed on and not yet answered.
+    private var reservation: BufferReservation?
+    private var delivered: BufferReservation?
 
     private static let headBytes = 64
     private static let tailBytes = 24
@@ -55,17 +55,9 @@ public struct IMAPCommandFramer: Sendable {
         self.budget = budget
     }
 
-    /// Gives back to the budget the literals of the commands handed on: they have been answered.
+    /// Gives back to the budget the literals of the command handed on: it has been answered.
     public mutating func releaseDelivered() {
-        budget?.release(delivered)
-        delivered = 0
-    }
-
-    /// Gives back every byte taken: the connection ended (or its input was dropped).
-    public mutating func releaseAll() {
-        releaseDelivered()
-        budget?.release(reserved)
-        reserved = 0
+        delivered = nil
     }
 
     /// Whether a command is partly read (some of its bytes have arrived, not its end).
@@ -135,7 +127,8 @@ public struct IMAPCommandFramer: Sendable {
             return nil
         }
         if let budget, size > 0 {
-            guard budget.reserve(size) else {
+            let held = reservation ?? BufferReservation(budget)
+            guard held.grow(to: held.bytes + size, step: 0) else {
                 // Every session's literals together are at the budget: this one is refused, not kept.
                 guard marker.nonSynchronizing else { return finish(.refused(tag: tag, .busy)) }
                 discarding = .busy
@@ -143,7 +136,7 @@ public struct IMAPCommandFramer: Sendable {
                 literalRemaining = size
                 return nil
             }
-            reserved += size
+            reservation = held
         }
         literalBytes += size
         buffer.append(ASCII.cr)
@@ -153,8 +146,8 @@ public struct IMAPCommandFramer: Sendable {
     }
 
     private mutating func finish(_ event: IMAPFramerEvent) -> IMAPFramerEvent {
-        delivered += reserved
-        reserved = 0
+        delivered = reservation
+        reservation = nil
         buffer = []
         head = []
         tail = []

@@ -46,7 +46,6 @@ struct SessionInput: Sendable {
         bytes = []
         index = 0
         let readsLines = framer.readsLines
-        framer.releaseAll()
         framer = IMAPCommandFramer(limits: framer.limits, budget: framer.budget)
         framer.readsLines = readsLines
     }
