@@ -21,10 +21,6 @@ actor IMAPConnectionDriver {
     let client: String
     /// The wall clock, Unix seconds.
     let now: @Sendable () -> Int64
-    /// How often the holder's standing is checked again when nothing writes (``IMAPServerConfiguration/standingRecheck``).
-    let standingRecheck: Duration
-    /// When the holder's standing was last found good (``now``).
-    private var standingCheckedAt: Int64 = 0
     let logger: Logger
     /// The mailbox the session acts for, once signed in.
     var holder: IMAPMailboxHolder?
@@ -43,10 +39,9 @@ actor IMAPConnectionDriver {
 
     init(
         store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any IMAPSignIn,
-        client: String, now: @escaping @Sendable () -> Int64, standingRecheck: Duration = .seconds(2), logger: Logger,
+        client: String, now: @escaping @Sendable () -> Int64, logger: Logger,
         searchBudget: IMAPSearchBudget = IMAPSearchBudget(limits: IMAPLimits())
     ) {
-        self.standingRecheck = standingRecheck
         self.store = store
         self.snapshots = snapshots
         self.envelopes = envelopes
@@ -75,7 +70,7 @@ actor IMAPConnectionDriver {
         switch outcome {
         case .signedIn(let holder)?:
             self.holder = holder
-            standingCheckedAt = now()
+            holder.standing?.checked(at: now())
             return .succeeded(user: holder.address)
         case .refused?:
             return .failed(.authenticationFailed)
@@ -108,18 +103,10 @@ actor IMAPConnectionDriver {
 
     // MARK: - Standing
 
-    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding``): checked for a
-    /// command that writes, and otherwise once ``standingRecheck`` has passed since the last check. The holder is then
-    /// forgotten, so that nothing more is done for it. Nil while the session may go on, or when the check could not
-    /// be made (the store failed: the command itself will say so).
+    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding/ended(at:writing:)``).
+    /// The holder is then forgotten, so that nothing more is done for it.
     func ended(writing: Bool) async -> IMAPSessionEnd? {
-        guard let standing = holder?.standing else { return nil }
-        let now = now()
-        guard writing || now - standingCheckedAt >= standingRecheck.components.seconds else { return nil }
-        guard let end = try? await standing.check() else {
-            standingCheckedAt = now
-            return nil
-        }
+        guard let end = await holder?.standing?.ended(at: now(), writing: writing) else { return nil }
         holder = nil
         view = nil
         fetching = nil
@@ -139,7 +126,7 @@ actor IMAPConnectionDriver {
     // MARK: - IDLE
 
     /// Watches the signed-in address's change stream until ``endIdle()``: each change's responses (``refresh()``)
-    /// go to `notify`; and checks the holder's standing every ``standingRecheck``, telling `end` why it ended.
+    /// go to `notify`; and checks the holder's standing every ``IMAPStanding/recheck``, telling `end` why it ended.
     func startIdle(
         notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (IMAPSessionEnd) -> Void
     ) {
@@ -157,8 +144,7 @@ actor IMAPConnectionDriver {
                 return  // cancelled (IDLE ended, the connection closed) or the store failed: the next command looks again
             }
         }
-        guard holder?.standing != nil else { return }
-        let recheck = standingRecheck
+        guard let recheck = holder?.standing?.recheck else { return }
         standingWatch = Task { [weak self] in
             while (try? await Task.sleep(for: recheck)) != nil, let self {
                 if let reason = await self.ended(writing: false) { return end(reason) }

@@ -37,8 +37,7 @@ struct IMAPListener: MailListener {
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let driver = IMAPConnectionDriver(
             store: store, snapshots: snapshots, envelopes: envelopes, signIn: signIn, client: peer,
-            now: configuration.wallClock, standingRecheck: configuration.standingRecheck, logger: logger,
-            searchBudget: searchBudget)
+            now: configuration.wallClock, logger: logger, searchBudget: searchBudget)
         return IMAPConnection(session: IMAPSession(configuration: settings, now: now), driver: driver)
     }
 

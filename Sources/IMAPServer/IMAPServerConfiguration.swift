@@ -21,10 +21,6 @@ public struct IMAPServerConfiguration: Sendable {
     public var proxyProtocolPeers: [IPNetwork] = []
     /// Longest time a shutdown waits for commands in flight. Default 10 s.
     public var shutdownGracePeriod: Duration = .seconds(10)
-    /// How often a signed-in session's credential is checked again (``IMAPStanding``) before a command that only
-    /// reads, and while it idles; a command that writes checks it every time. Default 2 s: a password reset, a
-    /// revocation or a deletion ends the session within it, at one read a session per interval.
-    public var standingRecheck: Duration = .seconds(2)
     /// The session's bounds (command and literal sizes, pipelining, autologout).
     public var limits = IMAPLimits()
     /// What the literals of every session share with the process's other mail listeners (``BufferBudget``); nil for

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Who an IMAP session acts for once signed in: the address whose mail it reads and the bytes that address may hold
 /// (an APPEND or COPY is refused past it), and how the credential that signed it in is checked again while it lasts.
 public struct IMAPMailboxHolder: Sendable, Equatable {
@@ -20,15 +22,38 @@ public struct IMAPMailboxHolder: Sendable, Equatable {
 /// How a signed-in session's credential is checked again (review 7: a session outlived a password reset, a grant's
 /// revocation and its account's deletion, and wrote into the mail of the next account made at the same address).
 /// The sign-in port makes it with what identifies the account and the credential (the account's id and token epoch,
-/// the grant, the key), never the address alone; the driver asks it before each command that writes and at most
-/// every ``IMAPServerConfiguration/standingRecheck`` otherwise, IDLE included, on every instance (it reads the
-/// database).
-public struct IMAPStanding: Sendable {
+/// the grant, the key), never the address alone. It also owns when it is checked (``ended(at:writing:)``): before each
+/// command that writes, and at most every ``recheck`` otherwise, IDLE included, for IMAP's and POP3's drivers alike,
+/// on every instance (it reads the database).
+public final class IMAPStanding: Sendable {
+    /// How often the check runs again when nothing writes. Default 2 s: a password reset, a revocation or a deletion
+    /// ends the session within it, at one read a session per interval.
+    public let recheck: Duration
     /// Nil while the session may go on; otherwise why it ends.
-    public let check: @Sendable () async throws -> IMAPSessionEnd?
+    private let check: @Sendable () async throws -> IMAPSessionEnd?
+    /// When the check last found the session good (Unix seconds).
+    private let checkedAt = Atomic<Int64>(0)
 
-    public init(_ check: @escaping @Sendable () async throws -> IMAPSessionEnd?) {
+    public init(recheck: Duration = .seconds(2), _ check: @escaping @Sendable () async throws -> IMAPSessionEnd?) {
+        self.recheck = recheck
         self.check = check
+    }
+
+    /// The credential was just checked at `now` (by the sign-in itself).
+    func checked(at now: Int64) {
+        checkedAt.store(now, ordering: .relaxed)
+    }
+
+    /// Why the session must end, checked at `now` when a command that is `writing` asks, or once ``recheck`` has
+    /// passed since the last check; nil while it may go on, when no check was due, or when the check could not be made
+    /// (the store failed: the command itself will say so).
+    func ended(at now: Int64, writing: Bool) async -> IMAPSessionEnd? {
+        guard writing || now - checkedAt.load(ordering: .relaxed) >= recheck.components.seconds else { return nil }
+        guard let end = try? await check() else {
+            checked(at: now)
+            return nil
+        }
+        return end
     }
 }
 

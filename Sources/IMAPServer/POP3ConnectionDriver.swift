@@ -78,6 +78,7 @@ actor POP3ConnectionDriver {
                 maildrop.append(POP3Message(uid: uid, size: Int(entry.size)))
             }
             self.holder = holder
+            holder.standing?.checked(at: now())
             return .succeeded(user: holder.address, maildrop: maildrop)
         } catch {
             logger.error("pop3 maildrop failed", metadata: ["error": .string(String(describing: type(of: error)))])
@@ -102,11 +103,10 @@ actor POP3ConnectionDriver {
         }
     }
 
-    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding``), checked before each
-    /// `RETR`, `TOP` and `QUIT` (a POP3 session is short: one read each); nil while it may go on or when the check
-    /// could not be made. The holder is then forgotten.
-    func ended() async -> IMAPSessionEnd? {
-        guard let standing = holder?.standing, let end = try? await standing.check() else { return nil }
+    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding/ended(at:writing:)``):
+    /// `QUIT`'s deletions write, `RETR` and `TOP` read. The holder is then forgotten.
+    func ended(writing: Bool) async -> IMAPSessionEnd? {
+        guard let end = await holder?.standing?.ended(at: now(), writing: writing) else { return nil }
         holder = nil
         return end
     }

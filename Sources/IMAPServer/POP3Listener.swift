@@ -53,12 +53,12 @@ struct POP3Listener: MailListener {
             Task { completion(.authenticated(await driver.authenticate(step))) }
         case .retrieve(let message):
             Task {
-                if let end = await driver.ended() { return completion(.ended(end)) }
+                if let end = await driver.ended(writing: false) { return completion(.ended(end)) }
                 completion(.retrieved(await driver.retrieve(message)))
             }
         case .commitDeletions(let messages):
             Task {
-                if let end = await driver.ended() { return completion(.ended(end)) }
+                if let end = await driver.ended(writing: true) { return completion(.ended(end)) }
                 completion(.committed(await driver.commitDeletions(messages)))
             }
         case .startTLS:
