@@ -80,8 +80,7 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
                     return close(into: &actions)
                 }
             }
-            askForNextPartIfOutputAllows(into: &actions)
-            if !working { resumeIfOutputAllows(now: now) }
+            goOnIfOutputAllows(now: now, into: &actions)
         case .writeBlocked:
             if lifecycle.didBlock() { lastWrite = now }
         case .writable:
@@ -99,25 +98,20 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
                 served.session.timerFired(now: now, into: &sessionActions)
             }
         case .completed(let value):
-            switch served.complete(value, now: now, into: &sessionActions) {
+            let answer = served.complete(value, now: now, into: &sessionActions)
+            switch answer {
             case nil:
                 return close(into: &actions)
             case .notice?:
                 break
-            case .answered?:
-                working = false
-                // The answer goes to the output first; the commands pipelined behind it are read only while the
-                // output is under its high-water mark, else at the `.wrote` that brings it there. A client that
-                // pipelines large answers and reads none of them so holds one answer, never fifty.
+            case .answered?, .part?:
+                // The answer (or its part) goes to the output first; what comes after it (the commands pipelined
+                // behind it, the answer's next part) only while the output is under its high-water mark, else at the
+                // `.wrote` that brings it there. A client that reads nothing so holds one answer, never fifty.
+                if case .part(let next)? = answer { nextPart = next } else { working = false }
                 apply(now: now, into: &actions)
                 sessionActions.removeAll(keepingCapacity: true)
-                resumeIfOutputAllows(now: now)
-            case .part(let next)?:
-                // The same for the answer's next part: asked for once this one is written down to the mark.
-                nextPart = next
-                apply(now: now, into: &actions)
-                sessionActions.removeAll(keepingCapacity: true)
-                askForNextPartIfOutputAllows(into: &actions)
+                goOnIfOutputAllows(now: now, into: &actions)
             }
         case .shutdown:
             if lifecycle.stage == .open { served.session.shutdown(into: &sessionActions) }
@@ -165,18 +159,16 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
         }
     }
 
-    /// Reads the commands waiting behind the last answer, when the output is under its high-water mark.
-    private mutating func resumeIfOutputAllows(now: UInt64) {
-        if lifecycle.stage == .open && served.session.hasBufferedInput && lifecycle.takesInput {
+    /// What follows the last answer, when the output is under its high-water mark: the job for the answer's next part
+    /// (to the service), else the commands waiting behind it (read by the session).
+    private mutating func goOnIfOutputAllows(now: UInt64, into actions: inout [ConnectionAction]) {
+        guard lifecycle.stage == .open && lifecycle.takesInput else { return }
+        if let next = nextPart {
+            nextPart = nil
+            actions.append(.perform(next))
+        } else if !working && served.session.hasBufferedInput {
             served.session.resume(now: now, into: &sessionActions)
         }
-    }
-
-    /// Hands the service the job for an answer's next part, when the output is under its high-water mark.
-    private mutating func askForNextPartIfOutputAllows(into actions: inout [ConnectionAction]) {
-        guard let next = nextPart, lifecycle.stage == .open, lifecycle.takesInput else { return }
-        nextPart = nil
-        actions.append(.perform(next))
     }
 
     private mutating func close(into actions: inout [ConnectionAction]) {
