@@ -2,12 +2,7 @@ import BufferBudget
 
 /// What a session offers: its limits, its extensions, its SASL mechanisms and where TLS stands. The driver that
 /// serves IMAP fills it per connection (a loopback client, an implicit-TLS port).
-public struct IMAPSessionConfiguration: Sendable, Equatable {
-    public static func == (a: Self, b: Self) -> Bool {
-        a.limits == b.limits && a.extensions == b.extensions && a.mechanisms == b.mechanisms
-            && a.startTLSAvailable == b.startTLSAvailable && a.isSecure == b.isSecure
-            && a.allowsPlaintextAuthentication == b.allowsPlaintextAuthentication && a.buffers === b.buffers
-    }
+public struct IMAPSessionConfiguration: Sendable {
 
     /// Every bound of the session.
     public var limits = IMAPLimits()

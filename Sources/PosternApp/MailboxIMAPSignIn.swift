@@ -61,8 +61,7 @@ struct MailboxIMAPSignIn: IMAPSignIn {
             if case .slowed = attempt { return .throttled }
             return .refused
         }
-        let (recipient, signedIn) = found
-        let account = (id: signedIn.id, address: signedIn.address)
+        let (recipient, account) = found
         await record(.mailboxSignIn, actor: account.id, target: recipient.address, client: client)
         let accounts = surface
         let standing = IMAPStanding {
@@ -70,7 +69,7 @@ struct MailboxIMAPSignIn: IMAPSignIn {
             guard let now = try await accounts.accountStanding(id: account.id),
                 EmailAddress.same(now.address, account.address)
             else { return .accountDeleted }
-            guard now.tokenEpoch == signedIn.tokenEpoch else { return .credentialChanged }
+            guard now.tokenEpoch == account.tokenEpoch else { return .credentialChanged }
             guard isAPIToken else { return nil }
             let still = try await accounts.signInAccount(address: account.address, apiToken: password)
             return still?.id == account.id ? nil : .credentialRevoked
