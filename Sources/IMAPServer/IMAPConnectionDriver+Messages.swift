@@ -8,36 +8,27 @@ extension IMAPConnectionDriver {
     func fetch(_ set: IMAPSequenceSet, _ attributes: [IMAPFetchAttribute], uid: Bool, holder: IMAPMailboxHolder)
         async throws -> IMAPCommandResult
     {
-        let needsBytes = IMAPMessageRenderer.needsBytes(attributes)
         let wantsEnvelope = attributes.contains(.envelope)
-        var batch: [String: [UInt8]] = [:]  // the messages' bytes, read a batch at a time
-        var batchEnd = 0  // the position in `reads` the batch read up to
+        var first: (raws: [String: [UInt8]], count: Int)?
         var responses: [IMAPUntaggedResponse] = []
-        if needsBytes && !wantsEnvelope, let first = try await firstBatchIfCurrent(set, uid: uid, holder: holder) {
-            (batch, batchEnd) = (first.raws, first.count)
-        } else {
-            responses = try await refresh(holdingExpunges: !uid)
+        if IMAPMessageRenderer.needsBytes(attributes) && !wantsEnvelope {
+            first = try await firstBatchIfCurrent(set, uid: uid, holder: holder)
         }
+        if first == nil { responses = try await refresh(holdingExpunges: !uid) }
         guard let view else { return Self.noSelection }
         let indexes = view.indexes(set, uid: uid, saved: saved)
         let kept = wantsEnvelope ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : [:]
-        // A kept envelope spares reading the message's bytes when nothing else asked needs them.
-        let onlyEnvelopeNeedsBytes =
-            wantsEnvelope && !IMAPMessageRenderer.needsBytes(attributes.filter { $0 != .envelope })
         let cursor = IMAPFetchCursor(
-            attributes: attributes, uid: uid, holder: holder, indexes: indexes, of: view.entries,
-            batch: batch, batchEnd: batchEnd, kept: kept, needsBytes: needsBytes,
-            onlyEnvelopeNeedsBytes: onlyEnvelopeNeedsBytes,
-            marksSeen: !view.readOnly && IMAPMessageRenderer.setsSeen(attributes))
+            attributes: attributes, uid: uid, holder: holder, indexes: indexes, of: view.entries, first: first,
+            kept: kept, readOnly: view.readOnly)
         return try await fetchPart(cursor, leading: responses)
     }
 
     /// The next part of the FETCH under way (``IMAPRequest/continueCommand``).
     func continueCommand() async -> IMAPCommandResult {
-        guard let cursor = fetching else {
+        guard let cursor = fetching.take() else {
             return IMAPCommandResult(status: IMAPStatusResponse(.bad, "Nothing to continue"))
         }
-        fetching = nil
         do {
             return try await fetchPart(cursor)
         } catch {
@@ -48,11 +39,10 @@ extension IMAPConnectionDriver {
     /// Answers `cursor`'s messages from where it stands until a part's bound (``IMAPFetchCursor/partBytes``, ``
     /// IMAPFetchCursor/partMessages``): their responses, and the tagged `OK` when they were the last, else the cursor
     /// kept for ``continueCommand()``. The flags a part sets (`\Seen`) are written before its answer goes out.
-    private func fetchPart(_ start: IMAPFetchCursor, leading: [IMAPUntaggedResponse] = []) async throws
+    private func fetchPart(_ cursor: consuming IMAPFetchCursor, leading: [IMAPUntaggedResponse] = []) async throws
         -> IMAPCommandResult
     {
         guard var view else { return Self.noSelection }
-        var cursor = start
         var responses = leading
         var parsed: [String: IMAPEnvelope] = [:]
         var seenUpdates: [(id: String, keywords: Set<String>)] = []

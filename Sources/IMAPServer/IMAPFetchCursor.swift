@@ -30,22 +30,24 @@ struct IMAPFetchCursor: Sendable {
     let onlyEnvelopeNeedsBytes: Bool
     let marksSeen: Bool
 
-    /// A FETCH of `attributes` for the messages at `indexes` of `entries`, with the first batch already read.
+    /// A FETCH of `attributes` for the messages at `indexes` of `entries`, with the first batch already read when
+    /// `first` is given (the bytes, and how many of the messages read they cover), on a mailbox `readOnly` or not.
     init(
         attributes: [IMAPFetchAttribute], uid: Bool, holder: IMAPMailboxHolder, indexes: [Int], of entries: [MailUIDEntry],
-        batch: [String: [UInt8]], batchEnd: Int, kept: [String: IMAPEnvelope], needsBytes: Bool,
-        onlyEnvelopeNeedsBytes: Bool, marksSeen: Bool
+        first: (raws: [String: [UInt8]], count: Int)?, kept: [String: IMAPEnvelope], readOnly: Bool
     ) {
         self.attributes = attributes
         self.uid = uid
         self.holder = holder
         self.indexes = indexes
-        self.batch = batch
-        self.batchEnd = batchEnd
+        batch = first?.raws ?? [:]
+        batchEnd = first?.count ?? 0
         self.kept = kept
-        self.needsBytes = needsBytes
-        self.onlyEnvelopeNeedsBytes = onlyEnvelopeNeedsBytes
-        self.marksSeen = marksSeen
+        needsBytes = IMAPMessageRenderer.needsBytes(attributes)
+        // A kept envelope spares reading the message's bytes when nothing else asked needs them.
+        onlyEnvelopeNeedsBytes =
+            attributes.contains(.envelope) && !IMAPMessageRenderer.needsBytes(attributes.filter { $0 != .envelope })
+        marksSeen = !readOnly && IMAPMessageRenderer.setsSeen(attributes)
         reads = []
         reads = indexes.filter { readsBytes(entries[$0].id) }
     }

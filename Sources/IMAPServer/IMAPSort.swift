@@ -126,7 +126,7 @@ struct IMAPSort {
             while trimmed {
                 trimmed = false
                 while text.last == 0x20 { text.removeLast(); trimmed = true }
-                if text.count >= 5, Array(text.suffix(5).map(lower)) == Array("(fwd)".utf8) {
+                if text.count >= 5, Array(text.suffix(5).map(IMAPSearchMatcher.fold)) == Array("(fwd)".utf8) {
                     text.removeLast(5)
                     trimmed = true
                 }
@@ -145,7 +145,7 @@ struct IMAPSort {
                 }
             }
             // (6) [fwd: ...]
-            if text.count >= 6, Array(text.prefix(5).map(lower)) == Array("[fwd:".utf8), text.last == UInt8(ascii: "]") {
+            if text.count >= 6, Array(text.prefix(5).map(IMAPSearchMatcher.fold)) == Array("[fwd:".utf8), text.last == UInt8(ascii: "]") {
                 text = Array(text[5..<(text.count - 1)])
                 continue
             }
@@ -153,15 +153,13 @@ struct IMAPSort {
         }
     }
 
-    private static func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte }
-
     /// `text` after a leading white space, or `*subj-blob subj-refwd`; nil when neither leads.
     private static func leader(_ text: [UInt8]) -> ArraySlice<UInt8>? {
         if text.first == 0x20 { return text.dropFirst() }
         var rest = text[...]
         while let after = blob(rest) { rest = after }
         // subj-refwd: ("re" / ("fw" ["d"])) *WSP [subj-blob] ":"
-        let word = rest.prefix(3).map(lower)
+        let word = rest.prefix(3).map(IMAPSearchMatcher.fold)
         if word.starts(with: Array("re".utf8)) {
             rest = rest.dropFirst(2)
         } else if word.starts(with: Array("fwd".utf8)) {
