@@ -36,8 +36,7 @@ extension MailStore {
         -> [String: Set<String>]
     {
         var found: [String: Set<String>] = [:]
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let batch = ids[start..<min(start + 500, ids.count)]
+        for batch in chunks(ids) {
             let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
             for row in try connection.query(
                 "SELECT id, address, keywords FROM mail_messages WHERE id IN (\(marks))", batch.map(SQLValue.text))
@@ -52,12 +51,6 @@ extension MailStore {
 
     /// Every distinct keyword of `address`'s mail.
     static func addressKeywords(_ address: String, _ connection: any SQLConnection) throws -> Set<String> {
-        var known: Set<String> = []
-        for row in try connection.query(
-            "SELECT keywords FROM mail_messages WHERE address = ? AND keywords <> '{}'", [.text(address)])
-        {
-            known.formUnion(keywords(row.text("keywords")))
-        }
-        return known
+        Set(try keywordCounts(where: "address = ?", [.text(address)], connection).keys)
     }
 }

@@ -115,15 +115,20 @@ extension MailStore {
     /// How many messages of `scope` carry each keyword (`$seen` is not a stored keyword: read status is its own).
     public func keywordCounts(in scope: MailScope) async throws -> [String: Int] {
         let (condition, values) = scope.condition
-        return try await database.read { connection in
-            var counts: [String: Int] = [:]
-            for row in try connection.query(
-                "SELECT keywords FROM mail_messages WHERE \(condition) AND keywords <> '{}'", values)
-            {
-                for keyword in Self.keywords(row.text("keywords")) { counts[keyword, default: 0] += 1 }
-            }
-            return counts
+        return try await database.read { try Self.keywordCounts(where: condition, values, $0) }
+    }
+
+    /// How many of the messages that `condition` (with `values`) selects carry each keyword, on `connection`.
+    static func keywordCounts(where condition: String, _ values: [SQLValue], _ connection: any SQLConnection) throws
+        -> [String: Int]
+    {
+        var counts: [String: Int] = [:]
+        for row in try connection.query(
+            "SELECT keywords FROM mail_messages WHERE \(condition) AND keywords <> '{}'", values)
+        {
+            for keyword in keywords(row.text("keywords")) { counts[keyword, default: 0] += 1 }
         }
+        return counts
     }
 
     /// Rewrites the keywords of the messages of `scope` that pass `filter` with `transform` (given and giving every
