@@ -2,7 +2,7 @@
 SWIFT ?= swift
 CONFIG ?= config/postern.env
 
-.PHONY: bootstrap build release run cluster cluster-stop test client-tests outbound-tests cluster-tests failover-tests patroni-tests rolling-upgrade bench-cluster schemathesis sanitize bench instructions fuzz soak clean
+.PHONY: bootstrap build release run cluster cluster-stop check test test-deploy client-tests outbound-tests cluster-tests failover-tests patroni-tests rolling-upgrade bench-cluster schemathesis sanitize bench instructions fuzz soak clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -37,38 +37,41 @@ cluster-stop:
 	scripts/cluster stop "$$dir" && echo "stopped the cluster in $$dir" && \
 	if [ "$$(cat .build/cluster-dir 2>/dev/null)" = "$$(cd "$$(dirname "$$dir")" 2>/dev/null && pwd)/$$(basename "$$dir")" ]; then rm -f .build/cluster-dir; fi
 
-## Every test: unit, known-answer and end-to-end against a real server on port 0, in the stages of
-## scripts/test-stages, which prints the wall time of each at the end (also after a failure).
-## The build (what only the tests need, scripts/bootstrap --test, installs beside it), then every suite in a test
-## process of its own, TEST_LANES (4) at once, each serial inside: many
-## start in-process servers whose deferred handlers run on Swift's cooperative pool (two threads here); CPU-bound
-## tests in the same process would starve those handlers and turn socket reads into timeouts that say nothing about
-## the server.
-## Every test that runs SQL takes the backend as its argument (`StorageBackend.allCases`) and runs on SQLite and on
-## PostgreSQL in that one pass (a server the tests start on loopback with scripts/pg-temp, each test on a database of
-## its own; end-to-end servers reach it through POSTERN_DATABASE_URL).
-## Beside those, from the end of the build, the known-answer suites (pure code: crypto, JWT, PoW, MIME, the HTTP
-## parser) in one test process, its tests in parallel, and six Python stages at once, each logged to
-## .build/test-logs/<stage>.log (a failed one's log is printed; most of their time is installing clients and waiting
-## on servers): the client tests (scripts/client-tests, CLIENT_LANES (3) at once): Mail.td's Python SDKs,
-## unmodified, and a reader that follows /llms.txt alone, each against a real server (the SDKs install themselves
-## into .build/);
-## outbound delivery end to end (scripts/outbound-tests): direct mode into a real Postfix found through a loopback
-## DNS server, relay mode through an aiosmtpd smarthost that requires AUTH (the only stage on fixed addresses);
-## the cluster tests (Tests/Cluster/cluster_tests.py): two instances of the debug build on one PostgreSQL behind
-## HAProxy, the three surfaces' flows and races across instances, revocation, rate limits, key rotation, drained
-## restarts, kill -9 and a PostgreSQL restart mid-load;
-## the failover suite (Tests/Cluster/failover_tests.py, about two and a half minutes): two instances on a primary and a
-## synchronous standby (scripts/pg-ha), a frozen standby, a canceled wait, kill -9 of the primary under load with
-## zero acknowledged writes lost, and the asynchronous control that must show loss;
-## the Patroni stage (Tests/Cluster/patroni_tests.py, about three minutes): two instances on three PostgreSQL nodes
-## under Patroni (scripts/patroni), one through HAProxy and one through the multi-host URL, a switchover, kill -9 of the
-## leader's PostgreSQL and of its Patroni, and a rolling restart of both instances, under load: nothing acknowledged
-## lost, no refusal but 503 with Retry-After, none at all in the rolling restart;
-## schemathesis on every documented operation (scripts/schemathesis, about a minute).
+## The tests come in three tiers (scripts/test-stages, which prints the wall time of each stage at the end, also after
+## a failure, and keeps logs in .build/test-logs):
+##
+## `make check`, for every edit (under 3 minutes warm): the import rules, the incremental build, the known-answer
+## suites (pure code: crypto, JWT, proof of work, MIME, the HTTP parser) and the server suites on SQLite alone
+## (POSTERN_TEST_BACKENDS=sqlite), without the browser walks. Nothing to install: no Python stage, no PostgreSQL
+## server, no browser.
+check: bootstrap
+	SWIFT='$(SWIFT)' scripts/test-stages check
+
+## `make test`, before a merge (the README's, CI's first): every test of the code, unit, known-answer and end to end
+## against real servers on port 0. The build, with what only the tests need beside it (scripts/bootstrap --test:
+## Chromium, PostgreSQL, swaks... from Debian, Selenium and the clients from PyPI); then every server suite in a test
+## process of its own or batched with short ones, TEST_LANES (4) at once, each serial inside (their in-process servers'
+## deferred handlers run on Swift's cooperative pool, two threads here: CPU-bound tests beside them would starve those
+## handlers); every test that runs SQL on SQLite and on PostgreSQL (`StorageBackend.allCases`; one server from
+## scripts/pg-temp, a database per test). Beside the suites: the known-answer suites in one process, the client tests
+## (scripts/client-tests, CLIENT_LANES (3) at once: the hosted services' SDKs unmodified, mail clients, imaptest's
+## scripted groups, the documented fixture) and schemathesis on every documented operation (scripts/schemathesis).
 test:
 	@scripts/bootstrap
-	SWIFT='$(SWIFT)' scripts/test-stages
+	SWIFT='$(SWIFT)' scripts/test-stages test
+
+## `make test-deploy`, the deployment topologies (CI runs it after `make test`), at once, each logged to
+## .build/test-logs/deploy/<stage>.log: outbound delivery end to end (scripts/outbound-tests: direct mode into a real
+## Postfix found through a loopback DNS server, relay mode through an aiosmtpd smarthost that requires AUTH; the only
+## stage on fixed addresses); the cluster (Tests/Cluster/cluster_tests.py: two instances on one PostgreSQL behind
+## HAProxy, the surfaces' flows and races across instances, revocation, rate limits, key rotation, drained restarts,
+## kill -9, a PostgreSQL restart mid-load, imaptest's stress mode); failover (Tests/Cluster/failover_tests.py: a
+## primary and a synchronous standby, kill -9 of the primary under load with zero acknowledged writes lost, and the
+## asynchronous control that must show loss); Patroni (Tests/Cluster/patroni_tests.py: three nodes, a switchover, kill
+## -9 of the leader's PostgreSQL and of its Patroni, a rolling restart under load, nothing acknowledged lost).
+test-deploy:
+	@scripts/bootstrap
+	SWIFT='$(SWIFT)' scripts/test-stages deploy
 
 ## schemathesis --checks all on every operation of /openapi.json against a real server, bounded in time
 ## (scripts/schemathesis: SCHEMATHESIS_EXAMPLES, SCHEMATHESIS_SECONDS).

@@ -84,7 +84,7 @@ struct MailChangeLogTests {
         #expect(MailStore(database: db.database).listenToOtherInstances() == nil)
     }
 
-    @Test("PostgreSQL: a change committed by one instance wakes a waiter of another through the store's own LISTEN")
+    @Test("PostgreSQL: a change committed by one instance wakes a waiter of another through the store's own LISTEN", .onPostgres)
     func crossInstance() async throws {
         let url = try PostgresTestServer.shared().freshDatabase()
         let logger = Logger(label: "mail-change-tests")
@@ -150,7 +150,7 @@ struct MailChangeLogTests {
         #expect(handed == start + 1, "the stream handed out the change after the outage")
     }
 
-    @Test("PostgreSQL: a look that outlasts the commit timeout (a read stuck through a failover) is made again, not the stream's end")
+    @Test("PostgreSQL: a look that outlasts the commit timeout (a read stuck through a failover) is made again, not the stream's end", .onPostgres)
     func lookPastCommitTimeout() async throws {
         let url = try PostgresTestServer.shared().freshDatabase()
         let database = try PostgresDatabase(

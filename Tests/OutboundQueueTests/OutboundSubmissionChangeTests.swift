@@ -58,7 +58,7 @@ struct OutboundSubmissionChangeTests {
         #expect(try await queue.submissions(accountID: "A1", ids: ["S2"]).first?.envelope == nil)
     }
 
-    @Test("PostgreSQL: each move of the state notifies postern_mail with the sender's address when it commits")
+    @Test("PostgreSQL: each move of the state notifies postern_mail with the sender's address when it commits", .onPostgres)
     func notifiesOtherInstances() async throws {
         let url = try PostgresTestServer.shared().freshDatabase()
         let logger = Logger(label: "outbound-change-tests")

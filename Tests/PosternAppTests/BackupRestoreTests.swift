@@ -203,7 +203,7 @@ extension Operations {
 /// docs/postgres.md's procedure: `pg_dump` of a serving database restored into a new one answers every token given
 /// out before, with the same `POSTERN_KEY_SECRET`; with another secret the keys cannot be opened and the server does
 /// not start.
-@Suite("PostgreSQL backup with pg_dump", .serialized)
+@Suite("PostgreSQL backup with pg_dump", .onPostgres, .serialized)
 struct PostgresDumpRestoreTests {
     let helper = BackupRestoreTests()
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Two instances on one PostgreSQL database: a grant revoked through one is refused by the other at once, through
 /// the `postern_grants` notification that drops it from the other's cache.
-@Suite("OAuth grant revocation across instances", .timeLimit(.minutes(1)))
+@Suite("OAuth grant revocation across instances", .onPostgres, .timeLimit(.minutes(1)))
 struct OAuthGrantInvalidationTests {
     @Test("a grant cached on instance B is dropped by the notification of its revocation on instance A")
     func twoInstances() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// The LISTEN connection of a server on PostgreSQL (`postern_mail`) losing its backend, as at a failover: the listener
 /// connects again, wakes every parked waiter (whatever was notified during the gap is unknown), and hears the
 /// notifications sent after (issue 53 item 4).
-@Suite("PostgreSQL LISTEN reconnect, end to end", .serialized, .timeLimit(.minutes(1)))
+@Suite("PostgreSQL LISTEN reconnect, end to end", .onPostgres, .serialized, .timeLimit(.minutes(1)))
 struct PostgresListenReconnectTests {
     /// The backends listening on `postern_mail` for this test's database.
     private func listeners(_ database: any SQLDatabase) async throws -> [Int64] {

@@ -5,7 +5,7 @@ import Testing
 @testable import PosternApp
 
 /// A server on PostgreSQL while its database goes away and comes back (issue 14's failure behaviour).
-@Suite("PostgreSQL outage, end to end", .serialized)
+@Suite("PostgreSQL outage, end to end", .onPostgres, .serialized)
 struct PostgresOutageTests {
     private func post(_ client: TestHTTPClient, _ path: String, _ json: String) async throws -> TestResponse {
         try await client.request(

@@ -10,7 +10,7 @@ import Testing
 /// The bounded commit, on a server of its own whose synchronous standby is named but never comes
 /// (`synchronous_standby_names`): every commit then waits for ever, as with a lost standby, and `statement_timeout`
 /// does not end the wait. Reads do not wait; canceling the wait commits locally with PostgreSQL's own warning.
-@Suite("PostgreSQL commit timeout", .serialized, .timeLimit(.minutes(2)))
+@Suite("PostgreSQL commit timeout", .onPostgres, .serialized, .timeLimit(.minutes(2)))
 struct PostgresCommitTimeoutTests {
     let server: PostgresTestServer
     let url: String

@@ -8,7 +8,7 @@ import Testing
 @testable import PostgresClient
 
 /// PostgresConnection against a real PostgreSQL 15 (scripts/pg-temp), each test on a database of its own.
-@Suite("PostgreSQL connection", .serialized)
+@Suite("PostgreSQL connection", .onPostgres, .serialized)
 struct PostgresConnectionTests {
     let url: String
 

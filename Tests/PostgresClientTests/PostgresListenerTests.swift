@@ -7,7 +7,7 @@ import Testing
 
 @testable import PostgresClient
 
-@Suite("PostgreSQL LISTEN", .serialized, .timeLimit(.minutes(1)))
+@Suite("PostgreSQL LISTEN", .onPostgres, .serialized, .timeLimit(.minutes(1)))
 struct PostgresListenerTests {
     final class Counter: Sendable {
         private let value = Mutex(0)

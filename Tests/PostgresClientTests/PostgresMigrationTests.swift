@@ -8,7 +8,7 @@ import Testing
 @testable import PostgresClient
 
 /// The shipped PostgreSQL migrations through the one migrator, on a real server.
-@Suite("PostgreSQL migrations", .serialized)
+@Suite("PostgreSQL migrations", .onPostgres, .serialized)
 struct PostgresMigrationTests {
     let url: String
     let migrator = Migrator(migrations: EmbeddedResources.migrations(for: .postgres), now: { 1_700_000_000 })

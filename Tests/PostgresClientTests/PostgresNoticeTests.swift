@@ -7,7 +7,7 @@ import Testing
 
 /// The notice receiver: which notices make a commit in doubt, fed the server's exact fields, then the connection and
 /// the database failing the statement that heard one (a real server raising the same WARNING).
-@Suite("PostgreSQL notices")
+@Suite("PostgreSQL notices", .onPostgres)
 struct PostgresNoticeTests {
     /// PostgreSQL 15's `SyncRepWaitForLSN` (src/backend/replication/syncrep.c), on a query cancel during the wait.
     static let canceledWait = "canceling wait for synchronous replication due to user request"

@@ -10,7 +10,7 @@ import Testing
 /// standby and an empty `synchronous_standby_names` (what a primary reloaded by a restarting Patroni has for a moment,
 /// Patroni #2841), a committed write is never acknowledged: it fails `.inDoubt`, though committed, and is counted as
 /// such; reads and read-only transactions pass; without the requirement the same writes succeed.
-@Suite("PostgreSQL: a write must have waited for a synchronous standby when one is required")
+@Suite("PostgreSQL: a write must have waited for a synchronous standby when one is required", .onPostgres)
 struct PostgresSynchronousStandbyTests {
     func connection(required: Bool) throws -> PostgresConnection {
         let url = try PostgresTestServer.shared().freshDatabase()
