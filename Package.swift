@@ -51,7 +51,10 @@ let package = Package(
         // Pure IMAP4rev1/IMAP4rev2 (RFC 3501, RFC 9051): the command framer and parser (literals, LITERAL+/-), the
         // response encoder and the session machine that asks its driver for sign-in and mailbox data. No sockets, no
         // store: nothing serves it yet (docs/imap.md).
-        .target(name: "IMAP", dependencies: ["Time", "BufferBudget"]),
+        .target(name: "IMAP", dependencies: ["Time", "BufferBudget", "SASL"]),
+        // SASL's messages and the password mechanisms (PLAIN, LOGIN) every mail door decodes the same way: IMAP's
+        // AUTHENTICATE, POP3's AUTH, SMTP's AUTH. Pure: it decodes, whoever signs in checks.
+        .target(name: "SASL", dependencies: ["Base64Coding"]),
         // The memory every mail session together may hold for what clients send before it is stored (IMAP literals,
         // SMTP's DATA): one process-wide count that refuses a session, never the process.
         .target(name: "BufferBudget"),
@@ -77,7 +80,7 @@ let package = Package(
         // SMTP ingest on SocketServer: the session state machine (RFC 5321 subset, STARTTLS, AUTH), the TLS transport
         // under it, the mail-sink protocol, server facade.
         .target(name: "SMTPServer", dependencies: [
-            "Base64Coding", "SocketServer", "ServerTLS", "ClientAddress", "Time", "BufferBudget",
+            "Base64Coding", "SocketServer", "ServerTLS", "ClientAddress", "Time", "BufferBudget", "SASL",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Bounded thread pool for blocking work away from the socket queues: CPU-heavy hashing (scrypt, Argon2,
@@ -149,6 +152,7 @@ let package = Package(
         // sign-in port the composition root fills with each holder's credential check.
         .target(name: "IMAPServer", dependencies: [
             "IMAP", "SocketServer", "ServerTLS", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress", "BufferBudget",
+            "SASL",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -389,9 +393,10 @@ let package = Package(
             path: "Tests/Support",
             linkerSettings: fastLinker),
         .testTarget(name: "TimeTests", dependencies: ["Time"]),
+        .testTarget(name: "SASLTests", dependencies: ["SASL", "Base64Coding"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
-        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "BufferBudget"]),
+        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "BufferBudget", "SASL"]),
         .testTarget(name: "BufferBudgetTests", dependencies: ["BufferBudget"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
             "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",

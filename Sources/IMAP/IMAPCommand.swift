@@ -1,3 +1,5 @@
+import SASL
+
 /// One client command, parsed (RFC 9051 §6): its tag and what it asks.
 public struct IMAPCommand: Sendable, Equatable {
     /// The tag the answer carries.

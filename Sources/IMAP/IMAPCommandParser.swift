@@ -1,3 +1,5 @@
+import SASL
+
 /// Parses one framed command (``IMAPFramerEvent/command(_:)``) into an ``IMAPCommand`` (RFC 3501 §9 and RFC 9051
 /// §9 where they differ). Pure: the bytes in, the command or a typed failure out.
 public enum IMAPCommandParser {

@@ -1,3 +1,5 @@
+import SASL
+
 /// What the session asks its driver to do: check a sign-in, run a mailbox command, watch for changes. The driver
 /// answers each with the matching call on ``IMAPSession``; until it does, the session reads no further command.
 public enum IMAPRequest: Sendable, Equatable {

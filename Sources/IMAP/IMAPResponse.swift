@@ -1,3 +1,5 @@
+import SASL
+
 /// One server response (RFC 9051 §7), typed; ``IMAPResponseEncoder`` writes it.
 public enum IMAPResponse: Sendable, Equatable {
     /// `* ...`: data, or an untagged status.

@@ -1,3 +1,5 @@
+import SASL
+
 /// The commands the session answers itself, and the hand-over of the rest to the driver.
 extension IMAPSession {
     mutating func run(_ command: IMAPCommand, _ actions: inout [Action]) {

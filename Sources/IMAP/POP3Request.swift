@@ -1,3 +1,5 @@
+import SASL
+
 /// What a POP3 session asks its driver; until the driver answers, the session reads no further command.
 public enum POP3Request: Sendable, Equatable {
     /// `USER` and `PASS`: check them and lock the maildrop. Answer: ``POP3Session/authenticated(_:now:into:)``.

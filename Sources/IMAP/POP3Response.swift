@@ -1,3 +1,5 @@
+import SASL
+
 /// One POP3 response (RFC 1939 §3): a status line (`+OK`/`-ERR`, with RFC 2449's response code), a multi-line
 /// answer, or a SASL challenge (`+ base64`, RFC 5034).
 public enum POP3Response: Sendable, Equatable {

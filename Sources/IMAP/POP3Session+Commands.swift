@@ -1,3 +1,5 @@
+import SASL
+
 /// POP3's commands, and the driver's answers.
 extension POP3Session {
     mutating func run(_ command: POP3Command, _ actions: inout [Action]) {

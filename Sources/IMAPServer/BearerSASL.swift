@@ -1,5 +1,6 @@
 import Base64Coding
 import IMAP
+import SASL
 
 /// The OAuth mechanisms IMAP's `AUTHENTICATE` and POP3's `AUTH` share, one step at a time: `OAUTHBEARER` (RFC 7628)
 /// and `XOAUTH2`. It only decodes: the token goes to the one sign-in port (``IMAPSignIn``), whose check, backoff and

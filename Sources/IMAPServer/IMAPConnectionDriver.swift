@@ -1,6 +1,7 @@
 import IMAP
 import Logging
 import MailStore
+import SASL
 import Synchronization
 
 /// One connection's side of IMAP that needs the store: the sign-in checks, every mailbox command and the selected

@@ -1,6 +1,7 @@
 import IMAP
 import Logging
 import MailStore
+import SASL
 
 /// One POP3 connection's side that needs the store: the sign-in (IMAP's port, so the same credentials, access
 /// tokens, backoff and audit), the INBOX listed once at sign-in, a message's bytes, and the deletions `QUIT` commits.

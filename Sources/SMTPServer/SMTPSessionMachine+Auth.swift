@@ -1,4 +1,5 @@
 import ClientAddress
+import SASL
 import SocketServer
 
 /// `AUTH PLAIN` and `AUTH LOGIN` (RFC 4954, 4616) on a listener that requires authentication: the session collects
@@ -33,50 +34,39 @@ extension SMTPSessionMachine {
         guard authenticatedAs == nil else { return reply(.alreadyAuthenticated) }
         guard transaction == nil else { return reply(.authInTransaction) }
         guard mayAuthenticateNow else { return reply(.encryptionRequired) }
-        switch mechanism {
-        case "PLAIN":
-            guard let initialResponse else {
-                authExchange = .plainResponse
-                return reply(.challenge(""))
-            }
-            answerPlain(Array(initialResponse.utf8), into: &actions)
-        case "LOGIN":
-            guard let initialResponse else {
-                authExchange = .loginUsername
-                return reply(.challenge(SMTPAuthExchange.usernamePrompt))
-            }
-            guard let username = SMTPAuthExchange.decode(Array(initialResponse.utf8)) else { return reply(.badBase64) }
-            authExchange = .loginPassword(username: username)
-            reply(.challenge(SMTPAuthExchange.passwordPrompt))
-        default:
-            reply(.unknownMechanism)
+        guard PasswordSASL.mechanisms.contains(mechanism) else { return reply(.unknownMechanism) }
+        var response = SASLMessage(base64: "")
+        if let initialResponse {
+            guard let message = SASLMessage(line: Array(initialResponse.utf8)) else { return reply(.badBase64) }
+            response = message
         }
+        authenticationStep(SASLStep(mechanism: mechanism, response: response, isFirst: true), into: &actions)
     }
 
     /// The client's line during an exchange: `*` cancels (RFC 4954 section 4), anything else is a base64 answer.
     mutating func continueAuthentication(_ line: ArraySlice<UInt8>, into actions: inout [ConnectionAction]) {
-        guard let exchange = authExchange else { return }
-        authExchange = nil
+        guard let mechanism = authMechanism else { return }
+        authMechanism = nil
         if line.elementsEqual([UInt8(ascii: "*")]) { return reply(.authCancelled) }
-        switch exchange {
-        case .plainResponse:
-            answerPlain(line, into: &actions)
-        case .loginUsername:
-            guard let username = SMTPAuthExchange.decode(line) else { return reply(.badBase64) }
-            authExchange = .loginPassword(username: username)
-            reply(.challenge(SMTPAuthExchange.passwordPrompt))
-        case .loginPassword(let username):
-            guard let password = SMTPAuthExchange.decode(line) else { return reply(.badBase64) }
-            check(username: username, password: password, into: &actions)
-        }
+        guard let response = SASLMessage(line: line) else { return reply(.badBase64) }
+        authenticationStep(SASLStep(mechanism: mechanism, response: response, isFirst: false), into: &actions)
     }
 
-    private mutating func answerPlain(_ response: some Collection<UInt8>, into actions: inout [ConnectionAction]) {
-        guard let decoded = SMTPAuthExchange.decode(response) else { return reply(.badBase64) }
-        guard let (username, password) = SMTPAuthExchange.plainCredentials(decoded) else {
-            return authenticationFailed()
+    /// One message through the decoder IMAP and POP3 share: a challenge waits for the next line, credentials go to
+    /// the sink, anything else is a failed attempt.
+    private mutating func authenticationStep(_ step: SASLStep, into actions: inout [ConnectionAction]) {
+        switch sasl.step(step) {
+        case .challenge(let message):
+            authMechanism = step.mechanism
+            reply(.challenge(message.base64))
+        case .credentials(let username, let password):
+            pending = .authentication
+            actions.append(.perform(Job(.authenticate(username: username, password: password))))
+        case .malformed, .otherAuthorization:
+            authenticationFailed()
+        case .unsupported:
+            reply(.unknownMechanism)
         }
-        check(username: username, password: password, into: &actions)
     }
 
     /// Answers `535`; at the configured number of failures, `421 4.7.0` instead, and the session ends.
@@ -87,11 +77,5 @@ extension SMTPSessionMachine {
         } else {
             reply(.badCredentials)
         }
-    }
-
-    /// Asks the sink; the answer comes back as `.authenticated`.
-    private mutating func check(username: String, password: String, into actions: inout [ConnectionAction]) {
-        pending = .authentication
-        actions.append(.perform(Job(.authenticate(username: username, password: password))))
     }
 }

@@ -1,4 +1,5 @@
 import BufferBudget
+import SASL
 import SocketServer
 
 /// The SMTP rules of one session (RFC 5321, the subset a local catch-all needs) as a pure state
@@ -71,8 +72,9 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     public private(set) var wantsTLS = false
     /// The identity `AUTH` proved (the sink's), nil before.
     var authenticatedAs: String?
-    /// An `AUTH` exchange waiting for the client's next base64 line.
-    var authExchange: SMTPAuthExchange?
+    /// The mechanism of an `AUTH` exchange waiting for the client's next base64 line, and where the exchange stands.
+    var authMechanism: String?
+    var sasl = PasswordSASL()
     /// `AUTH` attempts the credentials of which were wrong (`535`), against `maxAuthenticationFailures`.
     var authenticationFailures = 0
     private(set) var transaction: Transaction?
@@ -210,7 +212,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
                 reply(.bareLineFeed)
                 continue
             }
-            if authExchange != nil {
+            if authMechanism != nil {
                 continueAuthentication(input[lineStart..<(lineEnd - 1)], into: &actions)
                 continue
             }
@@ -447,7 +449,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         extended = false
         transaction = nil
         authenticatedAs = nil
-        authExchange = nil
+        authMechanism = nil
         input = []
         scanned = 0
     }

@@ -1,5 +1,7 @@
+import SASL
+
 // libFuzzer entry for the IMAP protocol core (Sources/IMAP, pure). Built by scripts/fuzz together with that target's
-// files (over Time, compiled first) into one module; not part of the SwiftPM package.
+// files (over Time, BufferBudget and SASL, compiled first) into one module; not part of the SwiftPM package.
 //
 // Properties checked on every input (a violation traps, which libFuzzer reports as a crash):
 // 1. The command framer never crashes; it gives the same events whether the input comes whole or one byte at a time;

@@ -1,3 +1,4 @@
+import SASL
 import Testing
 
 @testable import IMAP

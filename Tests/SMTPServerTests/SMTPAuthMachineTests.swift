@@ -139,13 +139,16 @@ struct SMTPAuthMachineTests {
             ])
     }
 
-    @Test("PLAIN credentials split on NUL; the authorization identity is ignored")
-    func plainSplit() {
-        #expect(SMTPAuthExchange.plainCredentials("\0user\0secret")! == ("user", "secret"))
-        #expect(SMTPAuthExchange.plainCredentials("admin\0user\0sec\0ret")! == ("user", "sec\0ret"))
-        #expect(SMTPAuthExchange.plainCredentials("user\0secret") == nil)
-        #expect(SMTPAuthExchange.plainCredentials("\0user\0") == nil)
-        #expect(SMTPAuthExchange.decode(Array("=".utf8)) == "")
-        #expect(SMTPAuthExchange.decode(Array("not base64!".utf8)) == nil)
+    @Test("PLAIN another user to act as, or a password holding NUL, is a failed attempt (the decoder IMAP shares)")
+    func plainShapes() {
+        // "admin\0user\0secret" and "\0user\0sec\0ret", then the right one.
+        let c = Conversation.both(
+            "EHLO c\r\nAUTH PLAIN YWRtaW4AdXNlcgBzZWNyZXQ=\r\nAUTH PLAIN AHVzZXIAc2VjAHJldA==\r\nAUTH PLAIN =\r\n"
+                + "\(Self.goodPlain)\r\n", peer: "127.0.0.1", Self.submission)
+        #expect(
+            Array(c.lines.suffix(4)) == [
+                "535 5.7.8 Authentication credentials invalid", "535 5.7.8 Authentication credentials invalid",
+                "334 ", "235 2.7.0 Authentication successful",
+            ])
     }
 }

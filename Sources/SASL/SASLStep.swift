@@ -1,4 +1,4 @@
-/// One client message of a SASL exchange, IMAP's or POP3's.
+/// One client message of a SASL exchange: IMAP's, POP3's or SMTP's.
 public struct SASLStep: Sendable, Equatable {
     /// The mechanism, in upper case (one the session offers).
     public var mechanism: String
