@@ -1,8 +1,8 @@
 import IMAP
 
 /// One IMAP connection's session as ``MailConnectionMachine`` serves it: ``IMAPSession`` and the connection's
-/// ``IMAPConnectionDriver``. Requests become ``MailJob``s (an IDLE's start is not awaited, its end is told to the
-/// driver at once); changes an IDLE saw after it ended are held and sent before the next command's answer.
+/// ``IMAPConnectionDriver``. Requests become ``MailJob``s (an IDLE's start and end are not awaited: the loop starts and
+/// cancels the IDLE's one task); changes an IDLE saw after it ended are held and sent before the next command's answer.
 struct IMAPConnection: ServedSession {
     var session: IMAPSession
     private let driver: IMAPConnectionDriver
@@ -45,9 +45,9 @@ struct IMAPConnection: ServedSession {
         case .perform(.startTLS):
             return .startTLS
         case .perform(.idleEnded):
-            let driver = self.driver
-            Task { await driver.endIdle() }
-            return .none
+            // A job like the IDLE's start, so that the loop carries the two out in the order asked, even when one
+            // read held both.
+            return .job(MailJob<IMAPListener>(.idleEnded, driver: driver), awaited: false)
         case .perform(let request):
             switch request {
             case .login, .authenticate, .run: return .job(MailJob<IMAPListener>(request, driver: driver), awaited: true)
@@ -60,8 +60,7 @@ struct IMAPConnection: ServedSession {
 
     mutating func connectionClosed() {
         session.connectionClosed()
-        self.driver.connectionClosed()
-        let driver = self.driver
-        Task { await driver.endIdle() }
+        driver.connectionClosed()
+        driver.endIdle()
     }
 }

@@ -33,10 +33,8 @@ actor IMAPConnectionDriver {
     private var sasl = PasswordSASL()
     /// The FETCH answered in parts, between two of them.
     var fetching: IMAPFetchCursor?
-    /// The task that watches the change stream while the client idles.
-    private var idleWatch: Task<Void, Never>?
-    /// The task that checks the holder's standing while the client idles.
-    private var standingWatch: Task<Void, Never>?
+    /// The one task of an IDLE (``startIdle(notify:end:)``), which ``endIdle()`` cancels.
+    nonisolated let idleWatch = Mutex<Task<Void, Never>?>(nil)
 
     init(
         store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any IMAPSignIn,
@@ -122,42 +120,6 @@ actor IMAPConnectionDriver {
         case .fetch(_, let attributes, _): return IMAPMessageRenderer.setsSeen(attributes)
         default: return false
         }
-    }
-
-    // MARK: - IDLE
-
-    /// Watches the signed-in address's change stream until ``endIdle()``: each change's responses (``refresh()``)
-    /// go to `notify`; and checks the holder's standing every ``IMAPStanding/recheck``, telling `end` why it ended.
-    func startIdle(
-        notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (IMAPSessionEnd) -> Void
-    ) {
-        endIdle()
-        guard let address = holder?.address, view != nil else { return }
-        let stream = store.changeStream(of: address)
-        idleWatch = Task { [weak self] in
-            do {
-                for try await event in stream {
-                    guard case .changed = event, let self else { continue }
-                    let responses = try await self.refresh()
-                    if !responses.isEmpty { notify(responses) }
-                }
-            } catch {
-                return  // cancelled (IDLE ended, the connection closed) or the store failed: the next command looks again
-            }
-        }
-        guard let recheck = holder?.standing?.recheck else { return }
-        standingWatch = Task { [weak self] in
-            while (try? await Task.sleep(for: recheck)) != nil, let self {
-                if let reason = await self.ended(writing: false) { return end(reason) }
-            }
-        }
-    }
-
-    func endIdle() {
-        idleWatch?.cancel()
-        idleWatch = nil
-        standingWatch?.cancel()
-        standingWatch = nil
     }
 
     /// The connection is gone: a `SEARCH`, `SORT` or `THREAD` under way stops before its next message. Called from

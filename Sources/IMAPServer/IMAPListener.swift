@@ -74,9 +74,9 @@ struct IMAPListener: MailListener {
                 completion(.completed(await driver.continueCommand()))
             }
         case .idleStarted:
-            Task { await driver.startIdle(notify: { completion(.notices($0)) }, end: { completion(.ended($0)) }) }
+            driver.startIdle(notify: { completion(.notices($0)) }, end: { completion(.ended($0)) })
         case .idleEnded:
-            Task { await driver.endIdle() }
+            driver.endIdle()
         case .startTLS:
             return  // carried out by the connection's machine (its TLS transport), never made a job
         }
