@@ -37,14 +37,18 @@ public final class Wakeup: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns after a signal later than `ticket`, after `timeout`, or when the task is cancelled.
-    public func wait(after ticket: Int, timeout: Duration) async {
+    /// Returns after a signal later than `ticket`, after `timeout` (measured by `sleep`: the continuous clock's, or a
+    /// test's), or when the task is cancelled.
+    public func wait(
+        after ticket: Int, timeout: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) async {
         let id = state.withLock { state in
             defer { state.next += 1 }
             return state.next
         }
         let timer = Task { [self] in
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            guard (try? await sleep(timeout)) != nil else { return }
             resume(id)
         }
         defer {

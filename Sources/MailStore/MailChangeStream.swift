@@ -36,10 +36,11 @@ public struct MailChangeStream: AsyncSequence, Sendable {
     let quiet: Duration?
     let until: ContinuousClock.Instant?
     let recheck: @Sendable () async throws -> Bool
+    let clock: MailStreamClock
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
-            stream: self, known: from, lastElement: .now,
+            stream: self, known: from, lastElement: clock.now(),
             tickets: (store.changes.ticket(), store.changes.anyChange.ticket()))
     }
 
@@ -55,6 +56,7 @@ public struct MailChangeStream: AsyncSequence, Sendable {
             let store = stream.store
             let changes = store.changes
             let sqlite = store.database.dialect == .sqlite
+            let clock = stream.clock
             var announced = false
             while true {
                 try Task.checkCancellation()
@@ -64,18 +66,19 @@ public struct MailChangeStream: AsyncSequence, Sendable {
                     if let event = try await look(announced: announced) { return event }
                 } catch where MailStore.isOutage(error) {
                     // Parked as below for a look interval at most, then looked at again; a wake-up is still owed.
-                    if let until = stream.until, ContinuousClock.now >= until { return nil }
+                    if let until = stream.until, clock.now() >= until { return nil }
                     if let address = stream.address {
                         let woke = await changes.wait(
-                            for: address, after: ticket, timeout: MailStore.unannouncedLookInterval)
+                            for: address, after: ticket, timeout: MailStore.unannouncedLookInterval, sleep: clock.sleep)
                         announced = announced || woke
                     } else {
-                        await changes.anyChange.wait(after: anyTicket, timeout: MailStore.unannouncedLookInterval)
+                        await changes.anyChange.wait(
+                            after: anyTicket, timeout: MailStore.unannouncedLookInterval, sleep: clock.sleep)
                         announced = announced || changes.anyChange.ticket() != anyTicket
                     }
                     continue
                 }
-                let now = ContinuousClock.now
+                let now = clock.now()
                 if let until = stream.until, now >= until { return nil }
                 var pause = Duration.seconds(3600)
                 if let quiet = stream.quiet {
@@ -90,9 +93,9 @@ public struct MailChangeStream: AsyncSequence, Sendable {
                 let looking = sqlite && pause > MailStore.unannouncedLookInterval
                 if looking { pause = MailStore.unannouncedLookInterval }
                 if let address = stream.address {
-                    announced = await changes.wait(for: address, after: ticket, timeout: pause)
+                    announced = await changes.wait(for: address, after: ticket, timeout: pause, sleep: clock.sleep)
                 } else {
-                    await changes.anyChange.wait(after: anyTicket, timeout: pause)
+                    await changes.anyChange.wait(after: anyTicket, timeout: pause, sleep: clock.sleep)
                     // Every address: no state to compare, so each announcement and each look is a wake-up.
                     announced = changes.anyChange.ticket() != anyTicket || looking
                 }
@@ -123,7 +126,7 @@ public struct MailChangeStream: AsyncSequence, Sendable {
         private mutating func hand(_ event: MailStreamEvent, state: Int64?) -> MailStreamEvent {
             tickets = (stream.store.changes.ticket(), stream.store.changes.anyChange.ticket())
             known = state
-            lastElement = .now
+            lastElement = stream.clock.now()
             return event
         }
     }
@@ -166,10 +169,12 @@ extension MailStore {
     ///   - until: when the stream ends (a wait's timeout); nil: never.
     ///   - recheck: whether the consumer may still listen (its bearer, its session), run before every element; the
     ///     stream ends when it says no.
+    ///   - clock: what `quiet`, `until` and the parks are measured by (``MailStreamClock/continuous``; a test's own).
     public func changeStream(
         of address: String?, from: Int64? = nil, quiet: Duration? = nil, until: ContinuousClock.Instant? = nil,
-        recheck: @escaping @Sendable () async throws -> Bool = { true }
+        recheck: @escaping @Sendable () async throws -> Bool = { true }, clock: MailStreamClock = .continuous
     ) -> MailChangeStream {
-        MailChangeStream(store: self, address: address, from: from, quiet: quiet, until: until, recheck: recheck)
+        MailChangeStream(
+            store: self, address: address, from: from, quiet: quiet, until: until, recheck: recheck, clock: clock)
     }
 }

@@ -69,15 +69,21 @@ public final class MailChanges: Sendable {
     }
 
     /// Returns when `address` is announced after `ticket`, at once when anything was announced since, or after
-    /// `timeout`, or when the task is cancelled. The caller looks at the store again in every case; the result says
-    /// whether an announcement woke it (true also when anything was announced between the ticket and the wait),
-    /// false after the timeout or cancellation.
+    /// `timeout` (measured by `sleep`: the continuous clock's, or a test's), or when the task is cancelled. The caller
+    /// looks at the store again in every case; the result says whether an announcement woke it (true also when
+    /// anything was announced between the ticket and the wait), false after the timeout or cancellation.
     @discardableResult
-    public func wait(for address: String, after ticket: Ticket, timeout: Duration) async -> Bool {
-        await park(address, after: ticket, timeout: timeout)
+    public func wait(
+        for address: String, after ticket: Ticket, timeout: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) async -> Bool {
+        await park(address, after: ticket, timeout: timeout, sleep: sleep)
     }
 
-    private func park(_ address: String, after ticket: Ticket, timeout: Duration) async -> Bool {
+    private func park(
+        _ address: String, after ticket: Ticket, timeout: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) async -> Bool {
         let id: UInt64? = state.withLock { state in
             guard state.generation == ticket.generation else { return nil }
             state.nextID += 1
@@ -86,7 +92,7 @@ public final class MailChanges: Sendable {
         }
         guard let id else { return true }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            guard (try? await sleep(timeout)) != nil else { return }
             self.wake(id)
         }
         defer { timer.cancel() }
