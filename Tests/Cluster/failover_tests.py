@@ -546,19 +546,27 @@ def test_zero_loss(cluster):
         account_id, address, _, token = waiter_account
 
         def park():
-            # A wait lasts at most 30 s: parked 2 s before the kill, it outlasts the rest of the load and the delivery.
+            # A wait lasts at most 30 s: parked 2 s before the kill, it outlasts the promotion and the delivery, which
+            # follows the promotion under the load rather than after it, so a slow machine's failover still fits.
             moments["waiting"] = pool.submit(call, cluster.base(2), "GET",
                                              f"/api/accounts/{account_id}/messages/wait?timeout=30", bearer=token,
                                              timeout=45)
-        load.run(LOAD_SECONDS, [(KILL_AT_SECONDS - 2, park), (KILL_AT_SECONDS, kill)])
-        # Delivered only now, after the promotion, by another process (`postern mail deliver` with instance 1's
-        # settings): instance 2 hears of it through its LISTEN connection, which must have followed the new primary.
+
         subject = "after failover"
-        for to in (address, pushed_address):
-            message = os.path.join(cluster.dir, "late.eml")
-            with open(message, "w") as f:
-                f.write(f"From: late@example.org\r\nTo: {to}\r\nSubject: {subject}\r\n\r\nx\r\n")
-            cluster.postern("mail", "deliver", "--to", to, message)
+
+        def deliver_late():
+            # Delivered only after the promotion (the kill's event returns once it is done), by another process
+            # (`postern mail deliver` with instance 1's settings): instance 2 hears of it through its LISTEN
+            # connection, which must have followed the new primary.
+            for to in (address, pushed_address):
+                message = os.path.join(cluster.dir, "late.eml")
+                with open(message, "w") as f:
+                    f.write(f"From: late@example.org\r\nTo: {to}\r\nSubject: {subject}\r\n\r\nx\r\n")
+                cluster.postern("mail", "deliver", "--to", to, message)
+            moments["delivered"] = time.monotonic()
+
+        load.run(LOAD_SECONDS, [(KILL_AT_SECONDS - 2, park), (KILL_AT_SECONDS, kill),
+                                (KILL_AT_SECONDS + 2, deliver_late)])
         woken = moments["waiting"].result()
         try:
             body = pushed.read().decode()  # closeafter=state: the response ends after the first state event
