@@ -304,9 +304,17 @@ extension IMAPConnectionDriver {
         let store = self.store
         let address = holder.address
         let entries = view.entries
-        return try await IMAPSearch(view: view, saved: saved, meter: meter) { index in
-            try await store.raw(address: address, id: entries[index].id).map(IMAPMessageRenderer.init(raw:))
-        }.run(key)
+        let search = IMAPSearch(
+            view: view, saved: saved, meter: meter,
+            stored: { filter in
+                let found = try await store.query(
+                    address: address, filter: filter, sort: [], position: 0, limit: Int(Int64.max), countTotal: false)
+                return Set(found.ids)
+            },
+            message: { index in
+                try await store.raw(address: address, id: entries[index].id).map(IMAPMessageRenderer.init(raw:))
+            })
+        return try await search.run(key)
     }
 
     func transfer(

@@ -51,17 +51,25 @@ struct IMAPHeaderBlock {
     /// Every field named `name` (case-insensitive), in order, each unfolded and trimmed.
     func values(_ name: String) -> [[UInt8]] {
         let wanted = name.lowercased()
-        return fields.indices.filter { lowercasedNames[$0] == wanted }.compactMap { index in
-            let raw = fields[index].raw
-            guard let colon = raw.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-            var value: [UInt8] = []
-            value.reserveCapacity(raw.endIndex - colon)
-            for byte in raw[(colon + 1)...] where byte != 0x0d && byte != 0x0a { value.append(byte) }
-            let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-            guard let first = value.firstIndex(where: { !isBlank($0) }) else { return [] }
-            let last = value.lastIndex(where: { !isBlank($0) }) ?? first
-            return first == 0 && last == value.count - 1 ? value : Array(value[first...last])
-        }
+        return fields.indices.filter { lowercasedNames[$0] == wanted }.compactMap(value(at:))
+    }
+
+    /// Every field's value, in order, each unfolded and trimmed (what `SEARCH TEXT` reads of the header).
+    func values() -> [[UInt8]] {
+        fields.indices.compactMap(value(at:))
+    }
+
+    /// The value of the field at `index`, unfolded and trimmed.
+    private func value(at index: Int) -> [UInt8]? {
+        let raw = fields[index].raw
+        guard let colon = raw.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        var value: [UInt8] = []
+        value.reserveCapacity(raw.endIndex - colon)
+        for byte in raw[(colon + 1)...] where byte != 0x0d && byte != 0x0a { value.append(byte) }
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard let first = value.firstIndex(where: { !isBlank($0) }) else { return [] }
+        let last = value.lastIndex(where: { !isBlank($0) }) ?? first
+        return first == 0 && last == value.count - 1 ? value : Array(value[first...last])
     }
 
     /// The value of `name` as text (UTF-8, or Latin-1 bytes as they are), nil when absent.

@@ -1,7 +1,8 @@
 /// RFC 2047 encoded words in header text: `=?charset?B?...?=` and `=?charset?Q?...?=`, with the whitespace between
 /// two adjacent encoded words dropped (RFC 2047 6.2). Anything malformed stays as written.
-enum EncodedWords {
-    static func decode(_ text: String) -> String {
+public enum EncodedWords {
+    /// `text` with each encoded word replaced by the text it encodes (in a charset ``Charsets`` reads).
+    public static func decode(_ text: String) -> String {
         guard text.contains("=?") else { return text }
         var output = ""
         var rest = Substring(text)

@@ -40,6 +40,12 @@ public indirect enum MailFilter: Sendable, Equatable {
     case ids([String])
     /// Whether the message has a keyword that spells a tag (``MailTag``): Mailpit's `is:tagged`.
     case tagged(Bool)
+    /// Substring (case-insensitive for ASCII) of the SMTP envelope's sender (`MAIL FROM`) or of its recipients (the
+    /// `RCPT TO`s delivery kept), as the operator's search reads them.
+    case envelopeFrom(String)
+    case envelopeTo(String)
+    /// Arrived after a point of the store's arrival order (the operator's `since`).
+    case arrivedAfter(MailSearchPoint)
 
     /// The SQL condition and its bindings, in `dialect`: SQLite's LIKE ignores ASCII case where PostgreSQL's
     /// ILIKE does; keywords are read from the JSON text with `json_extract` or `jsonb ->>`.
@@ -120,6 +126,14 @@ public indirect enum MailFilter: Sendable, Equatable {
             // A tag's keyword starts with a letter, a digit or one of `-_.@` (MailTag): never `$`.
             let exists = anyKeyword("k.key NOT LIKE '$%'")
             return (wanted ? exists : "NOT " + exists, [])
+        case .envelopeFrom(let text): return like("envelope_from", text)
+        case .envelopeTo(let text): return like("envelope_to", text)
+        case .arrivedAfter(.message(let receivedAt, let sequence)):
+            return (
+                "(received_at > ? OR (received_at = ? AND received_seq > ?))",
+                [.integer(receivedAt), .integer(receivedAt), .integer(sequence)]
+            )
+        case .arrivedAfter(.second(let second)): return ("received_at >= ?", [.integer(second)])
         }
     }
 

@@ -1,7 +1,8 @@
 import EmailAddresses
 import Storage
 
-/// What a store-wide search asks of a message: each field set is a case-insensitive substring that must match.
+/// What a store-wide search asks of a message (the operator's): each field set is a case-insensitive substring that
+/// must match, read as ``filter``.
 public struct MailSearch: Sendable, Equatable {
     /// The envelope recipients (`envelope_to`) or the `To` header.
     public var to: String?
@@ -28,6 +29,25 @@ public struct MailSearch: Sendable, Equatable {
         self.address = address
         self.since = since
     }
+
+    /// The addresses searched: `address` alone, or every address.
+    public var scope: MailScope {
+        guard let address, !address.isEmpty else { return .everyAddress }
+        return .address(address)
+    }
+
+    /// The search as the store's one filter (``MailFilter``), so that it matches the decoded text every other door
+    /// matches: each field set, ANDed; `to` and `from` in the SMTP envelope or the header's addresses.
+    public var filter: MailFilter {
+        func given(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+        var conditions: [MailFilter] = []
+        if let to = given(to) { conditions.append(.any([.envelopeTo(to), .to(to)])) }
+        if let from = given(from) { conditions.append(.any([.envelopeFrom(from), .from(from)])) }
+        if let subject = given(subject) { conditions.append(.subject(subject)) }
+        if let text = given(text) { conditions.append(.body(text)) }
+        if let since { conditions.append(.arrivedAfter(since)) }
+        return .all(conditions)
+    }
 }
 
 /// A point in the store's arrival order that a search starts after (the operator API's `since`).
@@ -52,9 +72,11 @@ extension MailStore {
 
     /// How many messages match `search` across every address.
     public func count(_ search: MailSearch) async throws -> Int {
-        let (filter, values) = Self.conditions(search)
+        let (condition, values) = Self.scoped(search.scope, search.filter, database.dialect)
         return try await database.read { connection in
-            Int(try connection.query("SELECT COUNT(*) AS n FROM mail_messages \(filter)", values).first?.int("n") ?? 0)
+            Int(
+                try connection.query("SELECT COUNT(*) AS n FROM mail_messages WHERE \(condition)", values).first?
+                    .int("n") ?? 0)
         }
     }
 
@@ -109,7 +131,7 @@ extension MailStore {
     /// mailbox `postern web link` opens for an address only the catch-all took.
     public func holdsMail(address: String, sentTo recipient: String) async throws -> Bool {
         // envelope_to joins the recipients with ", ": framed by ", " on both sides, each one reads ", r, ".
-        let pattern = "%, " + Self.likeEscaped(EmailAddress.key(recipient)) + ", %"
+        let pattern = "%, " + MailFilter.escapeLike(EmailAddress.key(recipient)) + ", %"
         return try await database.read { connection in
             try !connection.query(
                 """
@@ -140,53 +162,14 @@ extension MailStore {
     private func matching(_ search: MailSearch, newestFirst: Bool, limit: Int, offset: Int) async throws
         -> [MailSummary]
     {
-        let (filter, values) = Self.conditions(search)
+        let (condition, values) = Self.scoped(search.scope, search.filter, database.dialect)
         let order = newestFirst ? "received_at DESC, received_seq DESC" : "received_at, received_seq"
         let bound = values + [.integer(Int64(max(1, limit))), .integer(Int64(max(0, offset)))]
         return try await database.read { connection in
             try connection.query(
-                "SELECT \(Self.summaryColumns) FROM mail_messages \(filter) ORDER BY \(order) LIMIT ? OFFSET ?", bound
+                "SELECT \(Self.summaryColumns) FROM mail_messages WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?",
+                bound
             ).compactMap(Self.summary)
         }
-    }
-
-    /// The `WHERE` clause of `search` (empty when it filters nothing) and the values it binds.
-    private static func conditions(_ search: MailSearch) -> (String, [SQLValue]) {
-        var conditions: [String] = []
-        var values: [SQLValue] = []
-        func contains(_ needle: String?, in columns: [String]) {
-            guard let needle, !needle.isEmpty else { return }
-            let pattern = "%" + likeEscaped(needle.lowercased()) + "%"
-            conditions.append("(" + columns.map { "LOWER(\($0)) LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")")
-            values += Array(repeating: .text(pattern), count: columns.count)
-        }
-        contains(search.to, in: ["envelope_to", "to_json"])
-        contains(search.from, in: ["envelope_from", "from_json"])
-        contains(search.subject, in: ["subject"])
-        contains(search.text, in: ["text_body", "html_body"])
-        if let address = search.address, !address.isEmpty {
-            conditions.append("address = ?")
-            values.append(.text(EmailAddress.key(address)))
-        }
-        switch search.since {
-        case .message(let receivedAt, let sequence)?:
-            conditions.append("(received_at > ? OR (received_at = ? AND received_seq > ?))")
-            values += [.integer(receivedAt), .integer(receivedAt), .integer(sequence)]
-        case .second(let second)?:
-            conditions.append("received_at >= ?")
-            values.append(.integer(second))
-        case nil: break
-        }
-        return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), values)
-    }
-
-    /// `text` with LIKE's wildcards and the escape character escaped, so that it matches only itself.
-    static func likeEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
     }
 }

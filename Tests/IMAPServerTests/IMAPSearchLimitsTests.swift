@@ -10,7 +10,7 @@ import Testing
 /// What one `SEARCH`, `SORT` or `THREAD` may cost (issue 81, item 2): a needle past ``IMAPLimits/maxSearchStringBytes``
 /// refused before any mail is read, the bytes one command reads bounded, one account's allowance shared by its
 /// sessions and refilled over time, and a search that stops when its connection closes. Run through the connection
-/// driver on SQLite: the search runs in Swift, the same on either backend.
+/// driver on SQLite: the meter counts the same whichever backend answers the keys it sends to the store.
 @Suite("IMAP server: what a search may cost", .timeLimit(.minutes(3)))
 struct IMAPSearchLimitsTests {
     static let address = POP3ServerTests.address
@@ -28,7 +28,7 @@ struct IMAPSearchLimitsTests {
             let body = String(repeating: "filler text ", count: bodyBytes / 12) + "number\(number)"
             let raw = Array("From: a@example.com\r\nSubject: message \(number)\r\n\r\n\(body)\r\n".utf8)
             _ = try await store.deliver(
-                NewMailMessage(envelopeFrom: "a@example.com", subject: "message \(number)", raw: raw),
+                NewMailMessage(envelopeFrom: "a@example.com", subject: "message \(number)", textBody: body, raw: raw),
                 to: [.init(address: address, quota: 100_000_000)], folder: .inbox, now: 1_700_000_000 + Int64(number))
         }
     }
@@ -154,25 +154,59 @@ struct IMAPSearchLimitsTests {
         #expect(budget.accountCount == 3)
     }
 
-    @Test("a search stops at the next message once its meter is stopped: the messages after it are never read")
-    func stopsBetweenMessages() async throws {
-        let entries = (1...50).map {
+    /// A view of `messages` messages of 100 bytes, `m1`, `m2`, ... (uids 1, 2, ...).
+    static func view(messages: Int) -> IMAPMailboxView {
+        let entries = (1...messages).map {
             MailUIDEntry(uid: UInt32($0), id: "m\($0)", keywords: [], size: 100, receivedAt: 0)
         }
-        let view = IMAPMailboxView(
-            folder: .inbox, readOnly: false, mailbox: MailUIDMailbox(uidValidity: 1, uidNext: 51), entries: entries)
+        return IMAPMailboxView(
+            folder: .inbox, readOnly: false, mailbox: MailUIDMailbox(uidValidity: 1, uidNext: UInt32(messages + 1)),
+            entries: entries)
+    }
+
+    /// A meter without limits that stops when `stopped` says so.
+    static func meter(_ stopped: @escaping @Sendable () -> Bool) -> IMAPSearchMeter {
+        IMAPSearchMeter(
+            budget: IMAPSearchBudget(limits: IMAPLimits()), account: address, commandLimit: .max, stopped: stopped)
+    }
+
+    @Test("a search stops at the next message once its meter is stopped: the messages after it are never read")
+    func stopsBetweenMessages() async throws {
         let closed = Atomic<Bool>(false)
         let loads = Atomic<Int>(0)
-        let meter = IMAPSearchMeter(
-            budget: IMAPSearchBudget(limits: IMAPLimits()), account: Self.address, commandLimit: .max
-        ) { closed.load(ordering: .relaxed) }
-        let search = IMAPSearch(view: view, saved: [], meter: meter) { _ in
-            if loads.add(1, ordering: .relaxed).newValue == 5 { closed.store(true, ordering: .relaxed) }
-            return IMAPMessageRenderer(raw: Array("Subject: s\r\n\r\nbody\r\n".utf8))
+        let meter = Self.meter { closed.load(ordering: .relaxed) }
+        let search = IMAPSearch(
+            view: Self.view(messages: 50), saved: [], meter: meter, stored: { _ in [] },
+            message: { _ in
+                if loads.add(1, ordering: .relaxed).newValue == 5 { closed.store(true, ordering: .relaxed) }
+                return IMAPMessageRenderer(raw: Array("Subject: s\r\n\r\nbody\r\n".utf8))
+            })
+        await #expect(throws: IMAPSearchStop.cancelled) {
+            try await search.run(.header(field: "X-EXTRA", contains: "absent"))
         }
-        await #expect(throws: IMAPSearchStop.cancelled) { try await search.run(.body("absent")) }
         #expect(loads.load(ordering: .relaxed) == 5)
         #expect(meter.read.messages == 5)
+    }
+
+    @Test("a key the store answers is asked a run of messages at a time, each run charged first: a stop ends it there")
+    func stopsBetweenStoredRuns() async throws {
+        let closed = Atomic<Bool>(false)
+        let queries = Atomic<Int>(0)
+        let meter = Self.meter { closed.load(ordering: .relaxed) }
+        let search = IMAPSearch(
+            view: Self.view(messages: 250), saved: [], meter: meter,
+            stored: { _ in
+                queries.add(1, ordering: .relaxed)
+                closed.store(true, ordering: .relaxed)
+                return []
+            },
+            message: { _ in nil })
+        await #expect(throws: IMAPSearchStop.cancelled) {
+            try await search.run(.and([.body("absent"), .header(field: "SUBJECT", contains: "absent")]))
+        }
+        #expect(queries.load(ordering: .relaxed) == 1, "the two keys are one query of the first run")
+        #expect(meter.read.messages == IMAPSearch.storedRun)
+        #expect(meter.read.bytes == IMAPSearch.storedRun * 100 * 2, "each message charged once per text key")
     }
 
     @Test("a search under way when the connection closes stops before the mailbox is read to its end")
