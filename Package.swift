@@ -447,6 +447,8 @@ let package = Package(
         ]),
         .testTarget(name: "JMAPTests", dependencies: [
             "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "SMTPOutcomes", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport", "WebSocket",
+            // The search across doors (SearchAcrossDoorsTests) asks IMAP and Mailpit the questions it asks JMAP.
+            "IMAP", "IMAPServer", "MailpitAPI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [

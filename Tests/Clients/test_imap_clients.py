@@ -9,8 +9,11 @@ token from Postern's own /oauth/token through imapclient's oauthbearer_login and
 unknown command before and after sign-in, FETCH 1:* on an empty mailbox, a 100 kB and a 64 MiB line, an
 unterminated, a short and an oversized literal (synchronizing and not), 10,000 pipelined commands; each answered
 BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded through them all, and the server
-serves the next client."""
+serves the next client. And the one search (issue 82), as imap-tools asks it: SEARCH BODY, TEXT and SUBJECT find words
+of a base64 and a quoted-printable body and of RFC 2047 subjects (B and Q), ASCII and with CHARSET UTF-8, ignoring
+ASCII case, as Dovecot finds them."""
 
+import base64
 import imaplib
 import os
 import json
@@ -23,10 +26,12 @@ from postern_testkit import Checks, http, install_packages, postern, rss_kib
 from postern_testkit.jmap_agent import JMAPAgent
 from postern_testkit import line_clients
 from postern_testkit.line_clients import deliver, poll
+from postern_testkit.mail_fixtures import deliver_smtp
 from postern_testkit.mailtd import create_account, domains, messages, pro_login, pro_token
 from postern_testkit.owner_tokens import owner_token, refused_tokens
 
 VERSION = "3.0.1"
+IMAP_TOOLS = "1.16.0"
 PASSWORD = "correct horse battery staple"
 OWNER = ("imap-owner@example.com", "imap-owner-password-1")
 PRO = ("imap-pro@example.com", "imap-pro-password-1")
@@ -164,6 +169,56 @@ def imapclient_session(server, account, address, token):
         client.uid_expunge(uids)
         check(client.search("ALL") == [] and messages(server, account, token) == [], "UID EXPUNGE empties the inbox")
         check(client.fetch("1:*", ["FLAGS"]) == {}, "FETCH 1:* on an empty mailbox: nothing, OK")
+
+
+def b64(text):
+    return base64.b64encode(text.encode()).decode()
+
+
+# Each message's words hidden as mail hides them: a base64 UTF-8 body, a quoted-printable one with a soft line break
+# inside a word, RFC 2047 subjects in B and Q, an encoded display name.
+ENCODED = [
+    "From: Plain Sender <plain@example.org>\r\nSubject: Quarterly report\r\n\r\nThe meeting is on Tuesday.\r\n",
+    "From: sender@example.org\r\nSubject: Parcel\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    "Content-Transfer-Encoding: base64\r\n\r\n" + b64("Grüße aus Zürich: the parcel arrived.\r\n") + "\r\n",
+    "From: sender@example.org\r\nSubject: Dessert\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    "Content-Transfer-Encoding: quoted-printable\r\n\r\nCaf=C3=A9 cr=C3=A8me with pine=\r\napple.\r\n",
+    "From: sender@example.org\r\nSubject: =?UTF-8?B?" + b64("Rechnung für März") + "?=\r\n\r\nSee attached.\r\n",
+    "From: sender@example.org\r\nSubject: =?ISO-8859-1?Q?Caf=E9_menu_update?=\r\n\r\nNew dishes.\r\n",
+    "From: =?UTF-8?Q?Zo=C3=AB_Lambert?= <zoe@example.net>\r\nSubject: Hello\r\n\r\nJust saying hi.\r\n",
+]
+
+
+def encoded_search(server):
+    """imap-tools' SEARCH BODY/TEXT/SUBJECT/FROM over ENCODED: each finds the message whose decoded text holds it."""
+    install_packages("imap-tools-" + IMAP_TOOLS, ["imap-tools==" + IMAP_TOOLS], ["imap_tools"])
+    from imap_tools import AND, MailBoxUnencrypted
+
+    address = "imap-search@" + domains(server)[0]
+    create_account(server, address, password=PASSWORD)
+    for raw in ENCODED:
+        deliver_smtp("127.0.0.1", server.smtp_port, "app@example.com", [address],
+                     f"To: {address}\r\n{raw}".encode())
+    with MailBoxUnencrypted("127.0.0.1", port=server.imap_port, timeout=30).login(address, PASSWORD, "INBOX") as box:
+        wait_for("the six messages in INBOX", lambda: len(box.uids("ALL")) == len(ENCODED))
+        for criteria, found in [
+            (AND(body="TUESDAY"), ["Quarterly report"]),
+            (AND(body="pineapple"), ["Dessert"]),
+            (AND(body="Parcel Arrived"), ["Parcel"]),
+            (AND(text="rechnung"), ["Rechnung für März"]),
+            (AND(subject="RECHNUNG"), ["Rechnung für März"]),
+            (AND(subject="menu update"), ["Café menu update"]),
+            (AND(from_="lambert"), ["Hello"]),
+            (AND(text="absent"), []),
+            (AND(body="zürich"), ["Parcel"]),
+            (AND(text="crème"), ["Dessert"]),
+            (AND(subject="März"), ["Rechnung für März"]),
+            (AND(subject="café"), ["Café menu update"]),
+            (AND(from_="Zoë"), ["Hello"]),
+        ]:
+            charset = "US-ASCII" if str(criteria).isascii() else "UTF-8"
+            subjects = sorted(m.subject for m in box.fetch(criteria, charset=charset, mark_seen=False))
+            check(subjects == found, f"SEARCH CHARSET {charset} {criteria}: {found} ({subjects})")
 
 
 def tls_sessions(server, address, ca):
@@ -363,6 +418,7 @@ def run(env, ca):
         token = http(server, "POST", "/api/token", {"address": address, "password": PASSWORD})[2]["token"]
         imaplib_session(server, account, address, token)
         imapclient_session(server, account, address, token)
+        encoded_search(server)
         tls_sessions(server, address, ca)
         pro_session(server, address)
         owned = oauth_sessions(server)
