@@ -162,14 +162,14 @@ let package = Package(
         // JMAP (RFC 8620, 8621, 9404) over the mail store, serving the principal a Directory authenticator finds.
         .target(name: "JMAP", dependencies: [
             "EmailAddresses",
-            "Directory", "MailStore", "MailDelivery", "SMTPOutcomes", "JSON", "MIME", "HTTP1", "ServerKit",
-            "ClientAddress", "Time", "WebSocket", "Base64Coding",
+            "Directory", "MailStore", "MailDelivery", "MailSubmission", "SMTPOutcomes", "JSON", "MIME", "HTTP1",
+            "ServerKit", "ClientAddress", "Time", "WebSocket", "Base64Coding",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [
             "EmailAddresses",
-            "JMAP", "Directory", "MailStore", "JSON", "HTTP1", "ServerKit", "AuthCrypto", "ClientAddress", "MIME",
-            "SMTPOutcomes", "Base64Coding",
+            "JMAP", "Directory", "MailStore", "MailSubmission", "JSON", "HTTP1", "ServerKit", "AuthCrypto",
+            "ClientAddress", "MIME", "SMTPOutcomes", "Base64Coding",
         ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
@@ -332,6 +332,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The one owner of a submission (issue 82): resolve the sender and recipients, admit those on other domains
+        // (the sender rule, the send and size limits, the quota), deliver, keep, record, with a typed refusal each
+        // door words at its edge. Beside the queue, over MailDelivery's ledger port; it knows no door.
+        .target(name: "MailSubmission", dependencies: [
+            "MailDelivery", "Directory", "MailStore", "MIME", "EmailAddresses", "SMTPOutcomes", "Time",
+        ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "EmailAddresses",
@@ -353,7 +359,7 @@ let package = Package(
             "MailboxAccounts", "Webhooks", "MailSandbox", "MailTM", "MailCX", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
-            "ConfigurationReading", "MailTransfer", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
+            "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "MailpitAPI", "ServerMetrics",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -366,7 +372,8 @@ let package = Package(
         .target(name: "PosternOperations", dependencies: [
             "PosternApp", "AgentAuth", "Audit", "AuthCrypto", "ComputePool", "DKIMKeys", "DNS", "Directory",
             "EmailAddresses", "EmbeddedResources", "JMAP", "JSON", "JWT", "MIME", "MailDelivery", "MailStore",
-            "MailboxAccounts", "OutboundQueue", "Owners", "Passkeys", "PasswordHashing", "SMTPOutcomes", "ServerKit",
+            "MailboxAccounts", "MailSubmission", "OutboundQueue", "Owners", "Passkeys", "PasswordHashing", "SMTPOutcomes",
+            "ServerKit",
             "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox",
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -422,6 +429,10 @@ let package = Package(
         .testTarget(name: "ServerTLSTests", dependencies: ["ServerTLS", "PosternTestSupport"]),
         .testTarget(name: "MailDeliveryTests", dependencies: [
             "MailDelivery", "Directory", "MailStore", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "MailSubmissionTests", dependencies: [
+            "MailSubmission", "MailDelivery", "Directory", "MailStore", "MIME", "OutboundQueue", "SMTPOutcomes", "Storage",
+            "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ComputePoolTests", dependencies: ["ComputePool"]),
         .testTarget(name: "LeasedQueueTests", dependencies: [
@@ -511,7 +522,8 @@ let package = Package(
         .testTarget(name: "WebInboxTests", dependencies: [
             "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
-            "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "OutboundQueue", "PosternApp", "ClientAddress",
+            "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "MailSubmission", "OutboundQueue", "PosternApp",
+            "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
             "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains", "DNS",
             .product(name: "Logging", package: "swift-log"),

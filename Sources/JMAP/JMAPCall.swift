@@ -1,5 +1,6 @@
 import ClientAddress
 import JSON
+import MailSubmission
 
 /// What one API request carries from call to call: the account, the creation ids (RFC 8620 section 5.3) and the
 /// responses so far (for result references).
@@ -14,6 +15,9 @@ final class JMAPCall: @unchecked Sendable {
     var responses: JMAPResponses
     /// Bytes `Blob/upload` may still create in this request (`maxSizeUpload` in all).
     var uploadBytesLeft: Int
+    /// The owner's typed refusal of each submission `EmailSubmission/set` refused in this request, by its creation id:
+    /// the wire carries the `SetError`; an in-process sender (``JMAPService/send(_:as:client:requestID:)``) maps these.
+    var submissionRefusals: [String: SubmissionRefusal] = [:]
     /// What the running method has charged so far (see ``charge(_:)``).
     private var charged = 0
 

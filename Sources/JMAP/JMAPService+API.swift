@@ -49,6 +49,27 @@ extension JMAPService {
     func run(_ envelope: JSONValue, _ account: JMAPAccount, client: ClientAddressKey, requestID: String)
         async throws -> JSONValue
     {
+        try await execute(envelope, account, client: client, requestID: requestID).response
+    }
+
+    /// Runs a request object for `principal` (``run(_:as:client:requestID:)``), also giving back what the request
+    /// carried from call to call: the typed refusals of its submissions, for an in-process sender.
+    /// - Throws: ``JMAPService/Refusal`` for a request-level error; storage errors.
+    func execute(_ envelope: JSONValue, as principal: Principal, client: ClientAddressKey, requestID: String)
+        async throws -> (response: JSONValue, call: JMAPCall)
+    {
+        do {
+            return try await execute(envelope, JMAPAccount(principal), client: client, requestID: requestID)
+        } catch let error as RequestError {
+            throw Refusal(type: error.type, detail: error.detail)
+        }
+    }
+
+    /// The request object's calls in order, and the response object (``run(_:_:client:requestID:)``), with the call
+    /// state they shared.
+    private func execute(_ envelope: JSONValue, _ account: JMAPAccount, client: ClientAddressKey, requestID: String)
+        async throws -> (response: JSONValue, call: JMAPCall)
+    {
         guard envelope.objectValue != nil, let usingList = envelope["using"]?.arrayValue,
             let calls = envelope["methodCalls"]?.arrayValue
         else { throw RequestError.notRequest("The body must be an object with `using` and `methodCalls` arrays.") }
@@ -102,7 +123,7 @@ extension JMAPService {
         if envelope["createdIds"] != nil {
             body.append(("createdIds", .object(call.createdIDs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         }
-        return .object(body)
+        return (.object(body), call)
     }
 
     /// The account's state as JMAP's `state` strings carry it.

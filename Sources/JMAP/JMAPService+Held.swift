@@ -1,5 +1,6 @@
 import MailDelivery
 import MailStore
+import MailSubmission
 import SMTPOutcomes
 
 /// Held mail of one sender, for an in-process caller that acts as that sender's account (the web inbox's owner).

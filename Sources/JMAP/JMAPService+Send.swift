@@ -1,6 +1,7 @@
 import ClientAddress
 import Directory
 import JSON
+import MailSubmission
 
 extension JMAPService {
     /// Sends `message` as `principal`, in-process, through the method table as a JMAP client's request runs (the
@@ -13,14 +14,16 @@ extension JMAPService {
     ///   - client: the client's rate-limit key.
     ///   - requestID: the request id unexpected errors are logged with.
     /// - Returns: the email and its submission, with each recipient's recorded status when there is a ledger.
-    /// - Throws: ``SendFailure`` when nothing was sent, after destroying the draft it made (the server's own
+    /// - Throws: ``SendFailure`` when nothing was sent (a refused submission's `SetError` carries the owner's typed
+    ///   ``SetError/refusal``, for the caller to word), after destroying the draft it made (the server's own
     ///   cleanup: a `mail.send`-only grant, which may not destroy mail, still leaves nothing behind);
     ///   ``JMAPService/Refusal`` for a request-level error; ``AuthenticationRefusal`` when the principal lacks the
     ///   scope; storage errors.
     public func send(_ message: SubmissionDraft, as principal: Principal, client: ClientAddressKey, requestID: String)
         async throws -> SentMessage
     {
-        let answers = try await runCalls(Self.sendCalls(message, from: principal), principal, client, requestID)
+        let (answers, refusals) = try await runCalls(
+            Self.sendCalls(message, from: principal), principal, client, requestID)
         let draft = answers["c"]?.arguments["created"]?["draft"]
         do {
             for (callID, step) in [("u", SendStep.attachments), ("c", .draft), ("s", .submission)] {
@@ -28,11 +31,12 @@ extension JMAPService {
                 if let failure = answer.failure {
                     throw SendFailure.failed(step, type: failure.type, description: failure.description)
                 }
-                if let (_, refused) = answer.arguments["notCreated"]?.objectValue?.first {
+                if let (creationID, refused) = answer.arguments["notCreated"]?.objectValue?.first {
                     // Every refusal this server writes is a SetError.Kind; anything else is the server's own fault.
-                    guard let error = SetError(json: refused) else {
+                    guard var error = SetError(json: refused) else {
                         throw SendFailure.failed(step, type: "serverFail", description: "")
                     }
+                    if step == .submission { error.refusal = refusals[creationID] }
                     throw SendFailure.refused(step, error)
                 }
             }
@@ -137,7 +141,16 @@ extension JMAPService {
     public func calls(
         _ calls: [JSONValue], as principal: Principal, client: ClientAddressKey, requestID: String
     ) async throws -> [CallAnswer] {
-        let response = try await run(Self.request(calls), as: principal, client: client, requestID: requestID)
+        try await answers(calls, as: principal, client: client, requestID: requestID).answers
+    }
+
+    /// ``calls(_:as:client:requestID:)``'s answers, and the typed refusals of the submissions it refused by creation
+    /// id (``JMAPCall/submissionRefusals``).
+    private func answers(
+        _ calls: [JSONValue], as principal: Principal, client: ClientAddressKey, requestID: String
+    ) async throws -> (answers: [CallAnswer], refusals: [String: SubmissionRefusal]) {
+        let (response, call) = try await execute(
+            Self.request(calls), as: principal, client: client, requestID: requestID)
         var seen: Set<String> = []
         var answers: [CallAnswer] = []
         for item in response["methodResponses"]?.arrayValue ?? [] {
@@ -148,7 +161,7 @@ extension JMAPService {
                 ? (parts[1]["type"]?.stringValue ?? "error", parts[1]["description"]?.stringValue ?? "") : nil
             answers.append(CallAnswer(callID: id, arguments: parts[1], failure: failure))
         }
-        return answers
+        return (answers, call.submissionRefusals)
     }
 
     /// A request object of `calls`, `using` the given capabilities, by default every one this server has.
@@ -157,11 +170,11 @@ extension JMAPService {
         return .object([("using", .array(using ?? every)), ("methodCalls", .array(calls))])
     }
 
-    /// ``calls(_:as:client:requestID:)``'s answers by call id.
+    /// ``calls(_:as:client:requestID:)``'s answers by call id, and the typed refusals of its submissions.
     private func runCalls(
         _ calls: [JSONValue], _ principal: Principal, _ client: ClientAddressKey, _ requestID: String
-    ) async throws -> [String: CallAnswer] {
-        let answers = try await self.calls(calls, as: principal, client: client, requestID: requestID)
-        return Dictionary(answers.map { ($0.callID, $0) }, uniquingKeysWith: { first, _ in first })
+    ) async throws -> (answers: [String: CallAnswer], refusals: [String: SubmissionRefusal]) {
+        let (answers, refusals) = try await self.answers(calls, as: principal, client: client, requestID: requestID)
+        return (Dictionary(answers.map { ($0.callID, $0) }, uniquingKeysWith: { first, _ in first }), refusals)
     }
 }

@@ -4,6 +4,7 @@ import HTTP1
 import JSON
 import MailDelivery
 import MailStore
+import MailSubmission
 import ServerKit
 
 /// JMAP (RFC 8620 core, RFC 8621 mail and submission, RFC 9404 blobs) over the local mail store, serving the
@@ -20,6 +21,8 @@ public struct JMAPService: Sendable {
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
     /// Where submissions are recorded and whether outside recipients leave.
     let outbound: JMAPOutbound
+    /// The one owner of a submission, over ``outbound``, the directory, local delivery and the store.
+    let submitter: Submitter
     let onUnexpectedError: UnexpectedErrorReporter
     /// Told when an event stream opens or closes and of each event pushed (metrics).
     let onEventStream: @Sendable (EventStreamActivity) -> Void
@@ -75,6 +78,7 @@ public struct JMAPService: Sendable {
         monotonicClock: MonotonicClock = .system, outbound: JMAPOutbound
     ) {
         self.outbound = outbound
+        submitter = Submitter(admission: outbound, directory: directory, delivery: delivery, store: store)
         self.onEventStream = onEventStream
         eventStreams = EventStreamLimiter<ClientAddressKey>(
             maxTotal: configuration.maxEventStreams, maxPerKey: configuration.maxEventStreamsPerClient)

@@ -1,4 +1,5 @@
 import JSON
+import MailSubmission
 
 /// A per-object error of a `/set` method (RFC 8620 section 5.3).
 public struct SetError: Error, Sendable, Equatable {
@@ -14,6 +15,10 @@ public struct SetError: Error, Sendable, Equatable {
     public var invalidRecipients: [String]? = nil
     /// `tooLarge` of `EmailSubmission/set` (RFC 8621 7.5): the largest email that may be sent, in octets.
     public var maxSize: Int? = nil
+    /// The submission owner's typed refusal behind an `EmailSubmission/set` refusal, when an in-process sender
+    /// (``JMAPService/send(_:as:client:requestID:)``) got it: what the web inbox and MCP word at their edge. Never on
+    /// the wire (``json`` leaves it out).
+    public internal(set) var refusal: SubmissionRefusal? = nil
 
     init(
         _ kind: Kind, description: String, properties: [String]? = nil, notFound: [JSONValue]? = nil,

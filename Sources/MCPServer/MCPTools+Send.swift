@@ -2,6 +2,7 @@ import Directory
 import EmailAddresses
 import JMAP
 import JSON
+import MailSubmission
 import SMTPOutcomes
 
 /// The sending tools: send_email, reply_to_message, run_preset, jmap_request. A message is sent by
@@ -26,7 +27,8 @@ extension MCPTools {
         do {
             sent = try await jmap.send(message, as: call.principal, client: call.client, requestID: call.requestID)
         } catch SendFailure.refused(_, let error) {
-            throw Failure("\(error.kind.rawValue): \(error.description) Nothing was sent.")
+            throw Failure(
+                error.refusal.map(Self.words) ?? "\(error.kind.rawValue): \(error.description) Nothing was sent.")
         } catch SendFailure.failed(_, let type, let description) {
             throw Failure("\(type): \(description)")
         }
@@ -36,6 +38,26 @@ extension MCPTools {
             ("email_id", .string(sent.emailID)), ("thread_id", .string(sent.threadID)),
             ("recipients", .array(recipients.map(\.json))), ("delivery", sent.deliveryStatus),
         ])
+    }
+
+    /// A submission the owner refused, in the tool's words: a code the model may act on (fix the recipients, wait for
+    /// a limit, shorten the message), then why, for display.
+    static func words(_ refusal: SubmissionRefusal) -> String {
+        let code =
+            switch refusal {
+            case .notWrittenBySender: "not_written_here"
+            case .senderNotLocal: "sender_not_local"
+            case .unreadableHeader: "unreadable_header"
+            case .foreignOriginator: "foreign_originator"
+            case .foreignMailFrom: "foreign_mail_from"
+            case .noRecipients: "no_recipients"
+            case .unknownRecipients: "unknown_recipients"
+            case .held: "held"
+            case .limit: "limit_reached"
+            case .tooLarge: "too_large"
+            case .overQuota: "over_quota"
+            }
+        return "\(code): \(refusal.explanation)"
     }
 
     /// What happened to one recipient of a send, from the submission's `deliveryStatus`.

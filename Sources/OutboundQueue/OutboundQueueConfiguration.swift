@@ -1,4 +1,5 @@
 import ConfigurationReading
+import MailDelivery
 
 /// Who may send outside, how much, and how the queue retries: every setting of the outbound queue in one place.
 ///
@@ -66,6 +67,17 @@ public struct OutboundQueueConfiguration: Sendable, Equatable {
     /// The largest message a submission may queue for other domains, in bytes: a larger one is refused `tooLarge`
     /// before anything is sent. Default 26214400 (25 MiB, the SMTP listener's own default).
     public var maxMessageBytes = 25 * 1024 * 1024
+
+    /// The limits every submission's recipients on other domains are counted against: ``perHour`` and ``perDay`` per
+    /// sender, named "hourly" and "daily", and ``ownerPerHour`` for all the inboxes of one owner together ("hourly",
+    /// scope ``SendLimit/Scope/holder``).
+    public var sendLimits: [SendLimit] {
+        [
+            SendLimit(name: "hourly", count: perHour, windowSeconds: 3600),
+            SendLimit(name: "daily", count: perDay, windowSeconds: 86_400),
+            SendLimit(name: "hourly", count: ownerPerHour, windowSeconds: 3600, scope: .holder),
+        ]
+    }
 
     /// The defaults.
     public init() {}

@@ -33,7 +33,7 @@ enum JMAPSurface {
             store: mail.store, directory: mail.directory, delivery: mail.delivery, clock: context.clock,
             onSubmission: metrics.jmapSubmission, onUnexpectedError: Surfaces.reporter("jmap", context.logger),
             onEventStream: metrics.jmapEventStream,
-            outbound: Surfaces.jmapOutbound(configuration, mail: mail, database: context.database))
+            outbound: Surfaces.outboundAdmission(configuration, mail: mail, database: context.database))
         jmap.register(into: &router)
         return jmap
     }

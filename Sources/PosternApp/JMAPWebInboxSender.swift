@@ -2,6 +2,7 @@ import ClientAddress
 import Directory
 import JMAP
 import MailDelivery
+import MailSubmission
 import JSON
 import WebInbox
 
@@ -32,7 +33,8 @@ struct JMAPWebInboxSender: WebInboxSender {
         } catch SendFailure.refused(.draft, let error) {
             throw WebInboxSendRefusal(Self.draftRefusal(error))
         } catch SendFailure.refused(.submission, let error) {
-            throw WebInboxSendRefusal(Self.submissionRefusal(error))
+            // The in-process submission names its draft and nothing else: every refusal is the owner's, typed.
+            throw WebInboxSendRefusal(error.refusal.map(Self.submissionRefusal) ?? .unwritable)
         } catch SendFailure.refused(.attachments, _) {
             throw WebInboxSendRefusal(.unwritable)
         } catch SendFailure.failed(_, let type, _) {
@@ -79,14 +81,14 @@ struct JMAPWebInboxSender: WebInboxSender {
         }
     }
 
-    /// Why JMAP did not submit it.
-    static func submissionRefusal(_ error: SetError) -> WebInboxSendRefusal.Reason {
-        switch error.kind {
-        case .invalidRecipients: return .unknownRecipients(error.invalidRecipients ?? [])
-        case .noRecipients: return .noRecipients
-        case .forbiddenToSend: return .limitReached
-        case .forbiddenFrom, .forbiddenMailFrom: return .notAllowed
-        default: return .unwritable
+    /// Why the submission owner refused it, as the page says it.
+    static func submissionRefusal(_ refusal: SubmissionRefusal) -> WebInboxSendRefusal.Reason {
+        switch refusal {
+        case .unknownRecipients(let addresses): .unknownRecipients(addresses)
+        case .noRecipients: .noRecipients
+        case .limit: .limitReached
+        case .senderNotLocal, .foreignOriginator, .foreignMailFrom, .notWrittenBySender, .held: .notAllowed
+        case .unreadableHeader, .tooLarge, .overQuota: .unwritable
         }
     }
 

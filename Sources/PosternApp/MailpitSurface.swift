@@ -22,12 +22,12 @@ enum MailpitSurface {
         ).register(on: &router)
     }
 
-    /// The outbound queue `release` sends through; nil when outbound delivery is off (`POSTERN_OUTBOUND_DELIVERY`).
+    /// The submission owner `release` sends through; nil when outbound delivery is off (`POSTERN_OUTBOUND_DELIVERY`).
     static func relay(_ context: SurfaceContext) -> MailpitOutboundRelay? {
         guard context.configuration.outbound.mode != .off else { return nil }
         return MailpitOutboundRelay(
-            outbound: Surfaces.jmapOutbound(context.configuration, mail: context.mail, database: context.database),
-            directory: context.mail.directory, store: context.mail.store, clock: context.clock)
+            submitter: Surfaces.submitter(context.configuration, mail: context.mail, database: context.database),
+            clock: context.clock)
     }
 }
 

@@ -2,10 +2,10 @@ import ComputePool
 import DKIMKeys
 import DNS
 import Fetch
-import JMAP
 import Logging
 import MailAuth
 import MailDelivery
+import MailSubmission
 import MailTransfer
 import OutboundQueue
 import Storage
@@ -50,38 +50,41 @@ extension Surfaces {
         return OutboundRuntime(transport: transport, threads: threads, policyFetcher: policyFetcher)
     }
 
-    /// What JMAP's submissions record through and may send: the outbound queue as the ledger, outside recipients
-    /// queued only when mail leaves (`POSTERN_OUTBOUND_DELIVERY` not `off`), the hourly and daily limits per sender of
-    /// `POSTERN_OUTBOUND_PER_HOUR` and `_PER_DAY`, the hourly limit per owner of `POSTERN_OUTBOUND_OWNER_PER_HOUR`, the
-    /// size limit of `POSTERN_OUTBOUND_MAX_MESSAGE_BYTES`, and the sender rule of `POSTERN_OUTBOUND_SENDERS`.
-    package static func jmapOutbound(
+    /// What every submission (``Submitter``, behind JMAP and Mailpit's release) and a release of held mail are
+    /// admitted and recorded through: the outbound queue as the ledger, outside recipients queued only when mail
+    /// leaves (`POSTERN_OUTBOUND_DELIVERY` not `off`), the queue's send limits and size limit
+    /// (``OutboundQueueConfiguration/sendLimits``, `maxMessageBytes`) and its sender rule (`POSTERN_OUTBOUND_SENDERS`).
+    package static func outboundAdmission(
         _ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase
-    ) -> JMAPOutbound {
+    ) -> OutboundAdmission {
         let queue = c.outboundQueue
         let rule = OutboundSenderRule(
             mode: queue.senders, agentDomain: c.agent.inboxDomain,
             accounts: SenderAccountStores(
                 database: database, mailboxDomains: c.mailbox.domains + c.mailbox.proDomains, claims: mail.domains))
-        return JMAPOutbound(
-            ledger: mail.outbound, sendsOutside: c.outbound.mode != .off,
-            limits: [
-                SendLimit(name: "hourly", count: queue.perHour, windowSeconds: 3600),
-                SendLimit(name: "daily", count: queue.perDay, windowSeconds: 86_400),
-                SendLimit(name: "hourly", count: queue.ownerPerHour, windowSeconds: 3600, scope: .holder),
-            ], maxMessageBytes: queue.maxMessageBytes,
-            sender: { try await rule.standing(of: $0) })
+        return OutboundAdmission(
+            ledger: mail.outbound, sendsOutside: c.outbound.mode != .off, limits: queue.sendLimits,
+            maxMessageBytes: queue.maxMessageBytes, sender: { try await rule.standing(of: $0) })
+    }
+
+    /// The one owner of a submission over ``outboundAdmission(_:mail:database:)``, the directory, local delivery and
+    /// the store.
+    static func submitter(_ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase) -> Submitter {
+        Submitter(
+            admission: outboundAdmission(c, mail: mail, database: database), directory: mail.directory,
+            delivery: mail.delivery, store: mail.store)
     }
 
     /// The outbound dispatcher over `transport`, its attempts counted in `/metrics`. Reports to the sender are the
     /// queue's: its completion puts a bounce, and a delay notice for recipients deferred past
     /// `POSTERN_OUTBOUND_DELAY_NOTICE_SECONDS`, in the sender's inbox in its own transaction (``LocalMail/outbound``).
-    /// Before each attempt the sender rule of JMAP's submissions is asked again: mail of a sender who may no longer
+    /// Before each attempt the sender rule of every submission is asked again: mail of a sender who may no longer
     /// send outside (an owner's approval withdrawn) is held, not sent.
     static func outboundDispatcher(
         _ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase, transport: any OutboundTransport,
         metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> OutboundDispatcher {
-        let rule = jmapOutbound(c, mail: mail, database: database)
+        let rule = outboundAdmission(c, mail: mail, database: database)
         return OutboundDispatcher(
             queue: mail.outbound, transport: transport, clock: clock, logger: logger,
             onAttempt: metrics.outboundAttempt,

@@ -2,6 +2,7 @@ import Foundation
 import JMAP
 import Logging
 import MailStore
+import MailSubmission
 import PosternApp
 import SMTPOutcomes
 import Time
@@ -12,7 +13,7 @@ extension Operations {
     /// sent), with the reason it is held when one was recorded.
     public static func outbox(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let (database, mail) = try commandMail(configuration, logger: logger)
-        let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
+        let outbound = Surfaces.outboundAdmission(configuration, mail: mail, database: database)
         return try await outbound.heldMail(sender: nil, store: mail.store).map { held in
             let entry = held.entry
             let created = RFC3339.format(entry.createdAt)
@@ -24,7 +25,7 @@ extension Operations {
     }
 
     /// `postern mail outbox --release ID|--all`: releases held mail through the checks of a new submission
-    /// (``JMAPOutbound/admit(sender:quota:adding:raw:now:)``): one line per message, released (its recipients queued
+    /// (``OutboundAdmission/admit(sender:quota:adding:raw:now:)``): one line per message, released (its recipients queued
     /// to leave) or still held and why; when any stays held, a last line saying that the judgement was this command's
     /// configuration's (issue 68: it said "outbound delivery is off" while the running server had relay on).
     /// - Parameter id: the outbox entry to release; nil releases every one.
@@ -33,7 +34,7 @@ extension Operations {
         -> [String]
     {
         let (database, mail) = try commandMail(configuration, logger: logger)
-        let outbound = Surfaces.jmapOutbound(configuration, mail: mail, database: database)
+        let outbound = Surfaces.outboundAdmission(configuration, mail: mail, database: database)
         var ids = id.map { [$0] } ?? []
         if id == nil { ids = try await mail.store.outbox().map(\.id) }
         var lines: [String] = []

@@ -1,3 +1,4 @@
+import MailDelivery
 import OutboundQueue
 import ServerKit
 import Testing
@@ -31,6 +32,19 @@ struct OutboundQueueConfigurationTests {
         #expect(set.maxQueueSeconds == 600 && set.perDestination == 4 && set.suppressSeconds == 30)
         #expect(set.leaseSeconds == 10)
         #expect([1, 2, 3, 9].map(set.retryDelay(afterAttempt:)) == [60, 120, 120, 120])
+    }
+
+    @Test("the send limits every submission counts against are the queue's: hourly and daily per sender, hourly per owner")
+    func sendLimits() throws {
+        let set = try Self.read([
+            "POSTERN_OUTBOUND_PER_HOUR": "5", "POSTERN_OUTBOUND_PER_DAY": "50", "POSTERN_OUTBOUND_OWNER_PER_HOUR": "7",
+        ])
+        #expect(
+            set.sendLimits == [
+                SendLimit(name: "hourly", count: 5, windowSeconds: 3600),
+                SendLimit(name: "daily", count: 50, windowSeconds: 86_400),
+                SendLimit(name: "hourly", count: 7, windowSeconds: 3600, scope: .holder),
+            ])
     }
 
     @Test(

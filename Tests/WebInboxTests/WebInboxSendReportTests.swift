@@ -1,5 +1,6 @@
 @testable import JMAP
 import MailDelivery
+import MailSubmission
 import Testing
 import WebInbox
 
@@ -30,21 +31,31 @@ struct WebInboxSendReportTests {
         #expect(report == expected)
     }
 
-    @Test("a JMAP refusal becomes the page's reason by its kind, never by its words")
+    @Test("a JMAP refusal of the draft becomes the page's reason by its kind, never by its words")
     func refusalsByKind() {
         let misleading = "forbiddenToSend overQuota noRecipients"
         #expect(JMAPWebInboxSender.draftRefusal(.invalidProperties(misleading, ["to"])) == .invalidAddress)
         #expect(JMAPWebInboxSender.draftRefusal(.invalidProperties(misleading, ["subject"])) == .unwritable)
         #expect(JMAPWebInboxSender.draftRefusal(SetError(.overQuota, description: "")) == .overQuota)
         #expect(JMAPWebInboxSender.draftRefusal(SetError(.tooLarge, description: misleading)) == .unwritable)
-        #expect(
-            JMAPWebInboxSender.submissionRefusal(
-                SetError(.invalidRecipients, description: "", invalidRecipients: ["nobody@agents.test"]))
-                == .unknownRecipients(["nobody@agents.test"]))
-        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.noRecipients, description: "")) == .noRecipients)
-        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.forbiddenToSend, description: "")) == .limitReached)
-        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.forbiddenFrom, description: "")) == .notAllowed)
-        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.forbiddenMailFrom, description: "")) == .notAllowed)
-        #expect(JMAPWebInboxSender.submissionRefusal(SetError(.invalidEmail, description: misleading)) == .unwritable)
+    }
+
+    @Test("a refused submission becomes the page's reason by the owner's typed refusal")
+    func submissionRefusals() {
+        let hourly = SendLimit(name: "hourly", count: 1, windowSeconds: 3600)
+        let cases: [(SubmissionRefusal, WebInboxSendRefusal.Reason)] = [
+            (.unknownRecipients(["nobody@agents.test"]), .unknownRecipients(["nobody@agents.test"])),
+            (.noRecipients, .noRecipients),
+            (.limit(SendLimitReached(limit: hourly, freesAt: 0)), .limitReached),
+            (.foreignOriginator(.from, sender: "ada@agents.test"), .notAllowed),
+            (.foreignMailFrom(sender: "ada@agents.test"), .notAllowed),
+            (.senderNotLocal("ada@agents.test"), .notAllowed),
+            (.held(.needsOwner), .notAllowed),
+            (.tooLarge(maxBytes: 1024), .unwritable),
+            (.overQuota(queuedBytes: 10, quota: 5), .unwritable),
+        ]
+        for (refusal, reason) in cases {
+            #expect(JMAPWebInboxSender.submissionRefusal(refusal) == reason, "\(refusal)")
+        }
     }
 }

@@ -5,12 +5,12 @@ import MailStore
 import SMTPOutcomes
 
 /// The checks a message's recipients on other domains pass before they may leave, one place for a new submission
-/// (`EmailSubmission/set`) and for a release of held mail (`postern mail outbox --release`, an owner's button).
-extension JMAPOutbound {
+/// (``Submitter/submit(_:now:)``) and for a release of held mail (`postern mail outbox --release`, an owner's button).
+extension OutboundAdmission {
     /// Whether `adding` outside recipients of `sender` (whose quota is `quota`) with message `raw` may leave now: held
     /// for a reason (``standing(of:)``), or they leave, within the limits, the size limit and the sender's quota.
-    /// - Throws: `SetError` `forbiddenToSend` (a limit), `tooLarge` or `overQuota`, each saying "Nothing was sent.";
-    ///   the sender rule's and the ledger's storage errors.
+    /// - Throws: ``SubmissionRefusal`` ``SubmissionRefusal/limit(_:)``, ``SubmissionRefusal/tooLarge(maxBytes:)`` or
+    ///   ``SubmissionRefusal/overQuota(queuedBytes:quota:)``; the sender rule's and the ledger's storage errors.
     public func admit(sender: String, quota: Int64, adding: Int, raw: [UInt8], now: Int64) async throws
         -> OutsideStanding
     {
@@ -19,7 +19,7 @@ extension JMAPOutbound {
         do {
             try await ledger.checkLimits(limits, sender: sender, holder: holder, adding: adding, now: now)
         } catch let reached as SendLimitReached {
-            throw JMAPService.forbiddenToSend(reached)
+            throw SubmissionRefusal.limit(reached)
         }
         try await checkQueueRoom(raw, sender: sender, quota: quota)
         return standing
@@ -28,22 +28,12 @@ extension JMAPOutbound {
     /// What a message to leave must fit: the outbound size limit, and the sender's quota with what it already has
     /// waiting in the queue (its mailbox is held to the quota on its own; the queue keeps a message up to
     /// `POSTERN_OUTBOUND_MAX_QUEUE_SECONDS` after its Sent copy is gone).
-    /// - Throws: `SetError` `tooLarge` (with `maxSize`) or `overQuota`.
+    /// - Throws: ``SubmissionRefusal/tooLarge(maxBytes:)`` or ``SubmissionRefusal/overQuota(queuedBytes:quota:)``.
     func checkQueueRoom(_ raw: [UInt8], sender: String, quota: Int64) async throws {
-        guard raw.count <= maxMessageBytes else {
-            var error = SetError(
-                .tooLarge,
-                description: "The email is larger than the \(maxMessageBytes) bytes this server sends to "
-                    + "other domains. Nothing was sent.")
-            error.maxSize = maxMessageBytes
-            throw error
-        }
+        guard raw.count <= maxMessageBytes else { throw SubmissionRefusal.tooLarge(maxBytes: maxMessageBytes) }
         let queued = try await ledger.queuedBytes(sender: sender)
         guard queued + Int64(raw.count) <= quota else {
-            throw SetError(
-                .overQuota,
-                description: "Mail of yours still waiting to leave (\(queued) bytes) and this email would pass your "
-                    + "quota of \(quota) bytes; it frees as the queue delivers. Nothing was sent.")
+            throw SubmissionRefusal.overQuota(queuedBytes: queued, quota: quota)
         }
     }
 
@@ -79,8 +69,8 @@ extension JMAPOutbound {
         do {
             standing = try await admit(
                 sender: entry.sender, quota: quota, adding: entry.recipients.count, raw: raw, now: now)
-        } catch let refusal as SetError {
-            return .refused(refusal.description)
+        } catch let refusal as SubmissionRefusal {
+            return .refused(refusal.explanation)
         }
         switch standing {
         case .held(let reason):
@@ -92,8 +82,7 @@ extension JMAPOutbound {
                     submissionID: submission, addresses: entry.recipients, content: raw, holder: holder,
                     limits: limits, now: now)
             } catch let reached as SendLimitReached {
-                let refusal = JMAPService.forbiddenToSend(reached)
-                return .refused(refusal.description)
+                return .refused(SubmissionRefusal.limit(reached).explanation)
             }
             try await store.removeFromOutbox(id: entry.id)
             return .released(moved)
@@ -108,7 +97,8 @@ public enum HeldRelease: Sendable, Equatable {
     case released(Int)
     /// The reason still holds: it stays held.
     case stillHeld(HeldReason)
-    /// A check of a new submission refused it (a limit, its size, the sender's quota): why, in words; it stays held.
+    /// A check of a new submission refused it (a limit, its size, the sender's quota): why, in the words of
+    /// ``SubmissionRefusal/explanation``, for display; it stays held.
     case refused(String)
     /// Kept before releases were recorded (no submission names it): it cannot be released; send it again.
     case unrecorded

@@ -3,7 +3,7 @@ import MailStore
 import SMTPOutcomes
 
 /// Held mail as its callers list it: an owner's page (one sender's) and `postern mail outbox` (every sender's).
-extension JMAPOutbound {
+extension OutboundAdmission {
     /// The messages the outbox holds, oldest first, of `sender` only when one is named, each with why it is held:
     /// one read of the outbox and one of the ledger, whatever their number.
     /// - Throws: storage errors.

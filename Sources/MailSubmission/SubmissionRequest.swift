@@ -1,0 +1,70 @@
+import MailDelivery
+import SMTPOutcomes
+
+/// A stored message to send as its sender's mail (``Submitter/submit(_:now:)``): who sends it, the message, and the
+/// envelope's recipients. What a door hands over once it has read its own language (JMAP's `EmailSubmission/set`,
+/// Mailpit's release).
+public struct SubmissionRequest: Sendable, Equatable {
+    /// What becomes of recipients on other domains that may not leave now (``OutsideStanding/held(_:)``).
+    public enum HeldPolicy: Sendable, Equatable {
+        /// They are kept in the outbox and recorded held with their reason; the rest of the submission goes on
+        /// (JMAP: the `deliveryStatus` says so, an owner or the operator releases them later).
+        case keepInOutbox
+        /// The whole submission is refused with ``SubmissionRefusal/held(_:)`` (Mailpit's release, which relays now
+        /// or not at all).
+        case refuse
+    }
+
+    /// The sending address: the envelope's sender, the mailbox the message must have been written in, the address
+    /// every originator field must name.
+    public var sender: String
+    /// The id the ledger keeps the submission under (a JMAP accountId); nil for the directory's account id of the
+    /// sender, or its address when the directory names none (an agent inbox).
+    public var accountID: String?
+    /// The stored message's id (its copy in the sender's mailbox).
+    public var emailID: String
+    /// Its thread, as the ledger lists it (`EmailSubmission`'s `threadId`).
+    public var threadID: String
+    /// Its bytes as stored.
+    public var raw: [UInt8]
+    /// The envelope's `MAIL FROM`: the sender's address (compared as an address, ASCII case only).
+    public var mailFrom: String
+    /// The envelope's recipients, in order; repeats are dropped.
+    public var recipients: [String]
+    /// What becomes of held recipients on other domains. Default ``HeldPolicy/keepInOutbox``.
+    public var whenHeld: HeldPolicy
+
+    /// - Parameters: see the properties; `mailFrom` defaults to `sender`.
+    public init(
+        sender: String, emailID: String, threadID: String, raw: [UInt8], recipients: [String],
+        accountID: String? = nil, mailFrom: String? = nil, whenHeld: HeldPolicy = .keepInOutbox
+    ) {
+        self.sender = sender
+        self.accountID = accountID
+        self.emailID = emailID
+        self.threadID = threadID
+        self.raw = raw
+        self.mailFrom = mailFrom ?? sender
+        self.recipients = recipients
+        self.whenHeld = whenHeld
+    }
+}
+
+/// What a submission came to (``Submitter/submit(_:now:)``): the ledger's record, and where each recipient's copy
+/// went.
+public struct Submitted: Sendable, Equatable {
+    /// The submission as the ledger recorded it, every recipient with its status.
+    public var record: SubmissionRecord
+    /// The envelope used (its recipients without repeats).
+    public var envelope: SubmissionEnvelope
+    /// Local recipients whose mailbox took the message.
+    public var delivered: Int
+    /// Local recipients whose mailbox is full.
+    public var undelivered: Int
+    /// Recipients on other domains kept in the outbox, held for ``heldReason``.
+    public var kept: Int
+    /// Why ``kept`` were held; nil when none were.
+    public var heldReason: HeldReason?
+    /// Recipients on other domains queued to leave (fewer than queued asked when an address is suppressed).
+    public var queued: Int
+}
