@@ -21,7 +21,7 @@ public struct JMAPService: Sendable {
     let onSubmission: @Sendable (SubmissionOutcome) -> Void
     /// Where submissions are recorded and whether outside recipients leave.
     let outbound: JMAPOutbound
-    /// The one owner of a submission, over ``outbound``, the directory, local delivery and the store.
+    /// The one owner of a submission, over ``outbound`` and local delivery.
     let submitter: Submitter
     let onUnexpectedError: UnexpectedErrorReporter
     /// Told when an event stream opens or closes and of each event pushed (metrics).
@@ -78,7 +78,7 @@ public struct JMAPService: Sendable {
         monotonicClock: MonotonicClock = .system, outbound: JMAPOutbound
     ) {
         self.outbound = outbound
-        submitter = Submitter(admission: outbound, directory: directory, delivery: delivery, store: store)
+        submitter = Submitter(admission: outbound, delivery: delivery)
         self.onEventStream = onEventStream
         eventStreams = EventStreamLimiter<ClientAddressKey>(
             maxTotal: configuration.maxEventStreams, maxPerKey: configuration.maxEventStreamsPerClient)

@@ -7,8 +7,10 @@ import MailStore
 /// adapter), JMAP submission and `postern mail deliver`. Each message is parsed once (``MIMEParser``) and stored
 /// once per local recipient, in one transaction; the queue id it answers with is the first copy's id.
 public struct LocalDelivery: Sendable {
-    let directory: any AccountDirectory
-    let store: MailStore
+    /// Which addresses are local, and their quotas.
+    public let directory: any AccountDirectory
+    /// Where copies go.
+    public let store: MailStore
     let limits: MIMELimits
     let clock: @Sendable () -> Int64
     /// Subaddressing and the catch-all.

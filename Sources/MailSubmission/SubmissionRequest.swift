@@ -50,21 +50,24 @@ public struct SubmissionRequest: Sendable, Equatable {
     }
 }
 
-/// What a submission came to (``Submitter/submit(_:now:)``): the ledger's record, and where each recipient's copy
-/// went.
+/// What a submission came to (``Submitter/submit(_:now:)``): the ledger's record, where each recipient's copy went
+/// read from it.
 public struct Submitted: Sendable, Equatable {
     /// The submission as the ledger recorded it, every recipient with its status.
     public var record: SubmissionRecord
     /// The envelope used (its recipients without repeats).
     public var envelope: SubmissionEnvelope
-    /// Local recipients whose mailbox took the message.
-    public var delivered: Int
-    /// Local recipients whose mailbox is full.
+    /// Local recipients whose mailbox is full (recorded failed, as is an outside address suppressed after a bounce).
     public var undelivered: Int
+
+    /// Local recipients whose mailbox took the message.
+    public var delivered: Int { record.recipients.count { if case .delivered = $0.status { true } else { false } } }
+    /// Recipients on other domains queued to leave.
+    public var queued: Int { record.recipients.count { $0.status == .queued } }
     /// Recipients on other domains kept in the outbox, held for ``heldReason``.
-    public var kept: Int
-    /// Why ``kept`` were held; nil when none were.
-    public var heldReason: HeldReason?
-    /// Recipients on other domains queued to leave (fewer than queued asked when an address is suppressed).
-    public var queued: Int
+    public var kept: Int { record.recipients.count { if case .held = $0.status { true } else { false } } }
+    /// Why ``kept`` were held (one reason for a submission: it is the sender's standing); nil when none were.
+    public var heldReason: HeldReason? {
+        record.recipients.lazy.compactMap { if case .held(let reason) = $0.status { reason } else { nil } }.first
+    }
 }

@@ -27,22 +27,19 @@ import SMTPOutcomes
 public struct Submitter: Sendable {
     /// The admission of recipients on other domains, and the ledger.
     public let admission: OutboundAdmission
-    /// Which addresses are local: the sender's, the recipients', the domains of `Reply-To`.
-    public let directory: any AccountDirectory
-    /// Local delivery of the message to recipients here.
+    /// Local delivery of the message to recipients here, over the directory and the store the submission reads.
     public let delivery: LocalDelivery
-    /// The stored message's origin, and the outbox.
-    public let store: MailStore
 
     /// - Parameters: see the properties.
-    public init(
-        admission: OutboundAdmission, directory: any AccountDirectory, delivery: LocalDelivery, store: MailStore
-    ) {
+    public init(admission: OutboundAdmission, delivery: LocalDelivery) {
         self.admission = admission
-        self.directory = directory
         self.delivery = delivery
-        self.store = store
     }
+
+    /// Which addresses are local (the sender's, the recipients', the domains of `Reply-To`): local delivery's.
+    var directory: any AccountDirectory { delivery.directory }
+    /// The stored message's origin, and the outbox: local delivery's store.
+    var store: MailStore { delivery.store }
 
     /// Submits `request` (the steps above).
     /// - Parameter now: Unix seconds, the submission's `sendAt` and the limits' clock.
@@ -107,11 +104,7 @@ public struct Submitter: Sendable {
             // Another submission of the sender's (or its owner's) took the last places since the admission.
             throw SubmissionRefusal.limit(reached)
         }
-        let delivered = copies.count { $0 }
-        return Submitted(
-            record: record, envelope: envelope, delivered: delivered, undelivered: copies.count - delivered,
-            kept: held == nil ? 0 : foreign.count, heldReason: held,
-            queued: record.recipients.count { $0.status == .queued })
+        return Submitted(record: record, envelope: envelope, undelivered: copies.count { !$0 })
     }
 
     /// `recipients` as local mailboxes and addresses on other domains.

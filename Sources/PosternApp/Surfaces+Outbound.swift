@@ -67,12 +67,9 @@ extension Surfaces {
             maxMessageBytes: queue.maxMessageBytes, sender: { try await rule.standing(of: $0) })
     }
 
-    /// The one owner of a submission over ``outboundAdmission(_:mail:database:)``, the directory, local delivery and
-    /// the store.
+    /// The one owner of a submission over ``outboundAdmission(_:mail:database:)`` and local delivery.
     static func submitter(_ c: PosternConfiguration, mail: LocalMail, database: any SQLDatabase) -> Submitter {
-        Submitter(
-            admission: outboundAdmission(c, mail: mail, database: database), directory: mail.directory,
-            delivery: mail.delivery, store: mail.store)
+        Submitter(admission: outboundAdmission(c, mail: mail, database: database), delivery: mail.delivery)
     }
 
     /// The outbound dispatcher over `transport`, its attempts counted in `/metrics`. Reports to the sender are the

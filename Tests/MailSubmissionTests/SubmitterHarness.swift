@@ -48,8 +48,7 @@ struct SubmitterHarness {
             ledger: ledger(queue), sendsOutside: sendsOutside, limits: limits, maxMessageBytes: maxMessageBytes,
             sender: { _ in sender })
         submitter = Submitter(
-            admission: admission, directory: Self.directory,
-            delivery: LocalDelivery(directory: Self.directory, store: store, clock: { Self.now }), store: store)
+            admission: admission, delivery: LocalDelivery(directory: Self.directory, store: store, clock: { Self.now }))
     }
 
     /// A message from `from` with the given extra header lines.
