@@ -259,6 +259,13 @@ let package = Package(
             "Fetch", "Audit", "CustomDomains", "Time", "WebSocket",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The one owner of mail credentials (issue 82): which credential (an agent key, an owner's access token, a
+        // `tm_pro_` token, a Mail.td password) opens which mailbox, with the backoff's keys, the mail doors' bucket and
+        // the audit; IMAP, POP3 and the web inbox's Mail.td sign-in are given it through their ports.
+        .target(name: "MailSignIn", dependencies: [
+            "MailboxAccounts", "Directory", "BrowserPages", "Audit", "ClientAddress", "EmailAddresses", "ServerKit",
+            "AuthCrypto", "Base64Coding",
+        ]),
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
         // delivers it through the shared fetcher, the signature and payload, and the five /api/user/webhooks routes.
         .target(name: "Webhooks", dependencies: [
@@ -288,7 +295,7 @@ let package = Package(
         .target(name: "MailboxWebInbox", dependencies: [
             "EmailAddresses",
             "WebInbox", "MailboxAccounts", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
-            "ServerKit", "BrowserPages", "SignInProviders",
+            "ServerKit", "BrowserPages", "SignInProviders", "MailSignIn", "ClientAddress",
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
@@ -356,7 +363,7 @@ let package = Package(
             "EmailAddresses",
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys", "BufferBudget",
-            "MailboxAccounts", "Webhooks", "MailSandbox", "MailTM", "MailCX", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
+            "MailboxAccounts", "MailSignIn", "Webhooks", "MailSandbox", "MailTM", "MailCX", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
@@ -525,7 +532,7 @@ let package = Package(
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "MailSubmission", "OutboundQueue", "PosternApp",
             "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
-            "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains", "DNS",
+            "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains", "DNS", "MailSignIn",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [

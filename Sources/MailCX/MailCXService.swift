@@ -21,7 +21,7 @@ public final class MailCXService: Sendable {
 
     let configuration: MailCXConfiguration
     let basePath: String
-    let accounts: MailboxService
+    let accounts: MailboxAccountService
     let mail: MailStore
     let middleware: SurfaceMiddleware<RateClass>
     let clock: @Sendable () -> Int64
@@ -35,7 +35,7 @@ public final class MailCXService: Sendable {
     ///   - clock: Unix seconds.
     ///   - onUnexpectedError: where an error answered with a bare 500 goes, with the request id.
     public init?(
-        configuration: MailCXConfiguration, accounts: MailboxService, mail: MailStore,
+        configuration: MailCXConfiguration, accounts: MailboxAccountService, mail: MailStore,
         clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         onUnexpectedError: UnexpectedErrorReporter? = nil
     ) {

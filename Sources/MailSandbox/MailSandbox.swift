@@ -80,7 +80,7 @@ public final class MailSandbox: Sendable {
     /// user name is not checked: the contract takes any). Makes the user's sandbox on first use. Nil for anything
     /// else. The session holds the id, never the token, and asks ``sandboxOwner(credential:)`` before each message.
     public func sandboxCredential(apiToken: String) async throws -> String? {
-        guard let (tokenID, userID) = try await surface.verifyAPIToken(apiToken) else { return nil }
+        guard let (tokenID, userID) = try await surface.accounts.verifyAPIToken(apiToken) else { return nil }
         _ = try await sandbox(for: userID, create: true)
         return tokenID
     }
@@ -88,7 +88,7 @@ public final class MailSandbox: Sendable {
     /// The Pro user behind a sandbox credential (an API token id) while the token is unrevoked and its user active;
     /// nil once the token was revoked or the user suspended.
     public func sandboxOwner(credential: String) async throws -> String? {
-        try await surface.proUserID(ofLiveToken: credential)
+        try await surface.accounts.proUserID(ofLiveToken: credential)
     }
 
     /// Stores one submitted message in `owner`'s sandbox, whatever its recipients: nothing is relayed. The copy is
@@ -106,7 +106,7 @@ public final class MailSandbox: Sendable {
         } catch {
             throw SandboxCaptureError.unreadable
         }
-        let now = surface.now()
+        let now = surface.accounts.now()
         let id: String
         do {
             id = try await mail.deliver(
@@ -276,10 +276,10 @@ public final class MailSandbox: Sendable {
         guard create else { return nil }
         let accountID = MailboxIdentifiers.uuid()
         let hex = accountID.filter { $0 != "-" }.prefix(8)
-        let domain = surface.primaryDomain
+        let domain = surface.accounts.primaryDomain
         return try await store.ensureSandbox(
             SandboxRecord(
                 ownerID: owner, accountID: accountID, address: "sandbox-\(hex)@sandbox.\(domain)",
-                createdAt: surface.now()))
+                createdAt: surface.accounts.now()))
     }
 }

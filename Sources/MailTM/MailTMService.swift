@@ -7,7 +7,7 @@ import ServerKit
 /// mail.tm's API (https://docs.mail.tm, issue 72) over Mail.td's accounts and the one mail store, so that code written
 /// against mail.tm's clients works against Postern by changing only the base URL (`<public URL>/mailtm`).
 ///
-/// The accounts are the Mail.td surface's (``MailboxService``: its passwords, its mailbox tokens, its `quota` and
+/// The accounts are the Mail.td surface's (``MailboxAccountService``: its passwords, its mailbox tokens, its `quota` and
 /// `used`), on the domains this surface is given; the messages are the store's inbox of the account's address. What
 /// every route shares: its one rate class (8 requests a second per client, when limits are on), the error shapes of
 /// ``MailTMError`` and `Cache-Control: no-store`. The routes, under the base path: `GET /domains`, `/domains/{id}`,
@@ -21,7 +21,7 @@ public final class MailTMService: Sendable {
     let configuration: MailTMConfiguration
     let basePath: String
     let domains: [String]
-    let accounts: MailboxService
+    let accounts: MailboxAccountService
     let mail: MailStore
     let middleware: SurfaceMiddleware<RateClass>
     let clock: @Sendable () -> Int64
@@ -39,7 +39,7 @@ public final class MailTMService: Sendable {
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - onUnexpectedError: where an error answered with a bare 500 goes, with the request id.
     public init?(
-        configuration: MailTMConfiguration, accounts: MailboxService, mail: MailStore,
+        configuration: MailTMConfiguration, accounts: MailboxAccountService, mail: MailStore,
         clock: @escaping @Sendable () -> Int64, monotonicClock: MonotonicClock = .system,
         onUnexpectedError: UnexpectedErrorReporter? = nil
     ) {

@@ -132,7 +132,7 @@ struct AccountsController: MailboxController {
         case .authKey(let key)?: credential = .authKey(key)
         default: throw MailboxError.invalidCredentials
         }
-        guard let account = try await surface.account(signingIn: text, with: credential) else {
+        guard let account = try await surface.accounts.account(signingIn: text, with: credential) else {
             throw MailboxError.invalidCredentials
         }
         let token = try tokens.mailboxToken(for: account, now: call.now)

@@ -72,7 +72,7 @@ extension MailboxService {
                 served: Set(configuration.domains + configuration.proDomains + configuration.otherServedDomains),
                 now: now)
         }
-        await recordPro(user.id, .domainAdded, target: claim.domain, clientAddress: client)
+        await accounts.recordPro(user.id, .domainAdded, target: claim.domain, clientAddress: client)
         return ProDomain(claim: claim, records: try await domainRecords(claim), policies: policyRecords(claim))
     }
 
@@ -92,7 +92,7 @@ extension MailboxService {
             })
         else { throw MailboxError.notFound }
         if !before.isVerified, claim.isVerified {
-            await recordPro(user.id, .domainVerified, target: claim.domain, clientAddress: client)
+            await accounts.recordPro(user.id, .domainVerified, target: claim.domain, clientAddress: client)
         }
         // DKIM, SPF and DMARC are looked up with it and every record's state kept with the claim (the dashboard shows
         // each row's last state); none is a condition of verification.
@@ -112,7 +112,7 @@ extension MailboxService {
         guard MailboxIdentifiers.isUUID(id),
             let claim = try await Self.answering({ try await customDomains.delete(id: id, of: .proUser(user.id)) })
         else { throw MailboxError.notFound }
-        await recordPro(user.id, .domainRemoved, target: claim.domain, clientAddress: client)
+        await accounts.recordPro(user.id, .domainRemoved, target: claim.domain, clientAddress: client)
     }
 
     /// The records `claim` asks to publish, no lookup made: the apex TXT and MX, then the DKIM keys' (made when the
@@ -141,7 +141,7 @@ extension MailboxService {
     /// the window are deleted first, as `GET /api/user/domains` does).
     /// - Throws: ``MailboxError/invalidOrExpiredToken`` when the user is gone or not active; storage errors.
     public func domains(proUserID: String) async throws -> [ProDomain] {
-        let user = try await activeProUser(proUserID)
+        let user = try await accounts.activeProUser(proUserID)
         var domains: [ProDomain] = []
         for claim in try await customDomains.claims(of: .proUser(user.id), now: clock()) {
             domains.append(
@@ -152,17 +152,17 @@ extension MailboxService {
 
     /// Adds `domain` for the active Pro user `proUserID` (the rules of `POST /api/user/domains`).
     public func addDomain(_ domain: String, proUserID: String, client: String?) async throws -> ProDomain {
-        try await addDomain(domain, for: activeProUser(proUserID), now: clock(), client: client)
+        try await addDomain(domain, for: accounts.activeProUser(proUserID), now: clock(), client: client)
     }
 
     /// Verifies domain `id` of the active Pro user `proUserID` (the rules of `POST /api/user/domains/{id}/verify`).
     public func verifyDomain(id: String, proUserID: String, client: String?) async throws -> ProDomainVerification {
-        try await verifyDomain(id: id, for: activeProUser(proUserID), now: clock(), client: client)
+        try await verifyDomain(id: id, for: accounts.activeProUser(proUserID), now: clock(), client: client)
     }
 
     /// Deletes domain `id` of the active Pro user `proUserID` (the rules of `DELETE /api/user/domains/{id}`).
     public func deleteDomain(id: String, proUserID: String, client: String?) async throws {
-        try await deleteDomain(id: id, for: activeProUser(proUserID), client: client)
+        try await deleteDomain(id: id, for: accounts.activeProUser(proUserID), client: client)
     }
 
     /// Runs `body`, answering a ``DomainClaimError`` with its Mail.td error code.

@@ -21,30 +21,28 @@ import Storage
 /// server: every failure becomes a `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database
 /// is unavailable).
 public final class MailboxService: Sendable {
+    /// The accounts this API serves, without HTTP: what every other door onto them is given too.
+    public let accounts: MailboxAccountService
     /// The configuration the service was created with (domains lower-cased).
-    public let configuration: MailboxConfiguration
-    let store: MailboxStore
+    public var configuration: MailboxConfiguration { accounts.configuration }
+    var store: MailboxStore { accounts.store }
     /// The mail of every account, shared with SMTP delivery.
-    let mail: MailStore
+    var mail: MailStore { accounts.mail }
+    var hasher: PasswordHasher { accounts.hasher }
+    var credentials: MailboxCredentials { accounts.credentials }
+    var tokens: MailboxTokens { accounts.tokens }
+    var authorizer: MailboxAuthorizer { accounts.authorizer }
+    var resolver: DNSResolver { accounts.resolver }
+    var customDomains: CustomDomains { accounts.customDomains }
+    var clock: @Sendable () -> Int64 { accounts.clock }
+    var metrics: MailboxMetrics { accounts.metrics }
+    var audit: AuditTrail { accounts.audit }
     let ledger: ChallengeLedger
-    let hasher: PasswordHasher
-    let credentials: MailboxCredentials
-    let tokens: MailboxTokens
-    let authorizer: MailboxAuthorizer
     let challenges: MailboxChallenges
-    /// Looks custom domains' TXT and MX records up.
-    let resolver: DNSResolver
-    /// The claims of Pro users (and owners: one table, ``CustomDomains``), with Mail.td's accounts as the Pro users'
-    /// mailboxes and the other surfaces' as given by ``MailboxConfiguration/otherDomainMailboxes``. Built once.
-    let customDomains: CustomDomains
     /// The per-client buckets of every class (nil when rate limits are off), the Mail.td error shape, and
     /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
     let middleware: SurfaceMiddleware<MailboxRateClass>
-    let clock: @Sendable () -> Int64
-    let metrics: MailboxMetrics
     let onUnexpectedError: UnexpectedErrorReporter?
-    /// Where Pro tokens and Pro domains made and removed are recorded.
-    let audit: AuditTrail
     /// What keeps records beside the store's messages (the sandbox's), forgotten with every message by the operator.
     let recordsBesideMessages: [any MailboxMessageRecords]
     /// The other surfaces' accounts (the agents'), removed with the Mail.td accounts by `?reset=accounts`.
@@ -60,30 +58,11 @@ public final class MailboxService: Sendable {
     /// Largest request body the surface's routes accept (a 4 KiB password plus room for the rest).
     public static let bodyLimit = 16 * 1024
 
-    /// Creates the service. When the configuration has no `challengeSecret`, loads or creates the
-    /// challenge secret in the database.
-    /// - Parameters:
-    ///   - configuration: the surface's settings.
-    ///   - keys: the key set whose active HS256 key signs mailbox and Pro JWTs.
-    ///   - store: the surface's tables, over a migrated database (`migrations/sqlite/0003_mailbox.sql` and on).
-    ///   - mail: the mail store the accounts' messages are in, shared with delivery (the composition root's).
-    ///   - ledger: the shared single-use ledger.
-    ///   - pool: the worker pool for Argon2.
-    ///   - resolver: the runtime's one DNS resolver, which custom domains are checked with.
-    ///   - customDomains: the runtime's one custom-domain model (every surface's mailboxes, the DKIM keys).
-    ///   - clock: Unix seconds, for tokens, challenges and `created_at`.
-    ///   - monotonicClock: the clock the rate-limit buckets refill by.
-    ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory` (bootstrap it first).
-    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
-    ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
-    ///     storage modules never carry secrets.
-    ///   - audit: where Pro tokens and domains made, verified and removed are recorded (actor `pro`, no owner).
-    ///   - recordsBesideMessages: what keeps records of its own beside the mail store's messages (the sandbox's),
-    ///     forgotten when the operator deletes every message.
-    ///   - accountsBesideMailboxes: the other surfaces' accounts (the agents'), which the operator's
-    ///     `?reset=accounts` removes with the Mail.td accounts made since the start.
-    /// - Throws: `StorageError` from the secret's table.
-    public init(
+    /// Creates the API with accounts of its own (tests; the runtime builds one ``MailboxAccountService`` and gives
+    /// it to ``init(accounts:ledger:monotonicClock:onUnexpectedError:recordsBesideMessages:accountsBesideMailboxes:)``).
+    /// The parameters are those of ``MailboxAccountService`` and of that initialiser.
+    /// - Throws: `StorageError` from the challenge secret's table.
+    public convenience init(
         configuration: MailboxConfiguration, keys: JWTKeySet, store: MailboxStore, mail: MailStore,
         ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver, customDomains: CustomDomains,
         clock: @escaping @Sendable () -> Int64,
@@ -92,30 +71,46 @@ public final class MailboxService: Sendable {
         recordsBesideMessages: [any MailboxMessageRecords] = [],
         accountsBesideMailboxes: [any OperatorAccountReset] = []
     ) throws {
-        self.audit = audit
+        try self.init(
+            accounts: MailboxAccountService(
+                configuration: configuration, keys: keys, store: store, mail: mail, pool: pool, resolver: resolver,
+                customDomains: customDomains, clock: clock, metricsFactory: metricsFactory, audit: audit),
+            ledger: ledger, monotonicClock: monotonicClock, onUnexpectedError: onUnexpectedError,
+            recordsBesideMessages: recordsBesideMessages, accountsBesideMailboxes: accountsBesideMailboxes)
+    }
+
+    /// Creates the API over `accounts` (the composition root's one accounts service). When the configuration has no
+    /// `challengeSecret`, loads or creates the challenge secret in the database.
+    /// - Parameters:
+    ///   - accounts: the accounts, their tokens and Pro users (the configuration is theirs).
+    ///   - ledger: the shared single-use ledger.
+    ///   - monotonicClock: the clock the rate-limit buckets refill by.
+    ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
+    ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
+    ///     storage modules never carry secrets.
+    ///   - recordsBesideMessages: what keeps records of its own beside the mail store's messages (the sandbox's),
+    ///     forgotten when the operator deletes every message.
+    ///   - accountsBesideMailboxes: the other surfaces' accounts (the agents'), which the operator's
+    ///     `?reset=accounts` removes with the Mail.td accounts made since the start.
+    /// - Throws: `StorageError` from the secret's table.
+    public init(
+        accounts: MailboxAccountService, ledger: ChallengeLedger, monotonicClock: MonotonicClock = .system,
+        onUnexpectedError: UnexpectedErrorReporter? = nil, recordsBesideMessages: [any MailboxMessageRecords] = [],
+        accountsBesideMailboxes: [any OperatorAccountReset] = []
+    ) throws {
+        self.accounts = accounts
         self.recordsBesideMessages = recordsBesideMessages
         self.accountsBesideMailboxes = accountsBesideMailboxes
-        self.startedAt = clock()
-        var configuration = configuration
-        configuration.domains = configuration.domains.map { EmailDomain.key($0) }
-        configuration.proDomains = configuration.proDomains.map { EmailDomain.key($0) }
-        self.configuration = configuration
-        self.store = store
-        self.mail = mail
+        self.startedAt = accounts.clock()
+        let configuration = accounts.configuration
         self.ledger = ledger
-        self.hasher = PasswordHasher(parameters: configuration.argon2, pool: pool)
-        self.credentials = MailboxCredentials(legacy: hasher, parameters: configuration.authKeyArgon2)
-        let tokens = MailboxTokens(keys: keys, issuer: configuration.issuer, ttl: configuration.tokenTTL)
-        self.tokens = tokens
-        self.authorizer = MailboxAuthorizer(tokens: tokens, store: store, clock: clock)
-        let secret = try configuration.challengeSecret ?? store.secret(named: "challenge") { SecureRandom.bytes(32) }
-        self.resolver = resolver
-        self.customDomains = customDomains
+        let secret = try configuration.challengeSecret
+            ?? accounts.store.secret(named: "challenge") { SecureRandom.bytes(32) }
         self.challenges = MailboxChallenges(
             secret: secret, difficulty: configuration.powDifficulty, ttl: configuration.challengeTTL)
         let rates = configuration.rateLimits.share(among: configuration.instances)
         let slots = configuration.rateLimitTableCapacity
-        let metrics = MailboxMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        let metrics = accounts.metrics
         self.middleware = SurfaceMiddleware(
             limiter: configuration.rateLimitsEnabled
                 ? RateLimitTable(capacity: slots, clock: monotonicClock) { rates.rate(of: $0) } : nil,
@@ -132,9 +127,19 @@ public final class MailboxService: Sendable {
                 return response
             },
             onUnexpectedError: onUnexpectedError)
-        self.clock = clock
-        self.metrics = metrics
         self.onUnexpectedError = onUnexpectedError
+    }
+
+    /// The id of the active Pro user the call's bearer names (a Pro JWT or a live `tm_pro_` API token): what the
+    /// webhooks' and the sandbox's routes ask.
+    /// - Throws: ``MailboxError/invalidOrExpiredToken`` for anything else (anonymous, a mailbox token); storage errors.
+    public func requireProUserID(_ call: MailboxCall) async throws -> String {
+        try await authorizer.requireProUser(call.bearer).id
+    }
+
+    /// A Pro user's change on the operator's trail, from the call's client address.
+    func recordPro(_ userID: String, _ action: AuditAction, target: String, _ call: MailboxCall) async {
+        await accounts.recordPro(userID, action, target: target, clientAddress: call.context.clientAddress?.description)
     }
 
     /// Adds the routes of CONTRACT.md 2.2 that are the accounts' to `router`, one controller per resource (accounts,

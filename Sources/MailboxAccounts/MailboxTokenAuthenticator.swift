@@ -18,10 +18,10 @@ public struct MailboxTokenAuthenticator: PrincipalAuthenticator {
     let directory: any AccountDirectory
 
     /// - Parameters:
-    ///   - surface: the Mail.td surface, owner of the accounts and their tokens.
+    ///   - accounts: Mail.td's accounts, owner of their tokens.
     ///   - directory: where the account's address must still be a local mailbox.
-    public init(surface: MailboxService, directory: any AccountDirectory) {
-        self.authorizer = surface.authorizer
+    public init(accounts: MailboxAccountService, directory: any AccountDirectory) {
+        self.authorizer = accounts.authorizer
         self.directory = directory
     }
 

@@ -21,7 +21,7 @@ struct ProTokensController: MailboxController {
         let user = try await authorizer.requireProUser(call.bearer)
         var name: String?
         if !call.request.body.isEmpty { name = try MailboxJSON.string(MailboxJSON.object(call.request.body), "name") }
-        let (info, token) = try await surface.createAPIToken(
+        let (info, token) = try await surface.accounts.createAPIToken(
             for: user, name: name, now: call.now, client: call.context.clientAddress?.description)
         return MailboxJSON.response(
             .created, [("id", .string(info.id)), ("name", .string(info.name)), ("token", .string(token))])
@@ -30,7 +30,7 @@ struct ProTokensController: MailboxController {
     /// `GET /api/user/tokens`: every token of the user, revoked ones too, without the secrets.
     func listAPITokens(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        let list: [JSONValue] = try await surface.apiTokens(of: user).map { token in
+        let list: [JSONValue] = try await surface.accounts.apiTokens(of: user).map { token in
             .object([
                 ("id", .string(token.id)), ("name", .string(token.name)),
                 ("last_used_at", MailboxJSON.time(token.lastUsedAt)), ("created_at", MailboxJSON.time(token.createdAt)),
@@ -44,7 +44,7 @@ struct ProTokensController: MailboxController {
     /// user has no such token; revoking twice is 204 both times.
     func revokeAPIToken(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await authorizer.requireProUser(call.bearer)
-        try await surface.revokeAPIToken(
+        try await surface.accounts.revokeAPIToken(
             id: call.id, of: user, now: call.now, client: call.context.clientAddress?.description)
         return MailboxJSON.noContent()
     }

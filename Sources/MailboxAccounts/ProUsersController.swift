@@ -27,8 +27,8 @@ struct ProUsersController: MailboxController {
         let email = (try? MailboxJSON.string(body, "email")) ?? nil
         let password = (try? MailboxJSON.string(body, "password")) ?? nil
         guard let password, PasswordPolicy.isPlausible(password) else { throw MailboxError.invalidCredentials }
-        let found = try await email.flatMap(MailboxService.normalizedProEmail).asyncFlatMap { try await store.proUser(email: $0) }
-        guard let user = try await surface.activeProUser(found, provenBy: password) else {
+        let found = try await email.flatMap(MailboxAccountService.normalizedProEmail).asyncFlatMap { try await store.proUser(email: $0) }
+        guard let user = try await surface.accounts.activeProUser(found, provenBy: password) else {
             throw MailboxError.invalidCredentials
         }
         let token = try tokens.proToken(for: user, now: call.now)

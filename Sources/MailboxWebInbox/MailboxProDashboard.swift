@@ -13,24 +13,24 @@ struct MailboxProDashboard: Sendable {
 
     /// The user's accounts, oldest first, with their usage.
     func accounts(proUserID: String) async throws -> [(address: String, used: Int64, quota: Int64)] {
-        try await surface.accountUsage(proUserID: proUserID)
+        try await surface.accounts.accountUsage(proUserID: proUserID)
     }
 
     /// The user's API tokens, revoked ones too, without secrets.
     func tokens(proUserID: String) async throws -> [ProTokenInfo] {
-        try await Self.answering { try await surface.apiTokens(proUserID: proUserID) }
+        try await Self.answering { try await surface.accounts.apiTokens(proUserID: proUserID) }
     }
 
     /// A new `tm_pro_` token named `name` (empty: the API's default): the token, to show once.
     func createToken(proUserID: String, name: String, client: String?) async throws -> String {
         try await Self.answering {
-            try await surface.createAPIToken(proUserID: proUserID, name: name, client: client).token
+            try await surface.accounts.createAPIToken(proUserID: proUserID, name: name, client: client).token
         }
     }
 
     /// Revokes the user's token `id`.
     func revokeToken(id: String, proUserID: String, client: String?) async throws {
-        try await Self.answering { try await surface.revokeAPIToken(id: id, proUserID: proUserID, client: client) }
+        try await Self.answering { try await surface.accounts.revokeAPIToken(id: id, proUserID: proUserID, client: client) }
     }
 
     /// The user's custom domains, oldest first, each with the records to publish and those sending needs.
@@ -68,7 +68,7 @@ struct MailboxProDashboard: Sendable {
     func createWebhook(proUserID: String, url: String, events: [String]) async throws -> String {
         try await Self.answering {
             try await webhooks.createWebhook(
-                ownerID: activeUser(proUserID), url: url, events: events, now: surface.now()
+                ownerID: activeUser(proUserID), url: url, events: events, now: surface.accounts.now()
             ).secret
         }
     }
@@ -90,7 +90,7 @@ struct MailboxProDashboard: Sendable {
 
     /// The id of the active Pro user `id` (the surface's rule), as the webhook and sandbox routes ask for theirs.
     private func activeUser(_ id: String) async throws -> String {
-        guard try await surface.activeProUserEmail(id) != nil else { throw ProDashboardError.notFound }
+        guard try await surface.accounts.activeProUserEmail(id) != nil else { throw ProDashboardError.notFound }
         return id
     }
 

@@ -6,31 +6,31 @@ import WebInbox
 /// password-less sign-ups and proven emails, nothing copied.
 extension MailboxWebInboxSignIn: WebInboxProAccounts {
     public func normalizedProEmail(_ email: String) -> String? {
-        MailboxService.normalizedProEmail(email)
+        MailboxAccountService.normalizedProEmail(email)
     }
 
     public func proLinkCandidate(email: String) async throws -> ProviderLinking.Candidate? {
-        try await surface.proUserLinkCandidate(email: email).map(Self.candidate)
+        try await accounts.proUserLinkCandidate(email: email).map(Self.candidate)
     }
 
     public func proLinkCandidate(id: String) async throws -> ProviderLinking.Candidate? {
-        try await surface.proUserLinkCandidate(id: id).map(Self.candidate)
+        try await accounts.proUserLinkCandidate(id: id).map(Self.candidate)
     }
 
     public func createProUserWithoutPassword(email: String) async throws -> String? {
         do {
-            return try await surface.createProUserWithoutPassword(email: email).id
+            return try await accounts.createProUserWithoutPassword(email: email).id
         } catch is ProUserCreationError {
             return nil
         }
     }
 
     public func removeProUserWithoutPassword(id: String) async throws {
-        try await surface.removeProUserWithoutPassword(id: id)
+        try await accounts.removeProUserWithoutPassword(id: id)
     }
 
     public func markProUserEmailVerified(id: String, email: String) async throws {
-        try await surface.markProUserEmailVerified(id: id, email: email)
+        try await accounts.markProUserEmailVerified(id: id, email: email)
     }
 
     private static func candidate(_ user: ProUserLinkCandidate) -> ProviderLinking.Candidate {

@@ -8,10 +8,10 @@ import ServerKit
 /// accounts (mail.tm's too) with their mailbox tokens, read-only.
 enum JMAPSurface {
     /// Adds JMAP's routes; returns the service, which the web inbox sends through and MCP calls.
-    /// - Parameter mailbox: the Mail.td surface, whose mailbox tokens open their accounts here.
+    /// - Parameter accounts: Mail.td's accounts, whose mailbox tokens open them here.
     static func register(
         into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts,
-        mailbox: MailboxService
+        accounts: MailboxAccountService
     ) -> JMAPService {
         let (configuration, identity, mail, metrics) = (
             context.configuration, context.identity, context.mail, context.metrics
@@ -28,7 +28,7 @@ enum JMAPSurface {
             authenticator: OAuthJMAPAuthenticator(
                 verifier: shared.verifier, principals: shared.ownerPrincipals,
                 fallback: PrincipalAuthenticatorChain([
-                    capability, MailboxTokenAuthenticator(surface: mailbox, directory: mail.directory),
+                    capability, MailboxTokenAuthenticator(accounts: accounts, directory: mail.directory),
                 ])),
             store: mail.store, directory: mail.directory, delivery: mail.delivery, clock: context.clock,
             onSubmission: metrics.jmapSubmission, onUnexpectedError: Surfaces.reporter("jmap", context.logger),

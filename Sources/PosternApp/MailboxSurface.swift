@@ -11,15 +11,12 @@ struct MailboxSurface {
 
     /// Adds the Mail.td API's, the webhooks' and the sandboxes' routes.
     /// - Throws: storage or crypto errors from the mailbox challenge secret.
-    static func register(into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts)
-        throws -> MailboxSurface
-    {
+    static func register(
+        into router: inout ContextRouter, _ context: SurfaceContext, accounts: MailboxAccountService
+    ) throws -> MailboxSurface {
         let (database, mail) = (context.database, context.mail)
         let mailbox = try Surfaces.mailboxService(
-            context.configuration, issuer: context.identity.issuer, keys: context.keys, database: database,
-            mail: mail.store, ledger: context.ledger, pool: context.pool, resolver: context.resolver,
-            customDomains: mail.domains, clock: context.clock, logger: context.logger,
-            sandboxPort: context.sandboxPort, audit: shared.audit)
+            accounts: accounts, database: database, ledger: context.ledger, logger: context.logger)
         mailbox.register(into: &router)
         let webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
         webhooks.register(on: &router)

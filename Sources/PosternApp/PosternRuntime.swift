@@ -229,7 +229,10 @@ public final class PosternRuntime: Service {
             configuration: configuration, identity: identity, keys: keys, database: database, ledger: ledger,
             pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
             smtpAddress: sockets.address(.smtp), sandboxPort: sockets[.sandbox]?.port, chaos: chaos, metrics: metrics, clock: now, logger: logger)
-        let (unmatched, mailSandbox) = try Surfaces.register(into: &router, surfaceContext)
+        // Mail.td's accounts and the one owner of mail credentials: every HTTP door and the mail listeners share them.
+        let mailAccess = MailAccess(
+            surfaceContext, audit: Surfaces.auditTrail(database: database, clock: now, logger: logger))
+        let (unmatched, mailSandbox) = try Surfaces.register(into: &router, surfaceContext, access: mailAccess)
 
         let responder = PosternResponder(
             router: router, unmatched: unmatched,
@@ -338,7 +341,8 @@ public final class PosternRuntime: Service {
         }
         if let mailTLS {
             services += try mailListeners(
-                configuration, sockets: sockets, tls: mailTLS, context: surfaceContext, buffers: buffers,
+                configuration, sockets: sockets, tls: mailTLS, context: surfaceContext, signIn: mailAccess.signIn,
+                buffers: buffers,
                 draining: drainFlag, group: group)
         }
         if wanted.contains(.http) {

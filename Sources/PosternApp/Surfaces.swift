@@ -30,19 +30,20 @@ package enum Surfaces {
     /// several share is built once before them (``SharedSurfaceParts``). A new surface is one line here.
     /// - Parameter context: what the runtime built once and every surface is given.
     /// - Throws: storage or crypto errors from a surface's start-up (the mailbox challenge secret).
-    static func register(into router: inout ContextRouter, _ context: SurfaceContext) throws
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext, access: MailAccess) throws
         -> (unmatched: [PosternResponder.UnmatchedRenderer], sandbox: MailSandbox)
     {
         let shared = try SharedSurfaceParts(context)
         let agent = AgentSurface.register(into: &router, context)
-        let mailbox = try MailboxSurface.register(into: &router, context, shared)
-        let tempMail = TempMailSurface.register(into: &router, context, mailbox: mailbox.service)
+        let mailbox = try MailboxSurface.register(into: &router, context, accounts: access.accounts)
+        let tempMail = TempMailSurface.register(into: &router, context, accounts: access.accounts)
         MailpitSurface.register(into: &router, context, sandbox: mailbox.sandbox)
         let remote = try RemoteHashSurface.register(into: &router, context)
         let owners = try OwnerSurface.register(into: &router, context, shared)
         let oauth = try OAuthSurface.register(into: &router, context, shared, owners: owners.service)
-        let jmap = JMAPSurface.register(into: &router, context, shared, mailbox: mailbox.service)
-        try WebInboxSurface.register(into: &router, context, shared, owners: owners, mailbox: mailbox, jmap: jmap)
+        let jmap = JMAPSurface.register(into: &router, context, shared, accounts: access.accounts)
+        try WebInboxSurface.register(
+            into: &router, context, shared, owners: owners, mailbox: mailbox, credentials: access.signIn, jmap: jmap)
         let mcp = try MCPSurface.register(into: &router, context, shared, jmap: jmap)
         GuideSurface.register(
             into: &router, context, agent: agent.configuration, mailbox: mailbox.service.configuration, remote: remote,
@@ -210,23 +211,30 @@ package enum Surfaces {
         return c.rateLimits.applied(to: c.passwords.applied(to: mailbox))
     }
 
-    /// The mailbox surface over its store and the shared mail store (`mail`); also used by `postern pro create|list`.
-    /// The operator's reset forgets the sandbox's records with every message.
+    /// Mail.td's accounts over their store and the shared mail store (`mail`): the runtime's one (``MailAccess``), and
+    /// `postern pro create|list`'s.
     /// - Parameters:
     ///   - resolver: the one DNS resolver, ``resolver(_:threads:)``: the runtime's, or a command's own.
     ///   - customDomains: the one custom-domain model, ``customDomains(database:signingKeys:)``: the runtime's, or a
     ///     command's own, which makes and shows no DKIM keys.
-    package static func mailboxService(
+    package static func mailboxAccounts(
         _ c: PosternConfiguration, issuer: String, keys: JWTKeySet, database: any SQLDatabase, mail: MailStore,
-        ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver, customDomains: CustomDomains,
-        clock: @escaping @Sendable () -> Int64, logger: Logger, sandboxPort: Int? = nil, audit: AuditTrail = .disabled
+        pool: WorkerPool, resolver: DNSResolver, customDomains: CustomDomains, clock: @escaping @Sendable () -> Int64,
+        sandboxPort: Int? = nil, audit: AuditTrail = .disabled
+    ) -> MailboxAccountService {
+        MailboxAccountService(
+            configuration: mailboxConfiguration(c, issuer: issuer, sandboxPort: sandboxPort), keys: keys,
+            store: MailboxStore(database: database), mail: mail, pool: pool, resolver: resolver,
+            customDomains: customDomains, clock: clock, audit: audit)
+    }
+
+    /// Mail.td's REST API over `accounts`; the operator's reset forgets the sandbox's records with every message.
+    static func mailboxService(
+        accounts: MailboxAccountService, database: any SQLDatabase, ledger: ChallengeLedger, logger: Logger
     ) throws -> MailboxService {
         try MailboxService(
-            configuration: mailboxConfiguration(c, issuer: issuer, sandboxPort: sandboxPort), keys: keys,
-            store: MailboxStore(database: database), mail: mail, ledger: ledger,
-            pool: pool, resolver: resolver, customDomains: customDomains, clock: clock,
-            onUnexpectedError: reporter("mailbox", logger),
-            audit: audit, recordsBesideMessages: [SandboxStore(database: database)],
+            accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger),
+            recordsBesideMessages: [SandboxStore(database: database)],
             accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))])
     }
 

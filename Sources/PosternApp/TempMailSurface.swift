@@ -9,21 +9,21 @@ import ServerMetrics
 /// The temp-mail APIs agents already call, over Mail.td's accounts and the one mail store (issue 72).
 enum TempMailSurface {
     /// Adds mail.tm's API and its Mercure hub at `POSTERN_MAILTM_PATH` and mail.cx's REST API at
-    /// `POSTERN_MAILCX_PATH`, both over `mailbox`'s accounts; returns the renderers of their 404s and 405s.
-    static func register(into router: inout ContextRouter, _ context: SurfaceContext, mailbox: MailboxService)
+    /// `POSTERN_MAILCX_PATH`, both over Mail.td's `accounts`; returns the renderers of their 404s and 405s.
+    static func register(into router: inout ContextRouter, _ context: SurfaceContext, accounts: MailboxAccountService)
         -> [PosternResponder.UnmatchedRenderer]
     {
         let (c, mail, clock, logger) = (context.configuration, context.mail.store, context.clock, context.logger)
         var unmatched: [PosternResponder.UnmatchedRenderer] = []
         if let mailTM = MailTMService(
-            configuration: c.rateLimits.applied(to: c.mailTM), accounts: mailbox, mail: mail, clock: clock,
+            configuration: c.rateLimits.applied(to: c.mailTM), accounts: accounts, mail: mail, clock: clock,
             onUnexpectedError: Surfaces.reporter("mailtm", logger))
         {
             mailTM.register(into: &router)
             unmatched.append(.init(prefix: mailTM.pathPrefix) { mailTM.unmatchedResponse($0) })
         }
         if let mailCX = MailCXService(
-            configuration: c.rateLimits.applied(to: c.mailCX), accounts: mailbox, mail: mail, clock: clock,
+            configuration: c.rateLimits.applied(to: c.mailCX), accounts: accounts, mail: mail, clock: clock,
             onUnexpectedError: Surfaces.reporter("mailcx", logger))
         {
             mailCX.register(into: &router)

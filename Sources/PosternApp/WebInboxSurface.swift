@@ -1,4 +1,5 @@
 import JMAP
+import MailSignIn
 import MailboxWebInbox
 import ServerKit
 import SignInProviders
@@ -13,7 +14,7 @@ enum WebInboxSurface {
     /// - Throws: storage or crypto errors from the web inbox's start-up.
     static func register(
         into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts,
-        owners: OwnerSurface, mailbox: MailboxSurface, jmap: JMAPService
+        owners: OwnerSurface, mailbox: MailboxSurface, credentials: MailSignIn, jmap: JMAPService
     ) throws {
         let (signIn, audit, metrics) = (shared.signIn, shared.audit, context.metrics)
         var settings = context.configuration.webInbox
@@ -21,7 +22,8 @@ enum WebInboxSurface {
         settings.sessionLifetime = shared.ownerSettings.sessionLifetime
         settings.backoff = shared.ownerSettings.backoff
         let accounts = MailboxWebInboxSignIn(
-            surface: mailbox.service, sandbox: mailbox.sandbox, directory: context.mail.directory)
+            accounts: mailbox.service.accounts, credentials: credentials, sandbox: mailbox.sandbox,
+            directory: context.mail.directory)
         // Pro users' passkeys run on the owners' ceremonies: one relying party, store and challenge table.
         let passkeys = owners.service.passkeys.map {
             WebInboxPasskeys(ceremonies: $0, audit: audit, onCeremony: metrics.passkeyCeremony)

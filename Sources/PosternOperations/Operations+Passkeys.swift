@@ -43,7 +43,7 @@ extension Operations {
         configuration: PosternConfiguration, email: String, id: String, logger: Logger
     ) async throws -> PasskeyRemoval {
         let database = try migratedDatabase(configuration, logger: logger)
-        let mailbox = try mailboxService(configuration, database: database, logger: logger)
+        let mailbox = try mailboxAccounts(configuration, database: database, logger: logger)
         guard let user = try await mailbox.proUserLinkCandidate(email: email) else { return .noHolder }
         guard try await PasskeyStore(database: database).remove(id, of: .proUser(user.id)) else { return .noPasskey }
         recordOperator(
@@ -58,7 +58,7 @@ extension Operations {
         -> [String]?
     {
         let database = try migratedDatabase(configuration, logger: logger)
-        let mailbox = try mailboxService(configuration, database: database, logger: logger)
+        let mailbox = try mailboxAccounts(configuration, database: database, logger: logger)
         guard let user = try await mailbox.proUserLinkCandidate(email: email),
             let summary = try await mailbox.listProUsers().first(where: { $0.id == user.id })
         else { return nil }
@@ -88,7 +88,7 @@ extension Operations {
         if owner {
             account = try await ownerStore(database, configuration).linkCandidate(email: email)?.owner.id
         } else {
-            account = try await mailboxService(configuration, database: database, logger: logger)
+            account = try await mailboxAccounts(configuration, database: database, logger: logger)
                 .proUserLinkCandidate(email: email)?.id
         }
         guard let account else { return nil }

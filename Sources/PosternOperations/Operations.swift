@@ -95,7 +95,7 @@ public enum Operations {
         logger: Logger
     ) async throws -> String {
         let database = try migratedDatabase(configuration, logger: logger)
-        let summary = try await mailboxService(configuration, database: database, logger: logger)
+        let summary = try await mailboxAccounts(configuration, database: database, logger: logger)
             .createProUser(email: email, password: password, maxAccounts: maxAccounts, maxDomains: maxDomains)
         recordOperator(
             database, target: "pro create", details: ["pro_id": summary.id, "email": summary.email], logger: logger)
@@ -106,7 +106,7 @@ public enum Operations {
     /// and under each user their linked sign-in identities, one line each.
     public static func listProUsers(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
         let database = try migratedDatabase(configuration, logger: logger)
-        let service = try mailboxService(configuration, database: database, logger: logger)
+        let service = try mailboxAccounts(configuration, database: database, logger: logger)
         let identities = SignInIdentityStore(database: database, clock: { unixNow() })
         var lines: [String] = []
         for user in try await service.listProUsers() {
@@ -156,7 +156,7 @@ public enum Operations {
         configuration: PosternConfiguration, email: String, password: String, logger: Logger
     ) async throws -> Bool {
         let database = try migratedDatabase(configuration, logger: logger)
-        let found = try await mailboxService(configuration, database: database, logger: logger)
+        let found = try await mailboxAccounts(configuration, database: database, logger: logger)
             .setProUserPassword(email: email, password: password)
         if found { recordOperator(database, target: "pro set-password", details: ["email": email], logger: logger) }
         return found
@@ -167,21 +167,19 @@ public enum Operations {
         return "\(user.id)  \(user.email)  accounts \(user.accountCount)/\(user.maxAccounts)  created \(created)"
     }
 
-    /// The mailbox surface over the migrated database, for the operator commands. They mint no tokens, so
+    /// Mail.td's accounts over the migrated database, for the operator commands. They mint no tokens, so
     /// the issuer is the one a server on the configured address would have (port 0 stays 0 here).
-    static func mailboxService(
+    static func mailboxAccounts(
         _ configuration: PosternConfiguration, database: (any SQLDatabase)? = nil, logger: Logger
-    ) throws -> MailboxService {
+    ) throws -> MailboxAccountService {
         let database = try database ?? migratedDatabase(configuration, logger: logger)
         let keys = try SigningKeyStores.open(configuration: configuration, database: database, clock: { unixNow() }).keySet()
         let identity = configuration.identity.publicIdentity(
             listeningOn: configuration.listener.host, port: configuration.listener.port)
-        return try Surfaces.mailboxService(
+        return Surfaces.mailboxAccounts(
             configuration, issuer: identity.issuer, keys: keys, database: database, mail: MailStore(database: database),
-            ledger: ChallengeLedger(database: database), pool: WorkerPool(threads: 1),
-            resolver: Surfaces.resolver(configuration, threads: DNSResolver.threadPool()),
-            customDomains: Surfaces.customDomains(database: database, signingKeys: nil), clock: { unixNow() },
-            logger: logger)
+            pool: WorkerPool(threads: 1), resolver: Surfaces.resolver(configuration, threads: DNSResolver.threadPool()),
+            customDomains: Surfaces.customDomains(database: database, signingKeys: nil), clock: { unixNow() })
     }
 
     /// A command's mail: the migrated database (``migratedDatabase(_:logger:)``) and the mail store and who may

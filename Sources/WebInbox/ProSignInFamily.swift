@@ -142,7 +142,7 @@ struct ProSignInFamily: SignInFamily {
 
     func removePassword(_ call: Call, password: String) async throws -> PasswordCheck {
         guard let signIns = inbox.signIns else { return .failed }
-        let keys = WebInboxService.proUserKeys(email: call.viewer.label, client: call.clientKey)
+        let keys = signIns.backoffKeys(.proUser(email: call.viewer.label), client: call.clientKey)
         return Self.check(
             try await inbox.throttle.attempt(keys, now: inbox.clock()) {
                 try await signIns.removeProUserPassword(call.proUserID, password: password)
@@ -152,11 +152,12 @@ struct ProSignInFamily: SignInFamily {
     func checkPassword(account: String, email: String, password: String, client: ClientAddressKey) async throws
         -> PasswordCheck
     {
+        guard let signIns = inbox.signIns else { return .failed }
         let credentials = WebInboxCredentials.proUser(email: email, password: password)
         return Self.check(
-            try await inbox.throttle.attempt(WebInboxService.proUserKeys(email: email, client: client), now: inbox.clock())
+            try await inbox.throttle.attempt(signIns.backoffKeys(.proUser(email: email), client: client), now: inbox.clock())
             {
-                try await inbox.signIns?.signIn(credentials)?.0 == .proUser(id: account)
+                try await signIns.signIn(credentials)?.0 == .proUser(id: account)
             })
     }
 

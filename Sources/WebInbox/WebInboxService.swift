@@ -245,24 +245,6 @@ public final class WebInboxService: Sendable {
         return form(.ok, request, signInForm())
     }
 
-    /// The sign-in backoff's namespace of the web inbox's doors (``SignInThrottle``).
-    static let throttleNamespace = "inbox"
-
-    /// The backoff's keys of a Mail.td account's password from `client`, as this page's sign-in counts them: every
-    /// other door that takes the password (IMAP) counts on the same keys, so that none is a way around the backoff.
-    public static func accountKeys(address: String, client: ClientAddressKey) -> SignInThrottle.Keys {
-        SignInThrottle.keys(name: "account\u{0}" + EmailAddress.key(address), client: client, namespace: throttleNamespace)
-    }
-
-    /// A Pro user's name in the backoff, as their password sign-in counts it.
-    static func proUserName(email: String) -> String { "pro\u{0}" + EmailAddress.key(email) }
-
-    /// The backoff's keys of a Pro user's password from `client`: the sign-in's, which every other door that checks
-    /// the password (the provider-link question, the password's removal) shares, so that none is a way around it.
-    static func proUserKeys(email: String, client: ClientAddressKey) -> SignInThrottle.Keys {
-        SignInThrottle.keys(name: proUserName(email: email), client: client, namespace: throttleNamespace)
-    }
-
     /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
     /// refusal, the sign-in backoff per name and client address.
     func signIn(_ request: HTTPRequest, client: ClientAddressKey) async throws -> HTTPResponse {
@@ -276,31 +258,25 @@ public final class WebInboxService: Sendable {
         }
         let kind = fields["kind"] ?? "account"
         let password = fields["password"] ?? "", token = fields["token"] ?? ""
-        let keys: SignInThrottle.Keys
-        switch kind {
-        case "pro" where !token.isEmpty:
-            keys = SignInThrottle.keys(
-                name: "token\u{0}" + Base64URL.encode(SHA256.hash(Array(token.utf8))), client: client,
-                namespace: Self.throttleNamespace)
-        case "pro": keys = Self.proUserKeys(email: page.email, client: client)
-        default: keys = Self.accountKeys(address: page.address, client: client)
-        }
-        let credentials: WebInboxCredentials =
+        let (name, credentials): (WebInboxSignInName, WebInboxCredentials) =
             switch kind {
-            case "pro" where !token.isEmpty: .apiToken(token)
-            case "pro": .proUser(email: page.email, password: password)
-            default: .account(address: page.address, password: password)
+            case "pro" where !token.isEmpty: (.apiToken(token), .apiToken(token))
+            case "pro": (.proUser(email: page.email), .proUser(email: page.email, password: password))
+            default: (.account(address: page.address), .account(address: page.address, password: password))
             }
         var signedIn: (WebInboxPrincipal, WebInboxSessionBinding)?
-        let attempt = try await throttle.attempt(keys, now: clock()) {
-            signedIn = try await signIns?.signIn(credentials)
-            return signedIn != nil
-        }
-        if case .slowed(let seconds) = attempt {
-            page.error = "Too many failed sign-ins. Try again in \(seconds) seconds."
-            var response = form(.tooManyRequests, request, page)
-            response.headers.setRetryAfter(seconds: Int(seconds))
-            return response
+        // Without the Mail.td side no credential is checked, so none is counted: each is refused.
+        if let signIns {
+            let attempt = try await throttle.attempt(signIns.backoffKeys(name, client: client), now: clock()) {
+                signedIn = try await signIns.signIn(credentials)
+                return signedIn != nil
+            }
+            if case .slowed(let seconds) = attempt {
+                page.error = "Too many failed sign-ins. Try again in \(seconds) seconds."
+                var response = form(.tooManyRequests, request, page)
+                response.headers.setRetryAfter(seconds: Int(seconds))
+                return response
+            }
         }
         guard let (principal, binding) = signedIn else {
             page.error = "Those credentials are not right."

@@ -1,3 +1,6 @@
+import BrowserPages
+import ClientAddress
+
 /// The web inbox's sign-in port to the Mail.td side, which the composition root fills with the mailbox surface (its
 /// tables stay behind it): who Mail.td credentials and one-time links open, what each session rests on
 /// (``WebInboxSessionBinding``), and, once per request, what a session may read while that still holds.
@@ -20,11 +23,25 @@ public protocol WebInboxSignIn: Sendable {
     /// - Returns: false when `password` is not theirs, they have none, or they are not active.
     func removeProUserPassword(_ id: String, password: String) async throws -> Bool
 
+    /// The sign-in backoff's keys of `name` from `client`: those of the credentials' owner, which every other door
+    /// that takes the same credential (IMAP, POP3) counts on too.
+    func backoffKeys(_ name: WebInboxSignInName, client: ClientAddressKey) -> SignInThrottle.Keys
+
     /// What a session of `principal` resting on `binding` may read now, decided once for the request: nil when the
     /// binding no longer holds (the account's or Pro user's password changed, the pasted API token was revoked, the
     /// linked address is another account's), which ends the session. Never asked of ``WebInboxPrincipal/allMail``.
     func access(_ principal: WebInboxPrincipal, resting binding: WebInboxSessionBinding) async throws
         -> WebInboxAccess?
+}
+
+/// Whose failures a sign-in with Mail.td credentials counts toward (``WebInboxSignIn/backoffKeys(_:client:)``).
+public enum WebInboxSignInName: Sendable, Equatable {
+    /// A Mail.td account's address.
+    case account(address: String)
+    /// A Pro user's email.
+    case proUser(email: String)
+    /// A pasted `tm_pro_` API token.
+    case apiToken(String)
 }
 
 /// What a person typed to sign in to the web inbox.

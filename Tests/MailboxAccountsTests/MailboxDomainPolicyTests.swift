@@ -23,7 +23,7 @@ struct MailboxDomainPolicyTests {
         let created = await harness.send(.POST, "/api/user/domains", json: #"{"domain":"Policy.Test"}"#, bearer: token)
         #expect(created.status == 201)
         #expect(created["dns_records"]?.arrayValue?.count == 4, "the API's records: TXT, MX, two DKIM")
-        let proID = try #require(try await harness.service.listProUsers().first?.id)
+        let proID = try #require(try await harness.service.accounts.listProUsers().first?.id)
 
         let before = try #require(try await harness.service.domains(proUserID: proID).first)
         #expect(before.policies.map(\.host) == ["policy.test", "_dmarc.policy.test"])

@@ -184,7 +184,7 @@ final class MailboxHarness: Sendable {
     func proToken(
         email: String, password: String = "propassword", maxAccounts: Int = 10, maxDomains: Int? = nil
     ) async throws -> String {
-        try await service.createProUser(
+        try await service.accounts.createProUser(
             email: email, password: password, maxAccounts: maxAccounts, maxDomains: maxDomains)
         let login = await send(.POST, "/api/user/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
         try #require(login.status == 200)

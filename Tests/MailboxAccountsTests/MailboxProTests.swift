@@ -14,7 +14,7 @@ struct MailboxProTests {
         arguments: StorageBackend.allCases)
     func login(_ backend: StorageBackend) async throws {
         let harness = try MailboxHarness(backend)
-        let summary = try await harness.service.createProUser(
+        let summary = try await harness.service.accounts.createProUser(
             email: "Owner@Example.com", password: "propassword", maxAccounts: 3)
         #expect(summary.email == "owner@example.com")
         #expect(summary.maxAccounts == 3)
@@ -307,21 +307,21 @@ struct MailboxProTests {
     func operatorCommands(_ backend: StorageBackend) async throws {
         let harness = try MailboxHarness(backend)
         await #expect(throws: ProUserCreationError.invalidEmail) {
-            try await harness.service.createProUser(email: "no-at", password: "propassword")
+            try await harness.service.accounts.createProUser(email: "no-at", password: "propassword")
         }
         await #expect(throws: MailboxError.passwordTooShort) {
-            try await harness.service.createProUser(email: "x@example.com", password: "short")
+            try await harness.service.accounts.createProUser(email: "x@example.com", password: "short")
         }
         await #expect(throws: ProUserCreationError.invalidMaxAccounts) {
-            try await harness.service.createProUser(email: "x@example.com", password: "propassword", maxAccounts: -1)
+            try await harness.service.accounts.createProUser(email: "x@example.com", password: "propassword", maxAccounts: -1)
         }
         let token = try await harness.proToken(email: "x@example.com", maxAccounts: 4)
         await #expect(throws: ProUserCreationError.emailTaken) {
-            try await harness.service.createProUser(email: "X@example.com", password: "propassword")
+            try await harness.service.accounts.createProUser(email: "X@example.com", password: "propassword")
         }
         _ = try await harness.createProAccount("owned@mail.localhost", bearer: token)
-        try await harness.service.createProUser(email: "y@example.com", password: "propassword")
-        let list = try await harness.service.listProUsers()
+        try await harness.service.accounts.createProUser(email: "y@example.com", password: "propassword")
+        let list = try await harness.service.accounts.listProUsers()
         #expect(list.map(\.email) == ["x@example.com", "y@example.com"])
         #expect(list.map(\.accountCount) == [1, 0])
         #expect(list.map(\.maxAccounts) == [4, 100])

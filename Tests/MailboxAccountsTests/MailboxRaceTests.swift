@@ -99,6 +99,6 @@ struct MailboxRaceTests {
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(distinct.filter { $0 == 201 }.count == 2)
-        #expect(try await harness.service.listProUsers().first?.accountCount == 3)
+        #expect(try await harness.service.accounts.listProUsers().first?.accountCount == 3)
     }
 }

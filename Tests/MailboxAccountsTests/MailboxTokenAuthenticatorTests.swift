@@ -15,7 +15,7 @@ struct MailboxTokenAuthenticatorTests {
         -> MailboxTokenAuthenticator
     {
         MailboxTokenAuthenticator(
-            surface: harness.service,
+            accounts: harness.service.accounts,
             directory: directory
                 ?? MailboxDirectory(
                     database: harness.database, domains: ["mail.localhost", "alt.localhost", "pro.localhost"],
@@ -60,7 +60,7 @@ struct MailboxTokenAuthenticatorTests {
 
         let other = try await harness.createAccount("jmap-deleted@mail.localhost")
         #expect(try await authenticator.principal(for: Credentials(bearerToken: other.token)) != nil)
-        #expect(try await harness.service.deleteAccount(id: other.id))
+        #expect(try await harness.service.accounts.deleteAccount(id: other.id))
         #expect(try await authenticator.principal(for: Credentials(bearerToken: other.token)) == nil)
     }
 

@@ -228,7 +228,7 @@ struct WebInboxDashboardTests {
     @Test("the API's limits and refusals apply on the dashboard, in #error", arguments: StorageBackend.allCases)
     func limitsApply(_ backend: StorageBackend) async throws {
         let harness = try WebInboxHarness(backend)
-        try await harness.mailbox.createProUser(
+        try await harness.mailbox.accounts.createProUser(
             email: "small@example.com", password: "pro-password", maxAccounts: 1, maxDomains: 1)
         let browser = harness.browser()
         try #require(

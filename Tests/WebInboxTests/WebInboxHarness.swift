@@ -1,6 +1,7 @@
 import AgentAuth
 import Audit
 import AuthCrypto
+import BrowserPages
 import ComputePool
 import CustomDomains
 import DKIMKeys
@@ -16,6 +17,7 @@ import MIME
 import MailDelivery
 import MailStore
 import MailSandbox
+import MailSignIn
 import MailboxAccounts
 import MailboxWebInbox
 import OutboundQueue
@@ -57,6 +59,8 @@ final class WebInboxHarness: Sendable {
     let sandbox: MailSandbox
     /// The Pro users' webhooks, over the same surface (their `/api/user/webhooks` routes are on ``router``).
     let webhooks: WebhooksController
+    /// The one owner of mail credentials, as the root builds it: IMAP's and POP3's sign-in, and the web inbox's keys.
+    let mailCredentials: MailSignIn
     let service: WebInboxService
     /// Pro users' sign-in methods (the one controller's Pro mount), routed beside the web inbox.
     let signInMethods: ProSignInMethods
@@ -132,7 +136,17 @@ final class WebInboxHarness: Sendable {
                 database: database, domains: mailboxSettings.domains + mailboxSettings.proDomains, claims: claims),
             agents,
         ])
-        let accounts = MailboxWebInboxSignIn(surface: mailbox, sandbox: sandbox, directory: directory)  // the root's
+        // The one owner of mail credentials, as the root builds it (the web inbox asks it of Mail.td's only).
+        mailCredentials = MailSignIn(
+            accounts: mailbox.accounts,
+            agents: MailSignIn.AgentKeys(prefix: AgentAPIKey.prefix, authenticator: NoBearers()),
+            owners: MailSignIn.OwnerTokens(
+                verifier: NoAccessTokens(),
+                principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
+            directory: directory, throttle: SignInThrottle(database: database, backoff: settings.backoff),
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }), clock: { clock.now })
+        let accounts = MailboxWebInboxSignIn(
+            accounts: mailbox.accounts, credentials: mailCredentials, sandbox: sandbox, directory: directory)  // the root's
         let passkeys = relyingParty.map {
             WebInboxPasskeys(
                 ceremonies: PasskeyCeremonies(
@@ -208,7 +222,7 @@ final class WebInboxHarness: Sendable {
 
     /// A Pro user (`postern pro create`): their id and Pro JWT.
     func proLogin(_ email: String, password: String = "pro-password") async throws -> (id: String, jwt: String) {
-        let user = try await mailbox.createProUser(email: email, password: password, maxAccounts: 10, maxDomains: nil)
+        let user = try await mailbox.accounts.createProUser(email: email, password: password, maxAccounts: 10, maxDomains: nil)
         let browser = browser()
         let login = await browser.send(
             .POST, "/api/user/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
@@ -284,6 +298,13 @@ func makeOwnedInboxes(_ database: any SQLDatabase, _ clock: TestClock) -> AgentO
 /// JMAP's authenticator here: no bearer proves anyone (the web inbox runs JMAP in-process, as an owner's inbox).
 struct NoBearers: PrincipalAuthenticator {
     func principal(for credentials: Credentials) async throws -> Principal? { nil }
+}
+
+/// No owner's access token is valid (the web inbox's tests sign no owner in through the mail credentials' owner).
+struct NoAccessTokens: AccessGrantAuthenticator {
+    func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant {
+        throw AuthenticationRefusal(.invalidToken, "no access tokens here")
+    }
 }
 
 /// A browser: a cookie jar over the router. A class, so that `#expect(await browser.send(...))` needs no mutable

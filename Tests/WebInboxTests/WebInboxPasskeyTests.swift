@@ -287,7 +287,7 @@ struct WebInboxPasskeyTests {
         #expect(slowed)
         _ = await browser.send(.POST, "/inbox/password/remove", form: ["csrf_token": csrf, "password": "pro-password"])
         #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("Too many wrong passwords"))
-        #expect(try await harness.mailbox.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
+        #expect(try await harness.mailbox.accounts.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
         // The same count slows the password sign-in: the removal form is no way around it.
         let signIn = try await harness.browser().signIn(
             ["kind": "pro", "email": "pro@example.com", "password": "pro-password"])
@@ -311,7 +311,7 @@ struct WebInboxPasskeyTests {
         #expect(!(await browser.send(.GET, "/inbox/dashboard")).text.contains(#"id="remove-password""#))
         #expect(await remove("pro-password").headers["Location"] == "/inbox/dashboard")
         #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("That is your only way to sign in"))
-        #expect(try await harness.mailbox.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
+        #expect(try await harness.mailbox.accounts.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
 
         let authenticator = try SoftwareAuthenticator()
         let registered = try await Self.register(browser, authenticator)
@@ -320,7 +320,7 @@ struct WebInboxPasskeyTests {
         #expect(await remove("pro-password", csrf: "forged").status == .forbidden)
         _ = await remove("not-my-password")
         #expect((await browser.send(.GET, "/inbox/dashboard")).text.contains("That is not your password"))
-        #expect(try await harness.mailbox.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
+        #expect(try await harness.mailbox.accounts.signInProUser(email: "pro@example.com", password: "pro-password") == pro.id)
 
         #expect(await remove("pro-password").headers["Location"] == "/inbox/dashboard")
         let removed = await browser.send(.GET, "/inbox/dashboard")
@@ -364,8 +364,8 @@ struct WebInboxPasskeyTests {
         #expect((await signedIn.send(.GET, "/inbox/dashboard")).text.contains("Password: none"))
 
         // The operator gives a password back.
-        #expect(try await harness.mailbox.setProUserPassword(email: "pro@example.com", password: "new-pro-password"))
-        let back = try await harness.mailbox.signInProUser(email: "pro@example.com", password: "new-pro-password")
+        #expect(try await harness.mailbox.accounts.setProUserPassword(email: "pro@example.com", password: "new-pro-password"))
+        let back = try await harness.mailbox.accounts.signInProUser(email: "pro@example.com", password: "new-pro-password")
         #expect(back == pro.id)
     }
 }

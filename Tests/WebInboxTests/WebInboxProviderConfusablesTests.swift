@@ -27,7 +27,7 @@ struct WebInboxProviderConfusablesTests {
         let harness = try WebInboxHarness(backend, provider: trusted)
         // Kate signs up with the provider: her email is proven, so _TRUST_EMAIL links into it.
         #expect(try await Self.outcome(harness, "kate-sub", "Kate@Example.org", provider: trusted) != .refused(nil))
-        let kate = try #require(try await harness.mailbox.proUserLinkCandidate(email: "kate@example.org"))
+        let kate = try #require(try await harness.mailbox.accounts.proUserLinkCandidate(email: "kate@example.org"))
         #expect(kate.emailVerified && kate.email == "kate@example.org")
         #expect(try await Self.outcome(harness, "kate-2", "KATE@example.ORG", provider: trusted) == .signIn(proUserID: kate.id))
 
@@ -36,11 +36,11 @@ struct WebInboxProviderConfusablesTests {
                 try await Self.outcome(harness, "attacker-\(index)", spelled, provider: trusted)
                     == .refused(.emailNotASCII), "\(spelled)")
             #expect(try await WebInboxProviderTests.linked(harness, "attacker-\(index)") == nil, "\(spelled)")
-            #expect(try await harness.mailbox.proUserLinkCandidate(email: spelled) == nil, "\(spelled)")
+            #expect(try await harness.mailbox.accounts.proUserLinkCandidate(email: spelled) == nil, "\(spelled)")
         }
         // The Pro users' rule keeps the look-alike exact: it is never Kate's.
-        #expect(MailboxService.normalizedProEmail(" \u{212A}ate@Example.ORG ") == "\u{212A}ate@example.org")
-        #expect(MailboxService.normalizedProEmail("Kate@Example.ORG") == "kate@example.org")
+        #expect(MailboxAccountService.normalizedProEmail(" \u{212A}ate@Example.ORG ") == "\u{212A}ate@example.org")
+        #expect(MailboxAccountService.normalizedProEmail("Kate@Example.ORG") == "kate@example.org")
         #expect(try await WebInboxProviderTests.linked(harness, "kate-2") == kate.id)
     }
 }

@@ -78,7 +78,7 @@ struct WebInboxProviderTests {
     func linkingRules(_ backend: StorageBackend) async throws {
         let harness = try WebInboxHarness(backend, provider: Self.provider())
         // The pre-hijack case: a Pro user registered by password with the victim's address (its email unproven).
-        let squatter = try await harness.mailbox.createProUser(email: "victim@example.com", password: "pro-password")
+        let squatter = try await harness.mailbox.accounts.createProUser(email: "victim@example.com", password: "pro-password")
         let asked = try await Self.outcome(harness, Self.identity("victim-sub", "Victim@Example.com"))
         #expect(
             asked
@@ -97,7 +97,7 @@ struct WebInboxProviderTests {
         #expect(
             try await Self.outcome(harness, Self.identity("liar", "fresh@example.com", verified: false))
                 == .refused(.emailNotVerified))
-        #expect(try await harness.mailbox.proUserLinkCandidate(email: "fresh@example.com") == nil)
+        #expect(try await harness.mailbox.accounts.proUserLinkCandidate(email: "fresh@example.com") == nil)
         // Sign-up closed, or a domain not allowed: nobody is made.
         #expect(
             try await Self.outcome(harness, Self.identity("new-sub", "new@example.com"), provider: Self.provider(signUp: false))
@@ -113,7 +113,7 @@ struct WebInboxProviderTests {
             Issue.record("no sign-up")
             return
         }
-        let made = try #require(try await harness.mailbox.proUserLinkCandidate(id: newID))
+        let made = try #require(try await harness.mailbox.accounts.proUserLinkCandidate(id: newID))
         #expect(made.email == "new@example.com" && made.emailVerified && !made.hasPassword)
         #expect(try await Self.linked(harness, "new-sub") == newID)
         #expect(try await Self.outcome(harness, Self.identity("new-sub", "changed@example.com")) == .signIn(proUserID: newID))
@@ -129,7 +129,7 @@ struct WebInboxProviderTests {
             try await Self.outcome(harness, Self.identity("victim-sub", "victim@example.com"), linkingFor: squatter.id)
                 == .linked(proUserID: squatter.id, .linked))
         #expect(try await Self.linked(harness, "victim-sub") == squatter.id)
-        #expect(try await harness.mailbox.proUserLinkCandidate(id: squatter.id)?.emailVerified == true)
+        #expect(try await harness.mailbox.accounts.proUserLinkCandidate(id: squatter.id)?.emailVerified == true)
         #expect(
             try await Self.outcome(harness, Self.identity("new-sub", nil), linkingFor: squatter.id)
                 == .refused(.linkedToAnother))
@@ -152,7 +152,7 @@ struct WebInboxProviderTests {
             return
         }
         // They sign in to the web inbox with a tm_pro_ token (as Mail.td's docs say of provider sign-ups).
-        let token = try await harness.mailbox.createAPIToken(proUserID: newID, name: "web", client: nil).token
+        let token = try await harness.mailbox.accounts.createAPIToken(proUserID: newID, name: "web", client: nil).token
         #expect(token.hasPrefix("tm_pro_"))
         let browser = harness.browser()
         #expect(try await browser.signIn(["kind": "pro", "token": token]).status == .seeOther)
@@ -204,7 +204,7 @@ struct WebInboxProviderTests {
             Issue.record("no sign-up")
             return
         }
-        let token = try await harness.mailbox.createAPIToken(proUserID: newID, name: "web", client: nil).token
+        let token = try await harness.mailbox.accounts.createAPIToken(proUserID: newID, name: "web", client: nil).token
         let browser = harness.browser()
         #expect(try await browser.signIn(["kind": "pro", "token": token]).status == .seeOther)
         try await WebInboxPasskeyTests.register(browser, try SoftwareAuthenticator())

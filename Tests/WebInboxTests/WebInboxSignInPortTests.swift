@@ -1,3 +1,5 @@
+import BrowserPages
+import ClientAddress
 import HTTP1
 import PosternTestSupport
 import Synchronization
@@ -28,6 +30,11 @@ struct WebInboxSignInPortTests {
         func proUserHasPassword(_ id: String) async throws -> Bool { false }
 
         func removeProUserPassword(_ id: String, password: String) async throws -> Bool { false }
+
+        // One counter per name, as the credentials' owner keys it (the namespace is the fake's own).
+        func backoffKeys(_ name: WebInboxSignInName, client: ClientAddressKey) -> SignInThrottle.Keys {
+            SignInThrottle.keys(name: "\(name)", client: client, namespace: "fake")
+        }
 
         func linkBinding(address: String) async throws -> WebInboxSessionBinding? {
             address == Self.address ? .account(id: Self.id) : nil

@@ -16,26 +16,9 @@ public struct ProTokenInfo: Sendable, Equatable {
 
 /// The rules of a Pro user's API tokens, once: `POST|GET /api/user/tokens`, `DELETE /api/user/tokens/{id}`
 /// (``ProTokensController``) and the web inbox's Pro dashboard call these, so a rule or limit applies to both.
-extension MailboxService {
+extension MailboxAccountService {
     /// Longest token name, in characters.
     static let maximumTokenNameLength = 100
-
-    /// The active Pro user `id`.
-    /// - Throws: ``MailboxError/invalidOrExpiredToken`` when there is none, or it is not active (as a bearer of a
-    ///   suspended user is answered).
-    func activeProUser(_ id: String) async throws -> ProUserRecord {
-        guard let user = try await activeProUserIfAny(id) else { throw MailboxError.invalidOrExpiredToken }
-        return user
-    }
-
-    /// The active Pro user `id`; nil when there is none or it is not active. The one statement of that rule for the
-    /// dashboard's functions, the web inbox's sign-in and its scope.
-    func activeProUserIfAny(_ id: String) async throws -> ProUserRecord? {
-        guard MailboxIdentifiers.isUUID(id), let user = try await store.proUser(id: id), user.status == "active" else {
-            return nil
-        }
-        return user
-    }
 
     /// Makes a `tm_pro_` token for `user`: the token (shown this once; only its digest is kept) and what is listed.
     /// `name` nil or empty is `"api"`.

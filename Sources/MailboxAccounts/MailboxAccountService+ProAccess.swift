@@ -1,15 +1,6 @@
-import HTTP1
-import ServerKit
-
-/// What a controller of another target (webhooks, the sandbox) asks the surface: who the Pro user of a call is, and
-/// whether an API token or its id is still live. The Pro users' and tokens' tables stay behind this surface.
-extension MailboxService {
-    /// The id of the active Pro user the call's bearer names (a Pro JWT or a live `tm_pro_` API token).
-    /// - Throws: ``MailboxError/invalidOrExpiredToken`` for anything else (anonymous, a mailbox token); storage errors.
-    public func requireProUserID(_ call: MailboxCall) async throws -> String {
-        try await authorizer.requireProUser(call.bearer).id
-    }
-
+/// What another target (the webhooks, the sandbox, mail.cx, the web inbox) asks of Pro users: whether an API token or
+/// its id is still live, and who is active. The Pro users' and tokens' tables stay behind this service.
+extension MailboxAccountService {
     /// The ids of a live `tm_pro_` API token and its active user (compared by digest, in constant time); nil for
     /// anything else.
     public func verifyAPIToken(_ token: String) async throws -> (tokenID: String, userID: String)? {
@@ -26,6 +17,23 @@ extension MailboxService {
             let user = try await store.proUser(id: token.userID), user.status == "active"
         else { return nil }
         return user.id
+    }
+
+    /// The active Pro user `id`.
+    /// - Throws: ``MailboxError/invalidOrExpiredToken`` when there is none, or it is not active (as a bearer of a
+    ///   suspended user is answered).
+    func activeProUser(_ id: String) async throws -> ProUserRecord {
+        guard let user = try await activeProUserIfAny(id) else { throw MailboxError.invalidOrExpiredToken }
+        return user
+    }
+
+    /// The active Pro user `id`; nil when there is none or it is not active. The one statement of that rule for the
+    /// dashboard's functions, the web inbox's sign-in and its scope.
+    func activeProUserIfAny(_ id: String) async throws -> ProUserRecord? {
+        guard MailboxIdentifiers.isUUID(id), let user = try await store.proUser(id: id), user.status == "active" else {
+            return nil
+        }
+        return user
     }
 
     /// The first mailbox domain (`localhost` when none is configured): the sandbox's addresses are under it.

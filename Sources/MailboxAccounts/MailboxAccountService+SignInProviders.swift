@@ -17,7 +17,7 @@ public struct ProUserLinkCandidate: Sendable, Equatable {
 /// The Pro users a sign-in provider makes and links (issue 54 items 4 and 5): a user made by a provider has no
 /// password (`POST /api/user/login` and the web inbox's password sign-in refuse them as a wrong password) and makes
 /// `tm_pro_` tokens in the Pro dashboard, as Mail.td's docs say of its Google and GitHub sign-ups.
-extension MailboxService {
+extension MailboxAccountService {
     /// The Pro user whose email is `email` (normalized here); nil when nobody has it or it is not an address.
     /// - Throws: storage errors.
     public func proUserLinkCandidate(email: String) async throws -> ProUserLinkCandidate? {

@@ -17,7 +17,7 @@ public struct ProUserCreationError: Error, Sendable, Equatable, CustomStringConv
     public static let invalidMaxDomains = ProUserCreationError(description: "max domains must be 0 or more")
 }
 
-extension MailboxService {
+extension MailboxAccountService {
     /// Creates a Pro user (`postern pro create`), as the hosted service's dashboard does.
     /// - Parameters:
     ///   - email: the login; stored lower-cased.

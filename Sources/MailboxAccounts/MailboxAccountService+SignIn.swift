@@ -1,7 +1,7 @@
 /// What the web inbox asks the surface: whether an account's address and password or a Pro user's email and password
 /// are right (by the very checks of `POST /api/token` and `POST /api/user/login`), and which addresses each may read.
 /// The accounts' and Pro users' tables stay behind this surface.
-extension MailboxService {
+extension MailboxAccountService {
     /// The account `address` and `credential` open, by `POST /api/token`'s rules: a v1 password against a
     /// pre-`auth_key` hash (upgraded when right), a password or `auth_key` against a v2 verifier; the same cost whether the address
     /// exists or not. Nil when refused.

@@ -23,7 +23,7 @@ public struct MailboxAccountSummary: Sendable, Equatable {
 /// What another door onto Mail.td's accounts (mail.tm's API, `MailTM`) asks of them: the one owner of accounts,
 /// passwords and mailbox tokens stays this surface, so an account made through one door signs in, reads and is deleted
 /// through every other, and a token of one is a token of all.
-extension MailboxService {
+extension MailboxAccountService {
     /// Makes a free account at `text` with `password`, on one of `domains` (the calling door's, each one this
     /// surface's public or Pro domain), and a mailbox token for it. No proof of work is asked: the calling door charges
     /// its own rate limit.

@@ -1,0 +1,45 @@
+/// What a mail door's sign-in comes to, in the owner's terms; each door's port turns it into its own (IMAP's and
+/// POP3's `IMAPSignInOutcome`).
+extension MailSignIn {
+    /// The mailbox a credential opened: its address (as the store keys it), the bytes it may hold, and how the
+    /// credential is checked again while the session lasts.
+    public struct Mailbox: Sendable {
+        public let address: String
+        public let quota: Int64
+        public let standing: Standing
+    }
+
+    /// Why a session must end now; nil from a ``Standing`` while it may go on.
+    public enum SessionEnd: Sendable, Equatable {
+        /// The password was changed (or the account's tokens were otherwise reset).
+        case credentialChanged
+        /// The credential (an API token, an API key, an access token or its grant) was revoked or expired.
+        case credentialRevoked
+        /// The account was deleted.
+        case accountDeleted
+    }
+
+    /// The credential checked again, by what identifies the account and the credential (the account's id and token
+    /// epoch, the Pro token, the key, the grant), never the address alone.
+    /// - Throws: storage errors (the door decides what a failed check means).
+    public typealias Standing = @Sendable () async throws -> SessionEnd?
+
+    /// Why an access token was refused, as RFC 7628's error JSON tells the client (`status`).
+    public enum TokenRefusal: Sendable, Equatable {
+        /// Expired, revoked, forged, for another resource, or not the holder of the inbox named: `invalid_token`.
+        case invalidToken
+        /// Valid, but without `mail.read`: `insufficient_scope`.
+        case insufficientScope
+    }
+
+    /// What a sign-in came to.
+    public enum Outcome: Sendable {
+        case signedIn(Mailbox)
+        /// Wrong user or password (one answer for both).
+        case refused
+        /// An access token that opens no mailbox.
+        case tokenRefused(TokenRefusal)
+        /// Too many attempts from this client, or failures for this user, lately: try later.
+        case throttled
+    }
+}

@@ -1,0 +1,39 @@
+import IMAPServer
+import MailSignIn
+
+/// IMAP's and POP3's sign-in port filled by the one owner of mail credentials (``MailSignIn``, issue 82) for one door:
+/// its outcomes in IMAP's terms, nothing decided here.
+struct IMAPMailSignIn: IMAPSignIn {
+    let owner: MailSignIn
+    let door: MailSignIn.Door
+
+    func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome {
+        Self.outcome(try await owner.signIn(at: door, username: username, password: password, client: client))
+    }
+
+    func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
+        Self.outcome(try await owner.signIn(at: door, username: username, accessToken: accessToken, client: client))
+    }
+
+    private static func outcome(_ outcome: MailSignIn.Outcome) -> IMAPSignInOutcome {
+        switch outcome {
+        case .signedIn(let mailbox):
+            let standing = IMAPStanding { try await mailbox.standing().map(IMAPSessionEnd.init) }
+            return .signedIn(IMAPMailboxHolder(address: mailbox.address, quota: mailbox.quota, standing: standing))
+        case .refused: return .refused
+        case .tokenRefused(.invalidToken): return .tokenRefused(.invalidToken)
+        case .tokenRefused(.insufficientScope): return .tokenRefused(.insufficientScope)
+        case .throttled: return .throttled
+        }
+    }
+}
+
+extension IMAPSessionEnd {
+    init(_ end: MailSignIn.SessionEnd) {
+        switch end {
+        case .credentialChanged: self = .credentialChanged
+        case .credentialRevoked: self = .credentialRevoked
+        case .accountDeleted: self = .accountDeleted
+        }
+    }
+}
