@@ -279,10 +279,11 @@ let package = Package(
             "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "ClientAddress", "AuthCrypto", "Time",
             "ConfigurationReading", "EmailAddresses",
         ]),
-        // mail.cx's REST API (issue 72): implicit mailboxes on the surface's domains over the one mail store.
+        // mail.cx's REST API (issue 72): implicit mailboxes on the surface's domains over the one mail store; and its
+        // live messages at /api/ws over Mail.td's accounts (issue 82).
         .target(name: "MailCX", dependencies: [
             "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "Time", "ConfigurationReading",
-            "EmailAddresses", "Directory", "ClientAddress",
+            "EmailAddresses", "Directory", "ClientAddress", "WebSocket",
         ]),
         // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
         .target(name: "MailSandbox", dependencies: [
@@ -507,7 +508,7 @@ let package = Package(
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit", "Webhooks",
-            "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys", "Time", "WebSocket",
+            "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys", "Time", "WebSocket", "MailCX",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -154,7 +154,6 @@ public final class MailboxService: Sendable {
         BillingController(surface: self).register(on: &router)
         MessagesController(surface: self).register(on: &router)
         OperatorController(surface: self).register(on: &router)
-        MailboxSocketController(surface: self).register(on: &router)
     }
 
     /// The Pro users' custom domains (`MailboxService+Domains.swift`, about to become one claims table of its own).

@@ -9,12 +9,15 @@ import ServerMetrics
 /// The temp-mail APIs agents already call, over Mail.td's accounts and the one mail store (issue 72).
 enum TempMailSurface {
     /// Adds mail.tm's API and its Mercure hub at `POSTERN_MAILTM_PATH` and mail.cx's REST API at
-    /// `POSTERN_MAILCX_PATH`, both over Mail.td's `accounts`; returns the renderers of their 404s and 405s.
+    /// `POSTERN_MAILCX_PATH`, both over Mail.td's `accounts`, and mail.cx's `/api/ws` (always); returns the renderers of
+    /// their 404s and 405s.
     static func register(into router: inout ContextRouter, _ context: SurfaceContext, accounts: MailboxAccountService)
         -> [PosternResponder.UnmatchedRenderer]
     {
         let (c, mail, clock, logger) = (context.configuration, context.mail.store, context.clock, context.logger)
         var unmatched: [PosternResponder.UnmatchedRenderer] = []
+        // mail.cx's live messages at /api/ws, served whatever its REST path is, as they were by Mail.td's surface.
+        MailCXSocketController(accounts: accounts, mail: mail, clock: clock).register(on: &router)
         if let mailTM = MailTMService(
             configuration: c.rateLimits.applied(to: c.mailTM), accounts: accounts, mail: mail, clock: clock,
             onUnexpectedError: Surfaces.reporter("mailtm", logger))

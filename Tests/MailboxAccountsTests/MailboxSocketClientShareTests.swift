@@ -3,6 +3,7 @@ import PosternTestSupport
 import Testing
 import WebSocket
 
+@testable import MailCX
 @testable import MailboxAccounts
 
 /// Issue 81 item 13: an open mailbox (mail.cx's implicit one) is read by whoever knows its address, so its 3 sockets
@@ -23,7 +24,7 @@ struct MailboxSocketClientShareTests {
         _ address: String, from client: String, on harness: MailboxHarness
     ) async throws -> (peer: WebSocketTestPeer, first: WebSocketMessage?) {
         let peer = WebSocketTestPeer { inbound, outbound in
-            await MailboxSocketSession(surface: harness.service, outbound: outbound, client: client).run(inbound)
+            await MailCXSocketSession(harness.socketController, outbound: outbound, client: client).run(inbound)
         }
         peer.receive(#"{"type":"auth","address":"\#(address)"}"#)
         return (peer, try await peer.nextMessage())
@@ -64,7 +65,7 @@ struct MailboxSocketClientShareTests {
         var held: [WebSocketTestPeer] = []
         for index in 0..<4 {
             let peer = WebSocketTestPeer { inbound, outbound in
-                await MailboxSocketSession(surface: harness.service, outbound: outbound, client: "192.0.2.\(index)")
+                await MailCXSocketSession(harness.socketController, outbound: outbound, client: "192.0.2.\(index)")
                     .run(inbound)
             }
             peer.receive(#"{"type":"auth","token":"\#(account.token)"}"#)
@@ -76,5 +77,12 @@ struct MailboxSocketClientShareTests {
             peer.clientCloses()
             await peer.handlerEnded()
         }
+    }
+}
+
+extension MailboxHarness {
+    /// mail.cx's `/api/ws` over the harness's accounts and mail store, as the composition root mounts it.
+    var socketController: MailCXSocketController {
+        MailCXSocketController(accounts: service.accounts, mail: service.mail, clock: service.clock)
     }
 }

@@ -2,6 +2,7 @@ import JSON
 import Testing
 
 @testable import MailStore
+@testable import MailCX
 @testable import MailboxAccounts
 
 @Suite("mail.cx sockets: the new_email event's preview_text is the first 100 characters")
@@ -18,7 +19,7 @@ struct MailboxSocketEventTests {
     }
 
     static func previewText(of preview: String) throws -> String? {
-        let event = MailboxSocketSession.event(summary(preview: preview), accountID: account.id, address: account.address)
+        let event = MailCXSocketSession.event(summary(preview: preview), accountID: account.id, address: account.address)
         return try JSONValue.parse(Array(event.utf8))["preview_text"]?.stringValue
     }
 

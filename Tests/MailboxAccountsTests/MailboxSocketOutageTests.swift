@@ -5,6 +5,7 @@ import Storage
 import Testing
 import WebSocket
 
+@testable import MailCX
 @testable import MailboxAccounts
 
 /// mail.cx's `/api/ws` through a database failover (issue 72): the socket's re-check of its token and its own reads
@@ -22,7 +23,7 @@ struct MailboxSocketOutageTests {
         let address = "socket-outage@mail.localhost"
         let account = try await harness.createAccount(address)
         let peer = WebSocketTestPeer { inbound, outbound in
-            await MailboxSocketSession(surface: harness.service, outbound: outbound, client: "127.0.0.1").run(inbound)
+            await MailCXSocketSession(harness.socketController, outbound: outbound, client: "127.0.0.1").run(inbound)
         }
         peer.receive(#"{"type":"auth","token":"\#(account.token)"}"#)
         #expect(try await peer.nextMessage() == .text(#"{"type":"auth_ok"}"#))

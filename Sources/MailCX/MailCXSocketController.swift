@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import MailStore
+import MailboxAccounts
 import ServerKit
 import WebSocket
 
@@ -24,7 +25,7 @@ import WebSocket
 /// 3. Then, for each message delivered to the account's inbox, in arrival order:
 ///    `{"type":"new_email","id","sender","from","subject","preview_text","size","created_at","account_id","address"}`,
 ///    `id` the id the Mail.td messages API serves and `preview_text` the first 100 characters of the list's preview
-///    (``MailboxSocketSession/preview(_:)``); `account_id` is null for an open mailbox. Only mail arriving after
+///    (``MailCXSocketSession/preview(_:)``); `account_id` is null for an open mailbox. Only mail arriving after
 ///    `auth_ok` is sent: nothing is replayed after a reconnect (list `GET /api/accounts/{id}/messages`, or mail.cx's
 ///    `GET /inbox/{address}`, for that).
 /// 4. An account's token is checked again before each batch of events (what one change of the account's mail
@@ -34,8 +35,23 @@ import WebSocket
 ///    and the socket's own reads and writes after an element are tried again each second until it is back.
 /// 6. What the client sends after `auth_ok` is ignored. Keep-alive is WebSocket's own: the server pings every 30 s
 ///    and closes a client silent for 60 s; a reader that falls behind is closed with 1008; shutdown closes with 1001.
-struct MailboxSocketController: MailboxController {
-    let surface: MailboxService
+///
+/// Served whatever mail.cx's REST path is (`/api/ws` was Mail.td's surface's before; issue 82 moved it to mail.cx's
+/// door), over Mail.td's accounts and the one mail store.
+public struct MailCXSocketController: Sendable {
+    let accounts: MailboxAccountService
+    let mail: MailStore
+    let clock: @Sendable () -> Int64
+
+    /// - Parameters:
+    ///   - accounts: Mail.td's accounts: their tokens, the open mailboxes, the sockets' places.
+    ///   - mail: the one mail store.
+    ///   - clock: Unix seconds.
+    public init(accounts: MailboxAccountService, mail: MailStore, clock: @escaping @Sendable () -> Int64) {
+        self.accounts = accounts
+        self.mail = mail
+        self.clock = clock
+    }
 
     /// The path of the endpoint.
     static let path = "/api/ws"
@@ -44,30 +60,33 @@ struct MailboxSocketController: MailboxController {
     /// How long a socket's row in `mailbox_sockets` counts without being pushed on; it is pushed on every third of it.
     static let claimSeconds: Int64 = 90
 
-    func register(on router: inout ContextRouter) {
-        let surface = self.surface
+    /// Adds `GET /api/ws`.
+    public func register(on router: inout ContextRouter) {
+        let controller = self
         router.add(
             .GET, Self.path,
             .webSocket { _, context, _, _ in
                 let client = context.clientKey.description
                 return .accept(subprotocol: nil) { inbound, outbound in
-                    await MailboxSocketSession(surface: surface, outbound: outbound, client: client).run(inbound)
+                    await MailCXSocketSession(controller, outbound: outbound, client: client).run(inbound)
                 }
             })
     }
 }
 
 /// One `/api/ws` socket: its authentication, then its events until it closes. It lives as long as ``run(_:)``.
-final class MailboxSocketSession: Sendable {
-    let surface: MailboxService
+final class MailCXSocketSession: Sendable {
+    let accounts: MailboxAccountService
+    let mail: MailStore
+    let clock: @Sendable () -> Int64
     let outbound: WebSocketOutbound
     /// The client's key (`ClientAddressKey`: an IPv4 address, an IPv6 /64), under which an open mailbox's sockets are
     /// counted.
     let client: String
     private let socketID = MailboxIdentifiers.uuid()
 
-    init(surface: MailboxService, outbound: WebSocketOutbound, client: String) {
-        self.surface = surface
+    init(_ controller: MailCXSocketController, outbound: WebSocketOutbound, client: String) {
+        (accounts, mail, clock) = (controller.accounts, controller.mail, controller.clock)
         self.outbound = outbound
         self.client = client
     }
@@ -81,7 +100,7 @@ final class MailboxSocketSession: Sendable {
                 return nil
             }
             group.addTask {
-                try? await Task.sleep(for: MailboxSocketController.authWindow)
+                try? await Task.sleep(for: MailCXSocketController.authWindow)
                 return nil
             }
             defer { group.cancelAll() }
@@ -106,27 +125,23 @@ final class MailboxSocketSession: Sendable {
         else { return refuse("invalid_auth_message") }
         let watched: Watched
         if let token = value["token"]?.stringValue {
-            let bearer = surface.authorizer.classify(token)
-            guard case .mailbox = bearer,
-                case .account(let account)? = try? await surface.authorizer.principal(bearer)
-            else { return refuse("invalid_token") }
-            watched = Watched(address: account.address, accountID: account.id, bearer: bearer, client: client)
+            guard let hold = try? await accounts.holdMailboxToken(token) else { return refuse("invalid_token") }
+            watched = Watched(address: hold.account.address, accountID: hold.account.id, token: hold, client: client)
         } else if let text = value["address"]?.stringValue {
             guard let address = MailboxAddress(text) else { return refuse("invalid_address") }
-            guard let open = surface.configuration.openMailboxes,
+            guard let open = accounts.configuration.openMailboxes,
                 case .local(let mailbox)? = try? await open.resolve(address.description)
             else { return refuse("domain_not_allowed") }
-            watched = Watched(address: mailbox.address, accountID: nil, bearer: nil, client: client)
+            watched = Watched(address: mailbox.address, accountID: nil, token: nil, client: client)
         } else {
             return refuse("invalid_auth_message")
         }
-        let store = surface.store
         let claimed: Bool
         do {
-            let now = surface.clock()
-            claimed = try await store.claimSocket(
-                id: socketID, accountID: watched.socketKey, now: now,
-                expiresAt: now + MailboxSocketController.claimSeconds, limit: surface.configuration.socketsPerAccount)
+            let now = clock()
+            claimed = try await accounts.claimSocket(
+                id: socketID, key: watched.socketKey, now: now,
+                expiresAt: now + MailCXSocketController.claimSeconds, limit: accounts.configuration.socketsPerAccount)
         } catch {
             outbound.close(.internalError, reason: "")
             return
@@ -137,7 +152,7 @@ final class MailboxSocketSession: Sendable {
         } catch {
             if !Task.isCancelled { outbound.close(.internalError, reason: "") }
         }
-        try? await store.releaseSocket(id: socketID)
+        try? await accounts.releaseSocket(id: socketID)
     }
 
     /// The mailbox a socket follows: a Mail.td account by its token, or an open mailbox (mail.cx's implicit one) by
@@ -147,7 +162,7 @@ final class MailboxSocketSession: Sendable {
         /// The account's id; nil for an open mailbox, which has none.
         let accountID: String?
         /// The account's token, checked again as the socket lives; nil for an open mailbox, which nothing revokes.
-        let bearer: MailboxBearer?
+        let token: MailboxAccountService.MailboxTokenHold?
         /// The client's key.
         let client: String
 
@@ -160,19 +175,16 @@ final class MailboxSocketSession: Sendable {
     /// Sends `auth_ok`, then an event per message arriving in the mailbox's inbox, until the socket closes or an
     /// account's token no longer holds (the change stream checks it before each element, then the socket is closed).
     private func push(_ watched: Watched) async throws {
-        let mail = surface.mail
         let known = try await mail.state(address: watched.address)
         outbound.send(.text(#"{"type":"auth_ok"}"#))
-        let clock = ContinuousClock()
-        let refreshEvery = Duration.seconds(MailboxSocketController.claimSeconds / 3)
-        var refreshed = clock.now
+        let monotonic = ContinuousClock()
+        let refreshEvery = Duration.seconds(MailCXSocketController.claimSeconds / 3)
+        var refreshed = monotonic.now
         let stream = mail.changeStream(of: watched.address, from: known, quiet: refreshEvery) { [self] in
-            guard let bearer = watched.bearer else { return true }
+            guard let token = watched.token else { return true }
             // A database away (a failover) is thrown, for the stream to wait out; only a token that no longer holds
             // closes the socket.
-            do {
-                if case .account? = try await surface.authorizer.principal(bearer) { return true }
-            } catch let error as MailboxError where error == .invalidOrExpiredToken {}
+            if try await accounts.stillHolds(token) { return true }
             outbound.close(.policyViolation, reason: "token_revoked")
             return false
         }
@@ -189,13 +201,13 @@ final class MailboxSocketSession: Sendable {
                         .text(Self.event(message.summary, accountID: watched.accountID, address: watched.address)))
                 }
             }
-            if clock.now - refreshed >= refreshEvery {
-                let now = surface.clock()
+            if monotonic.now - refreshed >= refreshEvery {
+                let now = clock()
                 try await mail.outlastingOutages {
-                    try await surface.store.refreshSocket(
-                        id: socketID, expiresAt: now + MailboxSocketController.claimSeconds)
+                    try await accounts.refreshSocket(
+                        id: socketID, expiresAt: now + MailCXSocketController.claimSeconds)
                 }
-                refreshed = clock.now
+                refreshed = monotonic.now
             }
         }
     }
