@@ -48,15 +48,29 @@ public struct HTTPResponseEncoder: Sendable {
         if sendsBody { out.append(contentsOf: response.body) }
     }
 
-    /// Appends the head of an open-ended response (no `Content-Length`: its body ends when the connection closes, so
-    /// `context.keepAlive` should be false), then `response`'s body as its first bytes.
+    /// Whether an open-ended response to a request of `context` is sent chunked (`HTTPChunkedBody`): to an HTTP/1.1
+    /// client (or later) yes; to HTTP/1.0, which knows no transfer coding, its body ends when the connection closes.
+    public static func chunksOpenEnded(_ context: Context) -> Bool {
+        context.version.major > 1 || (context.version.major == 1 && context.version.minor >= 1)
+    }
+
+    /// Appends the head of an open-ended response (no `Content-Length`; `context.keepAlive` should be false), then
+    /// `response`'s body as its first bytes: as its first chunk after `Transfer-Encoding: chunked` when
+    /// `chunksOpenEnded(context)`, the later writes then chunks too (`HTTPChunkedBody`); close-delimited otherwise.
     public func encodeOpenEnded(
         _ response: HTTPResponse, context: Context, date: [UInt8], into out: inout [UInt8]
     ) {
-        let most = headLength(response, requestID: context.requestID, date: date)
+        let chunked = Self.chunksOpenEnded(context)
+        let most = headLength(response, requestID: context.requestID, date: date) + 28
         out.reserveMore(most + response.body.count)
-        out.appendWriting(atMost: most) { writeHead(response, context, date: date, lengthDelimited: false, into: &$0) }
-        if context.method != .HEAD { out.append(contentsOf: response.body) }
+        out.appendWriting(atMost: most) { head in
+            writeHead(response, context, date: date, lengthDelimited: false, into: &head)
+            guard chunked else { return }
+            head.unwrite(2)  // the coding goes before the blank line
+            head.literal("Transfer-Encoding: chunked\r\n\r\n")
+        }
+        guard context.method != .HEAD else { return }
+        if chunked { HTTPChunkedBody.append(response.body, to: &out) } else { out.append(contentsOf: response.body) }
     }
 
     /// Appends a `101 Switching Protocols` head (RFC 9110 §15.2.2): `response`'s fields (`Upgrade`, and those of the

@@ -18,9 +18,11 @@ import SocketServer
 ///
 /// An open-ended response (`openStream(_:sequence:requestID:date:)`) is the connection's last: its head has no
 /// `Content-Length`, requests after it are not answered, what the client sends meanwhile is discarded (its end
-/// closes the connection), no idle timeout runs while it lasts, and it ends with the connection (close-delimited):
-/// on `endStream`, the client's end, shutdown, a write stalled past the write timeout, or unsent stream bytes above
-/// `maxStreamBufferedBytes` (the reader fell behind: the stream ends rather than grow the output).
+/// closes the connection), no idle timeout runs while it lasts, and it ends with the connection: on HTTP/1.1 its body
+/// is chunked (one chunk a write, so a client sees each event as it is written, the last chunk at its end), on
+/// HTTP/1.0 close-delimited. It ends on `endStream`, the client's end, shutdown, a write stalled past the write
+/// timeout, or unsent stream bytes above `maxStreamBufferedBytes` (the reader fell behind: the stream ends rather than
+/// grow the output).
 public struct HTTPConnectionStateMachine {
     /// What the machine needs from the request pipeline.
     public enum Work {
@@ -80,6 +82,8 @@ public struct HTTPConnectionStateMachine {
     private var headInProgress: (path: String, expectsContinue: Bool, contentLength: Int?)?
     /// The sequence of the open-ended response being written, until it ends.
     private(set) var streamSequence: UInt64?
+    /// Whether the open stream's writes go out as chunks (`HTTPChunkedBody`), its end as the last chunk.
+    private var streamChunked = false
     /// The sequence of a request whose protocol switch is being decided (`awaitUpgradeDecision(now:)`): until it is
     /// answered or switched, nothing more is read or parsed, so that the bytes after it are the new protocol's.
     private(set) var upgradeSequence: UInt64?
@@ -441,14 +445,13 @@ public struct HTTPConnectionStateMachine {
         slots.removeSubrange((index + 1)...)
         let slot = slots[index]
         var bytes: [UInt8] = []
-        encoder.encodeOpenEnded(
-            head,
-            context: HTTPResponseEncoder.Context(
-                method: slot.method, version: slot.version, keepAlive: false, requestID: requestID),
-            date: date, into: &bytes)
+        let context = HTTPResponseEncoder.Context(
+            method: slot.method, version: slot.version, keepAlive: false, requestID: requestID)
+        encoder.encodeOpenEnded(head, context: context, date: date, into: &bytes)
         slots[index].bytes = bytes
         slots[index].closeAfter = false
         streamSequence = sequence
+        streamChunked = HTTPResponseEncoder.chunksOpenEnded(context) && slot.method != .HEAD
         moveReadyResponses()
         if shuttingDown || slot.method == .HEAD { endStream(sequence, now: now, into: &actions) }
     }
@@ -458,7 +461,8 @@ public struct HTTPConnectionStateMachine {
     public mutating func writeStream(
         _ bytes: [UInt8], sequence: UInt64, now: UInt64, into actions: inout [ConnectionAction]
     ) {
-        guard isStreaming(sequence) else { return }
+        guard isStreaming(sequence), !bytes.isEmpty else { return }
+        let bytes = streamChunked ? HTTPChunkedBody.chunk(bytes) : bytes
         let limit = configuration.maxStreamBufferedBytes
         if let index = slots.firstIndex(where: { $0.sequence == sequence }) {
             // Its head still waits for the responses before it.
@@ -474,13 +478,16 @@ public struct HTTPConnectionStateMachine {
         }
     }
 
-    /// Ends the stream opened for `sequence`: the connection closes once its bytes are written.
+    /// Ends the stream opened for `sequence` (with its last chunk when chunked): the connection closes once its bytes
+    /// are written.
     public mutating func endStream(_ sequence: UInt64, now: UInt64, into actions: inout [ConnectionAction]) {
         guard isStreaming(sequence) else { return }
         streamSequence = nil
         if let index = slots.firstIndex(where: { $0.sequence == sequence }) {
+            if streamChunked { slots[index].bytes?.append(contentsOf: HTTPChunkedBody.lastChunk) }
             slots[index].closeAfter = true
         } else {
+            if streamChunked { lifecycle.output.append(HTTPChunkedBody.lastChunk) }
             lifecycle.closeAfterOutput()
             if lifecycle.output.isEmpty { lifecycle.linger(now: now, into: &actions) }
         }

@@ -30,7 +30,8 @@ struct HTTPConnectionStreamTests {
         return (h, ends)
     }
 
-    @Test("the head has no Content-Length and says Connection: close; bytes go out as written; no idle timeout runs")
+    @Test(
+        "HTTP/1.1: the head says chunked, no Content-Length, Connection: close; each write one chunk; no idle timeout")
     func headAndBytes() {
         var h = MachineHarness()
         #expect(h.send(.opened) == [idleTimer])
@@ -40,14 +41,43 @@ struct HTTPConnectionStreamTests {
         #expect(written.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"))
         #expect(written.contains("Connection: close\r\n"))
         #expect(!written.contains("Content-Length"))
-        #expect(written.hasSuffix("\r\n\r\n"))
+        #expect(written.hasSuffix("\r\nTransfer-Encoding: chunked\r\n\r\n"))
         #expect(after.isEmpty)  // no idle timer: the stream is in progress
         #expect(h.stream(.bytes(Array("event: ping\n\n".utf8))) == ["write"])
-        #expect(h.writeAll().written == "event: ping\n\n")
+        #expect(h.writeAll().written == "d\r\nevent: ping\n\n\r\n")
         h.advance(seconds: 3600)
         #expect(h.send(.timerFired).isEmpty)
         #expect(h.stream(.bytes(Array("data: 1\n\n".utf8))) == ["write"])
-        #expect(h.writeAll().written == "data: 1\n\n")
+        #expect(h.writeAll().written == "9\r\ndata: 1\n\n\r\n")
+        #expect(h.stream(.bytes([])).isEmpty)  // an empty write is no chunk: it would end the body
+        h.stream(.bytes(Array(repeating: UInt8(ascii: "x"), count: 300)))
+        #expect(h.writeAll().written == "12c\r\n" + String(repeating: "x", count: 300) + "\r\n")
+    }
+
+    @Test("HTTP/1.1: the head's body is the first chunk, and finish sends the last chunk before the close")
+    func chunkedFirstAndLast() {
+        var h = MachineHarness()
+        h.send(.opened)
+        h.receive(events)
+        let first = Array("retry: 5\n\n".utf8)
+        h.stream(.open(HTTPResponse(status: .ok, headers: ["Content-Type": "text/event-stream"], body: first)))
+        h.stream(.finish)
+        let (written, after) = h.writeAll()
+        #expect(written.hasSuffix("Transfer-Encoding: chunked\r\n\r\na\r\nretry: 5\n\n\r\n0\r\n\r\n"), "\(written)")
+        #expect(after.first == "shutdownWrite")
+    }
+
+    @Test("HTTP/1.0, which knows no chunks: the body is close-delimited, as written")
+    func http10() {
+        var h = MachineHarness()
+        h.send(.opened)
+        h.receive("GET /events HTTP/1.0\r\nHost: t\r\n\r\n")
+        h.stream(.open(head))
+        h.stream(.bytes(Array("data: 1\n\n".utf8)))
+        h.stream(.finish)
+        let (written, _) = h.writeAll()
+        #expect(!written.contains("Transfer-Encoding") && !written.contains("Content-Length"))
+        #expect(written.hasSuffix("Connection: close\r\n\r\ndata: 1\n\n"), "\(written)")
     }
 
     @Test("fed one byte at a time, the request opens one stream; what the client sends meanwhile is never parsed")
@@ -69,7 +99,7 @@ struct HTTPConnectionStreamTests {
         h.stream(.bytes(Array("last\n\n".utf8)))
         h.stream(.finish)
         let (written, after) = h.writeAll()
-        #expect(written == "last\n\n")
+        #expect(written == "6\r\nlast\n\n\r\n0\r\n\r\n")
         #expect(after.first == "shutdownWrite")
         #expect(h.send(.readEOF) == ["close"])
         #expect(ends.value == 1)
@@ -90,28 +120,31 @@ struct HTTPConnectionStreamTests {
         #expect(ends.value == 1)
     }
 
-    @Test("shutdown ends an idle stream: our side is shut, then the socket closes")
+    @Test("shutdown ends an idle stream: its last chunk goes out, our side is shut, then the socket closes")
     func shutdown() {
         var (h, ends) = Self.opened()
-        #expect(h.send(.shutdown).first == "shutdownWrite")
+        #expect(h.send(.shutdown).first == "write")
         #expect(ends.value == 1)
+        let (written, after) = h.writeAll()
+        #expect(written == "0\r\n\r\n")
+        #expect(after.first == "shutdownWrite")
         #expect(h.send(.readEOF) == ["close"])
     }
 
-    @Test("a reader too slow: unsent stream bytes past the cap end the stream; what was written still goes out")
+    @Test("a reader too slow: unsent bytes past the cap end the stream; whole chunks, then the last, still go out")
     func backPressure() {
         var (h, ends) = Self.opened { $0.maxStreamBufferedBytes = 100 }
-        let chunk = Array(repeating: UInt8(ascii: "x"), count: 40)
+        let chunk = Array(repeating: UInt8(ascii: "x"), count: 40)  // 46 bytes as a chunk
         h.stream(.bytes(chunk))
         _ = h.writePartly(0)  // the socket takes nothing
         h.stream(.bytes(chunk))
         #expect(ends.value == 0)
-        h.stream(.bytes(chunk))  // 120 unsent: over the cap
+        h.stream(.bytes(chunk))  // 138 unsent: over the cap
         #expect(ends.value == 1)
-        #expect(h.machine.machine.output.unsentCount == 80)
+        #expect(h.machine.machine.output.unsentCount == 46 * 2 + 5)
         h.send(.writable)
         let (written, after) = h.writeAll()
-        #expect(written.utf8.count == 80)
+        #expect(written.utf8.count == 46 * 2 + 5 && written.hasSuffix("x\r\n0\r\n\r\n"))
         #expect(after.first == "shutdownWrite")
     }
 
@@ -150,7 +183,7 @@ struct HTTPConnectionStreamTests {
         h.complete("/hello")
         let (written, _) = h.writeAll()
         #expect(MachineHarness.statusLines(written) == ["HTTP/1.1 200", "HTTP/1.1 200"])
-        #expect(written.hasSuffix("\r\n\r\nearly\n\n"))
+        #expect(written.hasSuffix("\r\n\r\n7\r\nearly\n\n\r\n"))
         h.complete("/hello")  // the request after the stream
         #expect(!h.machine.hasUnsentOutput)
     }
@@ -166,7 +199,7 @@ struct HTTPConnectionStreamTests {
         #expect(ends.value == 1)
         h.stream(.bytes(Array("data: 1\n\n".utf8)))
         let (written, after) = h.writeAll()
-        #expect(written.hasSuffix("Connection: close\r\n\r\n"))
+        #expect(written.hasSuffix("Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n"))
         #expect(after.first == "shutdownWrite")
     }
 }

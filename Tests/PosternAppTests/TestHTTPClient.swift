@@ -24,6 +24,10 @@ enum TestClientError: Error {
 final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// Whether the open-ended body after the last `readResponse` is chunked (HTTP/1.1's streams are): ``readUntil(_:)``
+    /// then reads its chunks' data, gathered in `streamed`.
+    private var chunked = false
+    private var streamed: [UInt8] = []
     /// How long one read waits for a byte before it throws ``TestClientError/timedOut(seconds:)``.
     let receiveTimeout: Int
 
@@ -110,6 +114,8 @@ final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         let length = headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0
+        chunked = headers.contains { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked" }
+        streamed = []
         let bodyLength = method == "HEAD" || status == 204 || status == 304 ? 0 : length
         while buffer.count < bodyLength { try fill() }
         let body = Array(buffer[..<bodyLength])
@@ -117,11 +123,27 @@ final class TestHTTPClient: TestRequestSending, @unchecked Sendable {
         return TestResponse(status: status, headers: headers, body: body)
     }
 
-    /// Reads an open-ended body (a `text/event-stream`, after `readResponse`) until it holds `text`; what was read.
+    /// Reads an open-ended body (a `text/event-stream`, after `readResponse`) until it holds `text`; what was read (a
+    /// chunked body's data, without its framing).
     func readUntil(_ text: String) async throws -> String {
         try await offload {
-            while !String(decoding: self.buffer, as: UTF8.self).contains(text) { try self.fill() }
-            return String(decoding: self.buffer, as: UTF8.self)
+            while true {
+                if self.chunked { self.takeChunks() }
+                let read = String(decoding: self.chunked ? self.streamed : self.buffer, as: UTF8.self)
+                if read.contains(text) { return read }
+                try self.fill()
+            }
+        }
+    }
+
+    /// Moves the whole chunks in `buffer` to `streamed`, their data only (RFC 9112 §7.1; no extensions, no trailer).
+    private func takeChunks() {
+        while let lineEnd = buffer.firstRange(of: [13, 10]),
+            let size = Int(String(decoding: buffer[..<lineEnd.lowerBound], as: UTF8.self), radix: 16),
+            buffer.count >= lineEnd.upperBound + size + 2
+        {
+            streamed += buffer[lineEnd.upperBound..<(lineEnd.upperBound + size)]
+            buffer.removeFirst(lineEnd.upperBound + size + 2)
         }
     }
 
