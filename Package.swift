@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 // Postern. A self-hosted mail and auth server for AI agents and test suites, on one port. Agent signup (Atomic Mail's
 // REST auth), JMAP mail with push, a remote MCP server, Mail.td accounts with Pro (custom domains, webhooks, an SMTP
-// sandbox), owners who approve apps through OAuth 2.1, and remote Argon2 registration (Bad Passwords).
+// sandbox), the Mailpit, mail.tm and mail.cx APIs, IMAP and POP3 for mail clients, owners who approve apps through
+// OAuth 2.1, and remote Argon2 registration (Bad Passwords).
 // The targets, how they depend on each other and how a request and a message flow: docs/architecture.md.
 import PackageDescription
 

@@ -10,17 +10,65 @@ import ServerKit
 /// ``RemoteHashService/pagePath``.
 ///
 /// Ids (the browser walk reads them): `#serves`, `#links` (each `a` with an id of its own: `#link-llms`,
-/// `#link-inbox`, `#link-owner`, `#link-openapi`, `#link-demo`), `#start` (the first commands), `#docs`; the demo
-/// below starts at `#demo`.
+/// `#link-inbox`, `#link-owner`, `#link-openapi`, `#link-demo`), `#doors` (the mail doors served, each `li` with an id:
+/// `#door-mailpit`, `#door-mailtm`, `#door-mailcx`, `#door-imap`, `#door-pop3`), `#start` (the first commands),
+/// `#docs`; the demo below starts at `#demo`.
 enum LandingPage {
+    /// One mail door the server serves: where a client points and what it finds there.
+    struct Door: Equatable {
+        /// The list item's id, `door-<name>`.
+        let id: String
+        /// What a client is given: a base path or a port.
+        let at: String
+        /// What it is.
+        let what: String
+    }
+
     /// The landing sections for a server whose public base URL is `baseURL`, for the demo page at `/`.
-    static func landing(baseURL: String) -> RemotePageLanding {
+    static func landing(baseURL: String, doors: [Door] = []) -> RemotePageLanding {
         RemotePageLanding(
-            title: "Postern", lead: "\(PosternIntro.summary) \(baseURL)", sections: sections(baseURL: baseURL))
+            title: "Postern", lead: "\(PosternIntro.summary) \(baseURL)",
+            sections: sections(baseURL: baseURL, doors: doors))
+    }
+
+    /// The mail doors `configuration` serves: the Mailpit, mail.tm and mail.cx APIs under their paths, IMAP and POP3
+    /// on their ports (a fixed one named; 0, a free one, left to `serve`'s lines), none of those turned off.
+    static func doors(_ configuration: PosternConfiguration) -> [Door] {
+        var doors: [Door] = []
+        if let path = configuration.mailpit.basePath {
+            doors.append(
+                Door(
+                    id: "door-mailpit", at: path + "/api/v1",
+                    what: "Mailpit's API v1 for a Mailpit test suite (the operator's token, or a Pro API token for "
+                        + "its sandbox)"))
+        }
+        if let path = configuration.mailTM.basePath {
+            doors.append(
+                Door(id: "door-mailtm", at: path, what: "mail.tm's API for a mail.tm client, with its Mercure hub"))
+        }
+        if let path = configuration.mailCX.basePath {
+            let domains = configuration.mailCX.domains
+            doors.append(
+                Door(
+                    id: "door-mailcx", at: path,
+                    what: domains.isEmpty
+                        ? "mail.cx's REST API (no domain set: POSTERN_MAILCX_DOMAINS)"
+                        : "mail.cx's REST API for any address of \(domains.joined(separator: ", "))"))
+        }
+        let (imap, pop3) = (configuration.imap, configuration.pop3)
+        let listeners = [
+            (imap.enabled, "IMAP", imap.port, "STARTTLS", imap.implicitTLSPort, "INBOX, Drafts and Sent for clients"),
+            (pop3.enabled, "POP3", pop3.port, "STLS", pop3.implicitTLSPort, "the INBOX, with IMAP's sign-ins"),
+        ]
+        for (enabled, name, port, upgrade, implicitTLSPort, what) in listeners where enabled {
+            let ports = IMAPListenerConfiguration.guidePorts(port, upgrade: upgrade, implicitTLSPort: implicitTLSPort)
+            doors.append(Door(id: "door-" + name.lowercased(), at: name + ports, what: what + " (docs/imap.md)"))
+        }
+        return doors
     }
 
     /// The sections, every value escaped.
-    static func sections(baseURL: String) -> HTML {
+    static func sections(baseURL: String, doors: [Door] = []) -> HTML {
         let base = baseURL
         let links: [(id: String, path: String, title: String, what: String)] = [
             ("link-llms", "/llms.txt", "/llms.txt", "the guide for agents: every API of this server, with curl lines"),
@@ -35,6 +83,18 @@ enum LandingPage {
         let items = links.map { link -> HTML in
             "<li><a id=\"\(link.id)\" href=\"\(link.path)\"><code>\(link.title)</code></a> — \(link.what)</li>"
         }.joined(separator: "\n")
+        let doorItems = doors.map { door -> HTML in
+            "<li id=\"\(door.id)\"><code>\(door.at)</code> — \(door.what)</li>"
+        }.joined(separator: "\n")
+        let doorList: HTML =
+            doors.isEmpty
+            ? ""
+            : """
+            <h3>Mail doors</h3>
+            <ul id="doors">
+            \(doorItems)
+            </ul>
+            """
         let sections: [(anchor: String, title: String)] = [
             ("agent-signup-atomic-mail-compatible", "Agent signup (Atomic Mail compatible)"),
             ("mailbox-accounts-mailtd-compatible", "Mailbox accounts (Mail.td compatible)"),
@@ -52,6 +112,7 @@ enum LandingPage {
             <ul id="links">
             \(items)
             </ul>
+            \(doorList)
             </section>
             <section class="card" id="start">
             <h2>Start</h2>

@@ -6,15 +6,20 @@ import JWT
 /// The OpenAPI 3.1 document served at `/openapi.json`: the embedded `openapi.json` with its `servers`
 /// entry naming this server's base URL, so that a client generated from it calls this instance, and the
 /// mailbox address pattern naming this server's domains, so that an address the schema allows is one the
-/// server takes.
+/// server takes. The Mailpit API's paths are written under its default mount, `/mailpit`, and served under the one
+/// configured (`POSTERN_MAILPIT_PATH`), or left out when it is off.
 enum OpenAPIDocument {
     /// Where the address pattern of a new mailbox account sits.
     static let addressPatternPath = ["components", "schemas", "CreateAccountRequest", "properties", "address", "pattern"]
+    /// The mount the embedded document's Mailpit paths are written under.
+    static let mailpitPrefix = "/mailpit/"
 
-    /// The document for a server whose base URL is `baseURL` and whose mailbox domains (public and Pro-only)
-    /// are `mailboxDomains`, as compact JSON.
+    /// The document for a server whose base URL is `baseURL`, whose mailbox domains (public and Pro-only) are
+    /// `mailboxDomains` and whose Mailpit API is mounted at `mailpitPath` (nil: not mounted), as compact JSON.
     /// - Throws: ``ConfigurationError`` when the embedded document is not a JSON object (a build defect).
-    static func serving(baseURL: String, mailboxDomains: [String] = ["mail.localhost"]) throws -> [UInt8] {
+    static func serving(
+        baseURL: String, mailboxDomains: [String] = ["mail.localhost"], mailpitPath: String? = "/mailpit"
+    ) throws -> [UInt8] {
         let source = EmbeddedResources.openAPIDocument.bytes
         let limits = JSONValue.Limits(maximumBytes: source.count, maximumDepth: 64)
         guard case .object(var members)? = try? JSONValue.parse(source, limits: limits) else {
@@ -26,6 +31,14 @@ enum OpenAPIDocument {
         } else {
             let afterInfo = members.firstIndex { $0.0 == "info" }.map { $0 + 1 } ?? members.count
             members.insert(("servers", servers), at: afterInfo)
+        }
+        if let index = members.firstIndex(where: { $0.0 == "paths" }), case .object(let paths) = members[index].1 {
+            members[index].1 = .object(
+                paths.compactMap { path, operations in
+                    guard path.hasPrefix(mailpitPrefix) else { return (path, operations) }
+                    guard let mailpitPath else { return nil }
+                    return (mailpitPath + "/" + path.dropFirst(mailpitPrefix.count), operations)
+                })
         }
         var document = JSONValue.object(members)
         replace(at: addressPatternPath[...], in: &document, with: .string(addressPattern(domains: mailboxDomains)))

@@ -221,7 +221,8 @@ public final class PosternRuntime: Service {
             metrics: configuration.observability.metricsListenAddress == nil ? metricsEndpoint : nil, keys: keys,
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
-                mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains),
+                mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains,
+                mailpitPath: configuration.mailpit.basePath),
             clock: now, draining: { drainFlag.isSet })
         // SMTP failure injection (issue 71): one rule book, set through the APIs and asked by both listeners.
         let chaos = configuration.smtp.chaos ? SMTPChaos(onInjection: metrics.chaosInjected) : nil
@@ -400,7 +401,7 @@ public final class PosternRuntime: Service {
         metrics: PosternMetrics, clock: @escaping @Sendable () -> Int64, buffers: BufferBudget, group: EventLoopGroup,
         logger: Logger
     ) -> SMTPServer {
-        var settings = smtpSettings(configuration, port: configuration.smtp.port, clock: clock, buffers: buffers)
+        var settings = smtpSettings(configuration, port: configuration.smtp.port ?? 0, clock: clock, buffers: buffers)
         settings.tls = tls
         settings.chaos = chaos.map { SMTPChaosTarget($0, scoping: .server) }
         return SMTPServer(

@@ -13,7 +13,8 @@ enum RemoteHashSurface {
             configuration: settings, keys: context.keys, database: context.database, pool: context.pool,
             fetcher: context.fetcher, clock: context.clock,
             onUnexpectedError: Surfaces.reporter("remote-hash", context.logger)
-        ).register(into: &router, landing: LandingPage.landing(baseURL: context.identity.baseURL))
+        ).register(into: &router, landing: LandingPage.landing(
+                baseURL: context.identity.baseURL, doors: LandingPage.doors(context.configuration)))
         return settings
     }
 }

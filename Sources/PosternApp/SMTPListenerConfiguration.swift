@@ -10,7 +10,7 @@ import ServerTLS
 /// ## Configuration keys
 /// - `POSTERN_SMTP` (on or off, default on): ``enabled``.
 /// - `POSTERN_SMTP_HOST` (an address, default the HTTP listen address): ``host``.
-/// - `POSTERN_SMTP_PORT` (0 to 65535, default 2525): ``port``.
+/// - `POSTERN_SMTP_PORT` (0 to 65535, or `off`; default 2525): ``port``.
 /// - `POSTERN_SMTP_HOSTNAME` (a host name, default `localhost`; a fully qualified name when outbound delivery is on):
 ///   ``hostname``.
 /// - `POSTERN_SMTP_MAX_MESSAGE_BYTES` (1024 to 1073741824, default 25 MiB): ``maxMessageBytes``.
@@ -26,8 +26,9 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     public var enabled = true
     /// SMTP listen address. Default nil: the HTTP listen address.
     public var host: String?
-    /// SMTP listen port. Default 2525; 0 picks a free one.
-    public var port = 2525
+    /// SMTP listen port. Default 2525; 0 picks a free one; nil (`off`) runs no ingest listener while the sandbox's
+    /// still runs (as `POSTERN_SANDBOX_SMTP_PORT=off` turns off only the sandbox's).
+    public var port: Int? = 2525
     /// The name SMTP greets with, and outbound delivery's too: its `EHLO`, its `Message-ID`s, its `Received` line and
     /// the `MAILER-DAEMON@` of its bounces. Default `localhost`, refused while outbound delivery is on
     /// (``validate(outboundDelivery:)``).
@@ -66,7 +67,12 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     public init(config: ConfigurationReader) throws {
         if let on = try config.flag("POSTERN_SMTP") { enabled = on }
         host = config.text("POSTERN_SMTP_HOST")
-        if let port = try config.integer("POSTERN_SMTP_PORT") { self.port = port }
+        if let port = config.nonEmptyText("POSTERN_SMTP_PORT")?.lowercased() {
+            guard port == "off" || Int(port) != nil else {
+                throw config.error("POSTERN_SMTP_PORT", "must be off or a port from 0 to 65535 (got \"\(port)\")")
+            }
+            self.port = Int(port)
+        }
         if let name = config.text("POSTERN_SMTP_HOSTNAME") { hostname = name }
         if let bytes = try config.integer("POSTERN_SMTP_MAX_MESSAGE_BYTES") { maxMessageBytes = bytes }
         if let bytes = try config.integer("POSTERN_MAIL_BUFFER_BYTES") { bufferBytes = bytes }
@@ -83,8 +89,8 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     /// proxies: ``validate(trustedProxies:)``).
     /// - Throws: ``ConfigurationError``.
     public func validate() throws {
-        guard (0...65535).contains(port) else {
-            throw ConfigurationError(key: "POSTERN_SMTP_PORT", message: "must be from 0 to 65535")
+        if let port, !(0...65535).contains(port) {
+            throw ConfigurationError(key: "POSTERN_SMTP_PORT", message: "must be off, or from 0 (a free port) to 65535")
         }
         guard (1024...(1 << 30)).contains(maxMessageBytes) else {
             throw ConfigurationError(key: "POSTERN_SMTP_MAX_MESSAGE_BYTES", message: "must be from 1024 to 1073741824")

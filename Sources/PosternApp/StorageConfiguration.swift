@@ -52,10 +52,19 @@ public struct StorageConfiguration: Sendable {
     /// ``ConfigurationLoader``, never by a key).
     public var removeDataDirectoryAtExit = false
 
-    /// ``dataDirectory`` as an absolute path (a relative one taken from the working directory): where `serve` writes
-    /// its ``RunningServerRecord`` and `postern web link` reads it, so that writer and reader agree.
+    /// ``dataDirectory`` as an absolute path (a relative one taken from the working directory), without `.` steps
+    /// or repeated slashes (`./data` is `/srv/postern/data`, never `/srv/postern/./data`): where `serve` writes its
+    /// ``RunningServerRecord`` and `postern web link` reads it, so that writer and reader agree. `..` is kept: past a
+    /// symbolic link it is not the parent the text names.
     public var absoluteDataDirectory: String {
-        dataDirectory.hasPrefix("/") ? dataDirectory : FileManager.default.currentDirectoryPath + "/" + dataDirectory
+        let directory = dataDirectory
+        return Self.withoutDotSteps(
+            directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory)
+    }
+
+    /// `path` (absolute) without `.` steps, empty steps and a final slash.
+    static func withoutDotSteps(_ path: String) -> String {
+        "/" + path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
     }
 
     /// Every default.

@@ -55,6 +55,13 @@ struct Serve: AsyncParsableCommand {
         if let sandbox = runtime.sandboxListenAddress {
             FileHandle.standardOutput.write(Data("postern SMTP sandbox listening on smtp://\(sandbox)\n".utf8))
         }
+        let mailListeners = [
+            ("IMAP", "imap", runtime.imapListenAddress), ("IMAPS", "imaps", runtime.imapsListenAddress),
+            ("POP3", "pop3", runtime.pop3ListenAddress), ("POP3S", "pop3s", runtime.pop3sListenAddress),
+        ]
+        for case (let name, let scheme, let address?) in mailListeners {
+            FileHandle.standardOutput.write(Data("postern \(name) listening on \(scheme)://\(address)\n".utf8))
+        }
         if let metrics = runtime.metricsListenAddress {
             FileHandle.standardOutput.write(Data("postern metrics listening on http://\(metrics)/metrics\n".utf8))
         }

@@ -363,6 +363,33 @@ struct ConfigurationTests {
         #expect(alone?.key == "POSTERN_SMTP_TLS_KEY")
     }
 
+    @Test("POSTERN_SMTP_PORT=off turns off the ingest listener only, as the sandbox's off does its; junk is refused")
+    func smtpPortOff() throws {
+        for off in ["off", "OFF", " Off "] {
+            let parsed = try ConfigurationLoader.parse { ["POSTERN_SMTP_PORT": off][$0] }
+            #expect(parsed.smtp.port == nil && parsed.smtp.enabled && parsed.sandbox.smtpPort == 2587)
+        }
+        #expect(try ConfigurationLoader.parse { ["POSTERN_SMTP_PORT": "0"][$0] }.smtp.port == 0)
+        for bad in ["no", "70000", "-1"] {
+            let refused = #expect(throws: ConfigurationError.self) {
+                try ConfigurationLoader.parse { ["POSTERN_SMTP_PORT": bad][$0] }
+            }
+            #expect(refused?.key == "POSTERN_SMTP_PORT")
+        }
+    }
+
+    @Test("the data directory's absolute path has no `.` steps nor doubled slashes; `..` is kept")
+    func absoluteDataDirectory() throws {
+        let cwd = FileManager.default.currentDirectoryPath
+        for (given, absolute) in [
+            ("./data", cwd + "/data"), ("data", cwd + "/data"), ("/srv/./postern//data/", "/srv/postern/data"),
+            ("/srv/a/../data", "/srv/a/../data"), ("/", "/"),
+        ] {
+            let parsed = try ConfigurationLoader.parse { ["POSTERN_DATA_DIR": given][$0] }
+            #expect(parsed.storage.absoluteDataDirectory == absolute, "\(given)")
+        }
+    }
+
     @Test(
         "outbound delivery on refuses to start with POSTERN_SMTP_HOSTNAME localhost or a name not fully qualified",
         arguments: ["direct", "relay"])

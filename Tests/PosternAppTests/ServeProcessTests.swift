@@ -106,6 +106,29 @@ struct ServeProcessTests {
         }
     }
 
+    @Test("each mail listener says where it listens, as HTTP does; POSTERN_SMTP_PORT=off leaves the sandbox's on")
+    func mailListeningLines() async throws {
+        let settings = [
+            "POSTERN_SMTP": "on", "POSTERN_SMTP_PORT": "off", "POSTERN_SANDBOX_SMTP_PORT": "0", "POSTERN_IMAP": "on",
+            "POSTERN_IMAP_PORT": "0", "POSTERN_IMAPS_PORT": "0", "POSTERN_POP3": "on", "POSTERN_POP3_PORT": "0",
+            "POSTERN_POP3S_PORT": "0",
+        ]
+        try await withServeChild(settings) { child in
+            // The JSON line comes last.
+            for _ in 0..<200 where !child.output().contains("\"pid\"") { try await Task.sleep(for: .milliseconds(50)) }
+            let output = child.output()
+            for (name, scheme) in [("IMAP", "imap"), ("IMAPS", "imaps"), ("POP3", "pop3"), ("POP3S", "pop3s")] {
+                #expect(
+                    output.range(
+                        of: "\npostern \(name) listening on \(scheme)://127\\.0\\.0\\.1:[1-9][0-9]*\n",
+                        options: .regularExpression) != nil, "\(name): \(output)")
+            }
+            #expect(output.contains("postern SMTP sandbox listening on smtp://127.0.0.1:"), "\(output)")
+            #expect(!output.contains("postern SMTP listening"), "\(output)")
+            #expect(output.contains("\"smtp\":null") && !output.contains("/./"), "\(output)")
+        }
+    }
+
     @Test("with POSTERN_DRAIN_SECONDS, SIGTERM makes /readyz fail while the rest still answers, then it exits 0")
     func drainAfterSIGTERM() async throws {
         try await withServeChild(["POSTERN_DRAIN_SECONDS": "2"]) { child in
