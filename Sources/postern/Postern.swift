@@ -92,12 +92,20 @@ struct ListenOptions: ParsableArguments {
     var host: String?
     @Option(help: "Listen port; 0 picks a free one (POSTERN_PORT).")
     var port: Int?
+    @Option(name: .customLong("smtp-port"), help: "SMTP listen port; 0 picks a free one, off none (POSTERN_SMTP_PORT).")
+    var smtpPort: String?
+    @Option(
+        name: .customLong("sandbox-smtp-port"),
+        help: "SMTP sandbox listen port; 0 picks a free one, off none (POSTERN_SANDBOX_SMTP_PORT).")
+    var sandboxSMTPPort: String?
 
     /// The flags as configuration overrides.
     var overrides: [String: String] {
         var overrides: [String: String] = [:]
         if let host { overrides["POSTERN_HOST"] = host }
         if let port { overrides["POSTERN_PORT"] = String(port) }
+        if let smtpPort { overrides["POSTERN_SMTP_PORT"] = smtpPort }
+        if let sandboxSMTPPort { overrides["POSTERN_SANDBOX_SMTP_PORT"] = sandboxSMTPPort }
         return overrides
     }
 }

@@ -7,8 +7,10 @@ import Storage
 import Testing
 
 /// The `postern` binary copied alone into an empty directory and started there, with no config file, no
-/// migrations directory and no Postern setting in its environment: `serve --port 0 --data-dir D` must
-/// migrate and serve. Also as an unprivileged user, as a service account runs it.
+/// migrations directory and no Postern setting in its environment: `serve --port 0 --smtp-port 0
+/// --sandbox-smtp-port 0 --data-dir D` must migrate and serve. Also as an unprivileged user, as a service account runs
+/// it. Every listener on by default gets a free port from its flag, so that a server of the developer's own on the
+/// default ports (`make run`) does not fail the test.
 @Suite("postern serve from any directory")
 struct ServeAnywhereTests {
     /// The uid and gid of `nobody`, which the unprivileged run switches to.
@@ -36,8 +38,8 @@ struct ServeAnywhereTests {
         return directory
     }
 
-    /// Runs `[launcher...] <directory>/postern serve --port 0 --data-dir <directory>/data` in `directory` with
-    /// no Postern setting in the environment, asks it `/readyz` and `/openapi.json`, stops it with SIGTERM
+    /// Runs `[launcher...] <directory>/postern serve --port 0 --smtp-port 0 --sandbox-smtp-port 0 --data-dir
+    /// <directory>/data` in `directory` with no Postern setting in the environment, asks it `/readyz` and `/openapi.json`, stops it with SIGTERM
     /// and reads the database it migrated.
     private static func serve(in directory: URL, launcher: [String] = []) throws -> Run {
         let binary = directory.appendingPathComponent("postern")
@@ -45,7 +47,9 @@ struct ServeAnywhereTests {
         let environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("POSTERN_") && !$0.key.hasPrefix("JWT_")
         }
-        let arguments = ["serve", "--port", "0", "--data-dir", data.path]
+        let arguments = [
+            "serve", "--port", "0", "--smtp-port", "0", "--sandbox-smtp-port", "0", "--data-dir", data.path,
+        ]
         let child = try ServeChild(
             executable: launcher.isEmpty ? binary : URL(fileURLWithPath: launcher[0]),
             arguments: launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [binary.path] + arguments,

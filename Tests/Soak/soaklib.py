@@ -147,7 +147,8 @@ class Server:
         return os.path.join(self.data_dir, "postern.sqlite3")
 
     def _environment(self):
-        env = dict(os.environ, POSTERN_HOST="127.0.0.1", POSTERN_LOG_LEVEL="notice", POSTERN_SMTP_PORT="0")
+        env = dict(os.environ, POSTERN_HOST="127.0.0.1", POSTERN_LOG_LEVEL="notice", POSTERN_SMTP_PORT="0",
+                   POSTERN_SANDBOX_SMTP_PORT="0")
         env.update(self.env)
         return env
 
