@@ -58,6 +58,19 @@ public protocol AccessGrantAuthenticator: Sendable {
     /// - Throws: ``AuthenticationRefusal`` `.invalidToken` for a token that does not verify, is expired, of another
     ///   issuer or audience, or whose grant is revoked, expired or unknown; storage errors.
     func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant
+
+    /// What can be known of `token` without its grant: the permissions it claims when its signature, issuer,
+    /// lifetime and an audience among `resources` hold; nil when this authenticator cannot tell without the grant.
+    /// A token refused here is refused whoever holds it and whenever it is tried again, so a door may say so at once.
+    /// - Throws: ``AuthenticationRefusal`` `.invalidToken`.
+    func statelessCheck(_ token: String, resources: Set<AccessGrant.Resource>) throws -> MailPermissions?
+}
+
+extension AccessGrantAuthenticator {
+    /// Nothing is known without the grant.
+    public func statelessCheck(_ token: String, resources: Set<AccessGrant.Resource>) throws -> MailPermissions? {
+        nil
+    }
 }
 
 extension AccessGrant.Resource {

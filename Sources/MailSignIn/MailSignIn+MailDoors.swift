@@ -62,6 +62,14 @@ extension MailSignIn {
     {
         let name = username ?? ""
         let keys = Self.accountKeys(address: name, client: ClientAddressKey(peer: client))
+        // A token refused on what it is (forged, expired, another resource's such as /mcp, without mail.read) is told
+        // so, RFC 7628's error then AUTHENTICATIONFAILED, even while the backoff slows the name: no retry makes it
+        // good, and "try later" would send the client back with it. It counts as a failure all the same.
+        if let refusal = statelessRefusal(accessToken) {
+            try await throttle.failed(keys, now: clock())
+            await record(.mailboxSignInFailed, door: door, actor: name, client: client, credential: "oauth")
+            return .tokenRefused(refusal)
+        }
         var refusal = TokenRefusal.invalidToken
         var opened: (owner: String, inbox: Principal)?
         let attempt = try await throttle.attempt(keys, now: clock()) {
@@ -106,11 +114,27 @@ extension MailSignIn {
         case refused(TokenRefusal)
     }
 
+    /// Why `token` opens no mailbox whoever holds it (the verifier's check without the grant store, then the scope
+    /// it claims); nil when only its grant can tell.
+    private func statelessRefusal(_ token: String) -> TokenRefusal? {
+        do {
+            guard let permissions = try owners.verifier.statelessCheck(token, resources: Self.tokenResources) else {
+                return nil
+            }
+            return permissions.contains(.read) ? nil : .insufficientScope
+        } catch {
+            return .invalidToken
+        }
+    }
+
+    /// The resources an access token may be for at a mail door: the mail resource (`/jmap`) or an inbox-bound one.
+    private static let tokenResources: Set<AccessGrant.Resource> = [.jmap, .anyAgent]
+
     /// The owner's inbox `username` names (else the grant's default, or the only one) that `token` opens, with the
     /// owner's id; the refusal otherwise.
     private func ownerInbox(_ username: String?, accessToken token: String) async throws -> OwnerInbox {
         do {
-            let grant = try await owners.verifier.grant(for: token, resources: [.jmap, .anyAgent])
+            let grant = try await owners.verifier.grant(for: token, resources: Self.tokenResources)
             guard grant.permissions.contains(.read) else { return .refused(.insufficientScope) }
             guard case .inbox(let chosen) = try await owners.principals.choose(grant, agent: username) else {
                 return .refused(.invalidToken)

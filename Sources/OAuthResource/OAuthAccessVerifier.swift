@@ -38,17 +38,7 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
 
     public func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant {
         let now = clock()
-        let claims: OAuthAccessClaims
-        do {
-            claims = try OAuthAccessClaims.verify(
-                token, keys: keys, issuer: configuration.issuer,
-                lifetime: OAuthResourceConfiguration.accessTokenLifetime, now: now)
-        } catch {
-            throw refuse(Self.result(of: error), "The access token is invalid, expired, or not for this resource.")
-        }
-        guard let resource = resource(of: claims.resource), Self.accepts(resources, resource) else {
-            throw refuse(.wrongAudience, "The access token is invalid, expired, or not for this resource.")
-        }
+        let (claims, resource) = try verifiedClaims(token, resources: resources, now: now)
 
         let record: OAuthGrantRecord
         if let kept = cache?.record(jti: claims.jti, now: now) {
@@ -72,6 +62,34 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
         return AccessGrant(
             ownerID: claims.ownerID, grantID: record.grantID, clientID: claims.clientID, resource: resource,
             permissions: claims.permissions, defaultInboxID: record.agentID, inboxOnly: record.boundAccountID)
+    }
+
+    /// What can be known of `token` without the grant store: its signature, issuer, purpose and lifetime, and an
+    /// audience among `resources`. A token refused here is refused whoever holds it and whenever it is tried again (a
+    /// forgery, an expired token, a token for `/mcp` at a mail door), so a door may say so even while it slows the name
+    /// the token was tried for; a token that passes still needs ``grant(for:resources:)``.
+    /// - Returns: the permissions the token claims.
+    /// - Throws: ``AuthenticationRefusal`` (`invalid_token`), counted in the verification metrics.
+    public func statelessCheck(_ token: String, resources: Set<AccessGrant.Resource>) throws -> MailPermissions? {
+        try verifiedClaims(token, resources: resources, now: clock()).claims.permissions
+    }
+
+    /// The claims of a token of this issuer, and the resource its audience names, one of `resources`.
+    private func verifiedClaims(_ token: String, resources: Set<AccessGrant.Resource>, now: Int64) throws
+        -> (claims: OAuthAccessClaims, resource: AccessGrant.Resource)
+    {
+        let claims: OAuthAccessClaims
+        do {
+            claims = try OAuthAccessClaims.verify(
+                token, keys: keys, issuer: configuration.issuer,
+                lifetime: OAuthResourceConfiguration.accessTokenLifetime, now: now)
+        } catch {
+            throw refuse(Self.result(of: error), "The access token is invalid, expired, or not for this resource.")
+        }
+        guard let resource = resource(of: claims.resource), Self.accepts(resources, resource) else {
+            throw refuse(.wrongAudience, "The access token is invalid, expired, or not for this resource.")
+        }
+        return (claims, resource)
     }
 
     /// Whether `resource` is among those a route asked for (``AccessGrant/Resource/anyAgent`` stands for every inbox).

@@ -262,10 +262,10 @@ def oauth_sessions(server):
         client.oauth2_login(address, access)
         check(client.select_folder("INBOX")[b"EXISTS"] == 1, "XOAUTH2: the same inbox")
 
-    def refused(token, what, status):
+    def refused(token, what, status, user=address):
         client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
         challenges = []
-        message = f"n,a={address},\x01auth=Bearer {token}\x01\x01".encode()
+        message = f"n,a={user},\x01auth=Bearer {token}\x01\x01".encode()
         def answer(challenge):
             challenges.append(challenge)
             return message if len(challenges) == 1 else b"\x01"
@@ -278,8 +278,21 @@ def oauth_sessions(server):
         check(errors and errors[0].get("status") == status, f"{what}: RFC 7628's error JSON, {status} ({challenges})")
         client.shutdown()
 
-    for token, what, status in refused_tokens(server, OWNER[0], OWNER[1], access):
+    refusals = refused_tokens(server, OWNER[0], OWNER[1], access)
+    for token, what, status in refusals:
         refused(token, what, status)
+    # Issue 83: six failures for one name slow it (the sign-in backoff); a token refused on what it is, the /mcp one,
+    # is still told so (the error JSON, then NO [AUTHENTICATIONFAILED]), never NO [UNAVAILABLE] "try later".
+    slowed = "slowed-" + address
+    for _ in range(6):
+        client = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+        garbage = f"n,a={slowed},\x01auth=Bearer x.y.z\x01\x01".encode()
+        try:
+            client.authenticate("OAUTHBEARER", lambda challenge, m=garbage: m if not challenge else b"\x01")
+        except imaplib.IMAP4.error:
+            pass
+        client.shutdown()
+    refused(refusals[0][0], "a /mcp token for a name the backoff slows", "invalid_token", user=slowed)
     return address
 
 

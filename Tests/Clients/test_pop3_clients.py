@@ -251,8 +251,19 @@ def oauth_session(server):
         check(error is not None and error.get("status") == status, f"{what}: RFC 7628's error JSON, {status} ({error})")
         client.close()
 
-    for token, what, status in refused_tokens(server, OWNER[0], OWNER[1], access):
+    refusals = refused_tokens(server, OWNER[0], OWNER[1], access)
+    for token, what, status in refusals:
         refused(token, what, status)
+    # Issue 83: six failures for one name slow it (the sign-in backoff); a token refused on what it is, the /mcp one,
+    # is still told so (the error JSON, then -ERR [AUTH]), never -ERR [SYS/TEMP] "try later".
+    slowed = "slowed-" + address
+    for _ in range(6):
+        oauth_auth(server, "OAUTHBEARER", f"n,a={slowed},\x01auth=Bearer x.y.z\x01\x01".encode())[2].close()
+    mcp = refusals[0][0]
+    reply, error, client = oauth_auth(server, "OAUTHBEARER", f"n,a={slowed},\x01auth=Bearer {mcp}\x01\x01".encode())
+    check(reply.startswith(b"-ERR [AUTH]") and error is not None and error.get("status") == "invalid_token",
+          f"a /mcp token for a name the backoff slows: the error JSON, then -ERR [AUTH] ({reply}, {error})")
+    client.close()
     return address
 
 
