@@ -252,6 +252,7 @@ def oauth_sessions(server):
     from imapclient import IMAPClient
     from imapclient.exceptions import LoginError
     access, address, _ = owner_token(server, OWNER[0], OWNER[1], "mail.read mail.send")
+    check(len(access) > 510, f"an access token is past NeoMutt's 510 characters, as docs/imap.md says ({len(access)})")
     deliver(server, address, "for the owner")
     with IMAPClient("127.0.0.1", port=server.imap_port, ssl=False, timeout=30) as client:
         check(b"AUTH=OAUTHBEARER" in client.capabilities() and b"AUTH=XOAUTH2" in client.capabilities(),
@@ -327,6 +328,9 @@ def agent_session(server):
         check(False, "a wrong API key is refused")
     except imaplib.IMAP4.error as error:
         check(b"AUTHENTICATIONFAILED" in str(error).encode(), "a wrong API key: NO [AUTHENTICATIONFAILED]")
+    # docs/imap.md (issue 83 item 3): the API key is what a mail client signs in with, within NeoMutt's 255-byte
+    # password; an owner's access token is not (oauth_sessions checks it is past NeoMutt's 510 characters).
+    check(len(agent.api_key) == 54, f"an API key fits NeoMutt's password buffer: 54 characters ({len(agent.api_key)})")
     client.login(agent.address, agent.api_key)
     wait_for("the delivery in the agent's INBOX", lambda: client.select("INBOX")[1] == [b"1"])
     _, found = agent.response(agent.call(["Email/query", {"filter": {"inMailbox": agent.mailbox("inbox")}}, "q"]), "q")
