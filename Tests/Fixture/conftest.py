@@ -37,8 +37,9 @@ def postern():
 
 @pytest.fixture
 def next_mail(postern):
-    """next_mail(to): the next message to `to` after the test began (after the last one it gave), whole. It waits on
-    the operator's live events (a WebSocket opened before the test runs), not by polling."""
+    """next_mail(to): the next message to `to` after the test began (after the last one it gave for `to`: one mail to
+    ann and bob is the next of each), whole. It waits on the operator's live events (a WebSocket opened before the
+    test runs), not by polling."""
     def call(path):
         request = urllib.request.Request(postern["http"] + "/api/operator/messages" + path,
                                          headers={"Authorization": "Bearer " + OPERATOR_TOKEN})
@@ -47,18 +48,20 @@ def next_mail(postern):
 
     url = postern["http"].replace("http", "ws", 1) + "/api/operator/events"
     with connect(url, additional_headers={"Authorization": "Bearer " + OPERATOR_TOKEN}) as events:
-        arrived = []  # messages seen and not given yet, in arrival order
+        arrived = []  # every message seen, in arrival order
+        given = set()  # (id, recipient): one copy to ann and bob is given once to each
 
         def next_mail(to, timeout=10):
-            deadline = time.monotonic() + timeout
-            while not (found := [m for m in arrived if to.lower() in [m["address"], *m["envelope_to"]]]):
+            to, deadline = to.lower(), time.monotonic() + timeout
+            while not (found := [m for m in arrived if to in [m["address"], *m["envelope_to"]]
+                                 and (m["id"], to) not in given]):
                 try:
                     event = json.loads(events.recv(timeout=max(deadline - time.monotonic(), 0.01)))
                 except TimeoutError:
                     raise AssertionError(f"no mail to {to} within {timeout} s") from None
                 if event["type"] == "new":
                     arrived.append(event["message"])
-            arrived.remove(found[0])
+            given.add((found[0]["id"], to))
             return call("/" + found[0]["id"])
 
         yield next_mail
