@@ -6,7 +6,8 @@ import ServerKit
 ///
 /// mail.cx's model is an implicit mailbox at any address of its domains, readable by whoever knows the address, its
 /// mail kept for an hour. Postern serves that only on the domains the operator gives this surface: none by default
-/// (the surface then answers every inbox with `domain_not_allowed`), `mailcx.localhost` under `--profile test`.
+/// (the surface then answers every inbox with `domain_not_allowed`), `mailcx.localhost` in the shipped
+/// `config/postern.env` (`make run`) and under `--profile test`.
 ///
 /// ## Configuration keys
 /// - `POSTERN_MAILCX_PATH` (a path, default `/mailcx/v1`; `off` serves no mail.cx REST API): ``basePath``.

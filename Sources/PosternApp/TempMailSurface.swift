@@ -35,16 +35,24 @@ enum TempMailSurface {
         return unmatched
     }
 
-    /// The `/llms.txt` list line of the temp-mail APIs served: where each client's base URL points (empty when
-    /// neither is served).
+    /// The `/llms.txt` list line of the temp-mail APIs served: where each client's base URL points and how mail.cx's
+    /// implicit mailboxes are configured (its domains and retention, or, with no domain, that every address is
+    /// refused until `POSTERN_MAILCX_DOMAINS` names one); empty when neither is served.
     static func guideLine(_ c: PosternConfiguration, baseURL: String) -> String {
         var doors: [String] = []
         if let path = c.mailTM.basePath {
             doors.append("mail.tm's API at \(baseURL)\(path) (its Mercure hub at \(baseURL)\(path)/.well-known/mercure)")
         }
-        if let path = c.mailCX.basePath, !c.mailCX.domains.isEmpty {
+        if let path = c.mailCX.basePath {
+            let cx = c.mailCX
             doors.append(
-                "mail.cx's REST API at \(baseURL)\(path) (any address of \(c.mailCX.domains.joined(separator: ", ")))")
+                cx.domains.isEmpty
+                    ? "mail.cx's REST API at \(baseURL)\(path), which serves no domain on this server: every address "
+                        + "is 403 domain_not_allowed until the operator names domains in POSTERN_MAILCX_DOMAINS"
+                    : "mail.cx's REST API at \(baseURL)\(path) (POSTERN_MAILCX_DOMAINS: any address of "
+                        + "\(cx.domains.joined(separator: ", ")) is a mailbox with no account that whoever knows the "
+                        + "address reads, its mail kept \(cx.retentionSeconds) s; GET \(baseURL)\(path)/config "
+                        + "lists them)")
         }
         guard !doors.isEmpty else { return "" }
         return "- Temp-mail APIs: give a mail.tm or mail.cx client one of these as its base URL, nothing else changes: "

@@ -45,6 +45,22 @@ struct LLMsDocumentTests {
         #expect(Self.render(imap: line).contains("\n" + line + "\n"))
     }
 
+    @Test("mail.cx's line says how it is configured: its domains and retention, or that no domain is served and why")
+    func mailCXLine() {
+        var configuration = PosternConfiguration()
+        configuration.mailCX.domains = []
+        let none = TempMailSurface.guideLine(configuration, baseURL: "http://guide.test")
+        #expect(none.contains("mail.cx's REST API at http://guide.test/mailcx/v1, which serves no domain"))
+        #expect(none.contains("domain_not_allowed") && none.contains("POSTERN_MAILCX_DOMAINS"))
+        configuration.mailCX.domains = ["mailcx.localhost", "cx.test"]
+        configuration.mailCX.retentionSeconds = 600
+        let served = TempMailSurface.guideLine(configuration, baseURL: "http://guide.test")
+        #expect(served.contains("any address of mailcx.localhost, cx.test") && served.contains("kept 600 s"))
+        #expect(served.contains("GET http://guide.test/mailcx/v1/config") && !served.contains("domain_not_allowed"))
+        configuration.mailCX.basePath = nil
+        #expect(!TempMailSurface.guideLine(configuration, baseURL: "http://guide.test").contains("mail.cx's REST API"))
+    }
+
     @Test("POP3's line follows IMAP's when it is on, with its ports and the OAuth resource, and is absent when off")
     func pop3Line() {
         var imap = IMAPListenerConfiguration()
