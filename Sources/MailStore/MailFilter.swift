@@ -28,6 +28,9 @@ public indirect enum MailFilter: Sendable, Equatable {
     case thread(String)
     /// Substring (case-insensitive for ASCII) of the `Bcc`, `Reply-To` or `Message-ID` field (Mailpit's search).
     case bcc(String)
+    /// Substring (case-insensitive for ASCII) of an envelope recipient (`RCPT TO`) that the `To` and `Cc` fields do
+    /// not hold: what Mailpit files as `Bcc` when it stores a message (its search's `bcc:`).
+    case unnamedRecipient(String)
     case replyTo(String)
     case messageID(String)
     /// Whether the message has a part shown in its body (`Content-Disposition: inline`, or a `Content-ID` without a
@@ -118,6 +121,9 @@ public indirect enum MailFilter: Sendable, Equatable {
             let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
             return ("id IN (\(marks))", ids.map(SQLValue.text))
         case .bcc(let text): return like("bcc_json", text)
+        case .unnamedRecipient(let text):
+            let parts = [like("envelope_to", text), like("to_json", text), like("cc_json", text)]
+            return ("(\(parts[0].0) AND NOT \(parts[1].0) AND NOT \(parts[2].0))", parts.flatMap(\.1))
         case .replyTo(let text): return like("reply_to_json", text)
         case .messageID(let text): return like("message_id", text)
         case .hasInlinePart(let wanted): return Self.partExists(inline: true, wanted)

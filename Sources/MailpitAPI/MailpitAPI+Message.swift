@@ -17,16 +17,20 @@ extension MailpitAPI {
         return Self.json(MailpitJSON.message(record))
     }
 
-    /// `GET /api/v1/message/{ID}/headers`: every header field of the message, by canonical name.
+    /// `GET /api/v1/message/{ID}/headers`: every header field of the message, by canonical name, with what Mailpit
+    /// writes into a message it stores (``MailpitJSON/headers(_:of:)``).
     func getHeaders(_ call: MailpitCall) async throws -> HTTPResponse {
         let raw = try await rawMessage(call)
+        guard let record = try await mail.record(in: call.scope, id: try await messageID(call)) else {
+            throw MailpitRefusal.notFound
+        }
         let parsed: ParsedMessage
         do {
             parsed = try MIMEParser.parse(raw, limits: MIMELimits(maximumMessageBytes: max(raw.count, 1)))
         } catch {
             throw MailpitRefusal.badRequest("malformed MIME header")
         }
-        return Self.json(MailpitJSON.headers(parsed.headers))
+        return Self.json(MailpitJSON.headers(parsed.headers, of: record))
     }
 
     /// `GET /api/v1/message/{ID}/raw[?dl=1]`: the stored bytes as `text/plain`, shown as text (a download with

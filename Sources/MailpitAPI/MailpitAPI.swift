@@ -112,6 +112,7 @@ public final class MailpitAPI: Sendable {
         add(&router, .PUT, api + "/chaos", bodyLimit: body, setChaos)
         add(&router, .GET, base + "/view/{file}", view)
         registerEvents(on: &router, base: base)
+        registerPage(on: &router, base: base)
     }
 
     /// One route: the credential checked, then `handler` with the scope it sees, under the surface's middleware.

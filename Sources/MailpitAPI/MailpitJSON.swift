@@ -45,9 +45,9 @@ enum MailpitJSON {
     static func summary(_ record: MailMessageRecord) -> JSONValue {
         let summary = record.summary
         return .object([
-            ("ID", .string(summary.id)), ("MessageID", .string(record.messageID ?? "")),
+            ("ID", .string(summary.id)), ("MessageID", .string(messageID(record))),
             ("Read", .bool(summary.isRead)), ("From", from(summary.from)), ("To", addresses(record.to)),
-            ("Cc", addresses(record.cc)), ("Bcc", addresses(record.bcc)), ("ReplyTo", addresses(record.replyTo)),
+            ("Cc", addresses(record.cc)), ("Bcc", addresses(bcc(record))), ("ReplyTo", addresses(record.replyTo)),
             ("Subject", .string(summary.subject ?? "")), ("Created", .string(RFC3339.format(summary.receivedAt))),
             ("Username", .string("")), ("Tags", tags(summary)), ("Size", .int(summary.size)),
             ("Attachments", .int(Int64(record.attachments.filter { !isInline($0) }.count))),
@@ -66,9 +66,9 @@ enum MailpitJSON {
             ])
         }
         return .object([
-            ("ID", .string(summary.id)), ("MessageID", .string(record.messageID ?? "")),
+            ("ID", .string(summary.id)), ("MessageID", .string(messageID(record))),
             ("Read", .bool(summary.isRead)), ("From", from(summary.from)), ("To", addresses(record.to)),
-            ("Cc", addresses(record.cc)), ("Bcc", addresses(record.bcc)), ("ReplyTo", addresses(record.replyTo)),
+            ("Cc", addresses(record.cc)), ("Bcc", addresses(bcc(record))), ("ReplyTo", addresses(record.replyTo)),
             ("ReturnPath", .string(summary.envelopeFrom)), ("Subject", .string(summary.subject ?? "")),
             (
                 "ListUnsubscribe",
@@ -86,16 +86,47 @@ enum MailpitJSON {
     }
 
     /// The headers object of `GET /message/{ID}/headers`: each field name in Go's canonical form (`Message-Id`,
-    /// `Content-Type`) with its values in order, as Go's `net/mail` reads them.
-    static func headers(_ fields: [MailHeader]) -> JSONValue {
+    /// `Content-Type`) with its values in order, as Go's `net/mail` reads them, and what Mailpit's SMTP server writes
+    /// into a message it stores (`internal/smtpd/main.go`): a `Message-Id` when it has none (``messageID(_:)``), the
+    /// envelope sender as `Return-Path`, and the envelope recipients no address field names as one more `Bcc`. The
+    /// fields the 2023 `mailpit-api-client` requires (``clientFields``) are always there, `[]` when the message has
+    /// none: Mailpit leaves them out, and that client's `get_message_headers` raises `KeyError` on such a message.
+    static func headers(_ fields: [MailHeader], of record: MailMessageRecord) -> JSONValue {
         var order: [String] = []
         var values: [String: [String]] = [:]
-        for field in fields {
-            let name = canonicalName(field.name)
+        func add(_ name: String, _ value: String?) {
             if values[name] == nil { order.append(name) }
-            values[name, default: []].append(field.value)
+            values[name, default: []] += value.map { [$0] } ?? []
         }
+        for field in fields where canonicalName(field.name) != "Return-Path" || record.summary.envelopeFrom.isEmpty {
+            add(canonicalName(field.name), field.value)
+        }
+        if !record.summary.envelopeFrom.isEmpty { add("Return-Path", "<\(record.summary.envelopeFrom)>") }
+        if values["Message-Id"] == nil { add("Message-Id", "<\(messageID(record))>") }
+        let unnamed = bcc(record).dropFirst(record.bcc.count).map(\.email)
+        if !unnamed.isEmpty { add("Bcc", unnamed.joined(separator: ", ")) }
+        for name in clientFields where values[name] == nil { add(name, nil) }
         return .object(order.map { ($0, .array(values[$0, default: []].map(JSONValue.string))) })
+    }
+
+    /// The header fields the 2023 `mailpit-api-client`'s `Headers` model requires.
+    static let clientFields = ["Content-Type", "Date", "Delivered-To", "From", "Message-Id"]
+
+    /// The message's `Message-ID`, or, for a message without one, the id Mailpit would have written into it
+    /// (`<generated>@mailpit`), made of the message's own id so that every answer gives the same.
+    static func messageID(_ record: MailMessageRecord) -> String {
+        record.messageID ?? "\(record.summary.id)@mailpit"
+    }
+
+    /// Mailpit's `Bcc` of `record`: the field's addresses, then each envelope recipient (`RCPT TO`) that neither `To`,
+    /// `Cc` nor `Bcc` names, which Mailpit adds to the `Bcc` of the message it stores.
+    static func bcc(_ record: MailMessageRecord) -> [MailAddress] {
+        var named = Set((record.to + record.cc + record.bcc).map { $0.email.lowercased() })
+        var unnamed: [MailAddress] = []
+        for recipient in record.summary.envelopeTo where named.insert(recipient.lowercased()).inserted {
+            unnamed.append(MailAddress(email: recipient))
+        }
+        return record.bcc + unnamed
     }
 
     /// Go's `textproto.CanonicalMIMEHeaderKey`: the first letter and each letter after a `-` upper case, the rest

@@ -10,8 +10,9 @@ import Time
 /// 2. A word that is empty once cleaned (``clean(_:)``) is skipped; a leading `-` or `!` (on a word longer than one
 ///    character) negates the word.
 /// 3. `to:`, `from:`, `cc:`, `bcc:`, `reply-to:`, `message-id:` match a substring of that field, `addressed:` of any
-///    address field; `subject:` a substring of the subject (its text taken as written); `tag:` a tag (ASCII case
-///    ignored). An operator with nothing after it matches everything.
+///    address field; `Bcc` is the field as Mailpit stores it, with the envelope recipients `To` and `Cc` do not name
+///    (``MailpitSearch/bcc(_:)``); `subject:` a substring of the subject (its text taken as written); `tag:` a tag
+///    (ASCII case ignored). An operator with nothing after it matches everything.
 /// 4. `is:read`, `is:unread`, `is:tagged`, `has:attachment(s)`, `has:inline(s)`: read status, any tag, a part to
 ///    download, a part shown in the body.
 /// 5. `after:` and `before:` take a date (`2024-01-31`, `2024/01/31`, `2024-01-31T10:00[:00][Z|±hh:mm]`, a space for
@@ -90,9 +91,9 @@ public enum MailpitSearch {
         let lower = word.lowercased()
         func value(after prefix: String) -> String { clean(String(word.dropFirst(prefix.count))) }
         let fields: [(String, (String) -> MailFilter)] = [
-            ("to:", MailFilter.to), ("from:", MailFilter.from), ("cc:", MailFilter.cc), ("bcc:", MailFilter.bcc),
+            ("to:", MailFilter.to), ("from:", MailFilter.from), ("cc:", MailFilter.cc), ("bcc:", bcc),
             ("reply-to:", MailFilter.replyTo), ("message-id:", MailFilter.messageID),
-            ("addressed:", { .any([.to($0), .from($0), .cc($0), .bcc($0), .replyTo($0)]) }),
+            ("addressed:", { .any([.to($0), .from($0), .cc($0), bcc($0), .replyTo($0)]) }),
             ("tag:", { .hasKeywordIgnoringCase(MailTag.keyword($0) ?? $0) }),
         ]
         for (prefix, make) in fields where lower.hasPrefix(prefix) {
@@ -126,8 +127,12 @@ public enum MailpitSearch {
             return .paired(.maxSize(size), .minSize(size + 1))
         }
         let text = clean(word)
-        return .negatable(.any([.text(text), .bcc(text), .replyTo(text)]))
+        return .negatable(.any([.text(text), bcc(text), .replyTo(text)]))
     }
+
+    /// Mailpit's `Bcc`: the field, and the envelope recipients the `To` and `Cc` fields do not name, which Mailpit adds
+    /// to the `Bcc` of the message it stores (`internal/smtpd/main.go`, "add missing email addresses to Bcc").
+    static func bcc(_ text: String) -> MailFilter { .any([.bcc(text), .unnamedRecipient(text)]) }
 
     /// Bytes of a Mailpit size (`^(\d+)(\.\d+)?\s?([a-z]{1,2})?$`, lower-cased: none, `k`/`kb`, `m`/`mb`); nil when
     /// it is not one or comes to 0.

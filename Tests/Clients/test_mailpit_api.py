@@ -72,6 +72,41 @@ def client_library(server):
     check(api.get_messages().total == 0, "delete_messages([]): every message, as the client documents")
 
 
+def bare_message(server):
+    """Issue 83 item 7: a message with no Date, Message-ID or Delivered-To, sent to two recipients of which its To
+    names one. The 2023 client reads its headers (it raised KeyError on the missing fields before), with the Message-Id
+    and Return-Path Mailpit writes on arrival; `bcc:` finds the unnamed recipient, as Mailpit files it; and the page at
+    /mailpit/ points to the API, the client's base URL and `postern web link --all`, with no credential."""
+    import requests
+    from mailpit.client.api import API
+    parts = urllib.parse.urlsplit(server)
+    api = API(f"{parts.scheme}://any:{TOKEN}@{parts.netloc}/mailpit", timeout=30)
+    api.delete_messages([])
+    raw = b"From: app@example.com\r\nTo: ann@example.org\r\nSubject: bare\r\n\r\nno date, no id\r\n"
+    with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as client:
+        client.sendmail("app@example.com", ["ann@example.org", "hidden@example.org"], raw)
+    listed = api.get_messages()
+    check(listed.total == 1 and listed.messages[0].subject == "bare", "the bare message is listed")
+    try:
+        headers = api.get_message_headers(listed.messages[0].id)
+        check(headers.date == [] and headers.delivered_to == [] and headers.from_ == ["app@example.com"]
+              and headers.message_id == [f"<{listed.messages[0].id}@mailpit>"],
+              f"get_message_headers of a message without Date, Message-ID, Delivered-To ({headers})")
+    except Exception as error:  # noqa: BLE001  the client's own failure is what is checked
+        check(False, f"get_message_headers of a message without Date, Message-ID, Delivered-To: {error!r}")
+    search = server + "/mailpit/api/v1/search"
+    found = requests.get(search, params={"query": "bcc:hidden@example.org"}, auth=("any", TOKEN), timeout=30).json()
+    check([m["Subject"] for m in found["messages"]] == ["bare"]
+          and [a["Address"] for a in found["messages"][0]["Bcc"]] == ["hidden@example.org"],
+          "bcc: finds the envelope recipient no field names, and Bcc lists it (as Mailpit files it)")
+    none = requests.get(search, params={"query": "bcc:ann@example.org"}, auth=("any", TOKEN), timeout=30).json()
+    check(none["messages"] == [], "bcc: does not find the recipient To names")
+    page = requests.get(server + "/mailpit/", timeout=30)
+    check(page.status_code == 200 and "postern web link --all" in page.text and "/mailpit/api/v1" in page.text
+          and 'API("https://any:TOKEN@your-host/mailpit")' in page.text, "/mailpit/: the page, with no credential")
+    api.delete_messages([])
+
+
 def requests_calls(server):
     """The rest of the API with `requests`, as a hand-written suite calls it."""
     import requests
@@ -330,6 +365,7 @@ def main():
     with postern(env=dict(env, POSTERN_SANDBOX_SMTP_PORT=str(sandbox_port)), pro_users=pros) as server:
         server.sandbox_port = sandbox_port
         client_library(server)
+        bare_message(server)
         requests_calls(server)
         link_check(server)
         events(server)

@@ -1,4 +1,5 @@
 import Foundation
+import MIME
 import MailStore
 import PosternTestSupport
 import Testing
@@ -93,6 +94,57 @@ struct MailpitRoutesTests {
         let missing = try await harness.call("GET", "/api/v1/message/no-such-id")
         #expect(missing.status == 404)
         #expect(missing.text == "404 page not found")
+    }
+
+    @Test(
+        "a bare message's headers as Mailpit stores it; bcc: finds the envelope recipients no field names (issue 83)",
+        arguments: StorageBackend.allCases)
+    func bareMessage(_ backend: StorageBackend) async throws {
+        let harness = try MailpitHarness(backend)
+        let bytes = Array("From: app@example.com\r\nTo: ann@mail.localhost\r\nSubject: bare\r\n\r\nhello\r\n".utf8)
+        let copy = MailStore.Recipient(
+            address: "catch-all@postern.invalid", quota: 100_000_000,
+            envelopeTo: ["ann@mail.localhost", "Bob@mail.localhost"])
+        let id = try await harness.store.deliver(
+            NewMailMessage(try MIMEParser.parse(bytes), envelopeFrom: "app@example.com", raw: bytes), to: [copy],
+            folder: .inbox, now: 1_800_000_000)[0]
+        let headers = try await harness.call("GET", "/api/v1/message/\(id)/headers").json()
+        #expect(headers["Message-Id"] as? [String] == ["<\(id)@mailpit>"])
+        #expect(headers["Return-Path"] as? [String] == ["<app@example.com>"])
+        #expect(headers["Bcc"] as? [String] == ["Bob@mail.localhost"])
+        #expect(headers["From"] as? [String] == ["app@example.com"])
+        for name in ["Date", "Delivered-To", "Content-Type"] {
+            #expect(headers[name] as? [String] == [], "\(name): [] when the message has none")
+        }
+        let summary = try #require((try await harness.call("GET", "/api/v1/messages").json()["messages"]
+            as? [[String: Any]])?.first)
+        #expect(summary["MessageID"] as? String == "\(id)@mailpit")
+        #expect((summary["Bcc"] as? [[String: Any]])?.compactMap { $0["Address"] as? String } == ["Bob@mail.localhost"])
+        for (query, found) in [("bcc:bob", [id]), ("bcc:ann", []), ("to:ann", [id]), ("-bcc:bob", [])] {
+            let answer = try await harness.call("GET", "/api/v1/search?query=\(query)")
+            #expect(try MailpitHarness.ids(answer) == found, "\(query)")
+        }
+        // A header's Bcc is still found, and no unnamed recipient is made of a message delivered without an envelope.
+        let named = try await harness.deliver(
+            "From: a@example.com\r\nTo: c@example.com\r\nSubject: s\r\n\r\nx\r\n", to: "c@mail.localhost",
+            bcc: [MailAddress(email: "hidden@example.com")])
+        #expect(try MailpitHarness.ids(try await harness.call("GET", "/api/v1/search?query=bcc:hidden")) == [named])
+        #expect(try await harness.call("GET", "/api/v1/message/\(named)/headers").json()["Bcc"] == nil)
+    }
+
+    @Test("the page at the base path points to the API, the clients' base URL, postern web link --all and the docs")
+    func page() async throws {
+        let harness = try MailpitHarness(.sqlite)
+        for path in ["/", ""] {
+            let page = try await harness.call("GET", path, token: nil)
+            #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true)
+            for text in [
+                "href=\"/mailpit/api/v1/messages\"", "postern web link --all", "docs/mailpit.md", "href=\"/inbox\"",
+                "API(\"https://any:TOKEN@your-host/mailpit\")",
+            ] {
+                #expect(page.text.contains(text), "\(path): \(text)")
+            }
+        }
     }
 
     @Test(
