@@ -101,17 +101,18 @@
     try { inner = frame.contentDocument; } catch (ignored) { return; }
     if (!inner || !inner.documentElement || inner.URL === "about:blank") { return; }
     var root = inner.documentElement;
-    var height = Math.ceil(Math.max(root.getBoundingClientRect().height, inner.body ? inner.body.scrollHeight : 0));
-    if (height > 0) {
-      // The frame's height counts its borders (border-box): the content gets exactly `height`, so a message whose root
-      // is as tall as its window (height: 100%) keeps its size instead of growing by the borders each time.
-      var borders = frame.offsetHeight - frame.clientHeight;
-      var wanted = Math.min(height, 100000) + borders;
-      if (Math.abs(frame.offsetHeight - wanted) > 1) {
-        frame.style.minHeight = "0";
-        frame.style.height = wanted + "px";
-      }
-    }
+    // Measured in a frame one pixel tall: the part has no doctype (the sanitizer drops it), so it renders in quirks
+    // mode, where the root and the body stretch to the frame and a short message would read as tall as the frame's
+    // CSS minimum (issue 83 item 11). In one pixel, what the document's content needs is its scroll height, in
+    // either mode, and a root that is as tall as its window (height: 100%) cannot make the frame grow each time.
+    // The frame's height counts its borders (border-box): the content gets exactly the height measured.
+    var borders = frame.offsetHeight - frame.clientHeight;
+    var was = frame.offsetHeight;
+    frame.style.minHeight = "0";
+    frame.style.height = (borders + 1) + "px";
+    var height = Math.ceil(Math.max(root.scrollHeight, inner.body ? inner.body.scrollHeight : 0));
+    var wanted = height > 0 ? Math.min(height, 100000) + borders : was;
+    frame.style.height = wanted + "px";
     if (window.ResizeObserver && watched !== root) {
       watched = root;
       new ResizeObserver(fit).observe(root);

@@ -51,16 +51,19 @@ enum OAuthPages {
                 scopes.contains("mail.read")
                 ? (scopes.contains("mail.send") ? "read and send from" : "read") : "send from"
             let name: HTML = "<strong>\(clientName ?? "This app")</strong>"
-            // What the grant reaches, in words: Atomic's grants are the owner's, not one inbox's.
+            // What the grant reaches, in words. The narrowest choice comes first and is the one checked (issue 83 item
+            // 11); every inbox (Atomic's grants are the owner's, not one inbox's) is there to choose.
             let reach: HTML =
                 mayCreate
                 ? """
                 <h2>Which inboxes</h2>
-                <p id="reach-words">If you allow, \(name) can \(verbs) every inbox you hold, including ones you add \
-                later; this one is its default.</p>
-                <label><input type="radio" name="reach" value="all" id="reach-all" checked> Every inbox you hold \
-                (this one as default)</label><br>
-                <label><input type="radio" name="reach" value="inbox" id="reach-inbox"> Only this inbox</label>
+                <p id="reach-words">If you allow, \(name) can \(verbs) the inbox picked above and no other, unless \
+                you choose every inbox you hold: then it reaches them all, including ones you add later, with this one \
+                as its default.</p>
+                <label><input type="radio" name="reach" value="inbox" id="reach-inbox" checked> Only this inbox\
+                </label><br>
+                <label><input type="radio" name="reach" value="all" id="reach-all"> Every inbox you hold, including \
+                ones you add later (this one as default)</label>
                 """
                 : """
                 <p id="reach-words">If you allow, \(name) can \(verbs) this inbox only.</p>

@@ -46,7 +46,6 @@ struct OwnerInboxesPage {
 
                 """
         }
-        main += "<p><a href=\"/owner/domains\">Your custom domains →</a></p>\n"
         if let shownKey {
             main += """
                 <section class="card result" id="api-key-shown">

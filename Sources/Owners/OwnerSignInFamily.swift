@@ -72,8 +72,10 @@ struct OwnerSignInFamily: SignInFamily {
         return service.form(status, request, page)
     }
 
+    /// The provider's sign-in not started (unknown, unreachable, misconfigured, busy): the one sentence and a way back
+    /// to the sign-in page, where the password and passkeys still work (issue 83 item 11: the page had no way back).
     func startRefused(_ status: HTTPStatus, _ request: HTTPRequest, words: String) -> HTTPResponse {
-        BrowserPage.message(status, "Sign in with a provider", words)
+        BrowserPage.signInRefused(status, title: "Sign in with a provider", words, backTo: paths.signIn, setCookies: [])
     }
 
     func notice(_ notice: SignInNotice, _ call: Call) async throws -> HTTPResponse {

@@ -93,7 +93,11 @@ public struct PageFrame: Sendable {
                 \(links.joined(separator: " · "))</nav>
                 """
         }
-        header += heading ?? "<h1>\(title)</h1>"
+        // A current link that names the page already says what the heading would (issue 83 item 11: the active tab
+        // repeated the heading): the heading stays, for screen readers and the outline, out of sight.
+        let named = navigation?.links.contains { $0.current && $0.text == title } ?? false
+        let hidden: HTML = named ? " class=\"\(Self.namedByNavigationClass)\"" : ""
+        header += heading ?? "<h1\(hidden)>\(title)</h1>"
         let shared =
             (navigation == nil && !mainHasNavigation ? "" : Self.navigationCSS) + (account == nil ? "" : Self.accountCSS)
         return HTMLPage.document(title: title, css: shared + css, header: header, main: main, footer: footer)
@@ -102,10 +106,15 @@ public struct PageFrame: Sendable {
     /// The class of every `nav` of page links, the frame's and a page's own (``mainHasNavigation``).
     public static let navigationClass = "page-links"
 
+    /// The class of a heading the navigation's current link already shows: kept for assistive technology, not drawn.
+    public static let namedByNavigationClass = "named-by-navigation"
+
     /// The style of a `nav` of page links, sent when the page has one: the current link (`aria-current`) stands apart.
     public static let navigationCSS = """
         .page-links a{padding:.1rem .35rem;border-radius:6px}.page-links a[aria-current]{font-weight:700;color:inherit;
         text-decoration:none;background:var(--line);box-shadow:inset 0 -2px 0 currentColor}
+        .named-by-navigation{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;
+        clip:rect(0 0 0 0);white-space:nowrap;border:0}
         """
 
     /// The account form's style, and the inline forms signed-in pages share.

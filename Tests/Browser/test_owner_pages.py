@@ -265,6 +265,9 @@ class OwnerPages(unittest.TestCase):
             "code_challenge": challenge, "code_challenge_method": "S256"}))
         form = self.wait.until(EC.presence_of_element_located((By.ID, "consent-form")))
         self.assertEqual(driver.find_element(By.ID, "client-name").text, "Browser test app")
+        # The narrowest reach comes first and is the one chosen (issue 83 item 11).
+        reaches = form.find_elements(By.CSS_SELECTOR, "input[name=reach]")
+        self.assertEqual([(r.get_attribute("value"), r.is_selected()) for r in reaches], [("inbox", True), ("all", False)])
         self.screenshot("consent")
         form.find_element(By.CSS_SELECTOR, "input[name=scope][value='mail.send']").click()
         form.find_element(By.CSS_SELECTOR, "input[name=account_id][value='%s']" % account_id).click()

@@ -389,6 +389,7 @@ class WebInbox(unittest.TestCase):
         waiter(self.driver, LIVE_SECONDS).until(
             EC.presence_of_element_located((By.XPATH, row_with(hostile.subject))))
         self.view("hostile", "list")
+        list_url = self.driver.current_url
         self.open_row(hostile.subject)
         self.present("remote_blocked")
         frame = self.present("message_html")
@@ -421,6 +422,27 @@ class WebInbox(unittest.TestCase):
         self.assertIsNone(canary(self.driver), "script from the message ran")
         self.assertEqual(self.remote.hits(), [], "the message's remote content was fetched")
         self.assertTrue(self.driver.current_url.startswith(self.base), "the message navigated the page")
+
+        # A short HTML part (issue 83 item 11): the frame shrinks to it, not to the 24rem (384 px) its CSS keeps for a
+        # page without script. Measured by the paragraph's bottom, which, unlike the root of a part without a doctype
+        # (quirks mode), does not stretch with the frame.
+        short = "Short HTML %s" % secrets.token_hex(3)
+        raw, _ = message("friend@example.net", address, short, text="One line.", html="<p id='short'>One line.</p>")
+        self.assertEqual(deliver_smtp("127.0.0.1", self.base.smtp_port, "friend@example.net", [address], raw), {})
+        self.driver.get(list_url)
+        waiter(self.driver, LIVE_SECONDS).until(EC.presence_of_element_located((By.XPATH, row_with(short))))
+        self.open_row(short)
+        frame = self.present("message_html")
+        self.driver.switch_to.frame(frame)
+        try:
+            bottom = waiter(self.driver, 5).until(lambda d: d.execute_script(
+                "var p = document.getElementById('short'); return p && Math.ceil(p.getBoundingClientRect().bottom)"))
+        finally:
+            self.driver.switch_to.default_content()
+        waiter(self.driver, 5).until(
+            lambda d: bottom <= d.execute_script("return arguments[0].clientHeight", frame) <= bottom + 40,
+            "the frame of a short part is sized to it (its paragraph ends at %d px; the frame is %s px)"
+            % (bottom, self.driver.execute_script("return arguments[0].clientHeight", frame)))
 
     def test_3_pro_user(self):
         email, password = self.pros[0]

@@ -136,6 +136,8 @@ def discovery_issuer(base):
     check(status == 503 and location is None and "misconfigured on this server" in body
           and "cannot be reached" not in body and not browser.session() and browser.cookie("postern_oidc") is None,
           "a discovery document naming another issuer: misconfigured (not away), no transaction, no session")
+    check('<a href="/owner/sign-in" id="back-to-sign-in">' in body,
+          "the misconfigured page has a way back to the sign-in page (issue 83 item 11)")
     failure = [e for e in audit_events(base) if e["action"] == "owner.signin_failed" and e["target"] == "oidc:other"][-1:]
     detail = failure[0]["details"].get("detail", "") if failure else ""
     check(failure and failure[0]["details"]["reason"] == "discovery" and "issuer" in detail.lower(),

@@ -28,7 +28,7 @@ struct OAuthConsentReachTests {
     }
 
     @Test(
-        "the page says the app reaches every inbox held, including later ones, and offers only this inbox",
+        "the page checks the narrowest reach first (only this inbox), and offers every inbox held, later ones too",
         arguments: StorageBackend.allCases)
     func words(_ backend: StorageBackend) async throws {
         let harness = try OAuthHarness(backend)
@@ -36,14 +36,14 @@ struct OAuthConsentReachTests {
         _ = try await harness.owner()
         let (page, _, _) = try await OAuthAuthorizeTests.consentPage(harness, OAuthAuthorizeTests.query(client.id))
         let html = String(decoding: page.body, as: UTF8.self)
-        #expect(
-            html.contains(
-                "can read and send from every inbox you hold, including ones you add later; this one is its default."))
-        #expect(html.contains(#"name="reach" value="all" id="reach-all" checked> Every inbox you hold"#))
-        #expect(html.contains(#"name="reach" value="inbox" id="reach-inbox"> Only this inbox"#))
+        #expect(html.contains("can read and send from the inbox picked above and no other, unless you choose every"))
+        let only = try #require(
+            html.firstRange(of: #"name="reach" value="inbox" id="reach-inbox" checked> Only this inbox"#))
+        let every = try #require(html.firstRange(of: #"name="reach" value="all" id="reach-all"> Every inbox you hold"#))
+        #expect(only.lowerBound < every.lowerBound, "the narrowest choice first")
         let read = await harness.send(
             .GET, "/oauth/authorize?" + OAuthAuthorizeTests.query(client.id, replacing: ["scope": "mail.read"]))
-        #expect(String(decoding: read.body, as: UTF8.self).contains("can read every inbox you hold"))
+        #expect(String(decoding: read.body, as: UTF8.self).contains("can read the inbox picked above and no other"))
     }
 
     @Test(

@@ -27,6 +27,22 @@ struct OwnerPagesTests {
         #expect(signedIn.status.code == 303 && signedIn.headers["Location"] == "/owner/x")
     }
 
+    @Test(
+        "/owner links to the domains once, in the navigation, whose current link names the page (issue 83 item 11)",
+        arguments: StorageBackend.allCases)
+    func oneDomainsLink(_ backend: StorageBackend) async throws {
+        let harness = try OwnersHarness(backend)
+        harness.routeInboxPages()
+        _ = try await harness.service.owners.create(email: "ada@example.com", password: "correct horse")
+        _ = try await harness.signIn("ada@example.com", "correct horse")
+        let page = await harness.send(.GET, "/owner")
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(page.status.code == 200)
+        #expect(html.ranges(of: "href=\"/owner/domains\"").count == 1, "one link to /owner/domains")
+        #expect(html.contains(#"<a href="/owner" aria-current="page">Your inboxes</a>"#))
+        #expect(html.contains(#"<h1 class="named-by-navigation">Your inboxes</h1>"#))
+    }
+
     @Test("a next that leaves the site goes to /owner instead", arguments: StorageBackend.allCases, [
         "https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", "",
     ])

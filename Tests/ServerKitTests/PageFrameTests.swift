@@ -28,6 +28,25 @@ struct PageFrameTests {
         #expect(page.components(separatedBy: "id=\"sign-out-form\"").count == 2)
     }
 
+    @Test("a current link that names the page: its heading is kept out of sight, not drawn twice (issue 83 item 11)")
+    func currentLinkNamesThePage() {
+        func page(current title: String) -> String {
+            PageFrame(
+                title: title,
+                navigation: PageFrame.Navigation(
+                    label: "Owner",
+                    links: [
+                        PageFrame.Link("/owner", "Your inboxes", current: title == "Your inboxes"),
+                        PageFrame.Link("/owner/domains", "Your domains", current: title == "Your domains"),
+                    ])
+            ).document(main: "<p>M</p>").text
+        }
+        let named = page(current: "Your inboxes")
+        #expect(named.contains(#"<h1 class="named-by-navigation">Your inboxes</h1>"#))
+        #expect(named.contains(".named-by-navigation{position:absolute;width:1px;height:1px;"))
+        #expect(page(current: "Allow access?").contains("<h1>Allow access?</h1>"), "no current link: the heading shows")
+    }
+
     @Test("signed out: no account form, no account style; a heading and footer of the page's own")
     func signedOut() {
         let page = PageFrame(title: "T", heading: "<h1>H</h1><p class=\"lead\">L</p>", footer: "F")
