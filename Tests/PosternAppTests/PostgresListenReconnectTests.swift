@@ -53,6 +53,9 @@ struct PostgresListenReconnectTests {
         let database = server.runtime.database
         let changes = server.runtime.mailChanges
         let first = try #require(try await newListener(database), "no backend listens on postern_mail")
+        // The listener announces every address once it has connected, which may come after its backend shows in
+        // pg_stat_activity: a waiter parked before that announcement would be woken by it, not by the termination.
+        for _ in 0..<250 where changes.anyChange.ticket() == 0 { try await Task.sleep(for: .milliseconds(20)) }
 
         let before = try await park(changes, "before@mail.localhost")
         try await Task.sleep(for: .milliseconds(300))
