@@ -196,7 +196,6 @@ public final class MailSandbox: Sendable {
             return MailboxJSON.response(.ok, [("deleted", .int(0))])
         }
         let deleted = try await mail.deleteAll(address: sandbox.address)
-        try await store.deleteSandboxMessages(ownerID: user, messageIDs: nil)
         return MailboxJSON.response(.ok, [("deleted", .int(Int64(deleted)))])
     }
 
@@ -229,7 +228,6 @@ public final class MailSandbox: Sendable {
     func deleteSandboxMessage(_ call: MailboxCall) async throws -> HTTPResponse {
         let (sandbox, user) = try await sandboxOfCaller(call)
         guard try await mail.delete(address: sandbox.address, id: call.messageID) else { throw MailboxError.notFound }
-        try await store.deleteSandboxMessages(ownerID: user, messageIDs: [call.messageID])
         return MailboxJSON.noContent()
     }
 

@@ -22,21 +22,14 @@ struct SandboxMessageRecord: Sendable, Equatable {
 }
 
 /// The sandbox's own rows (`migrations/*/0019_mailbox_sandbox.sql`): each Pro user's sandbox and what it adds to its
-/// captured messages (their copies are in the mail store). Only this target reads or writes these tables.
-public struct SandboxStore: MailboxMessageRecords {
+/// captured messages (their copies are in the mail store; a record goes with its message, whoever deletes it: migration
+/// 0067's trigger). Only this target reads or writes these tables.
+public struct SandboxStore: Sendable {
     let database: any SQLDatabase
 
     /// A store over a database migrated through `0019_mailbox_sandbox.sql`.
     public init(database: any SQLDatabase) {
         self.database = database
-    }
-
-    /// Every sandbox's address in the mail store: retention forgets the records of a capture it pruned there (each
-    /// sandbox is one address, so retention's count, an address's own, keeps each sandbox's newest apart).
-    public func sandboxAddresses() async throws -> [String] {
-        try await database.read { connection in
-            try connection.query("SELECT address FROM mailbox_sandboxes ORDER BY address").compactMap { $0.text("address") }
-        }
     }
 
     /// The user's sandbox, or nil before its first SMTP connection.
@@ -105,36 +98,6 @@ public struct SandboxStore: MailboxMessageRecords {
             return SandboxMessageRecord(
                 messageID: id, recipients: recipients ?? [], clientIP: clientIP,
                 authResults: row.text("auth_results").flatMap { try? JSONValue.parse(Array($0.utf8)) })
-        }
-    }
-
-    /// Deletes what every sandbox adds to its captured messages (the operator's reset, after the messages).
-    public func deleteEveryRecord() async throws {
-        _ = try await database.write { try $0.run("DELETE FROM mailbox_sandbox_messages", []) }
-    }
-
-    /// Deletes what the sandbox adds to captured message `id` (the operator's deletion of one, after the message).
-    public func deleteRecords(ofMessage id: String) async throws {
-        _ = try await database.write {
-            try $0.run("DELETE FROM mailbox_sandbox_messages WHERE message_id = ?", [.text(id)])
-        }
-    }
-
-    /// Forgets the sandbox's records of `messageIDs`, every one of the user's when nil (their copies are deleted
-    /// from the mail store by the caller).
-    func deleteSandboxMessages(ownerID: String, messageIDs: [String]?) async throws {
-        _ = try await database.write { connection in
-            guard let messageIDs else {
-                return try connection.run(
-                    "DELETE FROM mailbox_sandbox_messages WHERE owner_id = ?", [.text(ownerID)])
-            }
-            var deleted = 0
-            for id in messageIDs {
-                deleted += try connection.run(
-                    "DELETE FROM mailbox_sandbox_messages WHERE owner_id = ? AND message_id = ?",
-                    [.text(ownerID), .text(id)])
-            }
-            return deleted
         }
     }
 

@@ -42,12 +42,3 @@ extension MailboxAccountService {
     /// Unix seconds now, on the surface's clock.
     public func now() -> Int64 { clock() }
 }
-
-/// Records a target keeps beside the mail store's messages (the sandbox's envelope and verdicts), forgotten when the
-/// operator deletes every message (`DELETE /api/operator/messages`) or one (`DELETE /api/operator/messages/{id}`).
-public protocol MailboxMessageRecords: Sendable {
-    /// Deletes every such record.
-    func deleteEveryRecord() async throws
-    /// Deletes the records of message `id` (none is fine).
-    func deleteRecords(ofMessage id: String) async throws
-}

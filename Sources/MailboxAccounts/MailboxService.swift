@@ -43,8 +43,6 @@ public final class MailboxService: Sendable {
     /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
     let middleware: SurfaceMiddleware<MailboxRateClass>
     let onUnexpectedError: UnexpectedErrorReporter?
-    /// What keeps records beside the store's messages (the sandbox's), forgotten with every message by the operator.
-    let recordsBesideMessages: [any MailboxMessageRecords]
     /// The other surfaces' accounts (the agents'), removed with the Mail.td accounts by `?reset=accounts`.
     let accountsBesideMailboxes: [any OperatorAccountReset]
     /// The operator's resets on this instance, for the open `/api/operator/events` sockets.
@@ -59,7 +57,7 @@ public final class MailboxService: Sendable {
     public static let bodyLimit = 16 * 1024
 
     /// Creates the API with accounts of its own (tests; the runtime builds one ``MailboxAccountService`` and gives
-    /// it to ``init(accounts:ledger:monotonicClock:onUnexpectedError:recordsBesideMessages:accountsBesideMailboxes:)``).
+    /// it to ``init(accounts:ledger:monotonicClock:onUnexpectedError:accountsBesideMailboxes:)``).
     /// The parameters are those of ``MailboxAccountService`` and of that initialiser.
     /// - Throws: `StorageError` from the challenge secret's table.
     public convenience init(
@@ -68,7 +66,6 @@ public final class MailboxService: Sendable {
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
-        recordsBesideMessages: [any MailboxMessageRecords] = [],
         accountsBesideMailboxes: [any OperatorAccountReset] = []
     ) throws {
         try self.init(
@@ -76,7 +73,7 @@ public final class MailboxService: Sendable {
                 configuration: configuration, keys: keys, store: store, mail: mail, pool: pool, resolver: resolver,
                 customDomains: customDomains, clock: clock, metricsFactory: metricsFactory, audit: audit),
             ledger: ledger, monotonicClock: monotonicClock, onUnexpectedError: onUnexpectedError,
-            recordsBesideMessages: recordsBesideMessages, accountsBesideMailboxes: accountsBesideMailboxes)
+            accountsBesideMailboxes: accountsBesideMailboxes)
     }
 
     /// Creates the API over `accounts` (the composition root's one accounts service). When the configuration has no
@@ -88,18 +85,14 @@ public final class MailboxService: Sendable {
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
-    ///   - recordsBesideMessages: what keeps records of its own beside the mail store's messages (the sandbox's),
-    ///     forgotten when the operator deletes every message.
     ///   - accountsBesideMailboxes: the other surfaces' accounts (the agents'), which the operator's
     ///     `?reset=accounts` removes with the Mail.td accounts made since the start.
     /// - Throws: `StorageError` from the secret's table.
     public init(
         accounts: MailboxAccountService, ledger: ChallengeLedger, monotonicClock: MonotonicClock = .system,
-        onUnexpectedError: UnexpectedErrorReporter? = nil, recordsBesideMessages: [any MailboxMessageRecords] = [],
-        accountsBesideMailboxes: [any OperatorAccountReset] = []
+        onUnexpectedError: UnexpectedErrorReporter? = nil, accountsBesideMailboxes: [any OperatorAccountReset] = []
     ) throws {
         self.accounts = accounts
-        self.recordsBesideMessages = recordsBesideMessages
         self.accountsBesideMailboxes = accountsBesideMailboxes
         self.startedAt = accounts.clock()
         let configuration = accounts.configuration

@@ -68,7 +68,6 @@ extension OperatorController {
     func deleteMessage(_ call: MailboxCall) async throws -> HTTPResponse {
         let address = try await storedAddress(call)
         guard try await mail.delete(address: address, id: call.messageID) else { throw MailboxError.notFound }
-        for records in surface.recordsBesideMessages { try await records.deleteRecords(ofMessage: call.messageID) }
         return MailboxJSON.noContent()
     }
 

@@ -109,7 +109,6 @@ struct OperatorController: MailboxController {
             throw OperatorParameterError(parameter: "reset", message: "reset must be messages, accounts or everything")
         }
         let deleted = try await mail.deleteEverything()
-        for records in surface.recordsBesideMessages { try await records.deleteEveryRecord() }
         var answer: [(String, JSONValue)] = [("deleted", .int(Int64(deleted)))]
         if scope != .messages {
             // Int64.min: every account, the ones made before this server started too.

@@ -288,9 +288,7 @@ public final class PosternRuntime: Service {
         }
         if wanted.contains(.purges), !configuration.retention.retention.isUnlimited {
             services.append(
-                .retention(
-                    configuration.retention.retention, mailStore: mail.store,
-                    sandboxes: SandboxStore(database: database), metrics: metrics, clock: now, logger: logger))
+                .retention(configuration.retention.retention, mailStore: mail.store, metrics: metrics, clock: now, logger: logger))
         }
         let outbound =
             wanted.contains(.outbound)

@@ -4,7 +4,6 @@ import DKIMKeys
 import DNS
 import Fetch
 import Logging
-import MailSandbox
 import MailStore
 import OAuthResource
 import OAuthServer
@@ -142,19 +141,14 @@ extension RuntimeService {
 
     /// Retention (issue 71 item 5): every ``MailRetentionConfiguration/interval`` prunes, oldest first, what
     /// `retention` does not keep, each address counted on its own (issue 81 item 8: a sandbox and the catch-all are
-    /// one address each), forgets what a sandbox (``SandboxStore/sandboxAddresses()``) kept beside a pruned capture,
-    /// and counts each message (`postern_mail_pruned_total{reason}`). A failed pass is logged and the next one tries
-    /// again.
+    /// one address each; what a sandbox kept beside a pruned capture goes with it, migration 0067), and counts each
+    /// message (`postern_mail_pruned_total{reason}`). A failed pass is logged and the next one tries again.
     static func retention(
-        _ retention: MailRetention, mailStore: MailStore, sandboxes: SandboxStore, metrics: PosternMetrics,
+        _ retention: MailRetention, mailStore: MailStore, metrics: PosternMetrics,
         clock: @escaping @Sendable () -> Int64, logger: Logger
     ) -> RuntimeService {
         .repeating("retention", every: MailRetentionConfiguration.interval, logger: logger) {
             let pruned = try await mailStore.prune(retention, now: clock())
-            let captures = pruned.isEmpty ? [] : Set(try await sandboxes.sandboxAddresses())
-            for message in pruned where captures.contains(message.address) {
-                try await sandboxes.deleteRecords(ofMessage: message.id)
-            }
             metrics.mailPruned(pruned)
         }
     }

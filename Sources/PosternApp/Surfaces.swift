@@ -228,13 +228,12 @@ package enum Surfaces {
             customDomains: customDomains, clock: clock, audit: audit)
     }
 
-    /// Mail.td's REST API over `accounts`; the operator's reset forgets the sandbox's records with every message.
+    /// Mail.td's REST API over `accounts`; the operator's `?reset=accounts` removes the agents' accounts too.
     static func mailboxService(
         accounts: MailboxAccountService, database: any SQLDatabase, ledger: ChallengeLedger, logger: Logger
     ) throws -> MailboxService {
         try MailboxService(
             accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger),
-            recordsBesideMessages: [SandboxStore(database: database)],
             accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))])
     }
 

@@ -109,8 +109,7 @@ final class MailboxHarness: Sendable {
                 signingKeys: dkimKeys.map { DKIMDomainKeys(store: $0, pool: pool) }),
             clock: { clock.seconds }, monotonicClock: clock.monotonic, metricsFactory: metrics,
             onUnexpectedError: unexpected.reporter,
-            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.seconds }),
-            recordsBesideMessages: [sandboxStore])
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.seconds }))
         sandbox = MailSandbox(surface: service, store: sandboxStore, mail: mail)
         delivery = LocalDelivery(
             directory: MailboxDirectory(
