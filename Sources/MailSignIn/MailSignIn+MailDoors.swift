@@ -62,14 +62,6 @@ extension MailSignIn {
     {
         let name = username ?? ""
         let keys = Self.accountKeys(address: name, client: ClientAddressKey(peer: client))
-        // A token refused on what it is (forged, expired, another resource's such as /mcp, without mail.read) is told
-        // so, RFC 7628's error then AUTHENTICATIONFAILED, even while the backoff slows the name: no retry makes it
-        // good, and "try later" would send the client back with it. It counts as a failure all the same.
-        if let refusal = statelessRefusal(accessToken) {
-            try await throttle.failed(keys, now: clock())
-            await record(.mailboxSignInFailed, door: door, actor: name, client: client, credential: "oauth")
-            return .tokenRefused(refusal)
-        }
         var refusal = TokenRefusal.invalidToken
         var opened: (owner: String, inbox: Principal)?
         let attempt = try await throttle.attempt(keys, now: clock()) {
@@ -81,8 +73,13 @@ extension MailSignIn {
         }
         guard case .passed = attempt, let (owner, inbox) = opened else {
             await record(.mailboxSignInFailed, door: door, actor: name, client: client, credential: "oauth")
-            if case .slowed = attempt { return .throttled }
-            return .tokenRefused(refusal)
+            guard case .slowed = attempt else { return .tokenRefused(refusal) }
+            // Slowed, the token was not checked. One refused on what it is (forged, expired, another resource's such
+            // as /mcp, without mail.read) is told so all the same, RFC 7628's error then AUTHENTICATIONFAILED: no retry
+            // makes it good, and "try later" would send the client back with it. It counts as a failure.
+            guard let refused = statelessRefusal(accessToken) else { return .throttled }
+            try await throttle.failed(keys, now: clock())
+            return .tokenRefused(refused)
         }
         let address = inbox.mailbox.address
         await record(.mailboxSignIn, door: door, actor: owner, target: address, client: client, credential: "oauth")
