@@ -1,7 +1,7 @@
 /// A cap on the rows an insert may add to: what `count` counts (a `SELECT COUNT(*) AS n ...` with `bindings`) must be
-/// under `limit` for the insert to run (``SQLConnection/insert(_:_:within:)``). For rows anyone may make without signing
-/// in (a passkey sign-in's challenge, a sign-in provider's login transaction), counted in the database so that every
-/// instance shares the cap.
+/// under `limit` for the insert to run (``SQLConnection/insert(_:_:within:)``, with the insert's other caps). For rows
+/// anyone may make without signing in (a passkey sign-in's challenge, a sign-in provider's login transaction), counted
+/// in the database so that every instance shares the cap.
 public struct RowCap: Sendable {
     /// The count, as `SELECT COUNT(*) AS n FROM ... WHERE ...`.
     public var count: String
@@ -18,14 +18,6 @@ public struct RowCap: Sendable {
 }
 
 extension SQLConnection {
-    /// Runs the insert `sql` with `bindings` unless `cap` is reached, both on this connection (inside the caller's
-    /// write); nil `cap` inserts always.
-    /// - Returns: false, and nothing inserted, when the rows `cap` counts already number its limit.
-    /// - Throws: storage errors.
-    public func insert(_ sql: String, _ bindings: [SQLValue], within cap: RowCap?) throws -> Bool {
-        try insert(sql, bindings, within: cap.map { [$0] } ?? [])
-    }
-
     /// Runs the insert `sql` with `bindings` unless one of `caps` is reached, each counted in order (the cheapest
     /// first: the first reached stops the rest), all on this connection (inside the caller's write).
     /// - Returns: false, and nothing inserted, when the rows some cap counts already number its limit.

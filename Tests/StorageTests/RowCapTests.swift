@@ -19,7 +19,7 @@ struct RowCapTests {
                 try await database.write { connection in
                     try connection.insert(
                         "INSERT INTO capped_rows (id, holder) VALUES (?, ?)",
-                        [.text(id), holder.map(SQLValue.text) ?? .null], within: cap)
+                        [.text(id), holder.map(SQLValue.text) ?? .null], within: cap.map { [$0] } ?? [])
                 }
             }
             #expect(try await insert("a", holder: nil, cap))
