@@ -95,13 +95,19 @@ struct MailChangeStreamRuleTests {
         return try await task.value
     }
 
-    @Test("nothing happens: a quiet element once the interval has passed, after the re-check", arguments: StorageBackend.allCases)
-    func quiet(_ backend: StorageBackend) async throws {
+    /// A store on a new database of `backend` (the caller keeps the database alive), a clock the test moves, and the
+    /// address's state now.
+    static func fixture(_ backend: StorageBackend) async throws -> (MailDatabase, MailStore, ManualClock, Int64) {
         let db = try MailDatabase(backend)
         let store = MailStore(database: db.database)
-        let clock = ManualClock()
+        return (db, store, ManualClock(), try await store.state(address: address))
+    }
+
+    @Test("nothing happens: a quiet element once the interval has passed, after the re-check", arguments: StorageBackend.allCases)
+    func quiet(_ backend: StorageBackend) async throws {
+        let (db, store, clock, start) = try await Self.fixture(backend)
+        defer { withExtendedLifetime(db) {} }
         let rechecks = Mutex(0)
-        let start = try await store.state(address: Self.address)
         let stream = store.changeStream(
             of: Self.address, from: start, quiet: .seconds(30),
             recheck: { rechecks.withLock { $0 += 1 }; return true }, clock: clock.clock)
@@ -113,10 +119,8 @@ struct MailChangeStreamRuleTests {
 
     @Test("a re-check that says no ends the stream at the quiet element", arguments: StorageBackend.allCases)
     func recheckEnds(_ backend: StorageBackend) async throws {
-        let db = try MailDatabase(backend)
-        let store = MailStore(database: db.database)
-        let clock = ManualClock()
-        let start = try await store.state(address: Self.address)
+        let (db, store, clock, start) = try await Self.fixture(backend)
+        defer { withExtendedLifetime(db) {} }
         let stream = store.changeStream(
             of: Self.address, from: start, quiet: .seconds(5), recheck: { false }, clock: clock.clock)
         #expect(try await Self.next(stream, moving: clock) == nil)
@@ -124,10 +128,8 @@ struct MailChangeStreamRuleTests {
 
     @Test("until passes with nothing to hand out: the stream ends", arguments: StorageBackend.allCases)
     func untilEnds(_ backend: StorageBackend) async throws {
-        let db = try MailDatabase(backend)
-        let store = MailStore(database: db.database)
-        let clock = ManualClock()
-        let start = try await store.state(address: Self.address)
+        let (db, store, clock, start) = try await Self.fixture(backend)
+        defer { withExtendedLifetime(db) {} }
         let stream = store.changeStream(
             of: Self.address, from: start, until: clock.clock.now() + .seconds(10), clock: clock.clock)
         let began = clock.clock.now()
@@ -137,10 +139,8 @@ struct MailChangeStreamRuleTests {
 
     @Test("a state other than the one known is handed out at once; an announcement without a move is a wake-up", arguments: StorageBackend.allCases)
     func changedAndWoken(_ backend: StorageBackend) async throws {
-        let db = try MailDatabase(backend)
-        let store = MailStore(database: db.database)
-        let clock = ManualClock()
-        let start = try await store.state(address: Self.address)
+        let (db, store, clock, start) = try await Self.fixture(backend)
+        defer { withExtendedLifetime(db) {} }
         let recipient = MailStore.Recipient(address: Self.address, quota: 100_000)
         _ = try await store.deliver(MailStoreTests.message("one"), to: [recipient], folder: .inbox, now: 1)
         let stream = store.changeStream(of: Self.address, from: start, clock: clock.clock)
