@@ -253,12 +253,33 @@ let package = Package(
             "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Base64Coding", "Time", "HTMLSanitizing",
             "ConfigurationReading", "Fetch", "WebSocket",
         ]),
-        // Surface 2: Mail.td compatible mailbox accounts.
+        // Surface 2's model (issue 82): Mail.td's accounts, tokens, Pro users, their domains and sign-in, without HTTP
+        // (MailboxAccountService); the doors below and beside it serve them.
         .target(name: "MailboxAccounts", dependencies: [
             "EmailAddresses",
-            "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
-            "Fetch", "Audit", "CustomDomains", "Time", "WebSocket",
+            "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "MailStore", "MIME", "Directory", "DNS", "PasswordHashing",
+            "Fetch", "Audit", "CustomDomains", "Time",
             .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // What every route of Mail.td's shape shares (issue 82): the call, the bearer rules, the rate limits, the
+        // answers and the message JSON; no route of its own. Mail.td's REST API, the operator's API, the webhooks, the
+        // sandbox, the Pro dashboard and mail.cx's message JSON sit on it.
+        .target(name: "MailboxRoutes", dependencies: [
+            "MailboxAccounts", "EmailAddresses", "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage",
+            "ComputePool", "MailStore", "MIME", "DNS", "PasswordHashing", "Audit", "CustomDomains", "Time",
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // Mail.td's REST API (CONTRACT.md 2.2): accounts, tokens, Pro users and their API tokens, domains, billing and
+        // messages, a door over the accounts' model (issue 82).
+        .target(name: "MailTD", dependencies: [
+            "MailboxRoutes", "MailboxAccounts", "HTTP1", "ServerKit", "JSON", "JWT", "MIME", "MailStore", "CustomDomains",
+            "Audit", "DNS", "Storage",
+        ]),
+        // The operator's API (/api/operator/messages and its wait, reset and events): a door over the one mail store,
+        // behind the operator's token (issue 82).
+        .target(name: "OperatorAPI", dependencies: [
+            "MailboxRoutes", "MailboxAccounts", "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Time",
+            "WebSocket",
         ]),
         // The one owner of mail credentials (issue 82): which credential (an agent key, an owner's access token, a
         // `tm_pro_` token, a Mail.td password) opens which mailbox, with the backoff's keys, the mail doors' bucket and
@@ -270,25 +291,25 @@ let package = Package(
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
         // delivers it through the shared fetcher, the signature and payload, and the five /api/user/webhooks routes.
         .target(name: "Webhooks", dependencies: [
-            "MailboxAccounts", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit", "LeasedQueue", "Time",
+            "MailboxAccounts", "MailboxRoutes", "MailStore", "Storage", "Fetch", "AuthCrypto", "JSON", "HTTP1", "ServerKit", "LeasedQueue", "Time",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // mail.tm's API and its Mercure hub (issue 72): a second door onto Mail.td's accounts and the one mail store.
         .target(name: "MailTM", dependencies: [
-            "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "ClientAddress", "AuthCrypto", "Time",
+            "MailboxAccounts", "MailboxRoutes", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "ClientAddress", "AuthCrypto", "Time",
             "ConfigurationReading", "EmailAddresses",
         ]),
         // mail.cx's REST API (issue 72): implicit mailboxes on the surface's domains over the one mail store; and its
         // live messages at /api/ws over Mail.td's accounts (issue 82).
         .target(name: "MailCX", dependencies: [
-            "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "Time", "ConfigurationReading",
+            "MailboxAccounts", "MailboxRoutes", "MailStore", "MIME", "JSON", "HTTP1", "ServerKit", "Time", "ConfigurationReading",
             "EmailAddresses", "Directory", "ClientAddress", "WebSocket",
         ]),
         // Mail.td's SMTP sandbox: the capture store, its /api/user/sandbox routes, and the SMTP sink that captures.
         .target(name: "MailSandbox", dependencies: [
-            "MailboxAccounts", "MailStore", "MIME", "Storage", "JSON", "HTTP1", "ServerKit", "SMTPServer", "MailAuth",
+            "MailboxAccounts", "MailboxRoutes", "MailStore", "MIME", "Storage", "JSON", "HTTP1", "ServerKit", "SMTPServer", "MailAuth",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The Mail.td side of the web inbox: its sign-in port over the mailbox surface (sign-in, what each session rests
@@ -296,7 +317,7 @@ let package = Package(
         // MailboxAccounts, Webhooks and MailSandbox in the web inbox's frame and session.
         .target(name: "MailboxWebInbox", dependencies: [
             "EmailAddresses",
-            "WebInbox", "MailboxAccounts", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
+            "WebInbox", "MailboxAccounts", "MailboxRoutes", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
             "ServerKit", "BrowserPages", "SignInProviders", "MailSignIn", "ClientAddress",
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
@@ -365,7 +386,7 @@ let package = Package(
             "EmailAddresses",
             "OutboundSocket", "HTTP1", "SocketServer", "HTTPServer", "ComputePool", "JWT", "JSON", "SigningKeys", "Storage", "PostgresClient", "EmbeddedResources",
             "AgentAuth", "DKIMKeys", "SMTPOutcomes", "BrowserPages", "WebAuthn", "Passkeys", "BufferBudget",
-            "MailboxAccounts", "MailSignIn", "Webhooks", "MailSandbox", "MailTM", "MailCX", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
+            "MailboxAccounts", "MailboxRoutes", "MailTD", "OperatorAPI", "MailSignIn", "Webhooks", "MailSandbox", "MailTM", "MailCX", "Fetch", "RemoteHashAuth", "ClientAddress", "ServerKit", "MailStore", "MailDelivery",
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
@@ -507,7 +528,7 @@ let package = Package(
         .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW", "AuthCrypto"]),
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
-            "MailboxAccounts", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
+            "MailboxAccounts", "MailboxRoutes", "MailTD", "OperatorAPI", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
             "ComputePool", "MailStore", "MIME", "Directory", "PasswordHashing", "Fetch", "Audit", "Webhooks",
             "MailSandbox", "MailDelivery", "CustomDomains", "DNS", "PosternTestSupport", "DKIMKeys", "Time", "WebSocket", "MailCX",
             .product(name: "Logging", package: "swift-log"),
@@ -531,6 +552,7 @@ let package = Package(
         .testTarget(name: "WebInboxTests", dependencies: [
             "WebInbox", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool",
             "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "MailboxAccounts",
+            "MailboxRoutes", "MailTD", "OperatorAPI",
             "JWT", "MailSandbox", "JMAP", "JSON", "MailDelivery", "MailSubmission", "OutboundQueue", "PosternApp",
             "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",

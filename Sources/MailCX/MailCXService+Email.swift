@@ -2,6 +2,7 @@ import HTTP1
 import JSON
 import MailStore
 import MailboxAccounts
+import MailboxRoutes
 
 /// One email by its id: parsed, raw, an attachment, deleted. The id is looked up with the address it is at, which the
 /// caller must be able to read; any other is `email_not_found`, as a message that does not exist.

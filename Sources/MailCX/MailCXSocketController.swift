@@ -2,6 +2,7 @@ import HTTP1
 import JSON
 import MailStore
 import MailboxAccounts
+import MailboxRoutes
 import ServerKit
 import WebSocket
 

@@ -1,6 +1,7 @@
 import HTTP1
 import JSON
 import MailboxAccounts
+import MailboxRoutes
 import SMTPServer
 import ServerKit
 

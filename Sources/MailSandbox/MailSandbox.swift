@@ -3,6 +3,7 @@ import JSON
 import MIME
 import MailStore
 import MailboxAccounts
+import MailboxRoutes
 import ServerKit
 
 /// Why a sandbox capture was refused for good (the SMTP side answers each with a permanent reply).

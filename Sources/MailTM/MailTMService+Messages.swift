@@ -2,6 +2,7 @@ import HTTP1
 import JSON
 import MailStore
 import MailboxAccounts
+import MailboxRoutes
 
 /// Messages: mail.tm's `/messages` and `/sources` over the store's inbox of the bearer's address. Another account's
 /// message id is a message this account does not have: 404, whatever the method.

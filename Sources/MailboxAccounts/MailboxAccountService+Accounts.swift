@@ -35,14 +35,27 @@ extension MailboxAccountService {
         guard let address = MailboxAddress(text) else { throw MailboxError.invalidAddress }
         guard domains.contains(address.domain) else { throw MailboxError.invalidDomain }
         try PasswordPolicy.validateNew(password)
+        let (record, token) = try await createAccount(at: address, credential: .password(password), owner: nil, now: now)
+        return (MailboxAccountSummary(record), token)
+    }
+
+    /// Makes the account at `address` that `credential` opens, free or `owner`'s (within its `max_accounts`), and a
+    /// mailbox token for it: what every door's sign-up comes to once it checked the domain and its own admission (a
+    /// proof of work, a rate limit).
+    /// - Throws: ``MailboxError/addressTaken``, ``MailboxError/accountLimitReached`` (a race past the owner's limit);
+    ///   storage errors.
+    package func createAccount(at address: MailboxAddress, credential: MailboxCredential, owner: ProUserRecord?, now: Int64)
+        async throws -> (record: MailboxAccountRecord, token: String)
+    {
         if try await store.addressExists(address.description) { throw MailboxError.addressTaken }
         let record = MailboxAccountRecord(
             id: MailboxIdentifiers.uuid(), address: address.description, passwordHash: "",
-            authVerifier: try await credentials.verifier(for: .password(password), address: address.description),
-            ownerID: nil, quota: configuration.quotas.free, used: 0, tokenEpoch: 0, createdAt: now)
-        try await store.insert(record, ownerLimit: nil)
-        metrics.accountCreated(pro: false)
-        return (MailboxAccountSummary(record), try tokens.mailboxToken(for: record, now: now))
+            authVerifier: try await credentials.verifier(for: credential, address: address.description),
+            ownerID: owner?.id, quota: owner == nil ? configuration.quotas.free : configuration.quotas.pro, used: 0,
+            tokenEpoch: 0, createdAt: now)
+        try await store.insert(record, ownerLimit: owner?.maxAccounts)
+        metrics.accountCreated(pro: owner != nil)
+        return (record, try tokens.mailboxToken(for: record, now: now))
     }
 
     /// The account `address` and `password` open, with a fresh mailbox token; nil when refused (one answer, and the

@@ -23,7 +23,7 @@ extension MailboxAccountService {
     /// Makes a `tm_pro_` token for `user`: the token (shown this once; only its digest is kept) and what is listed.
     /// `name` nil or empty is `"api"`.
     /// - Throws: ``MailboxError/invalidRequest`` for a name over 100 characters; storage errors.
-    func createAPIToken(for user: ProUserRecord, name: String?, now: Int64, client: String?) async throws
+    package func createAPIToken(for user: ProUserRecord, name: String?, now: Int64, client: String?) async throws
         -> (info: ProTokenInfo, token: String)
     {
         let name = name.flatMap { $0.isEmpty ? nil : $0 } ?? "api"
@@ -37,13 +37,13 @@ extension MailboxAccountService {
     }
 
     /// Every token of `user`, revoked ones too, oldest first.
-    func apiTokens(of user: ProUserRecord) async throws -> [ProTokenInfo] {
+    package func apiTokens(of user: ProUserRecord) async throws -> [ProTokenInfo] {
         try await store.proTokens(userID: user.id).map(Self.info)
     }
 
     /// Revokes `user`'s token `id` at once (the next request with it is refused); revoking twice is no error.
     /// - Throws: ``MailboxError/notFound`` when the user has no such token.
-    func revokeAPIToken(id: String, of user: ProUserRecord, now: Int64, client: String?) async throws {
+    package func revokeAPIToken(id: String, of user: ProUserRecord, now: Int64, client: String?) async throws {
         guard MailboxIdentifiers.isUUID(id) else { throw MailboxError.notFound }
         let result = try await store.revokeProToken(id: id, userID: user.id, now: now)
         guard result.found else { throw MailboxError.notFound }

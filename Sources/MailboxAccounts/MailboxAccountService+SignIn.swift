@@ -5,7 +5,7 @@ extension MailboxAccountService {
     /// The account `address` and `credential` open, by `POST /api/token`'s rules: a v1 password against a
     /// pre-`auth_key` hash (upgraded when right), a password or `auth_key` against a v2 verifier; the same cost whether the address
     /// exists or not. Nil when refused.
-    func account(signingIn text: String?, with credential: MailboxCredential) async throws -> MailboxAccountRecord? {
+    package func account(signingIn text: String?, with credential: MailboxCredential) async throws -> MailboxAccountRecord? {
         let normalized = text.flatMap(MailboxAddress.init)?.description
         let account = try await normalized.asyncFlatMap { try await store.account(address: $0) }
         let outcome = try await credentials.check(credential, address: normalized ?? text ?? "", against: account)
@@ -52,7 +52,7 @@ extension MailboxAccountService {
 
     /// `user` when `password` is theirs and they are active; nil otherwise, at the same cost when there is no `user`
     /// (the hasher's decoy) or they have no password.
-    func activeProUser(_ user: ProUserRecord?, provenBy password: String) async throws -> ProUserRecord? {
+    package func activeProUser(_ user: ProUserRecord?, provenBy password: String) async throws -> ProUserRecord? {
         guard try await hasher.verify(password, against: user?.verifiablePasswordHash), let user, user.status == "active"
         else { return nil }
         return user

@@ -16,22 +16,22 @@ import PasswordHashing
 public final class MailboxAccountService: Sendable {
     /// The configuration the service was created with (domains lower-cased).
     public let configuration: MailboxConfiguration
-    let store: MailboxStore
+    package let store: MailboxStore
     /// The mail of every account, shared with SMTP delivery.
-    let mail: MailStore
-    let hasher: PasswordHasher
-    let credentials: MailboxCredentials
-    let tokens: MailboxTokens
-    let authorizer: MailboxAuthorizer
+    package let mail: MailStore
+    package let hasher: PasswordHasher
+    package let credentials: MailboxCredentials
+    package let tokens: MailboxTokens
+    package let authorizer: MailboxAuthorizer
     /// Looks custom domains' TXT and MX records up.
-    let resolver: DNSResolver
+    package let resolver: DNSResolver
     /// The claims of Pro users (and owners: one table, ``CustomDomains``), with Mail.td's accounts as the Pro users'
     /// mailboxes and the other surfaces' as given by ``MailboxConfiguration/otherDomainMailboxes``. Built once.
-    let customDomains: CustomDomains
-    let clock: @Sendable () -> Int64
-    let metrics: MailboxMetrics
+    package let customDomains: CustomDomains
+    package let clock: @Sendable () -> Int64
+    package let metrics: MailboxMetrics
     /// Where Pro tokens and Pro domains made and removed are recorded.
-    let audit: AuditTrail
+    package let audit: AuditTrail
 
     /// - Parameters:
     ///   - configuration: the accounts' settings (domains, quotas, Argon2, token lifetime).

@@ -2,7 +2,7 @@ import AuthCrypto
 import JWT
 
 /// Who a request speaks for, after its bearer was checked against the database.
-enum MailboxPrincipal: Sendable {
+package enum MailboxPrincipal: Sendable {
     /// A mailbox token of this (live) account.
     case account(MailboxAccountRecord)
     /// A Pro JWT or API token of this Pro user.
@@ -11,7 +11,7 @@ enum MailboxPrincipal: Sendable {
 
 /// What a bearer is, as far as it was checked before the rate limit: JWTs by signature and expiry only
 /// (cheap, no database), Pro API tokens by an indexed lookup of their digest (`MailboxService.admit`).
-enum MailboxBearer: Sendable {
+package enum MailboxBearer: Sendable {
     /// No bearer, an empty one, or one not shaped like any token (an SDK's placeholder such as `null`): Mail.td's
     /// SDKs send `Authorization: Bearer <token>` even when they hold none.
     case anonymous
@@ -29,7 +29,7 @@ enum MailboxBearer: Sendable {
 
     /// Whether the bearer earns the Pro rate-limit classes: a signed Pro JWT or a verified API token,
     /// never an API token that was not looked up.
-    var earnsPro: Bool {
+    package var earnsPro: Bool {
         switch self {
         case .pro, .verifiedAPIToken: true
         default: false
@@ -41,13 +41,13 @@ enum MailboxBearer: Sendable {
 ///
 /// Every check reads the database: an account's token epoch, a Pro user's epoch, an API token's
 /// revocation. Nothing is cached, so a reset, a deletion or a revocation takes effect at once.
-struct MailboxAuthorizer: Sendable {
+package struct MailboxAuthorizer: Sendable {
     let tokens: MailboxTokens
     let store: MailboxStore
     let clock: @Sendable () -> Int64
 
     /// Classifies the bearer of a request (no database access; a Pro API token stays unverified).
-    func classify(_ bearer: String?) -> MailboxBearer {
+    package func classify(_ bearer: String?) -> MailboxBearer {
         guard let bearer, !bearer.isEmpty else { return .anonymous }
         if bearer.hasPrefix(MailboxTokens.apiTokenPrefix) { return .apiToken(bearer) }
         guard Self.isCompactJWS(bearer) else { return .anonymous }
@@ -112,7 +112,7 @@ struct MailboxAuthorizer: Sendable {
 
     /// The live record of an API token and its active Pro user; nil when the token is unknown, revoked,
     /// or its user is gone or not active. Reads by digest (indexed), no write.
-    func verify(apiToken token: String) async throws -> (ProTokenRecord, ProUserRecord)? {
+    package func verify(apiToken token: String) async throws -> (ProTokenRecord, ProUserRecord)? {
         let digest = MailboxTokens.digest(apiToken: token)
         guard let record = try await store.liveProToken(digest: digest), constantTimeEquals(record.digest, digest),
             let user = try await store.proUser(id: record.userID), user.status == "active"
@@ -128,20 +128,20 @@ struct MailboxAuthorizer: Sendable {
     }
 
     /// A principal that must exist (an anonymous request gets `.invalidOrExpiredToken`).
-    func requirePrincipal(_ bearer: MailboxBearer) async throws -> MailboxPrincipal {
+    package func requirePrincipal(_ bearer: MailboxBearer) async throws -> MailboxPrincipal {
         guard let principal = try await principal(bearer) else { throw MailboxError.invalidOrExpiredToken }
         return principal
     }
 
     /// The Pro user behind a bearer; anything else (anonymous, mailbox token) is `.invalidOrExpiredToken`.
-    func requireProUser(_ bearer: MailboxBearer) async throws -> ProUserRecord {
+    package func requireProUser(_ bearer: MailboxBearer) async throws -> ProUserRecord {
         guard case .proUser(let user)? = try await principal(bearer) else { throw MailboxError.invalidOrExpiredToken }
         return user
     }
 
     /// The account `id` (its UUID or, as Mail.td's SDK allows, its address) if `principal` may reach it: a mailbox token only its own account (else
     /// `.forbidden`), a Pro user only accounts it owns (else `.notFound`).
-    func account(_ id: String, for principal: MailboxPrincipal) async throws -> MailboxAccountRecord {
+    package func account(_ id: String, for principal: MailboxPrincipal) async throws -> MailboxAccountRecord {
         let address = MailboxAddress(id)?.description
         switch principal {
         case .account(let account):

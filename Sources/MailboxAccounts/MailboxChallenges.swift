@@ -19,12 +19,16 @@ public struct MailboxChallenge: Sendable, Equatable {
 /// whole id under the same secret (with another label). A forged or altered id fails the tag; its
 /// salt cannot be known without asking the server. Single use is the shared `ChallengeLedger`'s job,
 /// at consumption.
-struct MailboxChallenges: Sendable {
+package struct MailboxChallenges: Sendable {
     let secret: [UInt8]
     let difficulty: Int
     let ttl: Int64
 
-    func issue(now: Int64) -> MailboxChallenge {
+    package init(secret: [UInt8], difficulty: Int, ttl: Int64) {
+        (self.secret, self.difficulty, self.ttl) = (secret, difficulty, ttl)
+    }
+
+    package func issue(now: Int64) -> MailboxChallenge {
         let expiresAt = now + ttl
         let expiry = UInt32(clamping: expiresAt)
         var body = SecureRandom.bytes(8)
@@ -34,7 +38,7 @@ struct MailboxChallenges: Sendable {
     }
 
     /// The salt and expiry of a genuine, unexpired challenge id, else `.challengeNotFound`.
-    func open(id text: String, now: Int64) throws(MailboxError) -> (salt: String, expiresAt: Int64) {
+    package func open(id text: String, now: Int64) throws(MailboxError) -> (salt: String, expiresAt: Int64) {
         guard text.utf8.count == 32, let id = Hex.decode(text.lowercased()), id.count == 16 else {
             throw .challengeNotFound
         }

@@ -2,7 +2,7 @@ import AuthCrypto
 import PasswordHashing
 
 /// Turns a credential into the verifier an account stores and checks a presented one, on the worker pool.
-struct MailboxCredentials: Sendable {
+package struct MailboxCredentials: Sendable {
     /// Checks the Argon2id password hashes stored before `auth_key` (and runs on the same pool).
     let legacy: PasswordHasher
     /// Cost of deriving `auth_key` from a password (Mail.td's unless a test lowers it).
@@ -18,7 +18,7 @@ struct MailboxCredentials: Sendable {
 
     /// The verifier of `credential` for the account at `address` (normalised): a password costs one
     /// `auth_key` derivation, an `auth_key` one SHA-256.
-    func verifier(for credential: MailboxCredential, address: String) async throws -> [UInt8] {
+    package func verifier(for credential: MailboxCredential, address: String) async throws -> [UInt8] {
         switch credential {
         case .authKey(let key):
             return MailboxAuthKey.verifier(key)

@@ -78,7 +78,7 @@ public struct MailboxError: Error, Sendable, Equatable, CustomStringConvertible 
 extension MailboxError {
     /// The mailbox answer for a failure of the shared table: 503 `service_unavailable` or 500
     /// `internal_error`.
-    init(_ failure: ServiceFailure) {
+    package init(_ failure: ServiceFailure) {
         switch failure {
         case .unavailable: self = .serviceUnavailable
         case .internalError: self = .internalError

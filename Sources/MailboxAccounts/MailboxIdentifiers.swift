@@ -10,7 +10,7 @@ public enum MailboxIdentifiers {
 
     /// A stable UUID-shaped id for a configured domain (version 8, from SHA-256 of its name), so that
     /// `GET /api/domains` gives the same ids across restarts.
-    static func domainID(_ domain: String) -> String {
+    package static func domainID(_ domain: String) -> String {
         format(uuidBytes: Array(SHA256.hash(Array("postern-mailbox-domain:\(domain)".utf8)).prefix(16)), version: 8)
     }
 

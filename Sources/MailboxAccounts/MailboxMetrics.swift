@@ -4,9 +4,9 @@ import Metrics
 ///
 /// Created once, in ``MailboxService``'s initialiser, from the factory it is given (by default
 /// `MetricsSystem.factory`: bootstrap the metrics system before creating the service).
-struct MailboxMetrics: Sendable {
+package struct MailboxMetrics: Sendable {
     /// Result label values of `postern_pow_verifications_total{surface="mailbox"}`.
-    enum VerificationResult: String, CaseIterable, Sendable {
+    package enum VerificationResult: String, CaseIterable, Sendable {
         /// The proof had enough zero bits and consumed its challenge.
         case valid
         /// Too few leading zero bits, or a malformed nonce.
@@ -46,13 +46,13 @@ struct MailboxMetrics: Sendable {
     }
 
     /// Counts one proof-of-work verification outcome.
-    func verified(_ result: VerificationResult) { verifications[result]?.increment() }
+    package func verified(_ result: VerificationResult) { verifications[result]?.increment() }
 
     /// Counts one request refused by a rate limit.
-    func rejected(_ rateClass: MailboxRateClass) { rejections[rateClass]?.increment() }
+    package func rejected(_ rateClass: MailboxRateClass) { rejections[rateClass]?.increment() }
 
     /// Counts one account created, free or by a Pro user.
-    func accountCreated(pro: Bool) { created[pro]?.increment() }
+    package func accountCreated(pro: Bool) { created[pro]?.increment() }
 }
 
 extension MailboxRateClass {

@@ -13,7 +13,7 @@ extension MailboxStore {
         }
     }
 
-    func proUser(email: String) async throws -> ProUserRecord? {
+    package func proUser(email: String) async throws -> ProUserRecord? {
         try await database.read { connection in
             try connection.query("SELECT \(Self.userColumns) FROM mailbox_pro_users WHERE email = ?", [.text(email)])
                 .first.flatMap(Self.proUser)
@@ -58,7 +58,7 @@ extension MailboxStore {
     /// Deletes every Pro user, and with each (by the foreign keys' cascade) their accounts, tokens, sandbox,
     /// webhook, domain claims, passkeys and linked sign-in identities: the operator's `?reset=everything`. Returns
     /// how many Pro users went.
-    func deleteEveryProUser() async throws -> Int {
+    package func deleteEveryProUser() async throws -> Int {
         try await database.write { connection in
             try connection.run("DELETE FROM mailbox_pro_users")
         }
@@ -173,7 +173,7 @@ extension MailboxStore {
 
     /// The named secret, created from `make()` on first use and kept (synchronous: used at start). Race-free
     /// across processes and instances starting at once: the first insert wins, every caller reads the winner's.
-    func secret(named name: String, make: () -> [UInt8]) throws -> [UInt8] {
+    package func secret(named name: String, make: () -> [UInt8]) throws -> [UInt8] {
         try SharedSecrets(database: database, table: "mailbox_secrets").secret(named: name, make: make)
     }
 }

@@ -48,7 +48,7 @@ public struct MailboxStore: Sendable {
         }
     }
 
-    func addressExists(_ address: String) async throws -> Bool {
+    package func addressExists(_ address: String) async throws -> Bool {
         try await database.read { connection in
             try !connection.query("SELECT 1 FROM mailbox_accounts WHERE address = ?", [.text(address)]).isEmpty
         }
@@ -56,7 +56,7 @@ public struct MailboxStore: Sendable {
 
     /// Inserts an account; the UNIQUE constraint on `address` decides races (`.addressTaken`), and for a
     /// Pro owner the count and the insert share one write transaction (`.accountLimitReached`).
-    func insert(_ record: MailboxAccountRecord, ownerLimit: Int64?) async throws {
+    package func insert(_ record: MailboxAccountRecord, ownerLimit: Int64?) async throws {
         try await database.write { connection in
             try connection.transaction {
                 if let owner = record.ownerID, let ownerLimit {
@@ -85,7 +85,7 @@ public struct MailboxStore: Sendable {
     }
 
     /// Deletes an account; false when it was already gone.
-    func deleteAccount(id: String) async throws -> Bool {
+    package func deleteAccount(id: String) async throws -> Bool {
         try await database.write { connection in
             try connection.run("DELETE FROM mailbox_accounts WHERE id = ?", [.text(id)]) > 0
         }
@@ -93,7 +93,7 @@ public struct MailboxStore: Sendable {
 
     /// Deletes every account created at or after `since` (Unix seconds): the operator's reset of the accounts a test
     /// run made. Returns how many went.
-    func deleteAccounts(createdSince since: Int64) async throws -> Int {
+    package func deleteAccounts(createdSince since: Int64) async throws -> Int {
         try await database.write { connection in
             try connection.run("DELETE FROM mailbox_accounts WHERE created_at >= ?", [.integer(since)])
         }
@@ -101,7 +101,7 @@ public struct MailboxStore: Sendable {
 
     /// Stores a new verifier (dropping any pre-`auth_key` hash) and bumps the token epoch, so every earlier
     /// token fails.
-    func resetPassword(accountID: String, verifier: [UInt8]) async throws -> Bool {
+    package func resetPassword(accountID: String, verifier: [UInt8]) async throws -> Bool {
         try await database.write { connection in
             try connection.run(
                 """
@@ -126,7 +126,7 @@ public struct MailboxStore: Sendable {
     }
 
     /// A page of a Pro user's accounts ordered by creation, after `(createdAt, id)` when given.
-    func accounts(ownerID: String, after cursor: (Int64, String)?, limit: Int) async throws -> [MailboxAccountRecord] {
+    package func accounts(ownerID: String, after cursor: (Int64, String)?, limit: Int) async throws -> [MailboxAccountRecord] {
         try await database.read { connection in
             if let cursor {
                 return try connection.query(
@@ -156,7 +156,7 @@ public struct MailboxStore: Sendable {
         ).first?.int("n") ?? 0
     }
 
-    func accountCount(ownerID: String) async throws -> Int64 {
+    package func accountCount(ownerID: String) async throws -> Int64 {
         try await database.read { connection in
             try connection.query("SELECT COUNT(*) AS n FROM mailbox_accounts WHERE owner_id = ?", [.text(ownerID)])
                 .first?.int("n") ?? 0

@@ -2,7 +2,7 @@ import AuthCrypto
 import JWT
 
 /// Mints the surface's bearer tokens: mailbox and Pro JWTs (HS256) and `tm_pro_` API tokens.
-struct MailboxTokens: Sendable {
+package struct MailboxTokens: Sendable {
     /// Prefix of a Pro API token.
     static let apiTokenPrefix = "tm_pro_"
 
@@ -16,12 +16,12 @@ struct MailboxTokens: Sendable {
     }
 
     /// A mailbox JWT for `account`: `sub` = account id, `ver` = its token epoch.
-    func mailboxToken(for account: MailboxAccountRecord, now: Int64) throws -> String {
+    package func mailboxToken(for account: MailboxAccountRecord, now: Int64) throws -> String {
         try sign(subject: account.id, purpose: .mailbox, version: account.tokenEpoch, now: now)
     }
 
     /// A Pro JWT for `user`: `sub` = user id, `ver` = its token epoch.
-    func proToken(for user: ProUserRecord, now: Int64) throws -> String {
+    package func proToken(for user: ProUserRecord, now: Int64) throws -> String {
         try sign(subject: user.id, purpose: .pro, version: user.tokenEpoch, now: now)
     }
 

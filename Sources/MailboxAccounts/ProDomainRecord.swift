@@ -16,7 +16,7 @@ public struct ProDomainRecord: Sendable, Equatable {
     public let ok: Bool?
 
     /// The DNSRecord object of the Mail.td API: `type`, `host`, `value`, then `priority` and `ok` when known.
-    var json: JSONValue {
+    package var json: JSONValue {
         var members: [(String, JSONValue)] = [
             ("type", .string(type)), ("host", .string(host)), ("value", .string(value)),
         ]

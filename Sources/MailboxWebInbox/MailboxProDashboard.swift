@@ -1,5 +1,6 @@
 import MailSandbox
 import MailboxAccounts
+import MailboxRoutes
 import Webhooks
 
 /// What the Pro dashboard reads and does, over the Mail.td surface: the very functions its Pro API routes call (tokens
@@ -35,24 +36,24 @@ struct MailboxProDashboard: Sendable {
 
     /// The user's custom domains, oldest first, each with the records to publish and those sending needs.
     func domains(proUserID: String) async throws -> [ProDomain] {
-        try await Self.answering { try await surface.domains(proUserID: proUserID) }
+        try await Self.answering { try await surface.accounts.domains(proUserID: proUserID) }
     }
 
     /// Claims `domain` for the user: the domain as stored (lower-cased).
     func addDomain(_ domain: String, proUserID: String, client: String?) async throws -> String {
         try await Self.answering {
-            try await surface.addDomain(domain, proUserID: proUserID, client: client).claim.domain
+            try await surface.accounts.addDomain(domain, proUserID: proUserID, client: client).claim.domain
         }
     }
 
     /// Looks the records of the user's domain `id` up now.
     func verifyDomain(id: String, proUserID: String, client: String?) async throws -> ProDomainVerification {
-        try await Self.answering { try await surface.verifyDomain(id: id, proUserID: proUserID, client: client) }
+        try await Self.answering { try await surface.accounts.verifyDomain(id: id, proUserID: proUserID, client: client) }
     }
 
     /// Removes the user's domain `id`.
     func deleteDomain(id: String, proUserID: String, client: String?) async throws {
-        try await Self.answering { try await surface.deleteDomain(id: id, proUserID: proUserID, client: client) }
+        try await Self.answering { try await surface.accounts.deleteDomain(id: id, proUserID: proUserID, client: client) }
     }
 
     /// The user's webhook (one at most) with its recent delivery attempts, newest first; nil when there is none.

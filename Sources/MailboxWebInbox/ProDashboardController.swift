@@ -1,6 +1,7 @@
 import HTTP1
 import MailSandbox
 import MailboxAccounts
+import MailboxRoutes
 import ServerKit
 import WebInbox
 import Webhooks

@@ -1,9 +1,14 @@
+import AgentAuth
 import MailSandbox
+import MailTD
 import MailboxAccounts
+import MailboxRoutes
+import OperatorAPI
 import ServerKit
 import Webhooks
 
-/// The Mail.td surface and what hangs on its accounts: its webhooks and its sandboxes.
+/// The Mail.td surface and what hangs on its accounts: its REST API, the operator's API, its webhooks and its
+/// sandboxes.
 struct MailboxSurface {
     let service: MailboxService
     let webhooks: WebhooksController
@@ -15,9 +20,12 @@ struct MailboxSurface {
         into router: inout ContextRouter, _ context: SurfaceContext, accounts: MailboxAccountService
     ) throws -> MailboxSurface {
         let (database, mail) = (context.database, context.mail)
-        let mailbox = try Surfaces.mailboxService(
-            accounts: accounts, database: database, ledger: context.ledger, logger: context.logger)
-        mailbox.register(into: &router)
+        let mailbox = try Surfaces.mailboxService(accounts: accounts, ledger: context.ledger, logger: context.logger)
+        MailTDAPI(surface: mailbox).register(into: &router)
+        // The operator's `?reset=accounts` removes the agents' accounts too.
+        OperatorController(
+            surface: mailbox, accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))]
+        ).register(on: &router)
         let webhooks = WebhooksController(surface: mailbox, store: WebhookStore(database: database))
         webhooks.register(on: &router)
         let sandbox = MailSandbox(surface: mailbox, store: SandboxStore(database: database), mail: mail.store)

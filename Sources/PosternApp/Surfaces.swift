@@ -14,6 +14,7 @@ import MailSandbox
 import MailTransfer
 import MailCX
 import MailboxAccounts
+import MailboxRoutes
 import OAuthServer
 import OutboundQueue
 import OutboundSocket
@@ -228,13 +229,11 @@ package enum Surfaces {
             customDomains: customDomains, clock: clock, audit: audit)
     }
 
-    /// Mail.td's REST API over `accounts`; the operator's `?reset=accounts` removes the agents' accounts too.
-    static func mailboxService(
-        accounts: MailboxAccountService, database: any SQLDatabase, ledger: ChallengeLedger, logger: Logger
-    ) throws -> MailboxService {
-        try MailboxService(
-            accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger),
-            accountsBesideMailboxes: [AgentAccountReset(store: AgentAccountStore(database: database))])
+    /// What the routes of Mail.td's shape share over `accounts`.
+    static func mailboxService(accounts: MailboxAccountService, ledger: ChallengeLedger, logger: Logger) throws
+        -> MailboxService
+    {
+        try MailboxService(accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger))
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

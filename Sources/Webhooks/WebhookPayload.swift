@@ -1,6 +1,7 @@
 import JSON
 import MailStore
 import MailboxAccounts
+import MailboxRoutes
 import ServerKit
 import Time
 

@@ -2,6 +2,7 @@ import Fetch
 import HTTP1
 import JSON
 import MailboxAccounts
+import MailboxRoutes
 import ServerKit
 import Time
 

@@ -4,6 +4,7 @@ import PosternTestSupport
 import Testing
 
 @testable import MailboxAccounts
+@testable import MailboxRoutes
 
 /// What the Pro dashboard shows of a custom domain: the API's records and the SPF and DMARC records sending needs,
 /// each with the state the last verification kept (the dashboard reads them through
@@ -25,7 +26,7 @@ struct MailboxDomainPolicyTests {
         #expect(created["dns_records"]?.arrayValue?.count == 4, "the API's records: TXT, MX, two DKIM")
         let proID = try #require(try await harness.service.accounts.listProUsers().first?.id)
 
-        let before = try #require(try await harness.service.domains(proUserID: proID).first)
+        let before = try #require(try await harness.service.accounts.domains(proUserID: proID).first)
         #expect(before.policies.map(\.host) == ["policy.test", "_dmarc.policy.test"])
         #expect(
             before.policies.map(\.value)
@@ -39,7 +40,7 @@ struct MailboxDomainPolicyTests {
         #expect(verified["verify_status"] == "verified")
         #expect(verified["dns_records"]?.arrayValue?.count == 4, "the API's shape is unchanged")
 
-        let after = try #require(try await harness.service.domains(proUserID: proID).first)
+        let after = try #require(try await harness.service.accounts.domains(proUserID: proID).first)
         #expect(after.records.map(\.ok) == [true, false, true, false])
         #expect(after.policies.map(\.ok) == [true, false])
         #expect(after.claim.recordStates?.spf == true && after.claim.recordStates?.dmarc == false)

@@ -5,6 +5,7 @@ import Storage
 import Testing
 
 @testable import MailboxAccounts
+@testable import MailboxRoutes
 
 @Suite("Mailbox error mapping")
 struct MailboxErrorMappingTests {

@@ -23,6 +23,9 @@ import Testing
 import Webhooks
 
 @testable import MailboxAccounts
+@testable import MailboxRoutes
+import MailTD
+@testable import OperatorAPI
 
 /// A response with its body parsed as JSON when it is JSON.
 struct TestResponse {
@@ -117,7 +120,8 @@ final class MailboxHarness: Sendable {
                 claims: CustomDomains(database: database)),
             store: mail, clock: { clock.seconds })
         var router = ContextRouter()
-        service.register(into: &router)
+        MailTDAPI(surface: service).register(into: &router)
+        OperatorController(surface: service).register(on: &router)
         WebhooksController(surface: service, store: WebhookStore(database: database)).register(on: &router)
         sandbox.register(on: &router)
         self.router = router

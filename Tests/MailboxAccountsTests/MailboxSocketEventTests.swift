@@ -4,6 +4,7 @@ import Testing
 @testable import MailStore
 @testable import MailCX
 @testable import MailboxAccounts
+@testable import MailboxRoutes
 
 @Suite("mail.cx sockets: the new_email event's preview_text is the first 100 characters")
 struct MailboxSocketEventTests {

@@ -8,6 +8,9 @@ import Testing
 import WebSocket
 
 @testable import MailboxAccounts
+@testable import MailboxRoutes
+import MailTD
+@testable import OperatorAPI
 
 /// The operator's events socket through a database outage: a failover is waited out, not a closed socket.
 @Suite("Operator events through a database outage", .timeLimit(.minutes(1)))

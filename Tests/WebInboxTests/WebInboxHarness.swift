@@ -19,6 +19,9 @@ import MailStore
 import MailSandbox
 import MailSignIn
 import MailboxAccounts
+import MailboxRoutes
+import MailTD
+import OperatorAPI
 import MailboxWebInbox
 import OutboundQueue
 import Owners
@@ -176,7 +179,8 @@ final class WebInboxHarness: Sendable {
 
         var router = ContextRouter()
         owners.register(into: &router)
-        mailbox.register(into: &router)
+        MailTDAPI(surface: mailbox).register(into: &router)
+        OperatorController(surface: mailbox).register(on: &router)
         webhooks.register(on: &router)
         service.register(into: &router)
         signInMethods.register(into: &router)

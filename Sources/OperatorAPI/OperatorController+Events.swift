@@ -1,3 +1,5 @@
+import MailboxAccounts
+import MailboxRoutes
 import AuthCrypto
 import HTTP1
 import JSON
@@ -30,32 +32,30 @@ extension OperatorController {
     static let eventsPath = "/api/operator/events"
 
     /// Adds the route (with the other operator routes: only when a token is configured).
-    func registerEvents(on router: inout ContextRouter, expected: [UInt8]) {
-        let surface = self.surface
+    func registerEvents(on router: inout ContextRouter, expected: OperatorBearer) {
+        let (surface, resets) = (self.surface, self.resets)
         router.add(
             .GET, Self.eventsPath,
             .webSocket { request, _, _, _ in
-                guard let presented = request.bearerToken, constantTimeEquals(SHA256.hash(presented), expected) else {
-                    var refusal = HTTPResponse.json(.unauthorized, #"{"error":"unauthorized"}"#)
-                    refusal.headers.replaceOrAdd("WWW-Authenticate", "Bearer")
-                    return .refuse(refusal)
-                }
+                guard expected.admits(request) else { return .refuse(OperatorBearer.refusal) }
                 let to = request.queryItem("to")
                 return .accept(subprotocol: nil) { inbound, outbound in
-                    try await inbound.discarding { await Self.pushEvents(surface, to: to, outbound) }
+                    try await inbound.discarding { await Self.pushEvents(surface, resets, to: to, outbound) }
                 }
             })
     }
 
     /// Sends events until the socket closes (its task is cancelled then).
-    private static func pushEvents(_ surface: MailboxService, to: String?, _ outbound: WebSocketOutbound) async {
+    private static func pushEvents(
+        _ surface: MailboxService, _ resets: OperatorResets, to: String?, _ outbound: WebSocketOutbound
+    ) async {
         let mail = surface.mail
         do {
             var point: MailSearchPoint?
             if let newest = try await mail.search(MailSearch(), limit: 1).first {
                 point = try await mail.point(ofMessage: newest.id)
             }
-            var resets = surface.operatorResets.value
+            var resetsSeen = resets.value
             var held = try await mail.count(MailSearch()) > 0
             var resetSinceMail = false
             // Every address's change stream: each announcement (and on SQLite each look for other processes'
@@ -67,15 +67,15 @@ extension OperatorController {
                     let total = try await mail.count(MailSearch())
                     // One reset per emptying: a DELETE here both empties the store and counts, and is said once; a
                     // second reset with no mail between says nothing new.
-                    let counted = surface.operatorResets.value
-                    if (counted != resets || (held && total == 0)) && !resetSinceMail {
+                    let counted = resets.value
+                    if (counted != resetsSeen || (held && total == 0)) && !resetSinceMail {
                         outbound.send(.text(#"{"type":"reset"}"#))
                         resetSinceMail = true
                         // Whatever the store holds now arrived after the reset: from the first again (the arrival
                         // counter may start over once the store is empty).
                         point = nil
                     }
-                    resets = counted
+                    resetsSeen = counted
                     held = total > 0
                     if held { resetSinceMail = false }
                     while let found = try await mail.oldestMatch(MailSearch(to: to, since: point), timeout: .zero) {

@@ -1,3 +1,4 @@
+import MailboxAccounts
 import HTTP1
 import ServerKit
 
@@ -9,7 +10,7 @@ public struct MailboxCall: Sendable {
     public let context: RequestContext
     /// The route's parameters.
     public let parameters: RouteParameters
-    let bearer: MailboxBearer
+    package let bearer: MailboxBearer
     /// Unix seconds when the call was admitted.
     public let now: Int64
 

@@ -1,3 +1,5 @@
+import MailboxAccounts
+import MailboxRoutes
 import Audit
 import HTTP1
 import JSON

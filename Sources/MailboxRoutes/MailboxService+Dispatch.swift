@@ -1,3 +1,4 @@
+import MailboxAccounts
 import ComputePool
 import HTTP1
 import ServerKit

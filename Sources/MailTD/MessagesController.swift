@@ -1,3 +1,5 @@
+import MailboxAccounts
+import MailboxRoutes
 import HTTP1
 import JSON
 import JWT

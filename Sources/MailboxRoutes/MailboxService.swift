@@ -1,3 +1,4 @@
+import MailboxAccounts
 import Audit
 import CustomDomains
 import AuthCrypto
@@ -12,44 +13,37 @@ import PasswordHashing
 import ServerKit
 import Storage
 
-/// The Mail.td compatible surface: accounts, tokens, Pro users and rate limits (CONTRACT.md 2).
+/// What every route of Mail.td's shape shares (CONTRACT.md 2): the accounts it runs on, the bearer rules, the rate
+/// limits and the answers in Mail.td's error shape.
 ///
-/// What every resource's controller shares: the stores it is given, the bearer rules, the rate limits and the answers.
-/// The app creates one service at start and calls `register(into:)`, which adds each resource's controller
-/// (``MessagesController`` and the others); the webhooks (`Webhooks`) and the sandbox (`MailSandbox`) add their own
-/// routes over this service. The operator commands call `createProUser` and `listProUsers`. Handlers never throw to the
-/// server: every failure becomes a `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or database
-/// is unavailable).
+/// The doors on it add their own routes: Mail.td's REST API (`MailTD`), the operator's API (`OperatorAPI`), the
+/// webhooks (`Webhooks`), the sandbox (`MailSandbox`) and the Pro dashboard (`MailboxWebInbox`). It serves no route
+/// itself and holds no rule of the accounts: those are ``MailboxAccountService``'s, without HTTP. Handlers never throw
+/// to the server: every failure becomes a `{"error":"<code>"}` answer (500 for the unexpected, 503 when the pool or
+/// database is unavailable).
 public final class MailboxService: Sendable {
     /// The accounts this API serves, without HTTP: what every other door onto them is given too.
     public let accounts: MailboxAccountService
     /// The configuration the service was created with (domains lower-cased).
     public var configuration: MailboxConfiguration { accounts.configuration }
-    var store: MailboxStore { accounts.store }
+    package var store: MailboxStore { accounts.store }
     /// The mail of every account, shared with SMTP delivery.
-    var mail: MailStore { accounts.mail }
-    var hasher: PasswordHasher { accounts.hasher }
-    var credentials: MailboxCredentials { accounts.credentials }
-    var tokens: MailboxTokens { accounts.tokens }
-    var authorizer: MailboxAuthorizer { accounts.authorizer }
-    var resolver: DNSResolver { accounts.resolver }
-    var customDomains: CustomDomains { accounts.customDomains }
-    var clock: @Sendable () -> Int64 { accounts.clock }
-    var metrics: MailboxMetrics { accounts.metrics }
-    var audit: AuditTrail { accounts.audit }
-    let ledger: ChallengeLedger
-    let challenges: MailboxChallenges
+    package var mail: MailStore { accounts.mail }
+    package var hasher: PasswordHasher { accounts.hasher }
+    package var credentials: MailboxCredentials { accounts.credentials }
+    package var tokens: MailboxTokens { accounts.tokens }
+    package var authorizer: MailboxAuthorizer { accounts.authorizer }
+    package var resolver: DNSResolver { accounts.resolver }
+    package var customDomains: CustomDomains { accounts.customDomains }
+    package var clock: @Sendable () -> Int64 { accounts.clock }
+    package var metrics: MailboxMetrics { accounts.metrics }
+    package var audit: AuditTrail { accounts.audit }
+    package let ledger: ChallengeLedger
+    package let challenges: MailboxChallenges
     /// The per-client buckets of every class (nil when rate limits are off), the Mail.td error shape, and
     /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
     let middleware: SurfaceMiddleware<MailboxRateClass>
-    let onUnexpectedError: UnexpectedErrorReporter?
-    /// The other surfaces' accounts (the agents'), removed with the Mail.td accounts by `?reset=accounts`.
-    let accountsBesideMailboxes: [any OperatorAccountReset]
-    /// The operator's resets on this instance, for the open `/api/operator/events` sockets.
-    let operatorResets = OperatorResets()
-    /// When this service was made (``clock``'s seconds): the accounts an operator's `?reset=accounts` removes are
-    /// those created from then on.
-    let startedAt: Int64
+    package let onUnexpectedError: UnexpectedErrorReporter?
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -57,7 +51,7 @@ public final class MailboxService: Sendable {
     public static let bodyLimit = 16 * 1024
 
     /// Creates the API with accounts of its own (tests; the runtime builds one ``MailboxAccountService`` and gives
-    /// it to ``init(accounts:ledger:monotonicClock:onUnexpectedError:accountsBesideMailboxes:)``).
+    /// it to ``init(accounts:ledger:monotonicClock:onUnexpectedError:)``).
     /// The parameters are those of ``MailboxAccountService`` and of that initialiser.
     /// - Throws: `StorageError` from the challenge secret's table.
     public convenience init(
@@ -65,15 +59,13 @@ public final class MailboxService: Sendable {
         ledger: ChallengeLedger, pool: WorkerPool, resolver: DNSResolver, customDomains: CustomDomains,
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
-        accountsBesideMailboxes: [any OperatorAccountReset] = []
+        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled
     ) throws {
         try self.init(
             accounts: MailboxAccountService(
                 configuration: configuration, keys: keys, store: store, mail: mail, pool: pool, resolver: resolver,
                 customDomains: customDomains, clock: clock, metricsFactory: metricsFactory, audit: audit),
-            ledger: ledger, monotonicClock: monotonicClock, onUnexpectedError: onUnexpectedError,
-            accountsBesideMailboxes: accountsBesideMailboxes)
+            ledger: ledger, monotonicClock: monotonicClock, onUnexpectedError: onUnexpectedError)
     }
 
     /// Creates the API over `accounts` (the composition root's one accounts service). When the configuration has no
@@ -85,16 +77,12 @@ public final class MailboxService: Sendable {
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
-    ///   - accountsBesideMailboxes: the other surfaces' accounts (the agents'), which the operator's
-    ///     `?reset=accounts` removes with the Mail.td accounts made since the start.
     /// - Throws: `StorageError` from the secret's table.
     public init(
         accounts: MailboxAccountService, ledger: ChallengeLedger, monotonicClock: MonotonicClock = .system,
-        onUnexpectedError: UnexpectedErrorReporter? = nil, accountsBesideMailboxes: [any OperatorAccountReset] = []
+        onUnexpectedError: UnexpectedErrorReporter? = nil
     ) throws {
         self.accounts = accounts
-        self.accountsBesideMailboxes = accountsBesideMailboxes
-        self.startedAt = accounts.clock()
         let configuration = accounts.configuration
         self.ledger = ledger
         let secret = try configuration.challengeSecret
@@ -131,30 +119,7 @@ public final class MailboxService: Sendable {
     }
 
     /// A Pro user's change on the operator's trail, from the call's client address.
-    func recordPro(_ userID: String, _ action: AuditAction, target: String, _ call: MailboxCall) async {
+    package func recordPro(_ userID: String, _ action: AuditAction, target: String, _ call: MailboxCall) async {
         await accounts.recordPro(userID, action, target: target, clientAddress: call.context.clientAddress?.description)
-    }
-
-    /// Adds the routes of CONTRACT.md 2.2 that are the accounts' to `router`, one controller per resource (accounts,
-    /// Pro users, their API tokens, their domains, billing, messages, the operator's); their rate limits charge the
-    /// context's client. The webhook routes (`Webhooks`) and the sandbox's (`MailSandbox`) are added by their own
-    /// controllers over this service.
-    public func register(into router: inout ContextRouter) {
-        AccountsController(surface: self).register(on: &router)
-        ProUsersController(surface: self).register(on: &router)
-        ProTokensController(surface: self).register(on: &router)
-        registerDomainRoutes(into: &router)
-        BillingController(surface: self).register(on: &router)
-        MessagesController(surface: self).register(on: &router)
-        OperatorController(surface: self).register(on: &router)
-    }
-
-    /// The Pro users' custom domains (`MailboxService+Domains.swift`, about to become one claims table of its own).
-    private func registerDomainRoutes(into router: inout ContextRouter) {
-        let limit = Self.bodyLimit
-        router.add(.GET, "/api/user/domains", deferred(.general, listDomains))
-        router.add(.POST, "/api/user/domains", bodyLimit: limit, deferred(.general, createDomain))
-        router.add(.POST, "/api/user/domains/{id}/verify", bodyLimit: limit, deferred(.general, verifyDomain))
-        router.add(.DELETE, "/api/user/domains/{id}", deferred(.general, deleteDomain))
     }
 }

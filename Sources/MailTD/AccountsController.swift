@@ -1,3 +1,5 @@
+import MailboxAccounts
+import MailboxRoutes
 import CustomDomains
 import HTTP1
 import JSON
@@ -79,15 +81,8 @@ struct AccountsController: MailboxController {
         } else if configuration.powRequired {
             throw MailboxError.proofOfWorkRequired
         }
-        if try await store.addressExists(address.description) { throw MailboxError.addressTaken }
-        let record = MailboxAccountRecord(
-            id: MailboxIdentifiers.uuid(), address: address.description, passwordHash: "",
-            authVerifier: try await credentials.verifier(for: credential, address: address.description),
-            ownerID: owner?.id, quota: owner == nil ? configuration.quotas.free : configuration.quotas.pro, used: 0,
-            tokenEpoch: 0, createdAt: call.now)
-        try await store.insert(record, ownerLimit: owner?.maxAccounts)
-        metrics.accountCreated(pro: owner != nil)
-        let token = try tokens.mailboxToken(for: record, now: call.now)
+        let (record, token) = try await accounts.createAccount(
+            at: address, credential: credential, owner: owner, now: call.now)
         return MailboxJSON.response(
             .created, [("id", .string(record.id)), ("address", .string(record.address)), ("token", .string(token))])
     }
@@ -177,13 +172,5 @@ struct AccountsController: MailboxController {
             throw MailboxError.notFound
         }
         return MailboxJSON.response(.ok, [("message", .string("password_reset"))])
-    }
-}
-
-extension Optional {
-    /// `flatMap` for an async transform.
-    func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

@@ -1,3 +1,4 @@
+import MailboxAccounts
 import HTTP1
 import JSON
 import JWT

@@ -1,3 +1,5 @@
+import MailboxAccounts
+import MailboxRoutes
 import AuthCrypto
 import HTTP1
 import JSON
@@ -11,8 +13,23 @@ import Time
 /// call needs `Authorization: Bearer <that token>`, compared in constant time, else 401 `{"error":"unauthorized"}`.
 ///
 /// - Warning: the token reaches every message of every user; it belongs to whoever runs the server.
-struct OperatorController: MailboxController {
-    let surface: MailboxService
+public struct OperatorController: MailboxController {
+    package let surface: MailboxService
+    /// The other surfaces' accounts (the agents'), removed with the Mail.td accounts by `?reset=accounts`.
+    let accountsBesideMailboxes: [any OperatorAccountReset]
+    /// The operator's resets on this instance, for the open `/api/operator/events` sockets.
+    let resets = OperatorResets()
+    /// When the API was made (the accounts' clock's seconds): the accounts an operator's `?reset=accounts` removes are
+    /// those created from then on.
+    let startedAt: Int64
+
+    /// The API on `surface`; the operator's `?reset=accounts` removes `accountsBesideMailboxes`' accounts (the agents')
+    /// with the Mail.td accounts made since now.
+    public init(surface: MailboxService, accountsBesideMailboxes: [any OperatorAccountReset] = []) {
+        self.surface = surface
+        self.accountsBesideMailboxes = accountsBesideMailboxes
+        self.startedAt = surface.accounts.clock()
+    }
 
     /// The longest `?timeout=` of `/api/operator/messages/wait`, in seconds.
     static let operatorWaitMaximum = 120
@@ -24,9 +41,8 @@ struct OperatorController: MailboxController {
     static let operatorListStartMaximum = 1_000_000
 
     /// Adds the operator's routes to `router` when a token is configured.
-    func register(on router: inout ContextRouter) {
-        guard let token = configuration.operatorToken, !token.isEmpty else { return }
-        let expected = SHA256.hash(token)
+    public func register(on router: inout ContextRouter) {
+        guard let expected = OperatorBearer(configuration) else { return }
         let path = "/api/operator/messages"
         router.add(.GET, path, deferred(.general, operatorOnly(expected, searchMessages)))
         router.add(.GET, path + "/wait", deferred(.general, operatorOnly(expected, waitForMatch)))
@@ -41,17 +57,11 @@ struct OperatorController: MailboxController {
         registerEvents(on: &router, expected: expected)
     }
 
-    /// `handler` behind the operator's bearer: digests compared in constant time, so neither the token's bytes nor
-    /// its length show in the time a refusal takes.
+    /// `handler` behind the operator's bearer, a parameter it cannot use answered with its 400.
     func operatorOnly(
-        _ expected: [UInt8], _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
+        _ expected: OperatorBearer, _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
     ) -> @Sendable (MailboxCall) async throws -> HTTPResponse {
-        { call in
-            guard let presented = call.request.bearerToken, constantTimeEquals(SHA256.hash(presented), expected) else {
-                var refusal = HTTPResponse.json(.unauthorized, #"{"error":"unauthorized"}"#)
-                refusal.headers.replaceOrAdd("WWW-Authenticate", "Bearer")
-                return refusal
-            }
+        expected.guarding { call in
             do {
                 return try await handler(call)
             } catch let refused as OperatorParameterError {
@@ -112,9 +122,9 @@ struct OperatorController: MailboxController {
         var answer: [(String, JSONValue)] = [("deleted", .int(Int64(deleted)))]
         if scope != .messages {
             // Int64.min: every account, the ones made before this server started too.
-            let since = scope == .everything ? Int64.min : surface.startedAt
+            let since = scope == .everything ? Int64.min : startedAt
             var accounts = try await surface.store.deleteAccounts(createdSince: since)
-            for others in surface.accountsBesideMailboxes {
+            for others in accountsBesideMailboxes {
                 accounts += try await others.deleteAccounts(createdSince: since)
             }
             answer.append(("accounts_deleted", .int(Int64(accounts))))
@@ -123,7 +133,7 @@ struct OperatorController: MailboxController {
             let proUsers = try await surface.store.deleteEveryProUser()
             answer.append(("pro_users_deleted", .int(Int64(proUsers))))
         }
-        surface.operatorResets.record()
+        resets.record()
         mail.changes.anyChange.signal()
         return MailboxJSON.response(.ok, answer)
     }
@@ -153,17 +163,5 @@ struct OperatorController: MailboxController {
             ("address", .string(summary.address)),
             ("envelope_to", .array(summary.envelopeTo.map(JSONValue.string))),
         ]
-    }
-}
-
-extension MailboxService {
-    /// `handler` behind the operator's bearer, checked as `/api/operator/messages` checks it: for the operator routes
-    /// another target adds (the SMTP failure injection's `/api/operator/chaos`). Nil when `POSTERN_OPERATOR_TOKEN` is
-    /// unset: such a route then does not exist either.
-    public func operatorOnly(
-        _ handler: @escaping @Sendable (MailboxCall) async throws -> HTTPResponse
-    ) -> (@Sendable (MailboxCall) async throws -> HTTPResponse)? {
-        guard let token = configuration.operatorToken, !token.isEmpty else { return nil }
-        return OperatorController(surface: self).operatorOnly(SHA256.hash(token), handler)
     }
 }
