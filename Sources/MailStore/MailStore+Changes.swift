@@ -76,28 +76,14 @@ extension MailStore {
     static let unannouncedLookInterval: Duration = .seconds(1)
 
     /// The wait primitive of `/messages/wait` (and MCP's `wait_for_message`): calls `look` at once and again each
-    /// time `address`'s mail changes (its ``changeStream(of:from:quiet:until:recheck:)``), until it returns a value
-    /// (returned) or `timeout` passes or the task is cancelled (nil).
+    /// time `address`'s mail changes (its ``changeStream(of:from:quiet:until:recheck:clock:)``), until it returns a
+    /// value (returned) or `timeout` passes or the task is cancelled (nil); a look through a failover is tried again
+    /// (``MailChangeStream/firstLook(_:)``).
     public func waitFor<T: Sendable>(
         address: String, timeout: Duration, _ look: @Sendable () async throws -> T?
     ) async throws -> T? {
         let from = try await state(address: address)
-        return try await firstLook(in: changeStream(of: address, from: from, until: .now + timeout), look)
-    }
-
-    /// What `look` first finds, looking once at once and again at each element of `stream`; nil when the stream ends
-    /// or the task is cancelled first.
-    func firstLook<T: Sendable>(
-        in stream: MailChangeStream, _ look: @Sendable () async throws -> T?
-    ) async throws -> T? {
-        var elements = stream.makeAsyncIterator()
-        if let found = try await look() { return found }
-        do {
-            while try await elements.next() != nil {
-                if let found = try await look() { return found }
-            }
-        } catch is CancellationError {}
-        return nil
+        return try await changeStream(of: address, from: from, until: .now + timeout).firstLook { _ in try await look() }
     }
 
     /// The oldest unread message in `address`'s inbox as soon as there is one, nil after `timeout`.

@@ -96,7 +96,7 @@ extension MailStore {
     /// The oldest message that matches `search` as soon as there is one (at once when one is stored), nil after
     /// `timeout`. Looks again at each change at any address (the change stream of every address).
     public func oldestMatch(_ search: MailSearch, timeout: Duration) async throws -> MailSummary? {
-        try await firstLook(in: changeStream(of: nil, until: .now + timeout)) {
+        try await changeStream(of: nil, until: .now + timeout).firstLook { _ in
             try await matching(search, newestFirst: false, limit: 1, offset: 0).first
         }
     }

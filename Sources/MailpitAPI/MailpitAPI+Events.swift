@@ -37,68 +37,73 @@ extension MailpitAPI {
             })
     }
 
-    /// Sends events until the socket closes (its task is cancelled then).
+    /// Sends events until the socket closes (its task is cancelled then). Each look of the change stream reads
+    /// everything it tells before it sends anything, so that a look a failover interrupts is run again whole (the
+    /// stream's ``MailChangeStream/firstLook(_:)``) and the socket goes on, having sent nothing twice.
     private func pushEvents(_ viewer: MailpitViewer, _ outbound: WebSocketOutbound) async {
         let scope = viewer.scope
         let address: String? = if case .sandbox(let sandbox) = viewer { sandbox.address } else { nil }
-        func send(_ type: String, _ data: JSONValue) {
-            let event = JSONValue.object([("Type", .string(type)), ("Data", data)])
-            outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
-        }
+        var known: [String: MailSummary]?
         do {
-            var known = try await marks(scope)
-            var stream = mail.changeStream(of: address).makeAsyncIterator()
-            while try await stream.next() != nil {
+            let _: Bool? = try await mail.changeStream(of: address).firstLook { _ in
                 let now = try await marks(scope)
-                defer { known = now }
-                guard now.count <= configuration.maximumEventMessages, known.count <= configuration.maximumEventMessages
-                else {
-                    try await sendStats(scope, send)
-                    continue
+                guard let before = known else {
+                    known = now
+                    return nil
                 }
-                let gone = known.keys.filter { now[$0] == nil }
-                let arrived = Set(now.keys.filter { known[$0] == nil })
-                var told = false
-                // Retention's pass is Mailpit's `prune`, whatever its size; what else went is told as below.
-                let pruned = Set(gone.filter(mail.changes.pruned.contains))
-                if !pruned.isEmpty {
-                    told = true
-                    send("prune", .null)
+                let events = try await events(from: before, to: now, in: scope)
+                known = now
+                for (type, data) in events {
+                    let event = JSONValue.object([("Type", .string(type)), ("Data", data)])
+                    outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
                 }
-                let deleted = gone.filter { !pruned.contains($0) }
-                if !deleted.isEmpty {
-                    told = true
-                    if now.isEmpty && deleted.count > 1 && pruned.isEmpty {
-                        send("truncate", .null)
-                    } else if deleted.count > 200 {
-                        send("prune", .null)
-                    } else {
-                        for id in deleted.sorted() { send("delete", .object([("ID", .string(id))])) }
-                    }
-                }
-                for (id, marks) in now where arrived.contains(id) == false {
-                    guard let before = known[id] else { continue }
-                    if before.isRead != marks.isRead {
-                        told = true
-                        send("update", .object([("ID", .string(id)), ("Read", .bool(marks.isRead))]))
-                    }
-                    let tags = marks.keywords.compactMap(MailTag.tag).sorted()
-                    if before.keywords.compactMap(MailTag.tag).sorted() != tags {
-                        told = true
-                        send("update", .object([("ID", .string(id)), ("Tags", .array(tags.map(JSONValue.string)))]))
-                    }
-                }
-                if !arrived.isEmpty {
-                    told = true
-                    let records = try await mail.records(
-                        in: scope, matching: .ids(Array(arrived)), start: 0, limit: arrived.count)
-                    for record in records.reversed() { send("new", MailpitJSON.summary(record)) }
-                }
-                if told { try await sendStats(scope, send) }
+                return nil
             }
         } catch {
             if !Task.isCancelled { outbound.close(.internalError, reason: "") }
         }
+    }
+
+    /// Mailpit's events for what changed in `scope` from `known` to `now` (each message's summary with its read status
+    /// and keywords), `stats` after any; reads the messages that arrived and the totals.
+    private func events(from known: [String: MailSummary], to now: [String: MailSummary], in scope: MailScope)
+        async throws -> [(String, JSONValue)]
+    {
+        guard now.count <= configuration.maximumEventMessages, known.count <= configuration.maximumEventMessages else {
+            return [try await stats(scope)]
+        }
+        var events: [(String, JSONValue)] = []
+        let gone = known.keys.filter { now[$0] == nil }
+        let arrived = Set(now.keys.filter { known[$0] == nil })
+        // Retention's pass is Mailpit's `prune`, whatever its size; what else went is told as below.
+        let pruned = Set(gone.filter(mail.changes.pruned.contains))
+        if !pruned.isEmpty { events.append(("prune", .null)) }
+        let deleted = gone.filter { !pruned.contains($0) }
+        if !deleted.isEmpty {
+            if now.isEmpty && deleted.count > 1 && pruned.isEmpty {
+                events.append(("truncate", .null))
+            } else if deleted.count > 200 {
+                events.append(("prune", .null))
+            } else {
+                events += deleted.sorted().map { ("delete", .object([("ID", .string($0))])) }
+            }
+        }
+        for (id, marks) in now where arrived.contains(id) == false {
+            guard let before = known[id] else { continue }
+            if before.isRead != marks.isRead {
+                events.append(("update", .object([("ID", .string(id)), ("Read", .bool(marks.isRead))])))
+            }
+            let tags = marks.keywords.compactMap(MailTag.tag).sorted()
+            if before.keywords.compactMap(MailTag.tag).sorted() != tags {
+                events.append(("update", .object([("ID", .string(id)), ("Tags", .array(tags.map(JSONValue.string)))])))
+            }
+        }
+        if !arrived.isEmpty {
+            let records = try await mail.records(
+                in: scope, matching: .ids(Array(arrived)), start: 0, limit: arrived.count)
+            events += records.reversed().map { ("new", MailpitJSON.summary($0)) }
+        }
+        return events.isEmpty ? [] : events + [try await stats(scope)]
     }
 
     /// Each message of `scope` (the newest, one past the configured maximum) with its read status and keywords.
@@ -109,13 +114,14 @@ extension MailpitAPI {
     }
 
     /// Mailpit's `stats` event: the scope's totals and the version.
-    private func sendStats(_ scope: MailScope, _ send: (String, JSONValue) -> Void) async throws {
+    private func stats(_ scope: MailScope) async throws -> (String, JSONValue) {
         let counts = try await mail.counts(in: scope, matching: .all([]))
-        send(
+        return (
             "stats",
             .object([
                 ("Total", .int(Int64(counts.total))), ("Unread", .int(Int64(counts.unread))),
                 ("Version", .string(configuration.version)),
-            ]))
+            ])
+        )
     }
 }

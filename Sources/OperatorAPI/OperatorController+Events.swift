@@ -45,49 +45,54 @@ extension OperatorController {
             })
     }
 
-    /// Sends events until the socket closes (its task is cancelled then).
+    /// Sends events until the socket closes (its task is cancelled then). Every look, the first included, runs as
+    /// the change stream's own looks do (``MailChangeStream/firstLook(_:)``): a failover is waited out, never a closed
+    /// socket, and what was sent stays sent (the position moves with each event sent).
     private static func pushEvents(
         _ surface: MailboxService, _ resets: OperatorResets, to: String?, _ outbound: WebSocketOutbound
     ) async {
         let mail = surface.mail
+        var started = false
+        var point: MailSearchPoint?
+        var resetsSeen = 0
+        var held = false
+        var resetSinceMail = false
         do {
-            var point: MailSearchPoint?
-            if let newest = try await mail.search(MailSearch(), limit: 1).first {
-                point = try await mail.point(ofMessage: newest.id)
-            }
-            var resetsSeen = resets.value
-            var held = try await mail.count(MailSearch()) > 0
-            var resetSinceMail = false
-            // Every address's change stream: each announcement (and on SQLite each look for other processes'
-            // writes) is a look here, from the first (what arrived while the above was read).
-            var stream = mail.changeStream(of: nil).makeAsyncIterator()
-            repeat {
-                // A failover is waited out (each read tried again), never a closed socket; what was sent stays sent.
-                try await mail.outlastingOutages {
-                    let total = try await mail.count(MailSearch())
-                    // One reset per emptying: a DELETE here both empties the store and counts, and is said once; a
-                    // second reset with no mail between says nothing new.
-                    let counted = resets.value
-                    if (counted != resetsSeen || (held && total == 0)) && !resetSinceMail {
-                        outbound.send(.text(#"{"type":"reset"}"#))
-                        resetSinceMail = true
-                        // Whatever the store holds now arrived after the reset: from the first again (the arrival
-                        // counter may start over once the store is empty).
-                        point = nil
+            // Every address's change stream: each announcement (and on SQLite each look for other processes' writes)
+            // is a look here, from the first (what arrived while the socket opened).
+            let _: Bool? = try await mail.changeStream(of: nil).firstLook { _ in
+                if !started {
+                    if let newest = try await mail.search(MailSearch(), limit: 1).first {
+                        point = try await mail.point(ofMessage: newest.id)
                     }
-                    resetsSeen = counted
-                    held = total > 0
-                    if held { resetSinceMail = false }
-                    while let found = try await mail.oldestMatch(MailSearch(to: to, since: point), timeout: .zero) {
-                        let event = JSONValue.object([
-                            ("type", .string("new")), ("message", .object(OperatorController.operatorPairs(found))),
-                        ])
-                        let next = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
-                        outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
-                        point = next
-                    }
+                    resetsSeen = resets.value
+                    held = try await mail.count(MailSearch()) > 0
+                    started = true
                 }
-            } while try await stream.next() != nil
+                let total = try await mail.count(MailSearch())
+                // One reset per emptying: a DELETE here both empties the store and counts, and is said once; a second
+                // reset with no mail between says nothing new.
+                let counted = resets.value
+                if (counted != resetsSeen || (held && total == 0)) && !resetSinceMail {
+                    outbound.send(.text(#"{"type":"reset"}"#))
+                    resetSinceMail = true
+                    // Whatever the store holds now arrived after the reset: from the first again (the arrival counter
+                    // may start over once the store is empty).
+                    point = nil
+                }
+                resetsSeen = counted
+                held = total > 0
+                if held { resetSinceMail = false }
+                while let found = try await mail.oldestMatch(MailSearch(to: to, since: point), timeout: .zero) {
+                    let event = JSONValue.object([
+                        ("type", .string("new")), ("message", .object(OperatorController.operatorPairs(found))),
+                    ])
+                    let next = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
+                    outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))
+                    point = next
+                }
+                return nil
+            }
         } catch {
             if !Task.isCancelled { outbound.close(.internalError, reason: "") }
         }

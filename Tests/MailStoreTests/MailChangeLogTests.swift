@@ -111,27 +111,11 @@ struct MailChangeLogTests {
         #expect(try await waiter.value?.id == ids[0])
     }
 
-    /// Returns once a waiter for `address` is parked (or fails after 10 s).
-    /// Whether the database is away (every statement fails `.unavailable`), and how many statements failed so.
-    final class Outage: Sendable {
-        private let state = Mutex((away: false, failed: 0))
-        var failed: Int { state.withLock { $0.failed } }
-        func set(away: Bool) { state.withLock { $0.away = away } }
-        func check() throws {
-            try state.withLock { state in
-                if state.away {
-                    state.failed += 1
-                    throw StorageError(.unavailable, "injected: the database is away")
-                }
-            }
-        }
-    }
-
     @Test("a stream woken while the database is away (a listener reconnected) looks again and hands out the next change", arguments: StorageBackend.allCases)
     func wokenWhileAway(_ backend: StorageBackend) async throws {
         let db = try MailDatabase(backend)
-        let outage = Outage()
-        let store = MailStore(database: CountingDatabase(db.database) { _ in try outage.check() })
+        let outage = InjectedOutage()
+        let store = MailStore(database: CountingDatabase(db.database, beforeStatement: outage.beforeStatement))
         let address = "away@mail.localhost"
         let start = try await store.state(address: address)
         let stream = Task {
@@ -139,10 +123,10 @@ struct MailChangeLogTests {
             return try await events.next()
         }
         try await Self.untilParked(store.changes, address)
-        outage.set(away: true)
+        outage.begin()
         store.changes.announceEverywhere()  // what a reconnected listener does
         try await waitUntil("the woken stream looks and finds the database away") { outage.failed > 0 }
-        outage.set(away: false)
+        outage.end()
         _ = try await store.deliver(
             MailStoreTests.message("back"), to: [.init(address: address, quota: 100_000)], folder: .inbox, now: 1)
         var handed: Int64?
@@ -187,6 +171,7 @@ struct MailChangeLogTests {
         #expect(try await stream.value == start + 1, "the stream handed out the change after the stuck looks")
     }
 
+    /// Returns once a waiter for `address` is parked (or fails after 10 s).
     static func untilParked(_ changes: MailChanges, _ address: String) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while changes.waiting(for: address) == 0 {

@@ -17,25 +17,8 @@ import MailTD
 struct OperatorEventsOutageTests {
     /// The events socket, opened with the operator's token.
     static func open(_ harness: MailboxHarness) async throws -> WebSocketTestPeer {
-        let headers: HTTPHeaders = [
-            "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
-            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Authorization": "Bearer operator-secret",
-        ]
-        let path = OperatorController.eventsPath
-        let request = HTTPRequest(
-            method: .GET, target: path, version: .http1_1, headers: headers, body: [], remoteAddress: "127.0.0.1",
-            requestID: "events-test")
-        let handshake = try WebSocketHandshake.validate(
-            method: .GET, version: .http1_1, headers: headers, publicOrigin: nil, allowedOrigins: []
-        ).get()
-        guard case .found(let route, let parameters) = harness.router.match(method: .GET, path: path),
-            case .webSocket(let handler) = route.handler
-        else { throw MailboxError.notFound }
-        var answer = handler(request, RequestContext(request), parameters, handshake)
-        while case .later(let decide) = answer { answer = await decide() }
-        let accepted = try #require(
-            { if case .accept(_, let handler) = answer { handler } else { nil } }(), "the upgrade was refused")
-        return WebSocketTestPeer(accepted)
+        try await .upgrade(
+            harness.router, OperatorController.eventsPath, headers: [("Authorization", "Bearer operator-secret")])
     }
 
     /// The subject of the next `new` event.

@@ -23,10 +23,14 @@ final class MailpitHarness: @unchecked Sendable {
 
     init(
         _ backend: StorageBackend, sandboxes: [String: MailpitSandbox] = [:], basePath: String = "/mailpit",
-        links: any URLFetching = LinkTable(answers: [:]), chaos: (any MailpitChaosRules)? = nil
+        links: any URLFetching = LinkTable(answers: [:]), chaos: (any MailpitChaosRules)? = nil,
+        outage: InjectedOutage? = nil
     ) throws {
-        test = try backend.makeDatabase(logger: Logger(label: "mailpit-tests"))
-        store = MailStore(database: test.database)
+        let test = try backend.makeDatabase(logger: Logger(label: "mailpit-tests"))
+        self.test = test
+        store = MailStore(
+            database: outage.map { CountingDatabase(test.database, beforeStatement: $0.beforeStatement) }
+                ?? test.database)
         var configuration = MailpitConfiguration()
         configuration.basePath = basePath
         configuration.operatorToken = Self.operatorToken
