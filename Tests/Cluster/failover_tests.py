@@ -23,7 +23,9 @@ On the synchronous pair, in this order:
                    grant). The time from the kill to the
                    first 2xx is printed. A /messages/wait and a JMAP event source opened on instance 2 before the kill
                    wake on a message another process delivers after the promotion (the LISTEN connection followed the
-                   new primary)
+                   new primary), and so do the other push doors held open there through the kill (issue 82): Mailpit's
+                   events socket (never closed with 1011), an IMAP IDLE session (never silent), the operator's wait and
+                   mail.cx's long poll (polled again after each 204 as its clients do, never an error)
 On the asynchronous pair (the control): the same load with the standby's WAL sender frozen shortly before the kill
 must show acknowledged writes lost in this suite's own count, or the check could not see loss at all.
 On a failure the instances' and HAProxy's logs are copied to artifacts/failover-tests/. Standard library only.
@@ -42,6 +44,7 @@ import smtplib
 import subprocess
 import sys
 import tempfile
+import json
 import threading
 import time
 import traceback
@@ -66,6 +69,8 @@ REFRESH_RACE_SECONDS = 2  # POSTERN_OAUTH_REFRESH_RACE_SECONDS, the default
 LOAD_SECONDS = 20
 KILL_AT_SECONDS = 8
 expect, Failure, call = ct.expect, ct.Failure, ct.call
+OPERATOR_TOKEN = "failover-operator-token-" + "5" * 16  # POSTERN_OPERATOR_TOKEN of the instances (32+ characters)
+MAILCX_DOMAIN = "mailcx.localhost"  # POSTERN_MAILCX_DOMAINS of the instances
 
 
 class HACluster(ct.Cluster):
@@ -81,6 +86,8 @@ class HACluster(ct.Cluster):
         ct.CLUSTER_SETTINGS["POSTERN_DATABASE_COMMIT_TIMEOUT_SECONDS"] = str(COMMIT_TIMEOUT)
         ct.CLUSTER_SETTINGS["POSTERN_OWNER_SIGNUP"] = "open"  # the load's owner sign-ups
         ct.CLUSTER_SETTINGS["POSTERN_OWNER_SIGNUPS_PER_HOUR"] = "0"
+        ct.CLUSTER_SETTINGS["POSTERN_OPERATOR_TOKEN"] = OPERATOR_TOKEN  # the operator's wait and Mailpit's events
+        ct.CLUSTER_SETTINGS["POSTERN_MAILCX_DOMAINS"] = MAILCX_DOMAIN  # mail.cx's long poll
         try:
             super().start()
         finally:
@@ -529,12 +536,93 @@ def open_event_source(cluster, i, close_after_state=True, credentials=None):
     return address, credentials, stream, response
 
 
+class OpenDoors:
+    """The push doors held open on instance 2 through the kill (issue 82 item 4), each of which must go on and report
+    the delivery made after the promotion: Mailpit's events socket (operator's token, read in a thread of its own so
+    the load's events never fill it), an IMAP IDLE session, the operator's wait and a mail.cx long poll."""
+
+    def __init__(self, cluster, subject):
+        self.cluster, self.subject, self.base = cluster, subject, cluster.base(2)
+        _, self.idle_address, password, _ = ct.mailbox_account(cluster.url, password="failover-pw-1", v1=True)
+        self.mailcx_address = f"f{secrets.token_hex(6)}@{MAILCX_DOMAIN}"
+        self.events = ct.ws_open(self.base, "/mailpit/api/events", {"Authorization": "Bearer " + OPERATOR_TOKEN})
+        self.events.settimeout(90)
+        self.events_told, self.events_error = threading.Event(), None
+        threading.Thread(target=self.read_events, daemon=True).start()
+        self.idle = ct.LineSession(int(cluster.env["INSTANCE_2_IMAP_PORT"]), "127.0.0.2")
+        self.idle.until(rb"^\* OK[^\r]*\r\n")
+        self.idle.ask(f'i1 LOGIN "{self.idle_address}" "{password}"', rb"i1 OK[^\r]*\r\n")
+        selected = self.idle.ask("i2 SELECT INBOX", rb"i2 OK[^\r]*\r\n")
+        expect(b"* 0 EXISTS" in selected, f"SELECT on instance 2: an empty INBOX ({selected!r})")
+        self.idle.ask("i3 IDLE", rb"\+ [^\r]*\r\n")
+        self.pool = concurrent.futures.ThreadPoolExecutor(2)
+        self.operator_wait = self.long_poll = None
+
+    @property
+    def addresses(self):
+        return [self.idle_address, self.mailcx_address]
+
+    def read_events(self):
+        try:
+            while True:
+                event = json.loads(ct.ws_read_text(self.events))
+                if event.get("Type") == "new" and (event.get("Data") or {}).get("Subject") == self.subject:
+                    self.events_told.set()
+                    return
+        except Exception as error:  # noqa: BLE001 - a close frame (1011), a reset, a timeout: said by check()
+            self.events_error = error
+
+    def park(self):
+        """The operator's wait and mail.cx's long poll, parked before the kill as /messages/wait is."""
+        self.operator_wait = self.pool.submit(
+            call, self.base, "GET",
+            f"/api/operator/messages/wait?to={urllib.parse.quote(self.idle_address)}&timeout=30",
+            bearer=OPERATOR_TOKEN, timeout=45)
+        self.long_poll = self.pool.submit(self.poll_mailcx)
+
+    def poll_mailcx(self):
+        """mail.cx's inbox polled as its clients poll it (again after each 204): every status, and the 200's body."""
+        statuses, deadline = [], time.monotonic() + 90
+        while time.monotonic() < deadline:
+            r = call(self.base, "GET", f"/mailcx/v1/inbox/{urllib.parse.quote(self.mailcx_address)}", timeout=45)
+            statuses.append(r.status)
+            if r.status != 204:
+                return statuses, r
+        return statuses, None
+
+    def check(self):
+        """Each door reported the late delivery: a list of what each did, or Failure."""
+        told = self.events_told.wait(60)
+        expect(told and self.events_error is None,
+               f"Mailpit's events socket on instance 2: {self.events_error or 'no new event for the late delivery'}")
+        self.idle.until(rb"\* 1 EXISTS\r\n", seconds=60)
+        self.idle.ask("DONE", rb"i3 OK[^\r]*\r\n")
+        waited = self.operator_wait.result()
+        expect(waited.status == 200 and (waited.json() or {}).get("subject") == self.subject,
+               f"the operator's wait parked on instance 2 before the kill: {waited}")
+        statuses, polled = self.long_poll.result()
+        subjects = [e.get("subject") for e in ((polled.json() or {}).get("emails") or [])] if polled else []
+        expect(polled is not None and polled.status == 200 and self.subject in subjects,
+               f"mail.cx's long poll on instance 2 (statuses {statuses}): {polled}")
+        return f"Mailpit events, IMAP IDLE, the operator's wait and mail.cx's long poll ({len(statuses)} polls) told it"
+
+    def close(self):
+        for closing in (self.events.close, self.idle.close):
+            try:
+                closing()
+            except OSError:
+                pass
+        self.pool.shutdown(wait=False)
+
+
 def test_zero_loss(cluster):
     recipient = new_account(cluster.url)
     waiter_account = new_account(cluster.url)
     pushed_address, pushed_credentials, stream, pushed = open_event_source(cluster, 2)
     load = Load(cluster, recipient, oauth_grant(cluster))
     moments = {}
+    subject = "after failover"
+    doors = OpenDoors(cluster, subject)
 
     def kill():
         cluster.pg_ha("kill-primary")
@@ -551,14 +639,13 @@ def test_zero_loss(cluster):
             moments["waiting"] = pool.submit(call, cluster.base(2), "GET",
                                              f"/api/accounts/{account_id}/messages/wait?timeout=30", bearer=token,
                                              timeout=45)
-
-        subject = "after failover"
+            doors.park()
 
         def deliver_late():
             # Delivered only after the promotion (the kill's event returns once it is done), by another process
             # (`postern mail deliver` with instance 1's settings): instance 2 hears of it through its LISTEN
             # connection, which must have followed the new primary.
-            for to in (address, pushed_address):
+            for to in (address, pushed_address, *doors.addresses):
                 message = os.path.join(cluster.dir, "late.eml")
                 with open(message, "w") as f:
                     f.write(f"From: late@example.org\r\nTo: {to}\r\nSubject: {subject}\r\n\r\nx\r\n")
@@ -570,8 +657,10 @@ def test_zero_loss(cluster):
         woken = moments["waiting"].result()
         try:
             body = pushed.read().decode()  # closeafter=state: the response ends after the first state event
+            others = doors.check()
         finally:
             stream.close()
+            doors.close()
     now = jmap_state(cluster.base(1), pushed_credentials)
     acknowledged, found, lost = load.check()
     recovered = load.first_success_after(moments["kill"])
@@ -588,7 +677,7 @@ def test_zero_loss(cluster):
             f"{len(load.owners)} owner sign-ups, {len(load.access_tokens)} refreshes), found {found}, "
             f"lost {lost}, {load.failures} refused in the window; first 2xx {recovered:.2f} s after the kill "
             f"(promotion took {moments['promoted'] - moments['kill']:.2f} s); the parked wait and the JMAP event source "
-            f"on instance 2 woke on a delivery after the promotion")
+            f"on instance 2 woke on a delivery after the promotion; {others}")
 
 
 def test_async_control(cluster):
