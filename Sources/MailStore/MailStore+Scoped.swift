@@ -1,43 +1,11 @@
 import Storage
 
-/// Reads and writes over a ``MailScope`` with a ``MailFilter``: the store-wide view Mailpit's API gives (issue 71),
-/// for the operator (every address) or for one Pro user's sandbox (its address). Every write here moves each touched
+/// Reads and writes over a ``MailScope`` with a ``MailFilter`` beside the three verbs (``MailStore/list(_:)``,
+/// ``MailStore/mark(_:read:)``, ``MailStore/delete(_:)``): the store-wide view Mailpit's API gives (issue 71), for the
+/// operator (every address) or for one Pro user's sandbox (its address). Every write here moves each touched
 /// address's JMAP state through the change log's triggers and wakes that address's waiters after the commit, as
 /// any other write of the store does.
 extension MailStore {
-    /// Messages of `scope` that pass `filter`, newest first: `limit` of them after the newest `start`.
-    public func summaries(in scope: MailScope, matching filter: MailFilter, start: Int, limit: Int) async throws
-        -> [MailSummary]
-    {
-        let (condition, values) = Self.scoped(scope, filter, database.dialect)
-        return try await database.read { connection in
-            try connection.query(
-                """
-                SELECT \(Self.summaryColumns) FROM mail_messages WHERE \(condition)
-                    ORDER BY received_at DESC, received_seq DESC LIMIT ? OFFSET ?
-                """, values + [.integer(Int64(max(0, limit))), .integer(Int64(max(0, start)))]
-            ).compactMap(Self.summary)
-        }
-    }
-
-    /// As ``summaries(in:matching:start:limit:)``, each with every parsed field (a listing that shows recipients).
-    public func records(in scope: MailScope, matching filter: MailFilter, start: Int, limit: Int) async throws
-        -> [MailMessageRecord]
-    {
-        let (condition, values) = Self.scoped(scope, filter, database.dialect)
-        return try await database.read { connection in
-            try connection.readTransaction {
-                try Self.records(
-                    connection.query(
-                        """
-                        SELECT \(Self.detailColumns) FROM mail_messages WHERE \(condition)
-                            ORDER BY received_at DESC, received_seq DESC LIMIT ? OFFSET ?
-                        """, values + [.integer(Int64(max(0, limit))), .integer(Int64(max(0, start)))]),
-                    connection)
-            }
-        }
-    }
-
     /// How many messages of `scope` pass `filter`, and how many of those are unread.
     public func counts(in scope: MailScope, matching filter: MailFilter) async throws -> (total: Int, unread: Int) {
         let (condition, values) = Self.scoped(scope, filter, database.dialect)
@@ -70,46 +38,6 @@ extension MailStore {
     {
         guard let address = try await address(ofMessage: id), Self.covers(scope, address) else { return nil }
         return try await attachment(address: address, id: id, position: position)
-    }
-
-    /// Marks the messages of `scope` that pass `filter` read (or unread); returns the ids that changed.
-    public func setRead(_ read: Bool, in scope: MailScope, matching filter: MailFilter) async throws -> [String] {
-        let (condition, values) = Self.scoped(scope, filter, database.dialect)
-        let changed = try await database.write { connection in
-            try connection.transaction {
-                let rows = try connection.query(
-                    "SELECT id, address FROM mail_messages WHERE \(condition) AND is_read = ?",
-                    values + [.integer(read ? 0 : 1)])
-                let ids = rows.compactMap { $0.text("id") }
-                for chunk in Self.chunks(ids) {
-                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                    _ = try connection.run(
-                        "UPDATE mail_messages SET is_read = ? WHERE id IN (\(marks))",
-                        [.integer(read ? 1 : 0)] + chunk.map(SQLValue.text))
-                }
-                return (ids, Set(rows.compactMap { $0.text("address") }))
-            }
-        }
-        changes.announce(Array(changed.1))
-        return changed.0
-    }
-
-    /// Deletes the messages of `scope` that pass `filter` with their attachments; returns their ids.
-    public func delete(in scope: MailScope, matching filter: MailFilter) async throws -> [String] {
-        let (condition, values) = Self.scoped(scope, filter, database.dialect)
-        let deleted = try await database.write { connection in
-            try connection.transaction {
-                let rows = try connection.query("SELECT id, address FROM mail_messages WHERE \(condition)", values)
-                let ids = rows.compactMap { $0.text("id") }
-                for chunk in Self.chunks(ids) {
-                    let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                    _ = try connection.run("DELETE FROM mail_messages WHERE id IN (\(marks))", chunk.map(SQLValue.text))
-                }
-                return (ids, Set(rows.compactMap { $0.text("address") }))
-            }
-        }
-        changes.announce(Array(deleted.1))
-        return deleted.0
     }
 
     /// How many messages of `scope` carry each keyword (`$seen` is not a stored keyword: read status is its own).

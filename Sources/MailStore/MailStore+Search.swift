@@ -67,7 +67,7 @@ extension MailStore {
     /// Messages that match `search` across every address, newest first, at most `limit`.
     /// - Parameter start: how many of the newest matches to pass over first.
     public func search(_ search: MailSearch, limit: Int = 100, start: Int = 0) async throws -> [MailSummary] {
-        try await matching(search, newestFirst: true, limit: limit, offset: start)
+        try await list(MailSelection(search.scope, search.filter, start: start, limit: max(1, limit)))
     }
 
     /// How many messages match `search` across every address.
@@ -97,7 +97,7 @@ extension MailStore {
     /// `timeout`. Looks again at each change at any address (the change stream of every address).
     public func oldestMatch(_ search: MailSearch, timeout: Duration) async throws -> MailSummary? {
         try await changeStream(of: nil, until: .now + timeout).firstLook { _ in
-            try await matching(search, newestFirst: false, limit: 1, offset: 0).first
+            try await list(MailSelection(search.scope, search.filter, order: .oldestFirst, limit: 1)).first
         }
     }
 
@@ -105,15 +105,7 @@ extension MailStore {
     /// log's triggers record each deletion for its address (so every JMAP state moves, as ``deleteAll(address:)``
     /// moves one), and each address's waiters are woken after the commit.
     public func deleteEverything() async throws -> Int {
-        let (addresses, count) = try await database.write { connection in
-            try connection.transaction {
-                let addresses = try connection.query("SELECT DISTINCT address FROM mail_messages", [])
-                    .compactMap { $0.text("address") }
-                return (addresses, try connection.run("DELETE FROM mail_messages", []))
-            }
-        }
-        changes.announce(addresses)
-        return count
+        try await delete(MailSelection(.everyAddress)).count
     }
 
     /// Every address that holds a message, sorted: the mailboxes of the operator's read-only view of all mail.
@@ -156,20 +148,6 @@ extension MailStore {
     public func address(ofMessage id: String) async throws -> String? {
         try await database.read { connection in
             try connection.query("SELECT address FROM mail_messages WHERE id = ?", [.text(id)]).first?.text("address")
-        }
-    }
-
-    private func matching(_ search: MailSearch, newestFirst: Bool, limit: Int, offset: Int) async throws
-        -> [MailSummary]
-    {
-        let (condition, values) = Self.scoped(search.scope, search.filter, database.dialect)
-        let order = newestFirst ? "received_at DESC, received_seq DESC" : "received_at, received_seq"
-        let bound = values + [.integer(Int64(max(1, limit))), .integer(Int64(max(0, offset)))]
-        return try await database.read { connection in
-            try connection.query(
-                "SELECT \(Self.summaryColumns) FROM mail_messages WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?",
-                bound
-            ).compactMap(Self.summary)
         }
     }
 }

@@ -232,18 +232,7 @@ public struct MailStore: Sendable {
     /// nil. Returns how many changed (a message already so is not counted); the address's waiters hear of it only
     /// when one did.
     public func markRead(address: String, ids: [String]?, read: Bool = true) async throws -> Int {
-        let values: [SQLValue] = [.integer(read ? 1 : 0), .text(address), .integer(read ? 0 : 1)]
-        let update = "UPDATE mail_messages SET is_read = ? WHERE address = ? AND is_read = ?"
-        let changed = try await database.write { connection in
-            guard let ids else { return try connection.run(update, values) }
-            return try connection.transaction {
-                try ids.reduce(0) { count, id in
-                    count + (try connection.run(update + " AND id = ?", values + [.text(id)]))
-                }
-            }
-        }
-        if changed > 0 { changes.announce([address]) }
-        return changed
+        try await mark(MailSelection(.address(address), ids.map(MailFilter.ids) ?? .all([])), read: read).count
     }
 
     /// Whether `address` has message `id` (read or not).
@@ -257,19 +246,12 @@ public struct MailStore: Sendable {
 
     /// Deletes every message of `address` and their attachments; returns how many there were.
     public func deleteAll(address: String) async throws -> Int {
-        defer { changes.announce([address]) }
-        return try await database.write { connection in
-            try connection.run("DELETE FROM mail_messages WHERE address = ?", [.text(address)])
-        }
+        try await delete(.everything(of: address)).count
     }
 
     /// Deletes message `id` of `address` and its attachments; false when there was none.
     public func delete(address: String, id: String) async throws -> Bool {
-        defer { changes.announce([address]) }
-        return try await database.write { connection in
-            try connection.run("DELETE FROM mail_messages WHERE address = ? AND id = ?", [.text(address), .text(id)])
-                > 0
-        }
+        try await !delete(.message(id, of: address)).isEmpty
     }
 
     // MARK: rows

@@ -99,8 +99,7 @@ extension MailpitAPI {
             }
         }
         if !arrived.isEmpty {
-            let records = try await mail.records(
-                in: scope, matching: .ids(Array(arrived)), start: 0, limit: arrived.count)
+            let records = try await mail.listRecords(MailSelection(scope, .ids(Array(arrived))))
             events += records.reversed().map { ("new", MailpitJSON.summary($0)) }
         }
         return events.isEmpty ? [] : events + [try await stats(scope)]
@@ -108,8 +107,7 @@ extension MailpitAPI {
 
     /// Each message of `scope` (the newest, one past the configured maximum) with its read status and keywords.
     private func marks(_ scope: MailScope) async throws -> [String: MailSummary] {
-        let newest = try await mail.summaries(
-            in: scope, matching: .all([]), start: 0, limit: configuration.maximumEventMessages + 1)
+        let newest = try await mail.list(MailSelection(scope, limit: configuration.maximumEventMessages + 1))
         return Dictionary(newest.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -11,7 +11,7 @@ extension MailpitAPI {
         let id = try await messageID(call)
         guard var record = try await mail.record(in: call.scope, id: id) else { throw MailpitRefusal.notFound }
         if !record.summary.isRead {
-            _ = try await mail.setRead(true, in: call.scope, matching: .ids([id]))
+            _ = try await mail.mark(MailSelection(call.scope, .ids([id])), read: true)
             record.summary.isRead = true
         }
         return Self.json(MailpitJSON.message(record))
@@ -66,7 +66,7 @@ extension MailpitAPI {
     func messageID(_ call: MailpitCall) async throws -> String {
         let id = call.parameter("id")
         guard id == "latest" else { return id }
-        guard let newest = try await mail.summaries(in: call.scope, matching: .all([]), start: 0, limit: 1).first
+        guard let newest = try await mail.list(MailSelection(call.scope, limit: 1)).first
         else { throw MailpitRefusal(response: Self.text(.notFound, "message not found")) }
         return newest.id
     }

@@ -17,7 +17,7 @@ extension MailpitAPI {
 
     /// `DELETE /api/v1/search?query=`: deletes every message that matches; `ok`.
     func deleteSearch(_ call: MailpitCall) async throws -> HTTPResponse {
-        _ = try await mail.delete(in: call.scope, matching: try Self.query(call))
+        _ = try await mail.delete(MailSelection(call.scope, try Self.query(call)))
         return Self.ok()
     }
 
@@ -33,7 +33,7 @@ extension MailpitAPI {
             throw MailpitRefusal.badRequest("You may specify either IDs or a search query, not both")
         }
         let filter: MailFilter = !ids.isEmpty ? .ids(ids) : search.isEmpty ? .all([]) : MailpitSearch.filter(search)
-        _ = try await mail.setRead(read, in: call.scope, matching: filter)
+        _ = try await mail.mark(MailSelection(call.scope, filter), read: read)
         return Self.ok()
     }
 
@@ -41,14 +41,14 @@ extension MailpitAPI {
     /// `IDs` (Mailpit's rule); `ok`. A body that is no JSON object or form is 400, never "every message".
     func deleteMessages(_ call: MailpitCall) async throws -> HTTPResponse {
         let ids = try MailpitBody(call.request).strings("IDs")
-        _ = try await mail.delete(in: call.scope, matching: ids.isEmpty ? .all([]) : .ids(ids))
+        _ = try await mail.delete(MailSelection(call.scope, ids.isEmpty ? .all([]) : .ids(ids)))
         return Self.ok()
     }
 
     /// The `MessagesSummary` of the messages of `call`'s scope that pass `filter`, paged by `start` and `limit`.
     private func summaries(_ call: MailpitCall, filter: MailFilter) async throws -> HTTPResponse {
         let (start, limit) = page(call.request)
-        let records = try await mail.records(in: call.scope, matching: filter, start: start, limit: limit)
+        let records = try await mail.listRecords(MailSelection(call.scope, filter, start: start, limit: limit))
         let everything = try await mail.counts(in: call.scope, matching: .all([]))
         let matching = filter == .all([]) ? everything : try await mail.counts(in: call.scope, matching: filter)
         return Self.json(

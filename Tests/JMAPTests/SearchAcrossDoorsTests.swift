@@ -127,8 +127,8 @@ struct SearchAcrossDoorsTests {
         case .from: query = "from:\"\(words)\""
         case .text: query = "\"\(words)\""
         }
-        return try await store.records(
-            in: .address(Self.ada), matching: MailpitSearch.filter(query), start: 0, limit: 100
+        return try await store.listRecords(
+            MailSelection(.address(Self.ada), MailpitSearch.filter(query), limit: 100)
         ).map(\.summary.id)
     }
 

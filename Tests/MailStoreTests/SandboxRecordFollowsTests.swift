@@ -52,8 +52,8 @@ struct SandboxRecordFollowsTests {
         #expect(try await Self.records(db) == ids)
 
         // DELETE /api/v1/messages {"IDs": [...]} and DELETE /api/v1/search?query=subject:"captured 2".
-        #expect(try await store.delete(in: .address(Self.sandbox), matching: .ids([ids[0]])) == [ids[0]])
-        #expect(try await store.delete(in: .address(Self.sandbox), matching: .subject("captured 2")) == [ids[1]])
+        #expect(try await store.delete(MailSelection(.address(Self.sandbox), .ids([ids[0]]))) == [ids[0]])
+        #expect(try await store.delete(MailSelection(.address(Self.sandbox), .subject("captured 2"))) == [ids[1]])
         #expect(try await Self.records(db) == Array(ids[2...]), "Mailpit's deletes took their records")
 
         // Retention keeping one message an address: the oldest of the two left goes, with its record.
