@@ -52,7 +52,14 @@ let package = Package(
         // Pure IMAP4rev1/IMAP4rev2 (RFC 3501, RFC 9051): the command framer and parser (literals, LITERAL+/-), the
         // response encoder and the session machine that asks its driver for sign-in and mailbox data. No sockets, no
         // store: nothing serves it yet (docs/imap.md).
-        .target(name: "IMAP", dependencies: ["Time", "BufferBudget", "SASL"]),
+        .target(name: "IMAP", dependencies: ["Time", "BufferBudget", "SASL", "MailDoor"]),
+        // Pure POP3 (RFC 1939, RFC 2449's CAPA, RFC 5034's AUTH, RFC 2595's STLS): the command parser, the responses
+        // and the session machine that asks its driver for sign-in, a message's bytes and the deletions at QUIT.
+        .target(name: "POP3", dependencies: ["SASL", "MailDoor"]),
+        // What the mail doors' pure session machines share (IMAP's, POP3's): the input they buffer and read through a
+        // framer (POP3's lines through its line framer), the timeouts before sign-in, the ASCII bytes their parsers
+        // name. Pure: no socket, no store.
+        .target(name: "MailDoor"),
         // SASL's messages and the password mechanisms (PLAIN, LOGIN) every mail door decodes the same way: IMAP's
         // AUTHENTICATE, POP3's AUTH, SMTP's AUTH. Pure: it decodes, whoever signs in checks.
         .target(name: "SASL", dependencies: ["Base64Coding"]),
@@ -153,7 +160,7 @@ let package = Package(
         // sign-in port the composition root fills with each holder's credential check.
         .target(name: "IMAPServer", dependencies: [
             "IMAP", "SocketServer", "ServerTLS", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress", "BufferBudget",
-            "SASL",
+            "SASL", "POP3",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -433,10 +440,12 @@ let package = Package(
         .testTarget(name: "SASLTests", dependencies: ["SASL", "Base64Coding"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
-        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "BufferBudget", "SASL"]),
+        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "BufferBudget", "SASL", "MailDoor"]),
+        .testTarget(name: "POP3Tests", dependencies: ["POP3", "SASL", "MailDoor"]),
+        .testTarget(name: "MailDoorTests", dependencies: ["MailDoor"]),
         .testTarget(name: "BufferBudgetTests", dependencies: ["BufferBudget"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
-            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
+            "IMAPServer", "IMAP", "POP3", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
             "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,4 +1,4 @@
-import IMAP
+import POP3
 
 /// One POP3 connection's session as ``MailConnectionMachine`` serves it: ``POP3Session`` and the connection's
 /// ``POP3ConnectionDriver``. Every request is awaited: the session reads no further command until it is answered.

@@ -1,6 +1,6 @@
-import IMAP
 import Logging
 import MailStore
+import POP3
 import SASL
 
 /// One POP3 connection's side that needs the store: the sign-in (IMAP's port, so the same credentials, access

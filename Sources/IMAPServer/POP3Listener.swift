@@ -1,6 +1,6 @@
-import IMAP
 import Logging
 import MailStore
+import POP3
 import ServerTLS
 
 /// POP3 as its listener serves each connection: a ``POP3Connection`` of ``POP3Session`` and its own

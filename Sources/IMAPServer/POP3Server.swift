@@ -1,5 +1,6 @@
 import Logging
 import MailStore
+import POP3
 import SocketServer
 
 /// A POP3 server over the one mail store (issue 70): ``POP3Session`` on SocketServer's event loops, shared with

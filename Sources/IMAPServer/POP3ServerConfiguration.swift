@@ -1,6 +1,6 @@
-import Glibc
 import ClientAddress
-import IMAP
+import Glibc
+import POP3
 import ServerTLS
 
 /// A POP3 listener's address, limits and timeouts: the socket server's settings as IMAP's (``MailListenerSettings``),

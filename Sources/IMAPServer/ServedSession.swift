@@ -1,4 +1,5 @@
 import IMAP
+import POP3
 import SocketServer
 
 /// A pure mail session machine as a connection drives it: IMAP's ``IMAPSession`` and POP3's ``POP3Session`` have

@@ -1,9 +1,9 @@
 import ClientAddress
 import Foundation
 import Glibc
-import IMAP
 import Logging
 import MailStore
+import POP3
 import PosternTestSupport
 import SocketServer
 import Testing

@@ -1,5 +1,5 @@
-import IMAP
 import Logging
+import POP3
 import Testing
 
 @testable import IMAPServer

@@ -1,3 +1,4 @@
+import MailDoor
 import SASL
 
 /// One POP3 response (RFC 1939 §3): a status line (`+OK`/`-ERR`, with RFC 2449's response code), a multi-line

@@ -1,5 +1,7 @@
+import MailDoor
+
 /// One POP3 connection's protocol (RFC 1939, RFC 2449's CAPA and response codes, RFC 5034's AUTH, RFC 2595's STLS)
-/// as a pure state machine, in the manner of ``IMAPSession``: the client's bytes, the driver's answers and the clock
+/// as a pure state machine, in the manner of IMAP's session: the client's bytes, the driver's answers and the clock
 /// in; bytes, requests and "close the connection" out.
 ///
 /// The rules, in order of the connection's life:
@@ -68,16 +70,15 @@ public struct POP3Session: Sendable {
     var phase = Phase.reading
     var username: String?
     var failedSignIns = 0
-    var input: SessionInput
+    var input: SessionInput<LineFramer>
     var lastHeard: UInt64
 
     /// The session of a connection accepted at `now` (monotonic nanoseconds).
     public init(configuration: POP3SessionConfiguration, now: UInt64) {
         self.configuration = configuration
-        var lineLimits = IMAPLimits()
-        lineLimits.maxLineBytes = max(configuration.limits.maxLineBytes, configuration.limits.maxSASLLineBytes)
+        let maxLineBytes = max(configuration.limits.maxLineBytes, configuration.limits.maxSASLLineBytes)
         input = SessionInput(
-            limits: lineLimits, maxWaitingBytes: configuration.limits.maxBufferedInputBytes, readsLines: true)
+            framer: LineFramer(maxLineBytes: maxLineBytes), maxWaitingBytes: configuration.limits.maxBufferedInputBytes)
         isSecure = configuration.isSecure
         lastHeard = now
     }
@@ -94,7 +95,7 @@ public struct POP3Session: Sendable {
     public var deadline: UInt64? {
         switch phase {
         case .closed, .awaitingDriver, .startingTLS: return nil
-        default: return lastHeard &+ IMAPSession.nanoseconds(timeout)
+        default: return lastHeard &+ MailDoorTimeouts.nanoseconds(timeout)
         }
     }
 
@@ -157,7 +158,7 @@ public struct POP3Session: Sendable {
             switch event {
             case .line(let line):
                 lineArrived(line, &actions)
-            default:
+            case .tooLong:
                 lineRefused(&actions)
             }
         }

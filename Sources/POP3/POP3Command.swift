@@ -1,3 +1,4 @@
+import MailDoor
 import SASL
 
 /// One POP3 command, parsed (RFC 1939 §4–§7, RFC 2449's CAPA, RFC 5034's AUTH, RFC 2595's STLS).

@@ -1,3 +1,4 @@
+import MailDoor
 import SASL
 
 /// POP3's commands, and the driver's answers.

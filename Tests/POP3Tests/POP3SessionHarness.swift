@@ -1,4 +1,4 @@
-@testable import IMAP
+@testable import POP3
 
 /// Drives a ``POP3Session`` as a connection would, as ``IMAPSessionHarness`` drives IMAP's.
 struct POP3SessionHarness {

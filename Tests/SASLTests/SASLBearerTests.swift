@@ -1,6 +1,6 @@
 import Testing
 
-@testable import IMAP
+@testable import SASL
 
 /// The OAuth SASL messages: RFC 7628 §4.1's OAUTHBEARER example and Google's XOAUTH2 shape, and what is refused.
 @Suite("SASL: OAUTHBEARER and XOAUTH2 messages")

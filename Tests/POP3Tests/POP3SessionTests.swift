@@ -1,7 +1,7 @@
 import SASL
 import Testing
 
-@testable import IMAP
+@testable import POP3
 
 @Suite("POP3 session machine")
 struct POP3SessionTests {

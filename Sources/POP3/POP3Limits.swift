@@ -1,3 +1,5 @@
+import MailDoor
+
 /// Every limit of a POP3 session in one place (RFC 1939, RFC 2449). A line past one is read to its end without being
 /// kept and answered `-ERR`.
 public struct POP3Limits: Sendable, Equatable {
