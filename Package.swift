@@ -159,8 +159,23 @@ let package = Package(
         // mailbox driver over the one mail store (UIDs, keywords as flags, the change stream for IDLE), and the
         // sign-in port the composition root fills with each holder's credential check.
         .target(name: "IMAPServer", dependencies: [
-            "IMAP", "SocketServer", "ServerTLS", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress", "BufferBudget",
-            "SASL", "POP3",
+            "IMAP", "MailDoorServer", "SocketServer", "ServerTLS", "MailStore", "MIME", "Time", "ClientAddress",
+            "BufferBudget", "SASL",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // POP3 served (issue 70; its own target since issue 82): the connection over POP3's pure session on the mail
+        // doors' connection machine, and the driver that lists the holder's INBOX, reads a message's bytes and commits
+        // QUIT's deletions through the one mail store, signed in through the mail doors' sign-in port.
+        .target(name: "POP3Server", dependencies: [
+            "POP3", "MailDoorServer", "SocketServer", "ServerTLS", "MailStore", "ClientAddress", "SASL",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // What the mail doors serve alike (IMAP's and POP3's): the connection machine over SocketServer's loops and
+        // ServerTLS's transport, the listener shell (MailServer) and its settings, the sign-in port the composition
+        // root fills (IMAPSignIn: the holder, its standing, why a session ends) and the OAuth SASL step. No protocol
+        // of its own and no store: each serving target brings its session and its driver.
+        .target(name: "MailDoorServer", dependencies: [
+            "SocketServer", "ServerTLS", "ClientAddress", "SASL", "Base64Coding",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -397,7 +412,8 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
-            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "MailpitAPI", "ServerMetrics",
+            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
+            "MailpitAPI", "ServerMetrics",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -432,7 +448,8 @@ let package = Package(
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
                 "SMTPOutcomes", "WebAuthn", "WebSocket", "OutboundSocket", "SignInProviders", "Fetch", "CustomDomains",
-                "JMAP", "MailStore", "OutboundQueue", "DNS", .product(name: "Logging", package: "swift-log"),
+                "JMAP", "MailStore", "OutboundQueue", "DNS", "SocketServer", "MailDoorServer",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",
             linkerSettings: fastLinker),
@@ -445,8 +462,12 @@ let package = Package(
         .testTarget(name: "MailDoorTests", dependencies: ["MailDoor"]),
         .testTarget(name: "BufferBudgetTests", dependencies: ["BufferBudget"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
-            "IMAPServer", "IMAP", "POP3", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
+            "IMAPServer", "IMAP", "MailDoorServer", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
             "ClientAddress",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "POP3ServerTests", dependencies: [
+            "POP3Server", "POP3", "MailDoorServer", "MailStore", "PosternTestSupport", "SocketServer", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
@@ -498,7 +519,7 @@ let package = Package(
         .testTarget(name: "JMAPTests", dependencies: [
             "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "SMTPOutcomes", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport", "WebSocket",
             // The search across doors (SearchAcrossDoorsTests) asks IMAP and Mailpit the questions it asks JMAP.
-            "IMAP", "IMAPServer", "MailpitAPI",
+            "IMAP", "IMAPServer", "MailDoorServer", "MailpitAPI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [

@@ -1,4 +1,5 @@
 import IMAP
+import MailDoorServer
 import MailStore
 
 /// IDLE (RFC 2177) as one job of the connection: started and ended from the connection's loop, in the order the

@@ -1,5 +1,6 @@
 import IMAP
 import MIME
+import MailDoorServer
 import MailStore
 
 /// The commands on mailboxes (RFC 9051 §6.3, §6.4.1–§6.4.2): selecting, listing, status, appending; and the answer

@@ -1,4 +1,5 @@
 import IMAP
+import MailDoorServer
 import MailStore
 
 /// The commands on the selected mailbox's messages (RFC 9051 §6.4): FETCH, STORE, SEARCH, COPY, MOVE, EXPUNGE and

@@ -1,4 +1,5 @@
 import IMAP
+import MailDoorServer
 import MailStore
 
 /// Where a FETCH answered in parts stands between two of them (``IMAPCommandResult/continues``): the messages it

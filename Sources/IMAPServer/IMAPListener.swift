@@ -1,5 +1,6 @@
 import IMAP
 import Logging
+import MailDoorServer
 import MailStore
 import ServerTLS
 

@@ -1,4 +1,5 @@
 import IMAPServer
+import MailDoorServer
 import MailSignIn
 
 /// IMAP's and POP3's sign-in port filled by the one owner of mail credentials (``MailSignIn``, issue 82) for one door:

@@ -2,6 +2,7 @@ import BufferBudget
 import IMAPServer
 import Logging
 import MailSignIn
+import POP3Server
 import ServerTLS
 import SocketServer
 

@@ -1,5 +1,6 @@
 import HTTPServer
 import IMAPServer
+import MailDoorServer
 import SMTPServer
 import SocketServer
 

@@ -102,6 +102,8 @@ private struct Driver {
             session.notify([.exists(1)], into: &actions)
         case .idleEnded:
             break
+        case .continueCommand:
+            break  // never asked: every answer this driver gives is whole
         case .startTLS:
             session.tlsEstablished(now: 0, into: &actions)
         }

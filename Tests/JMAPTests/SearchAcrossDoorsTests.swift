@@ -3,6 +3,7 @@ import IMAP
 import JSON
 import Logging
 import MIME
+import MailDoorServer
 import MailStore
 import MailpitAPI
 import PosternTestSupport

@@ -2,10 +2,11 @@ import ClientAddress
 import ServerTLS
 import SocketServer
 
-/// What a mail protocol's listener serves each connection, IMAP's (``IMAPListener``) and POP3's (``POP3Listener``):
-/// how one connection's session and driver are made, the lines a refused connection is sent, the TLS in force, and
-/// how the driver carries out a request off the loop. ``MailService`` is written once over it.
-protocol MailListener: Sendable {
+/// What a mail protocol's listener serves each connection, IMAP's (IMAPServer's `IMAPListener`) and POP3's
+/// (POP3Server's `POP3Listener`): how one connection's session and driver are made, the lines a refused connection is
+/// sent, the TLS in force, and how the driver carries out a request off the loop. ``MailService`` is written once over
+/// it.
+package protocol MailListener: Sendable {
     /// A connection's session and driver as ``MailConnectionMachine`` serves them.
     associatedtype Connection: ServedSession
     /// What a session asks its driver to do.
@@ -37,7 +38,7 @@ protocol MailListener: Sendable {
 
 extension MailListener {
     /// `127.0.0.0/8`, `::1`, and IPv4-mapped loopback: where plaintext sign-in may be allowed.
-    static func isLoopback(_ peer: String) -> Bool {
+    package static func isLoopback(_ peer: String) -> Bool {
         IPAddress(peer)?.isLoopback ?? false
     }
 }
@@ -45,20 +46,26 @@ extension MailListener {
 /// A mail protocol as a `StreamService`: one ``MailConnectionMachine`` of the listener's connection per connection
 /// (under the TLS transport when the listener has a certificate); each job runs in a Swift task off the loops and its
 /// answer is posted back to the connection's loop.
-struct MailService<Listener: MailListener>: StreamService {
-    let listener: Listener
+package struct MailService<Listener: MailListener>: StreamService {
+    package let listener: Listener
     /// Read as each connection opens: true answers it the listener's ``MailListener/drainingRefusal`` and closes it
     /// (the drain before a stop).
-    let draining: @Sendable () -> Bool
+    package let draining: @Sendable () -> Bool
 
-    func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
+    /// The service of `listener`'s connections; `draining` is read as each one opens.
+    package init(listener: Listener, draining: @escaping @Sendable () -> Bool) {
+        self.listener = listener
+        self.draining = draining
+    }
+
+    package func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
         makeMachine(peer: peer, refusing: refusing, now: loop.clock())
     }
 
     /// The machine of a connection from `peer` opened at monotonic time `now`: plain, or under the TLS transport
     /// when the listener has a certificate (`STARTTLS`/`STLS` offered, or TLS from the first byte on the implicit
     /// port).
-    func makeMachine(peer: String, refusing: Bool, now: UInt64) -> any ConnectionStateMachine {
+    package func makeMachine(peer: String, refusing: Bool, now: UInt64) -> any ConnectionStateMachine {
         let refusal = refusing ? Listener.busyRefusal : draining() ? Listener.drainingRefusal : nil
         let machine = MailConnectionMachine(
             listener.connection(peer: peer, now: now), refusal: refusal, writeTimeout: listener.writeTimeout,
@@ -67,7 +74,7 @@ struct MailService<Listener: MailListener>: StreamService {
         return TLSTransportMachine(session: machine, context: tls, implicit: listener.implicitTLS)
     }
 
-    func perform(
+    package func perform(
         _ job: any AnyObject & Sendable, on loop: EventLoop,
         completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
     ) {
@@ -80,21 +87,21 @@ struct MailService<Listener: MailListener>: StreamService {
 
 /// What a connection's machine hands its service to do off the loop: one request of its session, carried out by the
 /// connection's driver.
-final class MailJob<Listener: MailListener>: Sendable {
-    let request: Listener.Request
-    let driver: Listener.Driver
+package final class MailJob<Listener: MailListener>: Sendable {
+    package let request: Listener.Request
+    package let driver: Listener.Driver
 
-    init(_ request: Listener.Request, driver: Listener.Driver) {
+    package init(_ request: Listener.Request, driver: Listener.Driver) {
         self.request = request
         self.driver = driver
     }
 }
 
 /// What comes back to the machine, on its loop.
-final class MailCompletion<Listener: MailListener>: Sendable {
-    let outcome: Listener.Outcome
+package final class MailCompletion<Listener: MailListener>: Sendable {
+    package let outcome: Listener.Outcome
 
-    init(_ outcome: Listener.Outcome) {
+    package init(_ outcome: Listener.Outcome) {
         self.outcome = outcome
     }
 }

@@ -2,13 +2,13 @@ import Logging
 import SocketServer
 
 /// A mail protocol's listener on SocketServer's event loops, shared with HTTP and SMTP: the one shell of
-/// ``IMAPServer`` and ``POP3Server``, which differ only in the service their initializers give it.
+/// `IMAPServer` and `POP3Server`, which differ only in the service their initializers give it.
 public final class MailServer<Configuration: MailListenerSettings>: Sendable {
     /// The settings in force.
     public let configuration: Configuration
     private let server: StreamServer
 
-    init(configuration: Configuration, service: some StreamService, group: EventLoopGroup, logger: Logger) {
+    package init(configuration: Configuration, service: some StreamService, group: EventLoopGroup, logger: Logger) {
         self.configuration = configuration
         server = StreamServer(
             configuration: configuration.streamConfiguration, service: service, group: group, logger: logger)

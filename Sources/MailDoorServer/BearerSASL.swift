@@ -1,16 +1,15 @@
 import Base64Coding
-import IMAP
 import SASL
 
 /// The OAuth mechanisms IMAP's `AUTHENTICATE` and POP3's `AUTH` share, one step at a time: `OAUTHBEARER` (RFC 7628)
 /// and `XOAUTH2`. It only decodes: the token goes to the one sign-in port (``IMAPSignIn``), whose check, backoff and
 /// audit are the same whichever protocol asked; each protocol's driver turns the port's answer into its own reply.
-enum BearerSASL {
+package enum BearerSASL {
     /// The mechanisms, as each protocol offers them.
-    static let mechanisms = ["OAUTHBEARER", "XOAUTH2"]
+    package static let mechanisms = ["OAUTHBEARER", "XOAUTH2"]
 
     /// What one client message came to.
-    enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         /// Send this challenge (the empty one, when the client sent no initial response) and wait.
         case challenge(SASLMessage)
         /// The exchange is complete: check this token.
@@ -22,7 +21,7 @@ enum BearerSASL {
     }
 
     /// The step of an `OAUTHBEARER` or `XOAUTH2` exchange; nil for any other mechanism.
-    static func step(_ step: SASLStep) -> Step? {
+    package static func step(_ step: SASLStep) -> Step? {
         guard mechanisms.contains(step.mechanism) else { return nil }
         guard let bytes = step.response.base64.isEmpty ? [] : Base64.decode(step.response.base64) else {
             return .notBase64
@@ -34,7 +33,7 @@ enum BearerSASL {
 
     /// RFC 7628 §3.2.2's error: the status and the scope a mail session needs (no `openid-configuration`: the
     /// discovery document is at the issuer's `/.well-known/oauth-authorization-server`, which the client already used).
-    static func errorChallenge(_ refusal: IMAPTokenRefusal) -> SASLMessage {
+    package static func errorChallenge(_ refusal: IMAPTokenRefusal) -> SASLMessage {
         let status = refusal == .insufficientScope ? "insufficient_scope" : "invalid_token"
         return SASLMessage(base64: Base64.encode(Array(#"{"status":"\#(status)","scope":"mail.read"}"#.utf8)))
     }

@@ -1,5 +1,6 @@
 import ClientAddress
 import Glibc
+import MailDoorServer
 import POP3
 import ServerTLS
 

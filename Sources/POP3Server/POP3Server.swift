@@ -1,4 +1,5 @@
 import Logging
+import MailDoorServer
 import MailStore
 import POP3
 import SocketServer

@@ -1,4 +1,7 @@
+import MailDoorServer
 import POP3
+
+extension POP3Session: SessionMachine {}
 
 /// One POP3 connection's session as ``MailConnectionMachine`` serves it: ``POP3Session`` and the connection's
 /// ``POP3ConnectionDriver``. Every request is awaited: the session reads no further command until it is answered.

@@ -37,5 +37,3 @@ extension MailListenerSettings {
         try ListeningSocket.bind(host: host, port: port, backlog: listenBacklog)
     }
 }
-
-extension IMAPServerConfiguration: MailListenerSettings {}

@@ -4,12 +4,12 @@ extension IMAPSignIn {
     /// One sign-in with a password as IMAP's and POP3's drivers make it: the port's outcome, or nil when the store
     /// failed (logged at error level with the error's type only, never the credentials; the session answers "try
     /// later").
-    func attempt(username: String, password: String, client: String, logger: Logger) async -> IMAPSignInOutcome? {
+    package func attempt(username: String, password: String, client: String, logger: Logger) async -> IMAPSignInOutcome? {
         await logged(logger) { try await signIn(username: username, password: password, client: client) }
     }
 
     /// One sign-in with an OAuth access token (IMAP's `OAUTHBEARER`, `XOAUTH2`), likewise.
-    func attempt(username: String?, accessToken: String, client: String, logger: Logger) async -> IMAPSignInOutcome? {
+    package func attempt(username: String?, accessToken: String, client: String, logger: Logger) async -> IMAPSignInOutcome? {
         await logged(logger) { try await signIn(username: username, accessToken: accessToken, client: client) }
     }
 

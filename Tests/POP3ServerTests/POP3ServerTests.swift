@@ -2,42 +2,14 @@ import ClientAddress
 import Foundation
 import Glibc
 import Logging
+import MailDoorServer
 import MailStore
 import POP3
 import PosternTestSupport
 import SocketServer
 import Testing
 
-@testable import IMAPServer
-
-/// The sign-in port as the composition root fills it, for one holder: what each attempt named as its client is kept,
-/// so a test sees the PROXY header's address reach the sign-in.
-final class OneHolderSignIn: IMAPSignIn, @unchecked Sendable {
-    // @unchecked: `seen` is only touched under `lock`.
-    private let lock = NSLock()
-    private var seen: [String] = []
-
-    func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome {
-        lock.withLock { seen.append(client) }
-        guard username == POP3ServerTests.address, password == POP3ServerTests.password else { return .refused }
-        return .signedIn(IMAPMailboxHolder(address: POP3ServerTests.address, quota: 1_000_000))
-    }
-
-    /// ``POP3ServerTests/token`` opens the holder (named or not); ``POP3ServerTests/sendOnlyToken`` lacks the scope;
-    /// any other token is invalid.
-    func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
-        lock.withLock { seen.append(client) }
-        guard username == nil || username == POP3ServerTests.address else { return .tokenRefused(.invalidToken) }
-        switch accessToken {
-        case POP3ServerTests.token:
-            return .signedIn(IMAPMailboxHolder(address: POP3ServerTests.address, quota: 1_000_000))
-        case POP3ServerTests.sendOnlyToken: return .tokenRefused(.insufficientScope)
-        default: return .tokenRefused(.invalidToken)
-        }
-    }
-
-    var clients: [String] { lock.withLock { seen } }
-}
+@testable import POP3Server
 
 /// The drain flag a runtime sets before it stops.
 final class DrainSwitch: @unchecked Sendable {
@@ -80,11 +52,10 @@ struct POP3Line {
 /// client reaching the sign-in, the per-client cap, the drain and the shutdown's goodbye.
 @Suite("POP3 server over loopback", .serialized, .timeLimit(.minutes(2)))
 struct POP3ServerTests {
-    static let address = "pop@mail.localhost"
-    static let password = "pop-secret"
-    /// An access token as long as Postern's own (a JWT), past a POP3 command line's 510 bytes once in an `AUTH`.
-    static let token = "eyJ" + String(repeating: "t", count: 700)
-    static let sendOnlyToken = "eyJ" + String(repeating: "s", count: 700)
+    static let address = MailDoorHolder.address
+    static let password = MailDoorHolder.password
+    static let token = MailDoorHolder.token
+    static let sendOnlyToken = MailDoorHolder.sendOnlyToken
 
     struct Served {
         let group: EventLoopGroup
@@ -119,21 +90,10 @@ struct POP3ServerTests {
         return Served(group: group, server: server, port: port, store: store, signIn: signIn, database: database)
     }
 
-    static func deliver(_ store: MailStore, _ subjects: [String]) async throws -> [String] {
-        var ids: [String] = []
-        for subject in subjects {
-            let raw = Array("From: a@example.com\r\nSubject: \(subject)\r\n\r\nbody of \(subject)\r\n".utf8)
-            ids += try await store.deliver(
-                NewMailMessage(envelopeFrom: "a@example.com", subject: subject, raw: raw),
-                to: [.init(address: address, quota: 1_000_000)], folder: .inbox, now: 1_700_000_000)
-        }
-        return ids
-    }
-
     @Test("DELE then QUIT deletes through the store; DELE then a dropped connection deletes nothing", arguments: StorageBackend.allCases)
     func deletionsAtQuit(_ backend: StorageBackend) async throws {
         let served = try await Self.serve(backend)
-        let ids = try await Self.deliver(served.store, ["one", "two", "three"])
+        let ids = try await MailDoorHolder.deliver(served.store, ["one", "two", "three"])
         let port = served.port
         let dropped = try await blocking {
             var line = try POP3Line(port: port)
@@ -169,7 +129,7 @@ struct POP3ServerTests {
     @Test("AUTH OAUTHBEARER and XOAUTH2 in CAPA, signed in by the port's token check; a refused token: error JSON, -ERR")
     func oauth() async throws {
         let served = try await Self.serve()
-        _ = try await Self.deliver(served.store, ["one", "two"])
+        _ = try await MailDoorHolder.deliver(served.store, ["one", "two"])
         let port = served.port
         func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
         let bearer = base64("n,a=\(Self.address),\u{1}auth=Bearer \(Self.token)\u{1}\u{1}")

@@ -1,8 +1,10 @@
 import Logging
+import MailDoorServer
 import POP3
+import PosternTestSupport
 import Testing
 
-@testable import IMAPServer
+@testable import POP3Server
 
 /// POP3's TLS through the one TLS transport SMTP and IMAP use, with no socket (``MailTLSLoop``): on the POP3S port
 /// (`POSTERN_POP3S_PORT`, RFC 8314) the greeting itself is encrypted, `STLS` is not offered and a remote client may
@@ -53,11 +55,11 @@ extension MailTLSLoop where Request == POP3Request {
         try self.init(
             make: { store in
                 var configuration = POP3ServerConfiguration(port: 0)
-                configuration.tls = IMAPTLSTests.context
+                configuration.tls = MailDoorHolder.tlsContext
                 configuration.implicitTLS = implicitTLS
                 let service = MailService(
                     listener: POP3Listener(
-                        configuration: configuration, store: store, signIn: IMAPTLSTests.NoSignIn(),
+                        configuration: configuration, store: store, signIn: RefusingSignIn(),
                         logger: Logger(label: "pop3-tls-tests")),
                     draining: { false })
                 return service.makeMachine(peer: peer, refusing: false, now: Self.now)

@@ -40,14 +40,14 @@ public final class IMAPStanding: Sendable {
     }
 
     /// The credential was just checked at `now` (by the sign-in itself).
-    func checked(at now: Int64) {
+    package func checked(at now: Int64) {
         checkedAt.store(now, ordering: .relaxed)
     }
 
     /// Why the session must end, checked at `now` when a command that is `writing` asks, or once ``recheck`` has
     /// passed since the last check; nil while it may go on, when no check was due, or when the check could not be made
     /// (the store failed: the command itself will say so).
-    func ended(at now: Int64, writing: Bool) async -> IMAPSessionEnd? {
+    package func ended(at now: Int64, writing: Bool) async -> IMAPSessionEnd? {
         guard writing || now - checkedAt.load(ordering: .relaxed) >= recheck.components.seconds else { return nil }
         guard let end = try? await check() else {
             checked(at: now)

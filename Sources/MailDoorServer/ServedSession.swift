@@ -1,10 +1,8 @@
-import IMAP
-import POP3
 import SocketServer
 
-/// A pure mail session machine as a connection drives it: IMAP's ``IMAPSession`` and POP3's ``POP3Session`` have
-/// these members of their own; ``ServedSession`` forwards to them.
-protocol SessionMachine {
+/// A pure mail session machine as a connection drives it: IMAP's `IMAPSession` and POP3's `POP3Session` have these
+/// members of their own (each serving target declares the conformance); ``ServedSession`` forwards to them.
+package protocol SessionMachine {
     associatedtype Action
 
     var wantsInput: Bool { get }
@@ -19,14 +17,10 @@ protocol SessionMachine {
     mutating func connectionClosed()
 }
 
-extension IMAPSession: SessionMachine {}
-extension POP3Session: SessionMachine {}
-
 /// A mail protocol's session as its connection serves it (IMAP's, POP3's): the pure session machine and the
 /// connection's driver together, seen by ``MailConnectionMachine``, which owns the socket's side once for both.
-/// Conformers are structs in this module, so the generic machine is compiled specialized for each (no generic
-/// metadata resolved per event, the cost ``ConnectionStateMachine`` warns of).
-protocol ServedSession {
+/// Conformers are structs, one in each serving target (IMAPServer's `IMAPConnection`, POP3Server's `POP3Connection`).
+package protocol ServedSession {
     associatedtype Session: SessionMachine
 
     /// The pure machine; the connection's events go to it (the members below, forwarded by default).
@@ -45,11 +39,11 @@ protocol ServedSession {
 }
 
 extension ServedSession {
-    mutating func connectionClosed() { session.connectionClosed() }
+    package mutating func connectionClosed() { session.connectionClosed() }
 }
 
 /// What a completion was to the job the machine waited for.
-enum ServedAnswer {
+package enum ServedAnswer {
     /// Its answer: the session reads commands again.
     case answered
     /// One part of its answer: `next`, the job that asks the driver for the next part, is handed to the service once
@@ -60,7 +54,7 @@ enum ServedAnswer {
 }
 
 /// What one session action asks of its connection.
-enum ServedEffect {
+package enum ServedEffect {
     case send([UInt8])
     /// Hand this job to the service; `awaited` when the session reads nothing more until it is answered.
     case job(any AnyObject & Sendable, awaited: Bool)
