@@ -462,8 +462,8 @@ let package = Package(
         .testTarget(name: "MailDoorTests", dependencies: ["MailDoor"]),
         .testTarget(name: "BufferBudgetTests", dependencies: ["BufferBudget"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
-            "IMAPServer", "IMAP", "MailDoorServer", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
-            "ClientAddress",
+            "IMAPServer", "IMAP", "MailDoorServer", "MailStore", "Storage", "PosternTestSupport", "ServerTLS",
+            "SocketServer", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "POP3ServerTests", dependencies: [

@@ -2,8 +2,8 @@ import Base64Coding
 import SASL
 
 /// The OAuth mechanisms IMAP's `AUTHENTICATE` and POP3's `AUTH` share, one step at a time: `OAUTHBEARER` (RFC 7628)
-/// and `XOAUTH2`. It only decodes: the token goes to the one sign-in port (``IMAPSignIn``), whose check, backoff and
-/// audit are the same whichever protocol asked; each protocol's driver turns the port's answer into its own reply.
+/// and `XOAUTH2`. It only decodes: the token goes to the one sign-in port (``MailDoorSignIn``), whose check, backoff
+/// and audit are the same whichever protocol asked; each protocol's driver turns the port's answer into its own reply.
 package enum BearerSASL {
     /// The mechanisms, as each protocol offers them.
     package static let mechanisms = ["OAUTHBEARER", "XOAUTH2"]
@@ -33,7 +33,7 @@ package enum BearerSASL {
 
     /// RFC 7628 §3.2.2's error: the status and the scope a mail session needs (no `openid-configuration`: the
     /// discovery document is at the issuer's `/.well-known/oauth-authorization-server`, which the client already used).
-    package static func errorChallenge(_ refusal: IMAPTokenRefusal) -> SASLMessage {
+    package static func errorChallenge(_ refusal: MailTokenRefusal) -> SASLMessage {
         let status = refusal == .insufficientScope ? "insufficient_scope" : "invalid_token"
         return SASLMessage(base64: Base64.encode(Array(#"{"status":"\#(status)","scope":"mail.read"}"#.utf8)))
     }

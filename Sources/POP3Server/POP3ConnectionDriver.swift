@@ -13,20 +13,23 @@ import SASL
 /// with `-ERR [SYS/TEMP]`, and its `DELE` at `QUIT` removes nothing more.
 actor POP3ConnectionDriver {
     let store: MailStore
-    let signIn: any IMAPSignIn
+    let signIn: any MailDoorSignIn
     /// The client's address (the PROXY header's when a balancer sent one).
     let client: String
     /// The wall clock, Unix seconds.
     let now: @Sendable () -> Int64
     let logger: Logger
     /// The mailbox the session acts for, once signed in.
-    private var holder: IMAPMailboxHolder?
+    private var holder: MailboxHolder?
     /// The store's message id of each UIDL in the maildrop.
     private var ids: [String: String] = [:]
     /// The `AUTH PLAIN`/`LOGIN` exchange under way.
     private var sasl = PasswordSASL()
 
-    init(store: MailStore, signIn: any IMAPSignIn, client: String, now: @escaping @Sendable () -> Int64, logger: Logger) {
+    init(
+        store: MailStore, signIn: any MailDoorSignIn, client: String, now: @escaping @Sendable () -> Int64,
+        logger: Logger
+    ) {
         self.store = store
         self.signIn = signIn
         self.client = client
@@ -53,7 +56,7 @@ actor POP3ConnectionDriver {
     }
 
     /// What the port's answer comes to for the session (nil: the store failed).
-    private func outcome(_ outcome: IMAPSignInOutcome?) async -> POP3AuthenticationOutcome {
+    private func outcome(_ outcome: MailDoorSignInOutcome?) async -> POP3AuthenticationOutcome {
         switch outcome {
         case .signedIn(let holder)?:
             return await open(holder)
@@ -69,7 +72,7 @@ actor POP3ConnectionDriver {
     }
 
     /// The signed-in holder's INBOX listed in UID order: the maildrop, numbered for the whole session.
-    private func open(_ holder: IMAPMailboxHolder) async -> POP3AuthenticationOutcome {
+    private func open(_ holder: MailboxHolder) async -> POP3AuthenticationOutcome {
         do {
             let (mailbox, entries) = try await store.uidSnapshot(address: holder.address, folder: .inbox, now: now())
             var maildrop: [POP3Message] = []
@@ -105,9 +108,10 @@ actor POP3ConnectionDriver {
         }
     }
 
-    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding/ended(at:writing:)``):
-    /// `QUIT`'s deletions write, `RETR` and `TOP` read. The holder is then forgotten.
-    func ended(writing: Bool) async -> IMAPSessionEnd? {
+    /// Why the session must end, when the holder's credential no longer holds
+    /// (``MailSessionStanding/ended(at:writing:)``): `QUIT`'s deletions write, `RETR` and `TOP` read. The holder is
+    /// then forgotten.
+    func ended(writing: Bool) async -> MailSessionEnd? {
         guard let end = await holder?.standing?.ended(at: now(), writing: writing) else { return nil }
         holder = nil
         return end

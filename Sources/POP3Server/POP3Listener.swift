@@ -10,7 +10,7 @@ import ServerTLS
 struct POP3Listener: MailListener {
     let configuration: POP3ServerConfiguration
     let store: MailStore
-    let signIn: any IMAPSignIn
+    let signIn: any MailDoorSignIn
     let logger: Logger
 
     static let busyRefusal = "-ERR [SYS/TEMP] Too many connections, try later"
@@ -40,8 +40,8 @@ struct POP3Listener: MailListener {
         case retrieved([UInt8]?)
         /// Whether `QUIT` removed every message marked deleted.
         case committed(Bool)
-        /// The session's credential no longer holds (``IMAPStanding``): `-ERR [AUTH]` and close.
-        case ended(IMAPSessionEnd)
+        /// The session's credential no longer holds (``MailSessionStanding``): `-ERR [AUTH]` and close.
+        case ended(MailSessionEnd)
     }
 
     static func perform(

@@ -28,7 +28,7 @@ extension MailServer where Configuration == POP3ServerConfiguration {
     ///   - draining: true while the instance drains before it stops: each new connection is answered
     ///     `-ERR [SYS/TEMP]` and closed; connections already open go on.
     public convenience init(
-        configuration: POP3ServerConfiguration, store: MailStore, signIn: any IMAPSignIn, group: EventLoopGroup,
+        configuration: POP3ServerConfiguration, store: MailStore, signIn: any MailDoorSignIn, group: EventLoopGroup,
         logger: Logger, draining: @escaping @Sendable () -> Bool = { false }
     ) {
         let listener = POP3Listener(configuration: configuration, store: store, signIn: signIn, logger: logger)

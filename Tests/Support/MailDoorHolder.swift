@@ -35,27 +35,27 @@ public enum MailDoorHolder {
 
 /// The sign-in port as the composition root fills it, for ``MailDoorHolder`` alone: what each attempt named as its
 /// client is kept, so a test sees the PROXY header's address reach the sign-in.
-public final class OneHolderSignIn: IMAPSignIn, @unchecked Sendable {
+public final class OneHolderSignIn: MailDoorSignIn, @unchecked Sendable {
     // @unchecked: `seen` is only touched under `lock`.
     private let lock = NSLock()
     private var seen: [String] = []
 
     public init() {}
 
-    public func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome {
+    public func signIn(username: String, password: String, client: String) async throws -> MailDoorSignInOutcome {
         lock.withLock { seen.append(client) }
         guard username == MailDoorHolder.address, password == MailDoorHolder.password else { return .refused }
-        return .signedIn(IMAPMailboxHolder(address: MailDoorHolder.address, quota: 1_000_000))
+        return .signedIn(MailboxHolder(address: MailDoorHolder.address, quota: 1_000_000))
     }
 
     /// ``MailDoorHolder/token`` opens the holder (named or not); ``MailDoorHolder/sendOnlyToken`` lacks the scope;
     /// any other token is invalid.
-    public func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
+    public func signIn(username: String?, accessToken: String, client: String) async throws -> MailDoorSignInOutcome {
         lock.withLock { seen.append(client) }
         guard username == nil || username == MailDoorHolder.address else { return .tokenRefused(.invalidToken) }
         switch accessToken {
         case MailDoorHolder.token:
-            return .signedIn(IMAPMailboxHolder(address: MailDoorHolder.address, quota: 1_000_000))
+            return .signedIn(MailboxHolder(address: MailDoorHolder.address, quota: 1_000_000))
         case MailDoorHolder.sendOnlyToken: return .tokenRefused(.insufficientScope)
         default: return .tokenRefused(.invalidToken)
         }
@@ -66,14 +66,14 @@ public final class OneHolderSignIn: IMAPSignIn, @unchecked Sendable {
 }
 
 /// Refuses every sign-in; the TLS tests look only at the sign-in jobs the machine asks for.
-public struct RefusingSignIn: IMAPSignIn {
+public struct RefusingSignIn: MailDoorSignIn {
     public init() {}
 
-    public func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome {
+    public func signIn(username: String, password: String, client: String) async throws -> MailDoorSignInOutcome {
         .refused
     }
 
-    public func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
+    public func signIn(username: String?, accessToken: String, client: String) async throws -> MailDoorSignInOutcome {
         .tokenRefused(.invalidToken)
     }
 }

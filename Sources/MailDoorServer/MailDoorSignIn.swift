@@ -1,16 +1,17 @@
 import Synchronization
 
-/// Who an IMAP session acts for once signed in: the address whose mail it reads and the bytes that address may hold
-/// (an APPEND or COPY is refused past it), and how the credential that signed it in is checked again while it lasts.
-public struct IMAPMailboxHolder: Sendable, Equatable {
+/// Who a mail session (IMAP's, POP3's) acts for once signed in: the address whose mail it reads and the bytes that
+/// address may hold (IMAP's APPEND or COPY is refused past it), and how the credential that signed it in is checked
+/// again while it lasts.
+public struct MailboxHolder: Sendable, Equatable {
     /// The mailbox's address, as the store keys it.
     public var address: String
     /// The address's quota in bytes.
     public var quota: Int64
     /// Whether the session may go on: the credential still good and the account still the one signed in to.
-    public var standing: IMAPStanding?
+    public var standing: MailSessionStanding?
 
-    public init(address: String, quota: Int64, standing: IMAPStanding? = nil) {
+    public init(address: String, quota: Int64, standing: MailSessionStanding? = nil) {
         self.address = address
         self.quota = quota
         self.standing = standing
@@ -25,16 +26,16 @@ public struct IMAPMailboxHolder: Sendable, Equatable {
 /// the grant, the key), never the address alone. It also owns when it is checked (``ended(at:writing:)``): before each
 /// command that writes, and at most every ``recheck`` otherwise, IDLE included, for IMAP's and POP3's drivers alike,
 /// on every instance (it reads the database).
-public final class IMAPStanding: Sendable {
+public final class MailSessionStanding: Sendable {
     /// How often the check runs again when nothing writes. Default 2 s: a password reset, a revocation or a deletion
     /// ends the session within it, at one read a session per interval.
     public let recheck: Duration
     /// Nil while the session may go on; otherwise why it ends.
-    private let check: @Sendable () async throws -> IMAPSessionEnd?
+    private let check: @Sendable () async throws -> MailSessionEnd?
     /// When the check last found the session good (Unix seconds).
     private let checkedAt = Atomic<Int64>(0)
 
-    public init(recheck: Duration = .seconds(2), _ check: @escaping @Sendable () async throws -> IMAPSessionEnd?) {
+    public init(recheck: Duration = .seconds(2), _ check: @escaping @Sendable () async throws -> MailSessionEnd?) {
         self.recheck = recheck
         self.check = check
     }
@@ -47,7 +48,7 @@ public final class IMAPStanding: Sendable {
     /// Why the session must end, checked at `now` when a command that is `writing` asks, or once ``recheck`` has
     /// passed since the last check; nil while it may go on, when no check was due, or when the check could not be made
     /// (the store failed: the command itself will say so).
-    package func ended(at now: Int64, writing: Bool) async -> IMAPSessionEnd? {
+    package func ended(at now: Int64, writing: Bool) async -> MailSessionEnd? {
         guard writing || now - checkedAt.load(ordering: .relaxed) >= recheck.components.seconds else { return nil }
         guard let end = try? await check() else {
             checked(at: now)
@@ -57,8 +58,8 @@ public final class IMAPStanding: Sendable {
     }
 }
 
-/// Why a signed-in session was ended by the server, as its `* BYE` says.
-public enum IMAPSessionEnd: Sendable, Equatable {
+/// Why a signed-in session was ended by the server, as IMAP's `* BYE` and POP3's `-ERR [AUTH]` say.
+public enum MailSessionEnd: Sendable, Equatable {
     /// The password was changed (or the account's tokens were otherwise reset).
     case credentialChanged
     /// The credential (an API token, an API key, an access token or its grant) was revoked or expired.
@@ -66,7 +67,7 @@ public enum IMAPSessionEnd: Sendable, Equatable {
     /// The account was deleted.
     case accountDeleted
 
-    /// The `* BYE` text.
+    /// The text of the goodbye.
     public var text: String {
         switch self {
         case .credentialChanged: return "Signed out: the password was changed"
@@ -76,27 +77,27 @@ public enum IMAPSessionEnd: Sendable, Equatable {
     }
 }
 
-/// The port through which IMAP checks a sign-in with the holder's existing credential (a Mail.td account's address and
-/// password or its Pro user's API token, an agent inbox's address and API key, an owner's OAuth access token). The
-/// composition root fills it from the surfaces that own the credentials; IMAP never reads their tables. A conformer
-/// counts failures toward the sign-in backoff and records each sign-in in the audit trail.
-public protocol IMAPSignIn: Sendable {
+/// The port through which the mail doors (IMAP, POP3) check a sign-in with the holder's existing credential (a Mail.td
+/// account's address and password or its Pro user's API token, an agent inbox's address and API key, an owner's OAuth
+/// access token). The composition root fills it from the one owner of mail credentials; no door reads their tables. A
+/// conformer counts failures toward the sign-in backoff and records each sign-in in the audit trail.
+public protocol MailDoorSignIn: Sendable {
     /// The mailbox `username` and `password` open; nil when refused (the same answer for an unknown user and a wrong
     /// password).
     /// - Parameter client: the client's address (the PROXY header's when a balancer sent one), for the backoff and
     ///   the audit trail.
     /// - Throws: storage errors (the session answers `NO [UNAVAILABLE]`).
-    func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome
+    func signIn(username: String, password: String, client: String) async throws -> MailDoorSignInOutcome
 
     /// The mailbox an OAuth access token from Postern's own `/oauth/token` opens (`AUTHENTICATE OAUTHBEARER`,
     /// `XOAUTH2`): the owner's inbox `username` names, or the grant's default inbox when it names none.
-    /// - Returns: ``IMAPSignInOutcome/tokenRefused(_:)`` for a token that does not open it.
+    /// - Returns: ``MailDoorSignInOutcome/tokenRefused(_:)`` for a token that does not open it.
     /// - Throws: storage errors (the session answers `NO [UNAVAILABLE]`).
-    func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome
+    func signIn(username: String?, accessToken: String, client: String) async throws -> MailDoorSignInOutcome
 }
 
 /// Why an access token was refused, as RFC 7628's error JSON tells the client (`status`).
-public enum IMAPTokenRefusal: Sendable, Equatable {
+public enum MailTokenRefusal: Sendable, Equatable {
     /// Expired, revoked, forged, for another resource, or not the holder of the inbox named: `invalid_token`.
     case invalidToken
     /// Valid, but without `mail.read`: `insufficient_scope`.
@@ -104,12 +105,12 @@ public enum IMAPTokenRefusal: Sendable, Equatable {
 }
 
 /// What a sign-in came to.
-public enum IMAPSignInOutcome: Sendable, Equatable {
-    case signedIn(IMAPMailboxHolder)
+public enum MailDoorSignInOutcome: Sendable, Equatable {
+    case signedIn(MailboxHolder)
     /// Wrong user or password.
     case refused
-    /// An access token that opens no mailbox (``IMAPTokenRefusal``).
-    case tokenRefused(IMAPTokenRefusal)
+    /// An access token that opens no mailbox (``MailTokenRefusal``).
+    case tokenRefused(MailTokenRefusal)
     /// Too many failures from this client or for this user lately: try later (`NO [UNAVAILABLE]`).
     case throttled
 }
