@@ -1,5 +1,4 @@
 import ConfigurationReading
-import IMAPServer
 import POP3Server
 
 /// The POP3 listener (issue 70): whether it runs, where, its per-client cap and the PROXY header, and the

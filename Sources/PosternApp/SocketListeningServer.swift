@@ -1,5 +1,4 @@
 import HTTPServer
-import IMAPServer
 import MailDoorServer
 import SMTPServer
 import SocketServer
