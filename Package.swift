@@ -52,7 +52,14 @@ let package = Package(
         // Pure IMAP4rev1/IMAP4rev2 (RFC 3501, RFC 9051): the command framer and parser (literals, LITERAL+/-), the
         // response encoder and the session machine that asks its driver for sign-in and mailbox data. No sockets, no
         // store: nothing serves it yet (docs/imap.md).
-        .target(name: "IMAP", dependencies: ["Time", "BufferBudget", "SASL"]),
+        .target(name: "IMAP", dependencies: ["Time", "BufferBudget", "SASL", "MailDoor"]),
+        // Pure POP3 (RFC 1939, RFC 2449's CAPA, RFC 5034's AUTH, RFC 2595's STLS): the command parser, the responses
+        // and the session machine that asks its driver for sign-in, a message's bytes and the deletions at QUIT.
+        .target(name: "POP3", dependencies: ["SASL", "MailDoor"]),
+        // What the mail doors' pure session machines share (IMAP's, POP3's): the input they buffer and read through a
+        // framer (POP3's lines through its line framer), the timeouts before sign-in, the ASCII bytes their parsers
+        // name. Pure: no socket, no store.
+        .target(name: "MailDoor"),
         // SASL's messages and the password mechanisms (PLAIN, LOGIN) every mail door decodes the same way: IMAP's
         // AUTHENTICATE, POP3's AUTH, SMTP's AUTH. Pure: it decodes, whoever signs in checks.
         .target(name: "SASL", dependencies: ["Base64Coding"]),
@@ -152,8 +159,23 @@ let package = Package(
         // mailbox driver over the one mail store (UIDs, keywords as flags, the change stream for IDLE), and the
         // sign-in port the composition root fills with each holder's credential check.
         .target(name: "IMAPServer", dependencies: [
-            "IMAP", "SocketServer", "ServerTLS", "MailStore", "MIME", "Base64Coding", "Time", "ClientAddress", "BufferBudget",
-            "SASL",
+            "IMAP", "MailDoorServer", "SocketServer", "ServerTLS", "MailStore", "MIME", "Time", "ClientAddress",
+            "BufferBudget", "SASL",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // POP3 served (issue 70; its own target since issue 82): the connection over POP3's pure session on the mail
+        // doors' connection machine, and the driver that lists the holder's INBOX, reads a message's bytes and commits
+        // QUIT's deletions through the one mail store, signed in through the mail doors' sign-in port.
+        .target(name: "POP3Server", dependencies: [
+            "POP3", "MailDoorServer", "SocketServer", "ServerTLS", "MailStore", "ClientAddress", "SASL",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // What the mail doors serve alike (IMAP's and POP3's): the connection machine over SocketServer's loops and
+        // ServerTLS's transport, the listener shell (MailServer) and its settings, the sign-in port the composition
+        // root fills (IMAPSignIn: the holder, its standing, why a session ends) and the OAuth SASL step. No protocol
+        // of its own and no store: each serving target brings its session and its driver.
+        .target(name: "MailDoorServer", dependencies: [
+            "SocketServer", "ServerTLS", "ClientAddress", "SASL", "Base64Coding",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -390,7 +412,8 @@ let package = Package(
             "SMTPServer", "ServerTLS", "MailAuth", "JMAP", "Directory", "DNS", "MCPServer", "Owners", "PasswordHashing",
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
-            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "MailpitAPI", "ServerMetrics",
+            "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
+            "MailpitAPI", "ServerMetrics",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -425,7 +448,8 @@ let package = Package(
                 "ServerKit", "HTTP1", "ClientAddress", "Directory", "Storage", "PostgresClient", "EmbeddedResources",
                 "COpenSSL", "AgentAuth", "AuthCrypto", "JWT", "OAuthGrants", "OAuthResource", "ServerTLS",
                 "SMTPOutcomes", "WebAuthn", "WebSocket", "OutboundSocket", "SignInProviders", "Fetch", "CustomDomains",
-                "JMAP", "MailStore", "OutboundQueue", "DNS", .product(name: "Logging", package: "swift-log"),
+                "JMAP", "MailStore", "OutboundQueue", "DNS", "SocketServer", "MailDoorServer",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/Support",
             linkerSettings: fastLinker),
@@ -433,11 +457,17 @@ let package = Package(
         .testTarget(name: "SASLTests", dependencies: ["SASL", "Base64Coding"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "ConfigurationReading", "AuthCrypto"]),
-        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "BufferBudget", "SASL"]),
+        .testTarget(name: "IMAPTests", dependencies: ["IMAP", "BufferBudget", "SASL", "MailDoor"]),
+        .testTarget(name: "POP3Tests", dependencies: ["POP3", "SASL", "MailDoor"]),
+        .testTarget(name: "MailDoorTests", dependencies: ["MailDoor"]),
         .testTarget(name: "BufferBudgetTests", dependencies: ["BufferBudget"]),
         .testTarget(name: "IMAPServerTests", dependencies: [
-            "IMAPServer", "IMAP", "MailStore", "Storage", "PosternTestSupport", "ServerTLS", "SocketServer",
-            "ClientAddress",
+            "IMAPServer", "IMAP", "MailDoorServer", "MailStore", "Storage", "PosternTestSupport", "ServerTLS",
+            "SocketServer", "ClientAddress",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "POP3ServerTests", dependencies: [
+            "POP3Server", "POP3", "MailDoorServer", "MailStore", "PosternTestSupport", "SocketServer", "ClientAddress",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebSocketServerTests", dependencies: [
@@ -489,7 +519,7 @@ let package = Package(
         .testTarget(name: "JMAPTests", dependencies: [
             "JMAP", "OutboundQueue", "ClientAddress", "Directory", "MIME", "MailDelivery", "SMTPOutcomes", "MailStore", "JSON", "HTTP1", "ServerKit", "Storage", "PosternTestSupport", "WebSocket",
             // The search across doors (SearchAcrossDoorsTests) asks IMAP and Mailpit the questions it asks JMAP.
-            "IMAP", "IMAPServer", "MailpitAPI",
+            "IMAP", "IMAPServer", "MailDoorServer", "MailpitAPI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MCPServerTests", dependencies: [

@@ -22,21 +22,3 @@ enum IMAPCharacters {
         isAstringChar(byte) || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "*")
     }
 }
-
-/// The ASCII bytes the target names.
-enum ASCII {
-    static let cr = UInt8(ascii: "\r")
-    static let lf = UInt8(ascii: "\n")
-    static let space = UInt8(ascii: " ")
-    static let quote = UInt8(ascii: "\"")
-    static let backslash = UInt8(ascii: "\\")
-    static let openParen = UInt8(ascii: "(")
-    static let closeParen = UInt8(ascii: ")")
-
-    static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-
-    /// `byte` in upper case when it is a lower-case ASCII letter.
-    static func upper(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte
-    }
-}

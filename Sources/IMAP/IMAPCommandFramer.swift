@@ -1,4 +1,5 @@
 import BufferBudget
+import MailDoor
 
 /// Cuts the client's bytes into whole commands (RFC 9051 §2.2, §4.3): lines, and the literals announced at the end
 /// of a line by `{n}` (synchronizing: the server first sends a continuation request) or `{n+}` (`LITERAL+` and
@@ -22,7 +23,7 @@ import BufferBudget
 /// - In line mode (``readsLines``) a line is a line: no literal is looked for.
 ///
 /// Memory: the command kept is at most the text limit plus the literal limit; a refused command keeps nothing.
-public struct IMAPCommandFramer: Sendable {
+public struct IMAPCommandFramer: SessionFramer {
     /// The limits in force; the session narrows them before sign-in (``IMAPLimits/unauthenticated``). Change them
     /// only between events.
     public var limits: IMAPLimits
@@ -53,6 +54,14 @@ public struct IMAPCommandFramer: Sendable {
     public init(limits: IMAPLimits, budget: BufferBudget? = nil) {
         self.limits = limits
         self.budget = budget
+    }
+
+    /// Forgets the command partly read and the one handed on (their literals go back to the budget), keeping the
+    /// limits and the line mode.
+    public mutating func reset() {
+        var fresh = IMAPCommandFramer(limits: limits, budget: budget)
+        fresh.readsLines = readsLines
+        self = fresh
     }
 
     /// Gives back to the budget the literals of the command handed on: it has been answered.

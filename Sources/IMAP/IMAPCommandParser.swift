@@ -1,3 +1,4 @@
+import MailDoor
 import SASL
 
 /// Parses one framed command (``IMAPFramerEvent/command(_:)``) into an ``IMAPCommand`` (RFC 3501 §9 and RFC 9051

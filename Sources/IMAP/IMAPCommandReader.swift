@@ -1,3 +1,5 @@
+import MailDoor
+
 /// A cursor over one framed command (``IMAPFramerEvent/command(_:)``) that reads RFC 9051's tokens: atoms,
 /// quoted strings, literals, numbers. Every failure is an ``IMAPCommandError`` naming what was expected.
 struct IMAPCommandReader {

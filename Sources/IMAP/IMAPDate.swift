@@ -1,3 +1,4 @@
+import MailDoor
 import Time
 
 /// A calendar date as SEARCH names one (RFC 9051 §9 `date`: `1-Feb-1994`, quoted or not), without time or zone.

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// Reads `FETCH`'s data items (RFC 9051 §6.4.5): one item, a macro, or a parenthesized list.
 enum IMAPFetchParser {
     static func read(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> [IMAPFetchAttribute] {

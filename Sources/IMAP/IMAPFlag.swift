@@ -1,3 +1,5 @@
+import MailDoor
+
 /// A message flag (RFC 9051 §2.3.2): a system flag, a keyword (`$Forwarded`, `NonJunk`) or another backslash flag.
 public enum IMAPFlag: Sendable, Hashable {
     case seen, answered, flagged, deleted, draft

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// Every limit of an IMAP session in one place: what one command may hold, how deep it may nest, how much input may
 /// wait unanswered, and how long a client may stay silent. Each bound keeps a session's memory fixed whatever the
 /// client sends; a command past one is answered with a tagged `BAD` naming the limit (``IMAPCommandError``).

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// A `LIST` command's arguments (RFC 9051 §6.3.9, RFC 5258's extended form, RFC 6154's `SPECIAL-USE`, RFC 5819's
 /// `RETURN (STATUS ...)`).
 public struct IMAPListCommand: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// Writes ``IMAPResponse``s as bytes (RFC 9051 §7, §9). Each string is written in the form its content allows:
 /// an atom where the grammar takes one and the bytes are atom characters, a quoted string when they are text
 /// without CR, LF or NUL (and 7-bit unless ``utf8Quoted``), a literal otherwise; `BINARY` data holding a NUL goes

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// `FETCH` data: the items, the envelope and the body structure (RFC 9051 §7.5.2).
 extension IMAPResponseWriter {
     mutating func fetchItem(_ item: IMAPFetchItem) {

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// Reads `SEARCH`'s arguments (RFC 3501 §6.4.4 grammar, RFC 9051 §6.4.4 and RFC 4731's `RETURN`).
 enum IMAPSearchParser {
     /// Reads `[SP "RETURN" SP "(" options ")"] [SP "CHARSET" SP charset] 1*(SP search-key)` after the command name.

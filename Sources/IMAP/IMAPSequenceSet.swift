@@ -1,3 +1,5 @@
+import MailDoor
+
 /// A set of message sequence numbers or UIDs as a command names it (RFC 9051 §9 `sequence-set`): ranges whose ends
 /// may be `*` (the last message), or `$`, the result saved by the last `SEARCH ... RETURN (SAVE)` (RFC 5182).
 public enum IMAPSequenceSet: Sendable, Equatable {

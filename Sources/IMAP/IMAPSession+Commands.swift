@@ -1,3 +1,4 @@
+import MailDoor
 import SASL
 
 /// The commands the session answers itself, and the hand-over of the rest to the driver.

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// One IMAP connection's protocol (RFC 9051 §3, §5, §6), as a pure state machine: the client's bytes, the driver's
 /// answers, the clock and a shutdown in; bytes to send, requests for the driver and "close the connection" out. No
 /// socket, no store, no clock of its own: the server's connection feeds it from one thread, and tests drive it by
@@ -82,7 +84,7 @@ public struct IMAPSession: Sendable {
     /// Whether the connection is TLS.
     public internal(set) var isSecure: Bool
     var phase = Phase.reading
-    var input: SessionInput
+    var input: SessionInput<IMAPCommandFramer>
     var encoder = IMAPResponseEncoder()
     /// When the client was last heard from (or the driver last answered), in monotonic nanoseconds.
     var lastHeard: UInt64
@@ -91,7 +93,7 @@ public struct IMAPSession: Sendable {
     public init(configuration: IMAPSessionConfiguration, now: UInt64) {
         self.configuration = configuration
         input = SessionInput(
-            limits: configuration.limits.unauthenticated, budget: configuration.buffers,
+            framer: IMAPCommandFramer(limits: configuration.limits.unauthenticated, budget: configuration.buffers),
             maxWaitingBytes: configuration.limits.maxBufferedInputBytes)
         isSecure = configuration.isSecure
         lastHeard = now
@@ -110,7 +112,7 @@ public struct IMAPSession: Sendable {
     public var deadline: UInt64? {
         switch phase {
         case .closed, .awaitingDriver, .startingTLS: return nil
-        default: return lastHeard &+ Self.nanoseconds(timeout)
+        default: return lastHeard &+ MailDoorTimeouts.nanoseconds(timeout)
         }
     }
 
@@ -266,11 +268,5 @@ public struct IMAPSession: Sendable {
         actions.append(.closeConnection)
         state = .logout
         connectionClosed()
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }

@@ -1,3 +1,5 @@
+import MailDoor
+
 /// A `SORT` command's arguments (RFC 5256 §3): ESORT's return options (RFC 5267), the sort criteria in order, the
 /// charset and the search criteria that choose the messages to sort.
 public struct IMAPSortCommand: Sendable, Equatable {

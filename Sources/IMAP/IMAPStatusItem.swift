@@ -1,3 +1,5 @@
+import MailDoor
+
 /// A `STATUS` data item (RFC 9051 §6.3.11; `RECENT` from RFC 3501; `SIZE` and `DELETED` from RFC 9051).
 public enum IMAPStatusItem: String, Sendable, Equatable, CaseIterable {
     case messages = "MESSAGES"

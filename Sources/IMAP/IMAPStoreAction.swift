@@ -1,3 +1,5 @@
+import MailDoor
+
 /// What a `STORE` does to the flags (RFC 9051 §6.4.6): `FLAGS`, `+FLAGS`, `-FLAGS`, each with `.SILENT`.
 public struct IMAPStoreAction: Sendable, Equatable {
     /// Replace, add or remove.

@@ -1,4 +1,7 @@
 import IMAP
+import MailDoorServer
+
+extension IMAPSession: SessionMachine {}
 
 /// One IMAP connection's session as ``MailConnectionMachine`` serves it: ``IMAPSession`` and the connection's
 /// ``IMAPConnectionDriver``. Requests become ``MailJob``s (an IDLE's start and end are not awaited: the loop starts and

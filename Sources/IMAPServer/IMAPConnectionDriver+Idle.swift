@@ -1,4 +1,5 @@
 import IMAP
+import MailDoorServer
 import MailStore
 
 /// IDLE (RFC 2177) as one job of the connection: started and ended from the connection's loop, in the order the
@@ -7,9 +8,9 @@ import MailStore
 extension IMAPConnectionDriver {
     /// Starts the IDLE's task, ending one still running: it watches the signed-in address's change stream, each
     /// change's responses (``refresh(holdingExpunges:)``) to `notify`, and checks the holder's standing every
-    /// ``IMAPStanding/recheck``, telling `end` why the session ended. Called on the loop.
+    /// ``MailSessionStanding/recheck``, telling `end` why the session ended. Called on the loop.
     nonisolated func startIdle(
-        notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (IMAPSessionEnd) -> Void
+        notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (MailSessionEnd) -> Void
     ) {
         let task = Task { await self.idle(notify: notify, end: end) }
         idleWatch.withLock { watch in
@@ -29,7 +30,7 @@ extension IMAPConnectionDriver {
     /// The IDLE, until it is cancelled or the holder's standing ends the session: the change stream and the
     /// standing's checks as two children of one group, so that cancelling the IDLE's task ends both.
     private func idle(
-        notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (IMAPSessionEnd) -> Void
+        notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (MailSessionEnd) -> Void
     ) async {
         guard let address = holder?.address, view != nil else { return }
         let stream = store.changeStream(of: address)

@@ -1,5 +1,6 @@
 import IMAP
 import MIME
+import MailDoorServer
 import MailStore
 
 /// The commands on mailboxes (RFC 9051 §6.3, §6.4.1–§6.4.2): selecting, listing, status, appending; and the answer
@@ -37,7 +38,7 @@ extension IMAPConnectionDriver {
         }
     }
 
-    private func run(_ kind: IMAPCommandKind, tag: String, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+    private func run(_ kind: IMAPCommandKind, tag: String, holder: MailboxHolder) async throws -> IMAPCommandResult {
         switch kind {
         case .select(let name): return try await select(name, readOnly: false, holder: holder)
         case .examine(let name): return try await select(name, readOnly: true, holder: holder)
@@ -99,7 +100,7 @@ extension IMAPConnectionDriver {
         IMAPCommandResult(status: IMAPStatusResponse(.no, code: .nonExistent, "No such mailbox"))
     }
 
-    private func select(_ name: IMAPMailboxName, readOnly: Bool, holder: IMAPMailboxHolder) async throws
+    private func select(_ name: IMAPMailboxName, readOnly: Bool, holder: MailboxHolder) async throws
         -> IMAPCommandResult
     {
         view = nil
@@ -136,7 +137,7 @@ extension IMAPConnectionDriver {
     /// Makes the messages of `view` above what any session was told is recent this session's recent ones (RFC 3501
     /// §2.3.2): claimed in the store when read-write, so that no other session sees them recent; only counted when
     /// read-only (`EXAMINE`), so that the next `SELECT` still does. One read when nothing new arrived.
-    func takeRecent(holder: IMAPMailboxHolder) async throws {
+    func takeRecent(holder: MailboxHolder) async throws {
         guard let selected = view, selected.largestUID > selected.recentClaimedThrough else { return }
         let (largest, folder) = (selected.largestUID, selected.folder)
         view?.recentClaimedThrough = largest
@@ -149,7 +150,7 @@ extension IMAPConnectionDriver {
         if let taken, view?.folder == folder { view?.addRecent(taken) }
     }
 
-    private func list(_ list: IMAPListCommand, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+    private func list(_ list: IMAPListCommand, holder: MailboxHolder) async throws -> IMAPCommandResult {
         var responses: [IMAPUntaggedResponse] = []
         if list.patterns == [""] {
             // The hierarchy delimiter and root (RFC 9051 §6.3.9): a flat name space.
@@ -174,7 +175,7 @@ extension IMAPConnectionDriver {
     }
 
     private func status(
-        _ folder: MailFolder, name: IMAPMailboxName, items: [IMAPStatusItem], holder: IMAPMailboxHolder
+        _ folder: MailFolder, name: IMAPMailboxName, items: [IMAPStatusItem], holder: MailboxHolder
     ) async throws -> IMAPUntaggedResponse {
         let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
         let entries = snapshot.entries
@@ -194,7 +195,7 @@ extension IMAPConnectionDriver {
     }
 
     private func append(
-        _ message: [UInt8], to name: IMAPMailboxName, flags: [IMAPFlag], date: IMAPDateTime?, holder: IMAPMailboxHolder
+        _ message: [UInt8], to name: IMAPMailboxName, flags: [IMAPFlag], date: IMAPDateTime?, holder: MailboxHolder
     ) async throws -> IMAPCommandResult {
         guard let folder = IMAPMailboxNames.folder(name) else {
             return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .tryCreate, "No such mailbox"))

@@ -1,11 +1,12 @@
 import IMAP
+import MailDoorServer
 import MailStore
 
 /// The commands on the selected mailbox's messages (RFC 9051 §6.4): FETCH, STORE, SEARCH, COPY, MOVE, EXPUNGE and
 /// their UID forms. Each first brings the client up to date (``refresh()``), then works on the messages as it knows
 /// them.
 extension IMAPConnectionDriver {
-    func fetch(_ set: IMAPSequenceSet, _ attributes: [IMAPFetchAttribute], uid: Bool, holder: IMAPMailboxHolder)
+    func fetch(_ set: IMAPSequenceSet, _ attributes: [IMAPFetchAttribute], uid: Bool, holder: MailboxHolder)
         async throws -> IMAPCommandResult
     {
         let wantsEnvelope = attributes.contains(.envelope)
@@ -110,7 +111,7 @@ extension IMAPConnectionDriver {
     /// tell): the batch and how many of the FETCH's messages it covers. Nil when the view may be behind, or it
     /// changed while the store was read: the FETCH then refreshes first and reads its bytes after, as before.
     /// An mbsync's `UID FETCH n (BODY.PEEK[])` per message so costs one read instead of two.
-    private func firstBatchIfCurrent(_ set: IMAPSequenceSet, uid: Bool, holder: IMAPMailboxHolder) async throws
+    private func firstBatchIfCurrent(_ set: IMAPSequenceSet, uid: Bool, holder: MailboxHolder) async throws
         -> (raws: [String: [UInt8]], count: Int)?
     {
         guard let before = view, !before.holdsExpunges, let looked = before.lookedAtState else { return nil }
@@ -122,7 +123,7 @@ extension IMAPConnectionDriver {
         return (read.raws, ids.count)
     }
 
-    func store(_ set: IMAPSequenceSet, _ action: IMAPStoreAction, uid: Bool, holder: IMAPMailboxHolder) async throws
+    func store(_ set: IMAPSequenceSet, _ action: IMAPStoreAction, uid: Bool, holder: MailboxHolder) async throws
         -> IMAPCommandResult
     {
         var responses = try await refresh(holdingExpunges: !uid)
@@ -154,7 +155,7 @@ extension IMAPConnectionDriver {
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "STORE completed"))
     }
 
-    func search(_ command: IMAPSearchCommand, uid: Bool, tag: String, holder: IMAPMailboxHolder) async throws
+    func search(_ command: IMAPSearchCommand, uid: Bool, tag: String, holder: MailboxHolder) async throws
         -> IMAPCommandResult
     {
         if let refusal = searchStringRefusal(command.key) { return refusal }
@@ -194,7 +195,7 @@ extension IMAPConnectionDriver {
 
     /// `SORT` (RFC 5256): the messages the search finds, ordered by ``IMAPSort``; `* SORT` with their numbers, or
     /// with `RETURN (...)` (ESORT, RFC 5267) `* ESEARCH` in sort order.
-    func sort(_ command: IMAPSortCommand, uid: Bool, tag: String, holder: IMAPMailboxHolder) async throws
+    func sort(_ command: IMAPSortCommand, uid: Bool, tag: String, holder: MailboxHolder) async throws
         -> IMAPCommandResult
     {
         if let refusal = searchStringRefusal(command.key) { return refusal }
@@ -220,7 +221,7 @@ extension IMAPConnectionDriver {
     }
 
     /// `THREAD=ORDEREDSUBJECT` (RFC 5256): the messages the search finds, in ``IMAPSort``'s threads.
-    func thread(_ command: IMAPThreadCommand, uid: Bool, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+    func thread(_ command: IMAPThreadCommand, uid: Bool, holder: MailboxHolder) async throws -> IMAPCommandResult {
         if let refusal = searchStringRefusal(command.key) { return refusal }
         var responses = try await refresh(holdingExpunges: !uid)
         guard let view else { return Self.noSelection }
@@ -247,7 +248,7 @@ extension IMAPConnectionDriver {
     /// The messages of `view` that `key` finds and their sort keys (their bytes read when `needsBytes`), both under
     /// one command's meter.
     private func sortable(
-        _ key: IMAPSearchKey, charset: String, in view: IMAPMailboxView, needsBytes: Bool, holder: IMAPMailboxHolder
+        _ key: IMAPSearchKey, charset: String, in view: IMAPMailboxView, needsBytes: Bool, holder: MailboxHolder
     ) async throws -> Sortable {
         let meter = searchMeter(holder)
         do {
@@ -263,7 +264,7 @@ extension IMAPConnectionDriver {
 
     /// SORT's keys of the messages at `indexes`, their bytes read only when `needsBytes`, each charged to `meter`.
     private func sortKeys(
-        _ indexes: [Int], in view: IMAPMailboxView, needsBytes: Bool, holder: IMAPMailboxHolder, meter: IMAPSearchMeter
+        _ indexes: [Int], in view: IMAPMailboxView, needsBytes: Bool, holder: MailboxHolder, meter: IMAPSearchMeter
     ) async throws -> [IMAPSort.Keys] {
         var keys: [IMAPSort.Keys] = []
         for index in indexes {
@@ -288,7 +289,7 @@ extension IMAPConnectionDriver {
 
     /// A new command's meter: ``IMAPLimits/maxSearchBytesPerCommand`` and the holder's share of the listener's
     /// ``IMAPSearchBudget``, stopped when the connection closes.
-    private func searchMeter(_ holder: IMAPMailboxHolder) -> IMAPSearchMeter {
+    private func searchMeter(_ holder: MailboxHolder) -> IMAPSearchMeter {
         IMAPSearchMeter(
             budget: searchBudget, account: holder.address, commandLimit: searchBudget.limits.maxSearchBytesPerCommand
         ) { [self] in closed.load(ordering: .relaxed) }
@@ -297,7 +298,7 @@ extension IMAPConnectionDriver {
     /// The indexes of `view`'s messages `key` matches; nil for a charset other than US-ASCII and UTF-8.
     /// - Throws: ``IMAPSearchStop`` when `meter` stops the search; the store's errors.
     private func found(
-        _ key: IMAPSearchKey, charset: String?, in view: IMAPMailboxView, holder: IMAPMailboxHolder,
+        _ key: IMAPSearchKey, charset: String?, in view: IMAPMailboxView, holder: MailboxHolder,
         meter: IMAPSearchMeter
     ) async throws -> [Int]? {
         if let charset, !["US-ASCII", "UTF-8"].contains(charset.uppercased()) { return nil }
@@ -318,7 +319,7 @@ extension IMAPConnectionDriver {
     }
 
     func transfer(
-        _ set: IMAPSequenceSet, to name: IMAPMailboxName, uid: Bool, moving: Bool, holder: IMAPMailboxHolder
+        _ set: IMAPSequenceSet, to name: IMAPMailboxName, uid: Bool, moving: Bool, holder: MailboxHolder
     ) async throws -> IMAPCommandResult {
         var responses = try await refresh()
         guard let view else { return Self.noSelection }
@@ -356,7 +357,7 @@ extension IMAPConnectionDriver {
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, code: code, "COPY completed"))
     }
 
-    func expungeCommand(uids: IMAPSequenceSet?, holder: IMAPMailboxHolder) async throws -> IMAPCommandResult {
+    func expungeCommand(uids: IMAPSequenceSet?, holder: MailboxHolder) async throws -> IMAPCommandResult {
         guard let view else { return Self.noSelection }
         guard !view.readOnly else {
             return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .readOnly, "The mailbox is read-only"))
@@ -367,7 +368,7 @@ extension IMAPConnectionDriver {
 
     /// Deletes the messages marked `\Deleted` (of `uids` only, when given) for every door, and returns the
     /// responses that tell the client (its `EXPUNGE`s, and any other change since its last look).
-    func expunge(uids: IMAPSequenceSet?, holder: IMAPMailboxHolder) async throws -> [IMAPUntaggedResponse] {
+    func expunge(uids: IMAPSequenceSet?, holder: MailboxHolder) async throws -> [IMAPUntaggedResponse] {
         var responses = try await refresh()
         guard let view else { return responses }
         let candidates = uids.map { view.indexes($0, uid: true, saved: saved).map { view.entries[$0] } } ?? view.entries

@@ -1,5 +1,6 @@
 import IMAP
 import Logging
+import MailDoorServer
 import MailStore
 import SASL
 import Synchronization
@@ -17,14 +18,14 @@ actor IMAPConnectionDriver {
     let searchBudget: IMAPSearchBudget
     /// Set once the connection closed (``connectionClosed()``): a search under way stops at its next message.
     nonisolated let closed = Atomic<Bool>(false)
-    let signIn: any IMAPSignIn
+    let signIn: any MailDoorSignIn
     /// The client's address (the PROXY header's when a balancer sent one).
     let client: String
     /// The wall clock, Unix seconds.
     let now: @Sendable () -> Int64
     let logger: Logger
     /// The mailbox the session acts for, once signed in.
-    var holder: IMAPMailboxHolder?
+    var holder: MailboxHolder?
     /// The selected mailbox, as the client knows it.
     var view: IMAPMailboxView?
     /// The UIDs of the last `SEARCH ... RETURN (SAVE)` (RFC 5182's `$`).
@@ -37,7 +38,7 @@ actor IMAPConnectionDriver {
     nonisolated let idleWatch = Mutex<Task<Void, Never>?>(nil)
 
     init(
-        store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any IMAPSignIn,
+        store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any MailDoorSignIn,
         client: String, now: @escaping @Sendable () -> Int64, logger: Logger,
         searchBudget: IMAPSearchBudget = IMAPSearchBudget(limits: IMAPLimits())
     ) {
@@ -65,7 +66,7 @@ actor IMAPConnectionDriver {
     }
 
     /// What the port's answer comes to for the session (nil: the store failed); the holder kept when signed in.
-    private func outcome(_ outcome: IMAPSignInOutcome?) -> IMAPAuthenticationOutcome {
+    private func outcome(_ outcome: MailDoorSignInOutcome?) -> IMAPAuthenticationOutcome {
         switch outcome {
         case .signedIn(let holder)?:
             self.holder = holder
@@ -102,9 +103,9 @@ actor IMAPConnectionDriver {
 
     // MARK: - Standing
 
-    /// Why the session must end, when the holder's credential no longer holds (``IMAPStanding/ended(at:writing:)``).
-    /// The holder is then forgotten, so that nothing more is done for it.
-    func ended(writing: Bool) async -> IMAPSessionEnd? {
+    /// Why the session must end, when the holder's credential no longer holds
+    /// (``MailSessionStanding/ended(at:writing:)``). The holder is then forgotten, so that nothing more is done for it.
+    func ended(writing: Bool) async -> MailSessionEnd? {
         guard let end = await holder?.standing?.ended(at: now(), writing: writing) else { return nil }
         holder = nil
         view = nil

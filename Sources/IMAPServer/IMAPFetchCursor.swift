@@ -1,4 +1,5 @@
 import IMAP
+import MailDoorServer
 import MailStore
 
 /// Where a FETCH answered in parts stands between two of them (``IMAPCommandResult/continues``): the messages it
@@ -13,7 +14,7 @@ struct IMAPFetchCursor: Sendable {
 
     let attributes: [IMAPFetchAttribute]
     let uid: Bool
-    let holder: IMAPMailboxHolder
+    let holder: MailboxHolder
     /// The view's indexes of the messages named, in order.
     let indexes: [Int]
     /// How many of `indexes` are answered.
@@ -33,7 +34,7 @@ struct IMAPFetchCursor: Sendable {
     /// A FETCH of `attributes` for the messages at `indexes` of `entries`, with the first batch already read when
     /// `first` is given (the bytes, and how many of the messages read they cover), on a mailbox `readOnly` or not.
     init(
-        attributes: [IMAPFetchAttribute], uid: Bool, holder: IMAPMailboxHolder, indexes: [Int], of entries: [MailUIDEntry],
+        attributes: [IMAPFetchAttribute], uid: Bool, holder: MailboxHolder, indexes: [Int], of entries: [MailUIDEntry],
         first: (raws: [String: [UInt8]], count: Int)?, kept: [String: IMAPEnvelope], readOnly: Bool
     ) {
         self.attributes = attributes

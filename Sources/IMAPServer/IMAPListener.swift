@@ -1,5 +1,6 @@
 import IMAP
 import Logging
+import MailDoorServer
 import MailStore
 import ServerTLS
 
@@ -8,7 +9,7 @@ import ServerTLS
 struct IMAPListener: MailListener {
     let configuration: IMAPServerConfiguration
     let store: MailStore
-    let signIn: any IMAPSignIn
+    let signIn: any MailDoorSignIn
     let logger: Logger
     /// The looks at selected mailboxes every session of the listener shares, bounded by the configuration.
     let snapshots: IMAPSnapshotCache
@@ -49,8 +50,8 @@ struct IMAPListener: MailListener {
         case completed(IMAPCommandResult)
         /// Changes seen while idling (any number of these per IDLE).
         case notices([IMAPUntaggedResponse])
-        /// The session's credential no longer holds (``IMAPStanding``): `* BYE` and close.
-        case ended(IMAPSessionEnd)
+        /// The session's credential no longer holds (``MailSessionStanding``): `* BYE` and close.
+        case ended(MailSessionEnd)
     }
 
     static func perform(
@@ -94,7 +95,7 @@ extension IMAPService {
     /// IMAP's service for `configuration`, its sessions sharing one cache of selected mailboxes and one of envelopes,
     /// each bounded by it.
     init(
-        configuration: IMAPServerConfiguration, store: MailStore, signIn: any IMAPSignIn, logger: Logger,
+        configuration: IMAPServerConfiguration, store: MailStore, signIn: any MailDoorSignIn, logger: Logger,
         draining: @escaping @Sendable () -> Bool
     ) {
         let snapshots = IMAPSnapshotCache(capacity: configuration.snapshotCacheEntries)

@@ -1,4 +1,5 @@
 import Logging
+import MailDoorServer
 import MailStore
 import SocketServer
 
@@ -24,7 +25,7 @@ extension MailServer where Configuration == IMAPServerConfiguration {
     ///   - draining: true while the instance drains before it stops: each new connection is answered `* BYE` and
     ///     closed; connections already open go on.
     public convenience init(
-        configuration: IMAPServerConfiguration, store: MailStore, signIn: any IMAPSignIn, group: EventLoopGroup,
+        configuration: IMAPServerConfiguration, store: MailStore, signIn: any MailDoorSignIn, group: EventLoopGroup,
         logger: Logger, draining: @escaping @Sendable () -> Bool = { false }
     ) {
         let service = IMAPService(

@@ -1,7 +1,8 @@
-import Glibc
 import BufferBudget
 import ClientAddress
+import Glibc
 import IMAP
+import MailDoorServer
 import ServerTLS
 
 /// An IMAP listener's address, limits and timeouts; the connection caps, per-client cap, PROXY protocol peers and
@@ -53,3 +54,5 @@ public struct IMAPServerConfiguration: Sendable {
         self.port = port
     }
 }
+
+extension IMAPServerConfiguration: MailListenerSettings {}

@@ -1,5 +1,5 @@
 /// What a mail door's sign-in comes to, in the owner's terms; each door's port turns it into its own (IMAP's and
-/// POP3's `IMAPSignInOutcome`).
+/// POP3's `MailDoorSignInOutcome`).
 extension MailSignIn {
     /// The mailbox a credential opened: its address (as the store keys it), the bytes it may hold, and how the
     /// credential is checked again while the session lasts.

@@ -7,9 +7,9 @@ import MailboxAccounts
 import ServerKit
 
 /// The one owner of mail credentials (issue 82): which credential opens which mailbox at the mail doors, with their
-/// backoff and their audit. Built once by the composition root and handed to IMAP and POP3 (through `IMAPSignIn`) and
-/// to the web inbox's Mail.td sign-in (through `WebInboxSignIn`); the submission listener and app passwords (issue 87)
-/// are next.
+/// backoff and their audit. Built once by the composition root and handed to IMAP and POP3 (through `MailDoorSignIn`)
+/// and to the web inbox's Mail.td sign-in (through `WebInboxSignIn`); the submission listener and app passwords (issue
+/// 87) are next.
 ///
 /// What it accepts, each checked by the owner of the credential, never by its text alone:
 /// - an agent inbox's address with its API key (as JMAP and MCP check it, by its digest; the name must be the key's

@@ -1,5 +1,5 @@
 import ConfigurationReading
-import IMAPServer
+import POP3Server
 
 /// The POP3 listener (issue 70): whether it runs, where, its per-client cap and the PROXY header, and the
 /// implicit-TLS port, as IMAP's listener has them. It serves the INBOX of the one mail store to the holders IMAP signs

@@ -2,6 +2,7 @@ import BufferBudget
 import IMAPServer
 import Logging
 import MailSignIn
+import POP3Server
 import ServerTLS
 import SocketServer
 
@@ -21,7 +22,7 @@ extension PosternRuntime {
         let (store, logger) = (context.mail.store, context.logger)
         var services: [RuntimeService] = []
         if sockets[.imap] != nil {
-            let signIn = IMAPMailSignIn(owner: owner, door: .imap)
+            let signIn = MailSignInPort(owner: owner, door: .imap)
             var imap = configuration.imap.serverConfiguration(
                 listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
             imap.buffers = buffers
@@ -33,7 +34,7 @@ extension PosternRuntime {
             }
         }
         if sockets[.pop3] != nil {
-            let signIn = IMAPMailSignIn(owner: owner, door: .pop3)
+            let signIn = MailSignInPort(owner: owner, door: .pop3)
             let pop3 = configuration.pop3.serverConfiguration(
                 listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
             let ports = [("POP3", sockets[.pop3], false), ("POP3S", sockets[.pop3s], true)]

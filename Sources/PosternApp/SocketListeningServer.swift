@@ -1,5 +1,5 @@
 import HTTPServer
-import IMAPServer
+import MailDoorServer
 import SMTPServer
 import SocketServer
 

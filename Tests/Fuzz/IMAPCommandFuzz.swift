@@ -1,7 +1,9 @@
+import POP3
 import SASL
 
-// libFuzzer entry for the IMAP protocol core (Sources/IMAP, pure). Built by scripts/fuzz together with that target's
-// files (over Time, BufferBudget and SASL, compiled first) into one module; not part of the SwiftPM package.
+// libFuzzer entry for the IMAP protocol core (Sources/IMAP, pure) and POP3's session (Sources/POP3, pure). Built by
+// scripts/fuzz together with the IMAP target's files (over Time, BufferBudget, SASL, MailDoor and POP3, compiled
+// first) into one module; not part of the SwiftPM package.
 //
 // Properties checked on every input (a violation traps, which libFuzzer reports as a crash):
 // 1. The command framer never crashes; it gives the same events whether the input comes whole or one byte at a time;
@@ -100,6 +102,8 @@ private struct Driver {
             session.notify([.exists(1)], into: &actions)
         case .idleEnded:
             break
+        case .continueCommand:
+            break  // never asked: every answer this driver gives is whole
         case .startTLS:
             session.tlsEstablished(now: 0, into: &actions)
         }

@@ -1,5 +1,6 @@
 import IMAP
 import Logging
+import PosternTestSupport
 import SocketServer
 import Testing
 
@@ -77,7 +78,7 @@ extension MailTLSLoop where Request == IMAPRequest {
         try self.init(
             make: { store in
                 let service = IMAPService(
-                    configuration: IMAPServerConfiguration(port: 0), store: store, signIn: IMAPTLSTests.NoSignIn(),
+                    configuration: IMAPServerConfiguration(port: 0), store: store, signIn: RefusingSignIn(),
                     logger: Logger(label: "imap-back-pressure-tests"), draining: { false })
                 return service.makeMachine(peer: peer, refusing: false, now: Self.now)
             },

@@ -24,7 +24,7 @@ struct IMAPIdleTests {
     func endedAtOnce(_ backend: StorageBackend) async throws {
         let database = try backend.makeDatabase()
         let store = MailStore(database: database.database)
-        _ = try await POP3ServerTests.deliver(store, ["one"])
+        _ = try await MailDoorHolder.deliver(store, ["one"])
         let driver = await IMAPRecentTests.session(store)
         _ = try await IMAPRecentTests.run(driver, .select(IMAPRecentTests.inbox))
 
@@ -37,7 +37,7 @@ struct IMAPIdleTests {
 
         let told = Mutex<[IMAPUntaggedResponse]>([])
         driver.startIdle(notify: { responses in told.withLock { $0 += responses } }, end: { _ in })
-        _ = try await POP3ServerTests.deliver(store, ["two"])
+        _ = try await MailDoorHolder.deliver(store, ["two"])
         while !told.withLock({ $0.contains(.exists(2)) }) { try await Task.sleep(for: .milliseconds(20)) }
         let second = try #require(driver.idleWatch.withLock { $0 })
         driver.connectionClosed()

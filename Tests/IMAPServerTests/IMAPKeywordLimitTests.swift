@@ -41,7 +41,7 @@ struct IMAPKeywordLimitTests {
     func store(_ backend: StorageBackend) async throws {
         let database = try backend.makeDatabase()
         let store = MailStore(database: database.database)
-        _ = try await POP3ServerTests.deliver(store, ["one"])
+        _ = try await MailDoorHolder.deliver(store, ["one"])
         let driver = await IMAPRecentTests.session(store)
         _ = try await IMAPRecentTests.run(driver, .select(IMAPRecentTests.inbox))
 
@@ -70,6 +70,6 @@ struct IMAPKeywordLimitTests {
         let appended = await driver.run(
             IMAPCommand(tag: "a1", kind: .append(IMAPRecentTests.inbox, flags: flags, date: nil, message: raw)))
         #expect(appended.status.kind == .no && appended.status.code == .limit, "\(appended.status)")
-        #expect(try await store.page(address: POP3ServerTests.address, page: 1).isEmpty)
+        #expect(try await store.page(address: MailDoorHolder.address, page: 1).isEmpty)
     }
 }

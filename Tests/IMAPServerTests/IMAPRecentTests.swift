@@ -21,7 +21,7 @@ struct IMAPRecentTests {
             store: store, snapshots: snapshots, envelopes: IMAPEnvelopeCache(capacity: 1000), signIn: OneHolderSignIn(),
             client: "127.0.0.1",
             now: { 1_800_000_000 }, logger: Logger(label: "imap-recent-tests"))
-        _ = await driver.login(username: POP3ServerTests.address, password: POP3ServerTests.password)
+        _ = await driver.login(username: MailDoorHolder.address, password: MailDoorHolder.password)
         return driver
     }
 
@@ -66,7 +66,7 @@ struct IMAPRecentTests {
     func oneSession(_ backend: StorageBackend) async throws {
         let database = try backend.makeDatabase()
         let store = MailStore(database: database.database)
-        _ = try await POP3ServerTests.deliver(store, ["one", "two", "three"])
+        _ = try await MailDoorHolder.deliver(store, ["one", "two", "three"])
         let first = await Self.session(store)
         #expect(try await Self.statusRecent(first) == 3)
 
@@ -90,7 +90,7 @@ struct IMAPRecentTests {
         #expect(try await Self.search(second, .old) == [1, 2, 3])
 
         // An arrival while both are selected: the first session told of it takes it.
-        _ = try await POP3ServerTests.deliver(store, ["four"])
+        _ = try await MailDoorHolder.deliver(store, ["four"])
         let told = try await Self.run(second, .noop)
         #expect(told.contains(.exists(4)) && Self.recent(told) == 1, "\(told)")
         #expect(Self.recent(try await Self.run(first, .noop)) == 3, "the first keeps its three, not the fourth")
@@ -105,7 +105,7 @@ struct IMAPRecentTests {
         let stores = [MailStore(database: database.database), MailStore(database: try database.another())]
         var delivered = 0
         for round in 0..<4 {
-            _ = try await POP3ServerTests.deliver(stores[0], (0..<3).map { "r\(round)-\($0)" })
+            _ = try await MailDoorHolder.deliver(stores[0], (0..<3).map { "r\(round)-\($0)" })
             delivered += 3
             // Four sessions, two per instance, each with its own cache as separate listeners have.
             var sessions: [IMAPConnectionDriver] = []

@@ -13,7 +13,7 @@ import Testing
 /// driver on SQLite: the meter counts the same whichever backend answers the keys it sends to the store.
 @Suite("IMAP server: what a search may cost", .timeLimit(.minutes(3)))
 struct IMAPSearchLimitsTests {
-    static let address = POP3ServerTests.address
+    static let address = MailDoorHolder.address
 
     /// A clock the test moves.
     final class TestClock: Sendable {
@@ -39,7 +39,7 @@ struct IMAPSearchLimitsTests {
             store: store, snapshots: IMAPSnapshotCache(capacity: 10_000), envelopes: IMAPEnvelopeCache(capacity: 100),
             signIn: OneHolderSignIn(), client: "127.0.0.1", now: { 1_800_000_000 },
             logger: Logger(label: "imap-search-limits-tests"), searchBudget: budget)
-        _ = await driver.login(username: address, password: POP3ServerTests.password)
+        _ = await driver.login(username: address, password: MailDoorHolder.password)
         _ = try await IMAPRecentTests.run(driver, .select(IMAPName.inbox))
         return driver
     }

@@ -1,5 +1,6 @@
 import IMAP
 import Logging
+import MailDoorServer
 import MailStore
 import PosternTestSupport
 import ServerTLS
@@ -14,20 +15,6 @@ import Testing
 /// the greeting itself is encrypted.
 @Suite("IMAP server: STARTTLS and the implicit-TLS port")
 struct IMAPTLSTests {
-    static let context: TLSServerContext = {
-        let certificate = try! TemporaryCertificate()
-        defer { certificate.remove() }
-        return try! certificate.context()
-    }()
-
-    /// Refuses every sign-in; the tests look only at the sign-in jobs the machine asks for.
-    struct NoSignIn: IMAPSignIn {
-        func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome { .refused }
-        func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
-            .tokenRefused(.invalidToken)
-        }
-    }
-
     /// The loop's side of an IMAP connection (``MailTLSLoop``).
     typealias Loop = MailTLSLoop<IMAPRequest>
 
@@ -89,10 +76,10 @@ extension MailTLSLoop where Request == IMAPRequest {
         try self.init(
             make: { store in
                 var configuration = IMAPServerConfiguration(port: 0)
-                configuration.tls = IMAPTLSTests.context
+                configuration.tls = MailDoorHolder.tlsContext
                 configuration.implicitTLS = implicitTLS
                 let service = IMAPService(
-                    configuration: configuration, store: store, signIn: IMAPTLSTests.NoSignIn(),
+                    configuration: configuration, store: store, signIn: RefusingSignIn(),
                     logger: Logger(label: "imap-tls-tests"), draining: { false })
                 return service.makeMachine(peer: peer, refusing: false, now: Self.now)
             },

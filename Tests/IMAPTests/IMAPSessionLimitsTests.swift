@@ -1,3 +1,4 @@
+import MailDoor
 import Testing
 
 @testable import IMAP
@@ -84,6 +85,7 @@ struct IMAPSessionLimitsTests {
         "Autologout: 60 s before sign-in, 30 minutes after; activity and IDLE re-issued every 29 minutes keep it open"
     )
     func autologout() {
+        #expect(IMAPLimits().unauthenticatedTimeout == MailDoorTimeouts.unauthenticated)  // POP3's too (POP3Tests)
         var early = IMAPSessionHarness()
         #expect(early.session.deadline == IMAPSessionHarness.minute)
         early.tick(to: IMAPSessionHarness.minute)

@@ -3,6 +3,7 @@ import IMAP
 import JSON
 import Logging
 import MIME
+import MailDoorServer
 import MailStore
 import MailpitAPI
 import PosternTestSupport
@@ -179,15 +180,15 @@ struct SearchAcrossDoorsTests {
     }
 
     /// Ada's password opens ada's mailbox; nothing else opens anything.
-    struct AdaSignIn: IMAPSignIn {
+    struct AdaSignIn: MailDoorSignIn {
         static let password = "ada-imap-password"
 
-        func signIn(username: String, password: String, client: String) async throws -> IMAPSignInOutcome {
+        func signIn(username: String, password: String, client: String) async throws -> MailDoorSignInOutcome {
             guard username == SearchAcrossDoorsTests.ada, password == Self.password else { return .refused }
-            return .signedIn(IMAPMailboxHolder(address: SearchAcrossDoorsTests.ada, quota: 1_000_000))
+            return .signedIn(MailboxHolder(address: SearchAcrossDoorsTests.ada, quota: 1_000_000))
         }
 
-        func signIn(username: String?, accessToken: String, client: String) async throws -> IMAPSignInOutcome {
+        func signIn(username: String?, accessToken: String, client: String) async throws -> MailDoorSignInOutcome {
             .tokenRefused(.invalidToken)
         }
     }
