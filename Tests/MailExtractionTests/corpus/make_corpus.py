@@ -1,0 +1,806 @@
+#!/usr/bin/env python3
+"""Writes the extraction corpus of issue 85: NAME.eml and NAME.expected.json beside it, in this folder.
+
+How the messages were made, kept as documentation: the .eml files are the corpus and are committed; running this
+again (`python3 make_corpus.py`) writes the same files (a fixed seed). Each message is built from its parts the way
+real senders build theirs: a brand and its domain, a structure (text only, HTML only, multipart/alternative,
+mixed with an attachment, related with an inline image), a transfer encoding (7bit, 8bit, quoted-printable with
+its 76-column soft breaks, base64), a charset, a subject in plain text or as an RFC 2047 encoded word, and a body
+from one of many templates per kind and language. The expected file says what a careful reader finds: the codes
+(best first; empty when there is none) and the links whose kind is not `other`, the best of each kind first.
+
+Nothing here reads the extractor: the expected answers come from how the message was written, never from running it.
+"""
+import base64
+import json
+import os
+import quopri
+import random
+import string
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = random.Random(85)
+
+BRANDS = [
+    ("Acme", "acme.example"), ("Northwind", "northwind.example"), ("Globex", "globex.example"),
+    ("Initech", "initech.example"), ("Umbrella Cloud", "umbrella-cloud.example"), ("Hooli", "hooli.example"),
+    ("Stark Pay", "starkpay.example"), ("Wayne Health", "waynehealth.example"), ("Pied Piper", "piedpiper.example"),
+    ("Vandelay", "vandelay.example"), ("Soylent", "soylent.example"), ("Tyrell", "tyrell.example"),
+    ("Cyberdyne", "cyberdyne.example"), ("Wonka Shop", "wonka.example"), ("Oceanic Air", "oceanic-air.example"),
+    ("Massive Dynamic", "massivedynamic.example"), ("Gringotts Bank", "gringotts.example"), ("Duff", "duff.example"),
+    ("Nakatomi", "nakatomi.example"), ("Blue Sun", "bluesun.example"), ("Aperture", "aperture.example"),
+    ("Black Mesa", "blackmesa.example"), ("Monarch Notes", "monarch.example"), ("Tessier Ashpool", "ta.example"),
+    ("Zorg Mail", "zorg.example"), ("Rekall", "rekall.example"), ("Octan", "octan.example"),
+    ("Bluth Homes", "bluth.example"), ("Krusty Learn", "krusty.example"), ("Paper Street", "paperstreet.example"),
+]
+TRACKERS = [
+    "https://click.{d}/ls/click?upn={t}", "https://links.{d}/u/click?_t={t}&_m=a1b2",
+    "https://email.mg.{d}/c/{t}", "https://t.sendgrid-mail.example/wf/click?upn={t}",
+    "https://url9824.{d}/ls/click?upn={t}", "https://clicks.mlsend.example/{t}",
+]
+RECIPIENTS = ["agent-7@postern.example", "signup-bot@postern.example", "qa+run42@postern.example",
+              "tester@inbox.postern.example", "ci-runner@postern.example"]
+
+messages = []
+
+
+def token(n=32, alphabet=string.ascii_letters + string.digits):
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def digits(n):
+    first = rng.choice("123456789")
+    return first + "".join(rng.choice(string.digits) for _ in range(n - 1))
+
+
+def alnum_code(n):
+    while True:
+        value = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(n))
+        if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+            return value
+
+
+def tracked(domain, target):
+    if rng.random() < 0.5:
+        from urllib.parse import quote
+        return rng.choice(TRACKERS).format(d=domain, t=quote(target, safe=""))
+    return rng.choice(TRACKERS).format(d=domain, t=token(48, string.ascii_letters + string.digits + "-_"))
+
+
+def year():
+    return rng.choice(["2023", "2024", "2025", "2026"])
+
+
+def address():
+    return rng.choice([
+        "1600 Amphitheatre Parkway, Mountain View, CA 94043", "221B Baker Street, London NW1 6XE",
+        "Friedrichstraße 68, 10117 Berlin", "100 Main St, Suite 400, Springfield, IL 62701",
+        "Av. Paulista 1578, São Paulo - SP, 01310-200", "12 Rue de Rivoli, 75004 Paris",
+        "Calle de Alcalá 48, 28014 Madrid", "PO Box 8833, Austin, TX 78701",
+    ])
+
+
+def phone():
+    return rng.choice(["+1 (415) 555-0132", "1-800-555-0199", "+44 20 7946 0958", "+49 30 901820",
+                       "(212) 555-0147", "+33 1 42 68 53 00", "0800 123 4567"])
+
+
+def css():
+    return rng.choice([
+        "body{margin:0;background:#f4f4f7;color:#202123}.btn{background:#10A37F;color:#ffffff}",
+        "table{border-collapse:collapse}.x{color:#333333} .y{border:1px solid #E5E5E5} a{color:#1A73E8}",
+        "@media (max-width:600px){.c{width:100%!important}} .h{color:#202123;font-family:Arial}",
+        ".footer{color:#999999;font-size:12px}.code{font-size:32px;letter-spacing:6px;color:#111827}",
+    ])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# MIME writing
+
+
+def encode_body(text, encoding, charset):
+    raw = text.replace("\r\n", "\n").encode(charset)
+    if encoding == "base64":
+        b = base64.b64encode(raw).decode()
+        return "\r\n".join(b[i:i + 76] for i in range(0, len(b), 76)) + "\r\n"
+    if encoding == "quoted-printable":
+        return quopri.encodestring(raw).decode("ascii").replace("\n", "\r\n")
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def split_in_code(encoded, code):
+    """A quoted-printable soft break put inside the first occurrence of `code` (as encoded, it is plain ASCII)."""
+    at = encoded.find(code)
+    if at < 0:
+        raise ValueError("code not found in the encoded body")
+    cut = at + max(1, len(code) // 2)
+    return encoded[:cut] + "=\r\n" + encoded[cut:]
+
+
+def leaf(content_type, text, encoding, charset, soft_break_code=None):
+    body = encode_body(text, encoding, charset)
+    if soft_break_code:
+        body = split_in_code(body, soft_break_code)
+    headers = f"Content-Type: {content_type}; charset={charset}\r\n"
+    if encoding != "7bit":
+        headers += f"Content-Transfer-Encoding: {encoding}\r\n"
+    return headers + "\r\n" + body
+
+
+def encoded_subject(subject, style):
+    ascii_only = all(ord(c) < 128 for c in subject)
+    if style == "plain" and ascii_only:
+        return subject
+    if style == "q":
+        from email.header import Header
+        return Header(subject, "utf-8").encode()
+    return "=?UTF-8?B?" + base64.b64encode(subject.encode()).decode() + "?="
+
+
+def write_message(name, brand, subject, text=None, html=None, expected_codes=(), links=(), structure=None,
+                  encoding=None, charset="utf-8", subject_style=None, soft_break=None, extra_headers=""):
+    brand_name, domain = brand
+    structure = structure or ("alternative" if text and html else "single")
+    encoding = encoding or rng.choice(["7bit", "quoted-printable", "quoted-printable", "base64", "8bit"])
+    if encoding in ("7bit", "8bit") and any(ord(c) > 127 for c in (text or "") + (html or "")):
+        encoding = "quoted-printable" if charset != "utf-8" or encoding == "7bit" else encoding
+    subject_style = subject_style or rng.choice(["plain", "plain", "q", "b"])
+    sender = rng.choice(["no-reply", "noreply", "security", "account", "hello", "notifications", "team", "support"])
+    message_id = f"<{token(16).lower()}@{domain}>"
+    date = rng.choice(["Mon, 04 Mar 2024 09:12:44 +0000", "Tue, 15 Oct 2024 18:03:10 +0200",
+                       "Fri, 31 Jan 2025 07:45:00 -0500", "Sun, 29 Nov 2026 02:30:00 +0000"])
+    head = (f"From: {brand_name} <{sender}@{domain}>\r\nTo: {rng.choice(RECIPIENTS)}\r\n"
+            f"Subject: {encoded_subject(subject, subject_style)}\r\nDate: {date}\r\nMessage-ID: {message_id}\r\n"
+            f"MIME-Version: 1.0\r\n{extra_headers}")
+    text_code = soft_break if soft_break and text and encoding == "quoted-printable" else None
+    html_code = soft_break if soft_break and html and encoding == "quoted-printable" else None
+    parts = []
+    if text is not None:
+        parts.append(leaf("text/plain", text, encoding, charset, text_code))
+    if html is not None:
+        parts.append(leaf("text/html", html, encoding, charset, html_code))
+    if structure == "single":
+        body = head + parts[0]
+    else:
+        boundary = "=_" + token(24)
+        inner = "".join(f"--{boundary}\r\n{part}\r\n" for part in parts) + f"--{boundary}--\r\n"
+        if structure == "alternative":
+            body = head + f"Content-Type: multipart/alternative; boundary=\"{boundary}\"\r\n\r\n" + inner
+        elif structure == "mixed":
+            outer = "=_" + token(24)
+            attachment = base64.b64encode(f"%PDF-1.4 receipt {token(40)}".encode()).decode()
+            body = (head + f"Content-Type: multipart/mixed; boundary=\"{outer}\"\r\n\r\n"
+                    f"--{outer}\r\nContent-Type: multipart/alternative; boundary=\"{boundary}\"\r\n\r\n{inner}\r\n"
+                    f"--{outer}\r\nContent-Type: application/pdf; name=\"invoice-{digits(6)}.pdf\"\r\n"
+                    f"Content-Disposition: attachment; filename=\"invoice-{digits(6)}.pdf\"\r\n"
+                    f"Content-Transfer-Encoding: base64\r\n\r\n{attachment}\r\n--{outer}--\r\n")
+        else:  # related
+            outer = "=_" + token(24)
+            logo = base64.b64encode(bytes(rng.randrange(256) for _ in range(120))).decode()
+            body = (head + f"Content-Type: multipart/related; boundary=\"{outer}\"\r\n\r\n"
+                    f"--{outer}\r\nContent-Type: multipart/alternative; boundary=\"{boundary}\"\r\n\r\n{inner}\r\n"
+                    f"--{outer}\r\nContent-Type: image/png\r\nContent-ID: <logo@{domain}>\r\n"
+                    f"Content-Transfer-Encoding: base64\r\n\r\n{logo}\r\n--{outer}--\r\n")
+    if soft_break and encoding != "quoted-printable":
+        raise ValueError("a soft break needs quoted-printable")
+    messages.append((name, body, {"codes": list(expected_codes),
+                                  "links": [{"url": u, "kind": k} for (u, k) in links]}))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# HTML pieces
+
+
+def html_page(brand, inner, preheader=None, style=True):
+    pre = (f'<div style="display:none;max-height:0;overflow:hidden;opacity:0">{preheader}'
+           + "&zwnj;&nbsp;" * rng.randint(3, 30) + "</div>") if preheader else ""
+    head = f"<head><meta charset=\"utf-8\"><title>{brand[0]}</title>" + (
+        f"<style type=\"text/css\">{css()}</style>" if style else "") + "</head>"
+    footer = rng.choice([
+        f'<p style="color:#999999;font-size:12px">&copy; {year()} {brand[0]}, Inc. {address()}</p>',
+        f'<p style="color:#8898aa;font-size:12px">{brand[0]} &middot; {address()}<br>Questions? Call {phone()}</p>',
+        f'<table><tr><td style="color:#6b7280;font-size:11px">Copyright {year()} {brand[0]}. All rights reserved.'
+        f'</td></tr></table>',
+        f'<p style="font-size:11px;color:#aaaaaa">Sent by {brand[0]} &bull; {address()}</p>',
+    ])
+    layout = rng.choice(["table", "div"])
+    if layout == "table":
+        body = (f'<table width="100%" cellpadding="0" cellspacing="0" style="background:#f4f4f7"><tr><td align="center">'
+                f'<table width="600" style="background:#ffffff"><tr><td style="padding:32px">'
+                f'<img src="https://cdn.{brand[1]}/logo.png" alt="{brand[0]}" width="120">'
+                f'{inner}</td></tr><tr><td style="padding:16px">{footer}</td></tr></table></td></tr></table>')
+    else:
+        body = (f'<div style="max-width:600px;margin:0 auto;font-family:Helvetica,Arial,sans-serif">'
+                f'<img src="https://cdn.{brand[1]}/img/header.png" alt="" width="600">{inner}{footer}</div>')
+    return f"<!DOCTYPE html><html>{head}<body>{pre}{body}</body></html>"
+
+
+def code_block(code):
+    return rng.choice([
+        f'<p style="font-size:32px;font-weight:bold;letter-spacing:8px;color:#111827">{code}</p>',
+        f'<h1 style="color:#202123">{code}</h1>',
+        f'<div style="background:#F3F4F6;padding:16px;text-align:center"><span style="font-size:28px;'
+        f'font-family:monospace;letter-spacing:4px">{code}</span></div>',
+        f'<table><tr><td style="font-size:24px;padding:12px 24px;border:1px solid #E5E7EB"><strong>{code}</strong>'
+        f'</td></tr></table>',
+        f'<p><b>{code}</b></p>',
+        f'<p class="code">{code}</p>',
+    ])
+
+
+def button(url, label):
+    return rng.choice([
+        f'<table><tr><td style="background:#10A37F;border-radius:6px"><a href="{url}" style="color:#ffffff;'
+        f'padding:12px 24px;display:inline-block;text-decoration:none;font-weight:bold">{label}</a></td></tr></table>',
+        f'<p><a href="{url}" class="btn" style="background-color:#1A73E8;color:#fff;padding:10px 20px">{label}</a></p>',
+        f'<div style="text-align:center;margin:24px 0"><a href="{url}" target="_blank" '
+        f'style="font-size:16px;background:#111;color:#fff;padding:14px 28px;border-radius:4px">{label}</a></div>',
+    ])
+
+
+def footer_links(domain):
+    unsub = f"https://{domain}/email/unsubscribe?u={token(20)}"
+    html = rng.choice([
+        f'<p style="font-size:12px"><a href="https://{domain}/privacy">Privacy</a> | '
+        f'<a href="https://{domain}/terms">Terms</a> | <a href="{unsub}">Unsubscribe</a></p>',
+        f'<p style="font-size:11px;color:#999">You are receiving this because you signed up at {domain}. '
+        f'<a href="{unsub}">Unsubscribe</a> or <a href="https://{domain}/settings/notifications">manage '
+        f'preferences</a>.</p>',
+    ])
+    text = f"Unsubscribe: {unsub}\nPrivacy: https://{domain}/privacy"
+    return unsub, html, text
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# One-time codes, English
+
+
+EN_LINES = [
+    ("Your verification code is {c}.", "before"),
+    ("Your {b} verification code is: {c}", "before"),
+    ("{c} is your {b} verification code.", "after"),
+    ("Use this code to sign in: {c}", "before"),
+    ("Enter the following one-time passcode to continue: {c}", "before"),
+    ("Your security code is {c}. It expires in 10 minutes.", "before"),
+    ("Here is your login code: {c}", "before"),
+    ("Your one-time password (OTP) is {c}. Do not share it with anyone.", "before"),
+    ("To finish signing up, enter this confirmation code: {c}", "before"),
+    ("{c} is your {b} sign-in code. It expires in 15 minutes.", "after"),
+    ("Your PIN is {c}.", "before"),
+    ("Your two-factor authentication code: {c}", "before"),
+    ("Please use the verification code below to confirm your email address.\n\n{c}\n\n", "above"),
+    ("Your {b} code:\n\n    {c}\n", "above"),
+    ("Your access code is {c}", "before"),
+]
+
+EN_DECOYS = [
+    "This code was requested on 2024-05-01 at 10:42 UTC from Chrome 124 on Windows.",
+    "If you did not request this, call us at {p}.",
+    "Your order #{o} is not affected.",
+    "Plans start at $1299 per year.",
+    "Request ID: {o}",
+    "© {y} {b}, Inc. All rights reserved.",
+    "{a}",
+    "IP address: 203.0.113.42 (Lisbon, PT)",
+    "Need help? Reply to this email or call {p}.",
+    "Ticket 48213 has been updated.",
+]
+
+
+def decoys(brand, count):
+    picked = rng.sample(EN_DECOYS, count)
+    return [d.format(p=phone(), o=digits(rng.choice([6, 7, 8])), y=year(), b=brand[0], a=address()) for d in picked]
+
+
+def en_code_message(index, code, shape_note="", structure=None, soft_break=False, subject=None, only_subject=False):
+    brand = rng.choice(BRANDS)
+    line, _ = rng.choice(EN_LINES)
+    line = line.format(c=code, b=brand[0])
+    greet = rng.choice(["Hi there,", "Hello,", "Hi Agent,", "Welcome!", ""])
+    outro = rng.choice(["If you didn't request this code, you can ignore this email.",
+                        "This code expires in 10 minutes.", "Thanks,\nThe {} team".format(brand[0]),
+                        "Never share this code. We will never ask for it."])
+    extra = decoys(brand, rng.randint(0, 3))
+    subject = subject or rng.choice([f"Your {brand[0]} verification code", f"{brand[0]}: confirm your email",
+                                     f"Sign in to {brand[0]}", f"Your one-time code", f"Security code for {brand[0]}",
+                                     f"Welcome to {brand[0]}"])
+    text = "\n\n".join(x for x in [greet, line, outro] + extra if x)
+    kind = structure or rng.choice(["text", "html", "alternative", "alternative", "mixed", "related"])
+    html_inner = (f"<p>{greet}</p>" if greet else "") + rng.choice([
+        f"<p>{line.replace(code, '').rstrip(': .').replace(chr(10), ' ')}:</p>{code_block(code)}",
+        f"<p>{line}</p>".replace("\n", "<br>"),
+    ]) + f"<p>{outro}</p>".replace("\n", "<br>") + "".join(f"<p>{x}</p>" for x in extra)
+    if "{c}" not in line and line.startswith(code):
+        html_inner = f"<p>{line}</p>" + f"<p>{outro}</p>"
+    html = html_page(brand, html_inner, preheader=None if soft_break else rng.choice(
+        [None, f"Your code is {code}", "Confirm it's you"]))
+    encoding = "quoted-printable" if soft_break else None
+    name = f"en-code-{index:03d}{shape_note}"
+    if kind == "text":
+        write_message(name, brand, subject, text=text, expected_codes=[code], encoding=encoding,
+                      soft_break=code if soft_break else None)
+    elif kind == "html":
+        write_message(name, brand, subject, html=html, expected_codes=[code], encoding=encoding,
+                      soft_break=code if soft_break else None)
+    else:
+        write_message(name, brand, subject, text=text, html=html, expected_codes=[code], structure=kind,
+                      encoding=encoding, soft_break=code if soft_break else None)
+
+
+def en_codes():
+    index = 0
+    for _ in range(34):
+        index += 1
+        en_code_message(index, digits(6))
+    for n in (4, 4, 5, 7, 8, 8, 4, 5):
+        index += 1
+        en_code_message(index, digits(n), f"-{n}digits")
+    for _ in range(5):
+        index += 1
+        c = digits(6)
+        en_code_message(index, f"{c[:3]} {c[3:]}", "-spaced", structure=rng.choice(["text", "alternative"]))
+    for _ in range(5):
+        index += 1
+        c = digits(6)
+        en_code_message(index, f"{c[:3]}-{c[3:]}", "-hyphen")
+    for n in (6, 6, 8, 5, 7):
+        index += 1
+        en_code_message(index, alnum_code(n), "-alnum")
+    for _ in range(3):
+        index += 1
+        en_code_message(index, f"{alnum_code(3)}-{alnum_code(3)}", "-alnum-hyphen")
+    for _ in range(8):
+        index += 1
+        en_code_message(index, digits(rng.choice([6, 6, 8])), "-qp-break", structure=rng.choice(["text", "html"]),
+                        soft_break=True)
+
+
+def prefixed_codes():
+    for i, (prefix, brand_word) in enumerate([("G", "Google"), ("FB", "Facebook"), ("G", "Hooli"), ("KB", "Kbase")]):
+        code = digits(6 if prefix == "G" else 5)
+        brand = rng.choice(BRANDS)
+        subject = f"{prefix}-{code} is your {brand_word} verification code"
+        text = f"{prefix}-{code} is your {brand_word} verification code.\n\nDon't share it with anyone."
+        write_message(f"en-prefixed-{i + 1:02d}", brand, subject, text=text, expected_codes=[code])
+
+
+def subject_only():
+    for i in range(6):
+        brand = rng.choice(BRANDS)
+        code = digits(rng.choice([6, 6, 4, 8]))
+        subject = rng.choice([f"{code} is your {brand[0]} code", f"Your {brand[0]} login code: {code}",
+                              f"[{brand[0]}] Verification code {code}", f"{brand[0]} sign-in code - {code}"])
+        body = rng.choice([
+            "Use the code in the subject line to sign in. It expires in 10 minutes.",
+            f"Someone is trying to sign in to your {brand[0]} account. If this was you, use the code above.",
+            "Copy the code from the subject of this email into the app.",
+        ])
+        if rng.random() < 0.5:
+            write_message(f"en-subject-only-{i + 1:02d}", brand, subject, text=body, expected_codes=[code])
+        else:
+            write_message(f"en-subject-only-{i + 1:02d}", brand, subject,
+                          html=html_page(brand, f"<p>{body}</p>"), expected_codes=[code])
+
+
+def disagreeing_parts():
+    """multipart/alternative whose parts do not say the same."""
+    for i in range(8):
+        brand = rng.choice(BRANDS)
+        code = digits(6)
+        subject = f"Your {brand[0]} verification code"
+        variant = i % 4
+        if variant == 0:  # a text part that only says to view the HTML
+            text = (f"Your email client cannot display this message. View it in your browser: "
+                    f"https://{brand[1]}/view/{token(24)}")
+            html = html_page(brand, f"<p>Your verification code is</p>{code_block(code)}")
+        elif variant == 1:  # the code in the text, the HTML only an image of it
+            text = f"Your verification code is {code}\n\nIt expires in 10 minutes."
+            html = html_page(brand, f'<p>Your verification code:</p><img src="https://{brand[1]}/code/{token(20)}.png" '
+                                    f'alt="verification code image" width="200">')
+        elif variant == 2:  # the text part empty of codes but full of numbers, the HTML with the code
+            text = (f"{brand[0]}\n{address()}\nCall {phone()}\n\u00a9 {year()}\n\nOpen this email in an HTML client "
+                    f"to see your code.")
+            html = html_page(brand, f"<p>Enter this code to verify your email:</p>{code_block(code)}")
+        else:  # both parts, laid out differently: table cells in HTML, a line in text
+            text = f"Verification code: {code}\nValid for 15 minutes."
+            html = html_page(brand, f'<table><tr><td>Verification code</td><td style="font-size:22px"><b>{code}</b>'
+                                    f'</td></tr><tr><td>Valid for</td><td>15 minutes</td></tr></table>')
+        write_message(f"en-disagree-{i + 1:02d}", brand, subject, text=text, html=html, expected_codes=[code],
+                      structure=rng.choice(["alternative", "mixed"]))
+
+
+def html_only_colours():
+    """HTML-only mails with colours and hex ids beside the code (the #202123 of openai-cpa PR #153)."""
+    for i in range(8):
+        brand = rng.choice(BRANDS)
+        code = digits(6)
+        colour = rng.choice(["#202123", "#10A37F", "#353740", "#6E6E80", "#FF5A5F", "#111827"])
+        inner = (f'<h2 style="color:{colour}">Verify your email</h2>'
+                 f'<p style="color:{colour};border-bottom:1px solid #ECECF1">Enter this temporary verification code '
+                 f'to continue:</p>{code_block(code)}<p style="color:#6E6E80">Request id: '
+                 f'{token(8, "0123456789abcdef")}</p><p style="color:{colour}">{colour}</p>')
+        write_message(f"en-html-colours-{i + 1:02d}", brand, rng.choice([f"Your {brand[0]} code is {code}",
+                                                                         f"Verify your {brand[0]} email"]),
+                      html=html_page(brand, inner), expected_codes=[code])
+
+
+def codes_beside_numbers():
+    """A code next to years, order numbers, prices and phone numbers, in one sentence or one table."""
+    for i in range(10):
+        brand = rng.choice(BRANDS)
+        code = digits(6)
+        order = digits(8)
+        variant = i % 5
+        if variant == 0:
+            line = f"Your verification code for order {order} is {code}."
+        elif variant == 1:
+            line = f"To confirm your payment of $1,249.00 on {year()}-03-14, enter the code {code}."
+        elif variant == 2:
+            line = f"Security code: {code}\nOrder number: {order}\nTotal: EUR 1499.00\nPhone: {phone()}"
+        elif variant == 3:
+            line = f"Your code is {code}. Your account ending in 4242 was charged 2500 points in {year()}."
+        else:
+            line = f"Invoice #{order} - use the one-time code {code} to view it. Questions: {phone()}"
+        if rng.random() < 0.5:
+            write_message(f"en-beside-numbers-{i + 1:02d}", brand, f"{brand[0]} payment confirmation",
+                          text=line, expected_codes=[code])
+        else:
+            write_message(f"en-beside-numbers-{i + 1:02d}", brand, f"{brand[0]} payment confirmation",
+                          html=html_page(brand, "".join(f"<p>{x}</p>" for x in line.split("\n"))),
+                          expected_codes=[code])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Other languages
+
+
+LANGS = {
+    "de": {
+        "subjects": ["Ihr Bestätigungscode", "Ihr {b}-Code", "Anmeldung bei {b}"],
+        "lines": ["Ihr Bestätigungscode lautet: {c}", "Ihr Sicherheitscode ist {c}.",
+                  "Bitte geben Sie den folgenden Code ein:\n\n{c}\n", "{c} ist Ihr {b}-Anmeldecode.",
+                  "Ihr Einmalcode: {c}", "Verwenden Sie diesen Verifizierungscode: {c}"],
+        "outro": "Der Code ist 10 Minuten gültig. Falls Sie dies nicht angefordert haben, ignorieren Sie diese E-Mail.",
+        "charset": "iso-8859-1",
+    },
+    "es": {
+        "subjects": ["Tu código de verificación", "Código de acceso de {b}", "Confirma tu correo"],
+        "lines": ["Tu código de verificación es {c}", "Tu código de seguridad: {c}",
+                  "Introduce el siguiente código para continuar:\n\n{c}\n", "{c} es tu código de {b}.",
+                  "Usa este código para iniciar sesión: {c}"],
+        "outro": "El código caduca en 10 minutos. Si no lo solicitaste, ignora este correo.",
+        "charset": "utf-8",
+    },
+    "pt": {
+        "subjects": ["Seu código de verificação", "Código de acesso {b}", "Confirme seu e-mail"],
+        "lines": ["Seu código de verificação é {c}", "Seu código de acesso: {c}",
+                  "Digite o código abaixo para continuar:\n\n{c}\n", "{c} é o seu código do {b}.",
+                  "Use este código de confirmação: {c}"],
+        "outro": "O código expira em 10 minutos. Se você não solicitou, ignore este e-mail.",
+        "charset": "iso-8859-1",
+    },
+    "fr": {
+        "subjects": ["Votre code de vérification", "Code de connexion {b}", "Confirmez votre adresse"],
+        "lines": ["Votre code de vérification est : {c}", "Votre code de sécurité : {c}",
+                  "Saisissez le code suivant pour continuer :\n\n{c}\n", "{c} est votre code {b}.",
+                  "Utilisez ce code de connexion : {c}"],
+        "outro": "Ce code expire dans 10 minutes. Si vous n'êtes pas à l'origine de cette demande, ignorez cet e-mail.",
+        "charset": "utf-8",
+    },
+    "zh": {
+        "subjects": ["您的验证码", "{b} 验证码", "【{b}】登录验证"],
+        "lines": ["您的验证码是{c}，5分钟内有效。", "验证码：{c}", "【{b}】您的登录验证码为 {c}，请勿泄露给他人。",
+                  "您正在注册{b}，验证码为：{c}"],
+        "outro": "如非本人操作，请忽略此邮件。",
+        "charset": "utf-8",
+    },
+    "ja": {
+        "subjects": ["認証コードのお知らせ", "【{b}】確認コード", "ログイン認証コード"],
+        "lines": ["認証コード：{c}", "あなたの確認コードは {c} です。", "以下の認証コードを入力してください。\n\n{c}\n",
+                  "ワンタイムパスワード：{c}"],
+        "outro": "このコードの有効期限は10分です。",
+        "charset": "utf-8",
+    },
+    "ko": {
+        "subjects": ["인증번호 안내", "[{b}] 인증 코드", "이메일 인증"],
+        "lines": ["인증번호는 [{c}] 입니다.", "인증 코드: {c}", "아래 인증번호를 입력해 주세요.\n\n{c}\n",
+                  "{b} 인증코드 {c}"],
+        "outro": "인증번호는 10분간 유효합니다.",
+        "charset": "utf-8",
+    },
+}
+
+
+def other_languages():
+    counts = {"de": 9, "es": 9, "pt": 8, "fr": 8, "zh": 6, "ja": 5, "ko": 5}
+    for lang, count in counts.items():
+        spec = LANGS[lang]
+        for i in range(count):
+            brand = rng.choice(BRANDS)
+            code = digits(rng.choice([6, 6, 6, 4, 8])) if i % 4 else alnum_code(6) if lang in "de es fr" else digits(6)
+            line = spec["lines"][i % len(spec["lines"])].format(c=code, b=brand[0])
+            if i % 4 == 0 and lang in ("de", "es", "fr") and not any(w in line for w in ("code", "Code", "código")):
+                code = digits(6)
+                line = spec["lines"][i % len(spec["lines"])].format(c=code, b=brand[0])
+            subject = spec["subjects"][i % len(spec["subjects"])].format(b=brand[0])
+            text = line + "\n\n" + spec["outro"] + (f"\n\n© {year()} {brand[0]}" if i % 2 else "")
+            html = html_page(brand, "".join(f"<p>{x}</p>" for x in line.split("\n") if x.strip())
+                             + f"<p>{spec['outro']}</p>")
+            shape = i % 3
+            charset = spec["charset"]
+            if shape == 0:
+                write_message(f"{lang}-code-{i + 1:02d}", brand, subject, text=text, expected_codes=[code],
+                              charset=charset)
+            elif shape == 1:
+                write_message(f"{lang}-code-{i + 1:02d}", brand, subject, html=html, expected_codes=[code],
+                              charset=charset)
+            else:
+                write_message(f"{lang}-code-{i + 1:02d}", brand, subject, text=text, html=html,
+                              expected_codes=[code], charset=charset)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Links: verification, magic links, resets
+
+
+def link_messages():
+    for i in range(12):  # magic links, most behind tracking redirects
+        brand = rng.choice(BRANDS)
+        target = f"https://app.{brand[1]}/auth/magic?token={token(40)}"
+        href = tracked(brand[1], target) if i % 3 else target
+        label = rng.choice([f"Sign in to {brand[0]}", "Log in", "Sign in", f"Log in to {brand[0]}",
+                            "Click here to sign in", "Sign in with magic link"])
+        unsub, footer_html, footer_text = footer_links(brand[1])
+        html = html_page(brand, f"<p>Click the button below to sign in to your {brand[0]} account. This link expires "
+                                f"in 15 minutes and can only be used once.</p>{button(href, label)}"
+                                f"<p>Or copy and paste this URL into your browser:</p><p>{target}</p>{footer_html}")
+        text = (f"Sign in to {brand[0]}\n\nUse this link to sign in:\n{target}\n\nThis link expires in 15 minutes."
+                f"\n\n{footer_text}")
+        links = [(href, "signIn"), (unsub, "unsubscribe")]
+        if i % 2:
+            write_message(f"link-magic-{i + 1:02d}", brand, f"Your {brand[0]} sign-in link", html=html, links=links)
+        else:
+            write_message(f"link-magic-{i + 1:02d}", brand, f"Sign in to {brand[0]}", text=text, html=html,
+                          links=links)
+    for i in range(10):  # verify / confirm email
+        brand = rng.choice(BRANDS)
+        target = f"https://{brand[1]}/verify-email?token={token(36)}&uid={digits(7)}"
+        href = tracked(brand[1], target) if i % 2 else target
+        label = rng.choice(["Verify email address", "Confirm your email", "Confirm my account", "Activate account",
+                            "Verify my email", "Confirm email address"])
+        html = html_page(brand, f"<h2>Almost there!</h2><p>Please confirm that {rng.choice(RECIPIENTS)} is your email "
+                                f"address.</p>{button(href, label)}<p>This link expires in 24 hours.</p>")
+        codes = []
+        if i % 4 == 3:
+            code = digits(6)
+            codes = [code]
+            html = html.replace("<h2>Almost there!</h2>", f"<h2>Almost there!</h2><p>Your verification code is</p>"
+                                                          f"{code_block(code)}<p>Or click the button:</p>")
+        if i % 3 == 0:
+            text = f"Confirm your email address by opening this link:\n\n{target}\n\nThis link expires in 24 hours."
+            if codes:
+                text = f"Your verification code is {codes[0]}.\n\n" + text
+            write_message(f"link-verify-{i + 1:02d}", brand, f"Verify your email for {brand[0]}", text=text,
+                          html=html, links=[(href, "verify")], expected_codes=codes)
+        else:
+            write_message(f"link-verify-{i + 1:02d}", brand, f"Please confirm your {brand[0]} account", html=html,
+                          links=[(href, "verify")], expected_codes=codes)
+    for i in range(10):  # password resets
+        brand = rng.choice(BRANDS)
+        target = f"https://{brand[1]}/account/reset-password/{token(32)}"
+        href = tracked(brand[1], target) if i % 3 == 1 else target
+        label = rng.choice(["Reset password", "Reset your password", "Choose a new password", "Change password"])
+        if label == "Choose a new password":
+            label = "Reset my password"
+        codes = []
+        body = (f"<p>We received a request to reset the password for your {brand[0]} account.</p>"
+                f"{button(href, label)}<p>If you didn't ask, ignore this email; your password won't change.</p>")
+        if i % 5 == 4:
+            code = digits(6)
+            codes = [code]
+            body = f"<p>Your password reset code is <b>{code}</b>.</p>" + body
+        html = html_page(brand, body)
+        if i % 2:
+            text = (f"Reset your password\n\nOpen this link to choose a new password:\n{target}\n\n"
+                    f"The link expires in 1 hour.")
+            if codes:
+                text = f"Your password reset code is {codes[0]}.\n\n" + text
+            write_message(f"link-reset-{i + 1:02d}", brand, f"Reset your {brand[0]} password", text=text, html=html,
+                          links=[(href, "reset")], expected_codes=codes)
+        else:
+            write_message(f"link-reset-{i + 1:02d}", brand, f"{brand[0]} password reset", html=html,
+                          links=[(href, "reset")], expected_codes=codes)
+    lang_links = [
+        ("de", "E-Mail-Adresse bestätigen", "verify", "Bestätigen Sie Ihre E-Mail-Adresse"),
+        ("de", "Passwort zurücksetzen", "reset", "Passwort zurücksetzen"),
+        ("es", "Confirmar mi correo", "verify", "Confirma tu correo electrónico"),
+        ("es", "Iniciar sesión", "signIn", "Tu enlace para iniciar sesión"),
+        ("pt", "Redefinir senha", "reset", "Redefinição de senha"),
+        ("pt", "Confirmar e-mail", "verify", "Confirme seu e-mail"),
+        ("fr", "Se connecter", "signIn", "Votre lien de connexion"),
+        ("fr", "Réinitialiser le mot de passe", "reset", "Réinitialisation du mot de passe"),
+        ("ja", "メールアドレスを確認する", "verify", "メールアドレスの確認"),
+        ("zh", "验证邮箱", "verify", "请验证您的邮箱"),
+        ("ko", "로그인", "signIn", "로그인 링크"),
+    ]
+    for i, (lang, label, kind, subject) in enumerate(lang_links):
+        brand = rng.choice(BRANDS)
+        target = f"https://{brand[1]}/{lang}/a/{token(30)}"
+        href = tracked(brand[1], target) if i % 2 else target
+        html = html_page(brand, f"<p>{subject}</p>{button(href, label)}")
+        write_message(f"link-{lang}-{kind}-{i + 1:02d}", brand, subject, html=html, links=[(href, kind)],
+                      charset="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# No code at all
+
+
+def newsletters():
+    for i in range(14):
+        brand = rng.choice(BRANDS)
+        unsub, footer_html, footer_text = footer_links(brand[1])
+        promo = alnum_code(rng.choice([6, 8]))
+        articles = [rng.choice([
+            f"Our {year()} roadmap: 12 features shipping this spring",
+            f"How we cut build times by 47% in {year()}",
+            f"Top 10 tips for your {year()} planning",
+            f"Meet the team behind version 4.2.1",
+            f"Webinar recap: 1500 attendees and counting",
+            f"Save 20% with promo code {promo} until March 31",
+            f"Our {year()} annual report is out",
+        ]) for _ in range(3)]
+        html = html_page(brand, "<h1>{} Weekly #{} </h1>".format(brand[0], digits(3))
+                         + "".join(f'<h3><a href="https://{brand[1]}/blog/{token(10).lower()}">{a}</a></h3>'
+                                   f"<p>Read more on our blog.</p>" for a in articles)
+                         + f'<h2 style="font-size:28px">{year()}</h2>' + footer_html,
+                         preheader=rng.choice([None, "This week at " + brand[0]]))
+        text = "\n\n".join(articles) + "\n\n" + footer_text
+        headers = f"List-Unsubscribe: <{unsub}>, <mailto:unsubscribe@{brand[1]}>\r\n" if i % 2 else ""
+        subject = rng.choice([f"{brand[0]} Weekly: what's new in {year()}", f"Your {year()} year in review",
+                              "Don't miss out: 20% off ends Sunday", f"{brand[0]} newsletter #{digits(3)}"])
+        if i % 3:
+            write_message(f"none-newsletter-{i + 1:02d}", brand, subject, text=text, html=html,
+                          links=[(unsub, "unsubscribe")], extra_headers=headers)
+        else:
+            write_message(f"none-newsletter-{i + 1:02d}", brand, subject, html=html, links=[(unsub, "unsubscribe")],
+                          extra_headers=headers)
+
+
+def receipts():
+    for i in range(12):
+        brand = rng.choice(BRANDS)
+        order = digits(rng.choice([7, 8, 9]))
+        items = [(rng.choice(["Wireless Mouse", "USB-C Cable 2m", "Notebook A5", "Coffee Beans 1kg", "Desk Lamp"]),
+                  rng.randint(1, 3), rng.randint(5, 250) + rng.choice([0.99, 0.5, 0.0])) for _ in range(rng.randint(1, 4))]
+        total = sum(q * p for (_, q, p) in items)
+        rows = "".join(f"<tr><td>{n}</td><td>{q}</td><td>${p:.2f}</td></tr>" for (n, q, p) in items)
+        lines = "\n".join(f"{n} x{q}  ${p:.2f}" for (n, q, p) in items)
+        html = html_page(brand, f"<h2>Thanks for your order!</h2><p>Order number: <b>{order}</b></p>"
+                                f"<p>Order date: {rng.randint(1, 28)} March {year()}</p><table>{rows}</table>"
+                                f"<p><b>Total: ${total:.2f}</b></p><p>Paid with Visa ending in {digits(4)}</p>"
+                                f'<p><a href="https://{brand[1]}/orders/{order}">View your order</a></p>'
+                                f"<p>Confirmation number: {alnum_code(8)}</p>")
+        text = (f"Thanks for your order!\n\nOrder #{order}\n{lines}\n\nTotal: ${total:.2f}\n"
+                f"Paid with card ending in {digits(4)}\nView order: https://{brand[1]}/orders/{order}")
+        subject = rng.choice([f"Your {brand[0]} order #{order}", f"Receipt for order {order}",
+                              f"Order confirmation - {order}", f"Your receipt from {brand[0]} #{digits(4)}-{digits(4)}"])
+        write_message(f"none-receipt-{i + 1:02d}", brand, subject, text=text if i % 2 else None, html=html,
+                      structure="mixed" if i % 3 == 0 else None)
+
+
+def shipping():
+    carriers = [("UPS", lambda: "1Z" + alnum_code(6) + digits(10)), ("USPS", lambda: " ".join(digits(4) for _ in range(5)) + " " + digits(2)),
+                ("DHL", lambda: digits(10)), ("FedEx", lambda: digits(12)), ("Correios", lambda: "BR" + digits(9) + "BR")]
+    for i in range(10):
+        brand = rng.choice(BRANDS)
+        carrier, number = rng.choice(carriers)
+        tracking = number()
+        body = (f"Good news! Your order {digits(8)} has shipped with {carrier}.\n\nTracking number: {tracking}\n"
+                f"Estimated delivery: {rng.randint(1, 28)}/{rng.randint(1, 12)}/{year()} between 9:00 and 17:00\n"
+                f"Ship to: {address()}")
+        html = html_page(brand, "".join(f"<p>{x}</p>" for x in body.split("\n") if x)
+                         + f'<p><a href="https://{brand[1]}/track/{tracking.replace(" ", "")}">Track your package</a></p>')
+        write_message(f"none-shipping-{i + 1:02d}", brand, rng.choice(["Your order has shipped",
+                                                                       f"Shipped: order {digits(8)}",
+                                                                       "Out for delivery today"]),
+                      text=body if i % 2 else None, html=html)
+
+
+def calendar_invites():
+    for i in range(8):
+        brand = rng.choice(BRANDS)
+        meeting = f"{digits(3)} {digits(4)} {digits(4)}"
+        passcode = digits(6)
+        text = (f"{brand[0]} is inviting you to a scheduled Zoom meeting.\n\nTopic: Quarterly review\n"
+                f"Time: Mar {rng.randint(1, 28)}, {year()} 10:00 AM Pacific Time (US and Canada)\n\n"
+                f"Join Zoom Meeting\nhttps://zoom.example/j/{meeting.replace(' ', '')}?pwd={token(20)}\n\n"
+                f"Meeting ID: {meeting}\nPasscode: {passcode}\n\nDial by your location\n"
+                f"        +1 669 900 6833 US (San Jose)\n        +1 646 558 8656 US (New York)\n"
+                f"Find your local number: https://zoom.example/u/{token(8)}")
+        ics = (f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nDTSTART:{year()}0314T170000Z\r\n"
+               f"DTEND:{year()}0314T180000Z\r\nSUMMARY:Quarterly review\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+        boundary = "=_" + token(20)
+        name = f"none-calendar-{i + 1:02d}"
+        head = (f"From: {brand[0]} Calendar <calendar@{brand[1]}>\r\nTo: {rng.choice(RECIPIENTS)}\r\n"
+                f"Subject: Invitation: Quarterly review @ Thu Mar 14, {year()} 10am - 11am\r\n"
+                f"Date: Tue, 12 Mar 2024 08:00:00 +0000\r\nMIME-Version: 1.0\r\n"
+                f"Content-Type: multipart/mixed; boundary=\"{boundary}\"\r\n\r\n")
+        body = (head + f"--{boundary}\r\n" + leaf("text/plain", text, "quoted-printable", "utf-8")
+                + f"\r\n--{boundary}\r\nContent-Type: text/calendar; charset=utf-8; method=REQUEST\r\n\r\n{ics}"
+                f"--{boundary}--\r\n")
+        messages.append((name, body, {"codes": [], "links": []}))
+
+
+def other_no_code():
+    """Security alerts, welcomes, statements, notifications: numbers and code words, but no code."""
+    templates = [
+        ("New sign-in to your {b} account", "We noticed a new sign-in to your {b} account on {d}.\n\n"
+         "Device: Chrome 124 on Windows 11\nLocation: Berlin, Germany\nIP address: 198.51.100.23\nTime: 14:32 UTC\n\n"
+         "If this was you, you don't need to do anything. If not, secure your account."),
+        ("Your password was changed", "The password for your {b} account was changed on {d} at 09:15.\n\n"
+         "If you did not make this change, contact support at {p}."),
+        ("Welcome to {b}!", "Thanks for joining {b}. Your account is ready.\n\nYour customer number is {n}.\n"
+         "Our support line is open 24/7: {p}.\n\n{a}"),
+        ("Your {b} statement is ready", "Your statement for account ending in {f} is ready.\n\n"
+         "Balance: $4,210.55\nMinimum payment: $35.00 due {d}\nReference: {n}"),
+        ("You have 12 new notifications", "You have 12 new notifications and 3 messages on {b}.\n\n"
+         "Your profile was viewed 1284 times this week."),
+        ("Your ticket #{n} has been updated", "Hello,\n\nTicket {n} was updated by our support team.\n"
+         "Case reference: {n}\n\nReply to this email to add a comment."),
+        ("Flight confirmation {r}", "Your booking is confirmed.\n\nBooking reference: {r}\nFlight OA 815 "
+         "departs {d} at 16:45 from gate 23.\nSeat 42F\nTotal paid: EUR 1,284.00"),
+        ("Your subscription renews soon", "Your {b} Pro plan renews on {d} for $119.88/year.\n\n"
+         "Invoice INV-{y}-{f} will be emailed to you.\nVAT number: DE{n}"),
+        ("Your promo code inside", "Thanks for being a customer! Use promo code {r} at checkout for 15% off "
+         "orders over $50.\n\nOffer valid until {d}."),
+        ("Your referral code", "Invite friends to {b} with your referral code {r} and earn 500 points each."),
+        ("Error report", "Build 4821 failed with error code 137 on runner 12.\n\nCommit a1b2c3d at {d} 03:14."),
+        ("Your {b} gift card", "You received a $50 gift card!\n\nGift card code: {r}\nPIN: see the card back."),
+    ]
+    for i in range(24):
+        brand = rng.choice(BRANDS)
+        subject, body = templates[i % len(templates)]
+        fill = dict(b=brand[0], d=f"{rng.randint(1, 28)} March {year()}", p=phone(), n=digits(8), a=address(),
+                    f=digits(4), r=alnum_code(6), y=year())
+        subject = subject.format(**fill)
+        body = body.format(**fill)
+        if i % 2:
+            write_message(f"none-notice-{i + 1:02d}", brand, subject, text=body)
+        else:
+            write_message(f"none-notice-{i + 1:02d}", brand, subject,
+                          html=html_page(brand, "".join(f"<p>{x}</p>" for x in body.split("\n") if x)))
+
+
+def main():
+    en_codes()
+    prefixed_codes()
+    subject_only()
+    disagreeing_parts()
+    html_only_colours()
+    codes_beside_numbers()
+    other_languages()
+    link_messages()
+    newsletters()
+    receipts()
+    shipping()
+    calendar_invites()
+    other_no_code()
+    for old in os.listdir(HERE):
+        if old.endswith(".eml") or old.endswith(".expected.json"):
+            os.remove(os.path.join(HERE, old))
+    names = set()
+    for name, body, expected in messages:
+        assert name not in names, name
+        names.add(name)
+        with open(os.path.join(HERE, name + ".eml"), "w", newline="", encoding="utf-8") as out:
+            out.write(body)
+        with open(os.path.join(HERE, name + ".expected.json"), "w", encoding="utf-8") as out:
+            json.dump(expected, out, ensure_ascii=False, indent=1)
+            out.write("\n")
+    with_code = sum(1 for _, _, e in messages if e["codes"])
+    print(f"{len(messages)} messages, {with_code} with a code, {len(messages) - with_code} without")
+
+
+if __name__ == "__main__":
+    main()
