@@ -83,7 +83,7 @@ struct CodeScorer {
         let token = tokens[index]
         let line = line(of: token.range.lowerBound)
         let start = lineStarts[line]
-        let end = lineEnd(line)
+        let end = lineEnd(self.line(of: token.range.upperBound - 1))
         if labels.contains(where: { $0.meaning == .meeting && (max(0, line - 2)...line).contains(self.line(of: $0.range.lowerBound)) }) {
             return nil
         }

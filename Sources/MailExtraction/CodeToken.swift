@@ -4,7 +4,8 @@ struct CodeToken {
     enum Shape {
         /// Code-shaped: 4–10 digits, or upper-case letters and digits with a digit, grouped or not.
         case candidate
-        /// A number of four characters or more that cannot be a code (a date, a phone number, a price, a long id).
+        /// A number that cannot be a code: four characters or more of a date, a phone number, a price or a long id,
+        /// or a shorter part of an amount, a time or a date.
         case number
         /// Two or three digits: not a token alone, but a group of a spaced code (`123 456`) or of a phone number.
         case fragment

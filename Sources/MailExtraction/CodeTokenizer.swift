@@ -18,6 +18,8 @@
 ///    after it (`1500 points`, `2500 EUR`); a date or count character after it (`2024年`); a two-letter state code
 ///    before five digits (`CA 94043`); or inside a URL or an email address.
 /// 5. Four digits from 1900 to 2099 are marked year-like.
+/// 6. A code set one character a cell or a box (4–8 lines of one digit or capital each, with a digit; or one line of
+///    4–8 such characters separated by single spaces) is one token.
 struct CodeTokenizer {
     private let scalars: [Unicode.Scalar]
     private let excluded: [Range<Int>]
@@ -54,7 +56,50 @@ struct CodeTokenizer {
             if !inside, let token = token(index..<end) { runs.append(token) }
             index = end
         }
-        return chained(runs)
+        let spelled = spelledOut()
+        guard !spelled.isEmpty else { return chained(runs) }
+        return chained((runs + spelled).sorted { $0.range.lowerBound < $1.range.lowerBound })
+    }
+
+    /// Rule 6: the codes written one character a line (`<td>4</td><td>8</td>...`) or spaced out on a line of their
+    /// own (`4 8 2 9 1 3`).
+    private func spelledOut() -> [CodeToken] {
+        var found: [CodeToken] = []
+        var cells: [Int] = []
+        func flush() {
+            if (4...8).contains(cells.count), cells.contains(where: { Self.isDigit(scalars[$0]) }) {
+                found.append(spelled(cells))
+            }
+            cells.removeAll()
+        }
+        var lineStart = 0
+        while lineStart < scalars.count {
+            var lineEnd = lineStart
+            while lineEnd < scalars.count, scalars[lineEnd] != "\n" { lineEnd += 1 }
+            let characters = (lineStart..<lineEnd).filter { !scalars[$0].properties.isWhitespace }
+            let single = characters.allSatisfy { Self.isDigit(scalars[$0]) || Self.isUpper(scalars[$0]) }
+            if characters.count == 1, single {
+                cells.append(characters[0])
+            } else {
+                flush()
+                if (4...8).contains(characters.count), single,
+                    zip(characters, characters.dropFirst()).allSatisfy({ $1 - $0 == 2 }),
+                    characters.contains(where: { Self.isDigit(scalars[$0]) })
+                {
+                    found.append(spelled(characters))
+                }
+            }
+            lineStart = lineEnd + 1
+        }
+        flush()
+        return found
+    }
+
+    private func spelled(_ positions: [Int]) -> CodeToken {
+        let value = String(String.UnicodeScalarView(positions.map { scalars[$0] }))
+        return CodeToken(
+            shape: .candidate, range: positions[0]..<positions[positions.count - 1] + 1, value: value,
+            numeric: value.unicodeScalars.allSatisfy(Self.isDigit), yearLike: false, boundLeft: false, boundRight: false)
     }
 
     static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
@@ -107,10 +152,14 @@ struct CodeTokenizer {
                 && (groups.count == 2 || (groups.count == 3 && lengths.allSatisfy { $0 <= 3 }))
         }
         if !numeric { shaped = shaped && scalars[shapeRange].contains { Self.isUpper($0) } }
+        let left = boundLeft(range.lowerBound)
+        let right = boundRight(range.upperBound)
         let shape: CodeToken.Shape
         if shaped {
             shape = .candidate
-        } else if length >= 4 {
+        } else if length >= 4 || (numeric && (left || right)) {
+            // A short number that is part of an amount, a time or a date takes its label as a long one does
+            // (`transaction of INR 5,000.00`).
             shape = .number
         } else if numeric, groups.count == 1, length >= 2 {
             shape = .fragment
@@ -120,8 +169,8 @@ struct CodeTokenizer {
         let value = String(String.UnicodeScalarView(scalars[shapeRange]))
         let year = numeric && length == 4 && groups.count == 1 && (1900...2099).contains(Int(value) ?? 0)
         return CodeToken(
-            shape: shape, range: range, value: value, numeric: numeric, yearLike: year,
-            boundLeft: boundLeft(range.lowerBound), boundRight: boundRight(range.upperBound, length: length))
+            shape: shape, range: range, value: value, numeric: numeric, yearLike: year, boundLeft: left,
+            boundRight: right)
     }
 
     private func at(_ index: Int) -> Unicode.Scalar? {
@@ -154,7 +203,7 @@ struct CodeTokenizer {
         return false
     }
 
-    private func boundRight(_ end: Int, length: Int) -> Bool {
+    private func boundRight(_ end: Int) -> Bool {
         guard let after = at(end) else { return false }
         if Self.signsAfter.contains(after) || Self.countsAfter.contains(after) { return true }
         if ".,:".unicodeScalars.contains(after), let second = at(end + 1), Self.isAlphanumeric(second) { return true }
@@ -167,8 +216,9 @@ struct CodeTokenizer {
         return false
     }
 
-    /// The ASCII letters right before `end` (exclusive).
+    /// The ASCII letters right before `end` (exclusive), an abbreviation's period aside (`Rs.`).
     private func wordBefore(_ end: Int) -> String {
+        let end = end > 0 && scalars[end - 1] == "." ? end - 1 : end
         var start = end
         while start > 0, start > end - 12, Self.isAlphanumeric(scalars[start - 1]) || scalars[start - 1] == "$" {
             start -= 1

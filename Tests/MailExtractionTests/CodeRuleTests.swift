@@ -80,6 +80,21 @@ struct CodeRuleTests {
         #expect(F.codes(text: "Your code is abc123 or Abc123") == [])
     }
 
+    @Test("an amount takes the label before it, so the code word before the amount reaches the code")
+    func amountsTakeLabels() {
+        #expect(F.codes(text: "Your OTP for transaction of INR 5,000.00 at AMAZON is 482913. Valid for 5 mins.") == ["482913"])
+        #expect(F.codes(text: "Your OTP for card ending 4242 is 551234") == ["551234"])
+        #expect(F.codes(text: "Verification code: Rs. 4500 paid") == [])
+    }
+
+    @Test("a code set one character a cell, or spaced out on its own line, is one code")
+    func spelledOut() {
+        let cells = "<p>Your verification code:</p><table><tr>" + "482913".map { "<td>\($0)</td>" }.joined() + "</tr></table>"
+        #expect(F.codes(html: cells) == ["482913"])
+        #expect(F.codes(text: "Your code is\n\n4 8 2 9 1 3\n") == ["482913"])
+        #expect(F.codes(text: "Steps:\n1\n2\n3\n4\nDone") == [])
+    }
+
     @Test("promo, discount, ZIP and error codes are not one-time codes")
     func otherCodes() {
         #expect(F.codes(text: "Use promo code SAVE20 for 20% off!") == [])
