@@ -13,6 +13,8 @@ struct CodeLabel {
         /// A word for a meeting, a webinar or a conference: the numbers on its line and the next are its ids and
         /// passcodes, never a sign-in's code.
         case meeting
+        /// A word of selling (`discount`, `checkout`, `coupon`, `descuento`): a code on its line is a promotion's.
+        case promotion
     }
 
     var range: Range<Int>
@@ -24,7 +26,7 @@ struct CodeLabel {
         case .code: return 60
         case .act: return 35
         case .prompt: return 20
-        case .notCode, .meeting: return 0
+        case .notCode, .meeting, .promotion: return 0
         }
     }
 

@@ -16,8 +16,12 @@ enum CodeLabelFinder {
         var phrase: [(word: String, range: Range<Int>)] = []
         var index = 0
         let count = scalars.count
-        func flush() {
-            if let label = meaning(of: phrase) { labels.append(label) }
+        func flush(before next: String? = nil) {
+            // `code review`, `code of conduct`: a code word that qualifies the word after it names no code.
+            let modifier = next.map(modifiedNouns.contains) ?? false
+            if !(modifier && phrase.last.map({ codeWord($0.word) }) == true), let label = meaning(of: phrase) {
+                labels.append(label)
+            }
             phrase.removeAll(keepingCapacity: true)
         }
         while index < count {
@@ -36,6 +40,12 @@ enum CodeLabelFinder {
                 if scalar == "#" {
                     flush()
                     labels.append(CodeLabel(range: index..<index + 1, meaning: .notCode))
+                } else if scalar == "%",
+                    String(String.UnicodeScalarView(scalars[(index + 1)..<min(count, index + 5)])).lowercased() == " off"
+                {
+                    // `25% off`: a sale.
+                    flush()
+                    labels.append(CodeLabel(range: index..<index + 1, meaning: .promotion))
                 } else if !(scalar == " " || scalar == "-" || scalar == "\u{A0}"), !phrase.isEmpty {
                     // A period after an abbreviation (`No.`, `Nr.`) keeps the phrase: `Order No. 12345`.
                     let last = phrase[phrase.count - 1]
@@ -47,10 +57,11 @@ enum CodeLabelFinder {
             var end = index + 1
             while end < count, isWordScalar(scalars[end]), !CodeTokenizer.isEastAsian(scalars[end]) { end += 1 }
             let word = String(String.UnicodeScalarView(scalars[index..<end])).lowercased()
-            if isLabelWord(word) {
+            let abbreviation = numberAbbreviations.contains(word)
+            if isLabelWord(word), !abbreviation || (end < count && ".:º°".unicodeScalars.contains(scalars[end])) {
                 phrase.append((word, index..<end))
             } else {
-                flush()
+                flush(before: word)
             }
             index = end
         }
@@ -68,6 +79,7 @@ enum CodeLabelFinder {
         codeWord(word) || numberWords.contains(word) || numberAbbreviations.contains(word) || actWords.contains(word)
             || promptWords.contains(word) || notCodeWords.contains(word) || qualifiers.contains(word)
             || meetingWords.contains(word) || oneTimeWords.contains(word) || passwordWords.contains(word)
+            || promotionWords.contains(word)
             || notCodeCompound(word)
     }
 
@@ -76,6 +88,7 @@ enum CodeLabelFinder {
         let range = first.range.lowerBound..<last.range.upperBound
         let words = phrase.map(\.word)
         if words.contains(where: meetingWords.contains) { return CodeLabel(range: range, meaning: .meeting) }
+        if words.contains(where: promotionWords.contains) { return CodeLabel(range: range, meaning: .promotion) }
         // The head: the last code, number or password word of the phrase, read with the word before it.
         if let head = words.lastIndex(where: { codeWord($0) || numberWords.contains($0) || numberAbbreviations.contains($0) || passwordWords.contains($0) }) {
             let word = words[head]
@@ -179,8 +192,21 @@ enum CodeLabelFinder {
         "informe", "saisissez", "entrez", "saisir", "eingeben", "gib", "geben", "inserisci", "utilisez",
     ]
     private static let meetingWords: Set<String> = [
-        "meeting", "meetings", "webinar", "conference", "dial", "zoom", "teams", "reunión", "reunion", "reunião",
-        "réunion", "besprechung", "konferenz", "meet",
+        "meeting", "meetings", "webinar", "conference", "dial", "reunión", "reunion", "reunião", "réunion",
+        "besprechung", "konferenz",
+    ]
+    /// Words of selling (not those a brand is named with, `Shop`, `Deals`).
+    private static let promotionWords: Set<String> = [
+        "promo", "promotional", "promotion", "coupon", "coupons", "discount", "discounts", "checkout", "voucher",
+        "vouchers", "descuento", "cupón", "cupon", "desconto", "cupom", "rabatt", "gutschein", "réduction",
+        "promoción", "promocion", "promoção", "soldes", "sconto",
+    ]
+    /// Nouns that a code word before them qualifies (`code review`): then it names no code.
+    private static let modifiedNouns: Set<String> = [
+        "review", "reviews", "reviewer", "of", "snippet", "snippets", "editor", "base", "change", "changes", "owner",
+        "owners", "sample", "samples", "example", "examples", "block", "blocks", "quality", "coverage", "freeze",
+        "search", "scanning", "generation", "camp", "academy", "challenge", "school", "club", "repository", "repo",
+        "style", "smell", "signing", "analysis", "completion", "assistant", "interpreter", "red", "new", "reuse",
     ]
     private static let notCodeWords: Set<String> = [
         "order", "orders", "invoice", "invoices", "ticket", "tickets", "reference", "ref", "booking", "reservation",
@@ -199,7 +225,7 @@ enum CodeLabelFinder {
         "buchung", "vuelo", "voo", "vol", "flug", "envío", "envio", "livraison", "lieferung", "paquete", "pacote",
         "colis", "paket", "cliente", "client", "kunde", "kunden", "cuenta", "conta", "compte", "konto", "contract",
         "contrato", "vertrag", "contrat", "quote", "estimate", "pago", "pagamento", "paiement", "zahlung", "payment",
-        "refund", "reembolso", "remboursement", "erstattung", "hotline", "fone", "tél", "tlf", "sms", "text",
+        "refund", "reembolso", "remboursement", "erstattung", "hotline", "fone", "tél", "tlf", "pr", "pull",
         "unit", "office", "building", "apartment", "apto", "piso", "rue", "calle", "rua", "straße", "strasse",
         "avenida", "cedex", "copyright", "ordem", "nota", "recibo", "reçu", "quittung", "lote", "batch", "serie",
         "série", "registration", "license", "licence", "licencia", "licença", "lizenz", "vin", "isbn", "ean", "upc",

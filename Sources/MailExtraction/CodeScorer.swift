@@ -3,7 +3,8 @@
 ///
 /// 1. Refused outright: a bound token (``CodeTokenizer`` rule 4); one that a label of a thing that is not a code
 ///    names (`Order 12345678`, `Phone: 5550 1234`, `12345 (order number)`), the label nearest before it on its line,
-///    or nearest after it and nearer than any code word before; one on a meeting's line or the two after it; a
+///    or nearest after it and nearer than any code word before; one on a meeting's line or the two after it, or on
+///    a line of selling (`discount`, `checkout`: a promotion's code); a
 ///    year-like one without a code word right before it (`code: 2024`); one of letters and digits without a code
 ///    word (an act word is not enough for `ABC123`).
 /// 2. Labels read before it on its line (up to 80 characters back, past numbers that other labels took: `code for
@@ -41,6 +42,23 @@ struct CodeScorer {
         var starts = [0]
         for (index, scalar) in text.scalars.enumerated() where scalar == "\n" { starts.append(index + 1) }
         lineStarts = starts
+        meetingLines = Set(labels.filter { $0.meaning == .meeting }.map { Self.line(of: $0.range.lowerBound, in: starts) })
+        promotionLines = Set(labels.filter { $0.meaning == .promotion }.map { Self.line(of: $0.range.lowerBound, in: starts) })
+    }
+
+    /// The lines that name a meeting, and those that sell.
+    private let meetingLines: Set<Int>
+    private let promotionLines: Set<Int>
+
+    /// The index of the first label that starts at or after `position` (the count when none does).
+    private func firstLabel(startingAtOrAfter position: Int) -> Int {
+        var low = 0
+        var high = labels.count
+        while low < high {
+            let middle = (low + high) / 2
+            if labels[middle].range.lowerBound < position { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Whether the source holds a code word or an act word (for the subject).
@@ -64,7 +82,9 @@ struct CodeScorer {
         return found
     }
 
-    private func line(of position: Int) -> Int {
+    private func line(of position: Int) -> Int { Self.line(of: position, in: lineStarts) }
+
+    private static func line(of position: Int, in lineStarts: [Int]) -> Int {
         var low = 0
         var high = lineStarts.count - 1
         while low < high {
@@ -84,14 +104,19 @@ struct CodeScorer {
         let line = line(of: token.range.lowerBound)
         let start = lineStarts[line]
         let end = lineEnd(self.line(of: token.range.upperBound - 1))
-        if labels.contains(where: { $0.meaning == .meeting && (max(0, line - 2)...line).contains(self.line(of: $0.range.lowerBound)) }) {
+        let lastLine = self.line(of: token.range.upperBound - 1)
+        if (max(0, line - 2)...lastLine).contains(where: meetingLines.contains)
+            || (line...lastLine).contains(where: promotionLines.contains)
+        {
             return nil
         }
         // Before, on the line.
         var before = 0
         var beforeDistance = Int.max
         var crossedNumber = false
-        var labelIndex = labels.lastIndex { $0.range.upperBound <= token.range.lowerBound }
+        // Labels do not overlap tokens, so the last one starting before the token ends before it.
+        let firstAfter = firstLabel(startingAtOrAfter: token.range.lowerBound)
+        var labelIndex: Int? = firstAfter > 0 ? firstAfter - 1 : nil
         var tokenIndex = index - 1
         while true {
             let label = labelIndex.map { labels[$0] }
@@ -124,7 +149,7 @@ struct CodeScorer {
         // token unless a number follows it closely (`482913 (order number 99999)` names 99999).
         var after = 0
         let nextToken = index + 1 < tokens.count ? tokens[index + 1] : nil
-        var labelAfter = labels.firstIndex { $0.range.lowerBound >= token.range.upperBound } ?? labels.count
+        var labelAfter = firstLabel(startingAtOrAfter: token.range.upperBound)
         while labelAfter < labels.count {
             let label = labels[labelAfter]
             let distance = label.range.lowerBound - token.range.upperBound
@@ -215,12 +240,18 @@ struct CodeScorer {
         }
         let windowStart = max(lineStarts[firstLine], token.range.lowerBound - 300)
         let lineStart = lineStarts[line]
-        let nearestToken = tokens.indices[..<tokenIndex].last { index in
-            tokens[index].takesLabel && !refused[index] && tokens[index].range.lowerBound >= windowStart
-        }.map { tokens[$0] }
+        var nearestToken: CodeToken?
+        var previous = tokenIndex - 1
+        while previous >= 0, tokens[previous].range.lowerBound >= windowStart {
+            if tokens[previous].takesLabel && !refused[previous] {
+                nearestToken = tokens[previous]
+                break
+            }
+            previous -= 1
+        }
         var best = 0
         var labelLine: Int?
-        for label in labels.reversed() where label.range.upperBound <= lineStart {
+        for label in labels[..<firstLabel(startingAtOrAfter: lineStart)].reversed() {
             guard label.range.lowerBound >= windowStart else { break }
             if let nearestToken, nearestToken.range.lowerBound > label.range.lowerBound { break }
             let current = self.line(of: label.range.lowerBound)

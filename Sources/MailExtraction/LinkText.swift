@@ -6,10 +6,10 @@ import MIME
 ///    (both: verifying when the text speaks of an email, an address or an account, else signing in), in English,
 ///    German, Spanish, Portuguese, French, Italian, Chinese, Japanese and Korean. A text about an order, a receipt, an
 ///    invoice or a shipment is of none (`View order confirmation`).
-/// 2. Its path and query, percent-decoded once so that the target of a tracking redirect shows (`unsubscribe`,
+/// 2. The words around it, when its text says nothing of itself (`click here`, the URL itself, none): the rest of its
+///    line, or the line above when it starts its line (`To reset your password, visit:` then the URL).
+/// 3. Its path and query, percent-decoded once so that the target of a tracking redirect shows (`unsubscribe`,
 ///    `optout`; `reset`, `forgot`, `password`; `magic`, `login`, `signin`; `verify`, `confirm`, `activate`).
-/// 3. The words around it, when its text says nothing of itself (`click here`, the URL itself, none): its line and
-///    the line above.
 ///
 /// A verify, sign-in or reset link carries something only its recipient holds: a path segment or query value of at
 /// least 12 characters with a digit, or of 24 (a token, or a tracking redirect's id); one without is `other` (the
@@ -22,7 +22,7 @@ enum LinkText {
         return scalars.count > length
     }
 
-    /// The kind of a link and how surely (3 by its text, 2 by its URL, 1 by the words around it, 0 for `other`).
+    /// The kind of a link and how surely (3 by its text, 2 by the words around it, 1 by its URL, 0 for `other`).
     static func kind(text: String, url: String, context: String, textIsGeneric: Bool) -> (LinkKind, Int) {
         let words = text.lowercased()
         let tokenBearing = hasToken(url)
@@ -30,10 +30,10 @@ enum LinkText {
             return settle(kind, strength: 3, tokenBearing: tokenBearing)
         }
         if !words.isEmpty, notActionWords.contains(where: words.contains) { return (.other, 0) }
-        if let kind = kind(ofURL: url) { return settle(kind, strength: 2, tokenBearing: tokenBearing) }
         if textIsGeneric || isWebURL(words) || words.isEmpty, let kind = kind(ofWords: context.lowercased()) {
-            return settle(kind, strength: 1, tokenBearing: tokenBearing)
+            return settle(kind, strength: 2, tokenBearing: tokenBearing)
         }
+        if let kind = kind(ofURL: url) { return settle(kind, strength: 1, tokenBearing: tokenBearing) }
         return (.other, 0)
     }
 

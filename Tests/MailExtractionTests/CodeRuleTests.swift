@@ -126,6 +126,15 @@ struct CodeRuleTests {
         #expect(F.codes(text: "Votre code de vérification est : 990011") == ["990011"])
     }
 
+    @Test("a promotion's code is not a one-time code, nor is a code word that qualifies another noun")
+    func promotionsAndModifiers() {
+        #expect(F.codes(text: "Use code SPRING25 for 25% off your next order") == [])
+        #expect(F.codes(text: "Enter code 4821 at checkout") == [])
+        #expect(F.codes(text: "Your code review is ready: 12 comments on PR 4821") == [])
+        #expect(F.codes(subject: "Wonka Shop", text: "482913 is your Wonka Shop verification code.") == ["482913"])
+        #expect(F.codes(text: "Your Zoom verification code is 482913") == ["482913"])
+    }
+
     @Test("a meeting's id and passcode are not a sign-in's code")
     func meetings() {
         #expect(F.codes(text: "Join Zoom Meeting\nMeeting ID: 812 3456 7890\nPasscode: 482913") == [])
