@@ -199,7 +199,7 @@ enum CodeLabelFinder {
     private static let promotionWords: Set<String> = [
         "promo", "promotional", "promotion", "coupon", "coupons", "discount", "discounts", "checkout", "voucher",
         "vouchers", "descuento", "cupón", "cupon", "desconto", "cupom", "rabatt", "gutschein", "réduction",
-        "promoción", "promocion", "promoção", "soldes", "sconto",
+        "promoción", "promocion", "promoção", "soldes", "sconto", "gift",
     ]
     /// Nouns that a code word before them qualifies (`code review`): then it names no code.
     private static let modifiedNouns: Set<String> = [
@@ -213,7 +213,7 @@ enum CodeLabelFinder {
         "tracking", "track", "shipment", "parcel", "package", "account", "acct", "customer", "member", "membership",
         "transaction", "receipt", "case", "claim", "policy", "sku", "item", "model", "serial", "part", "flight",
         "seat", "gate", "room", "phone", "tel", "telephone", "mobile", "cell", "fax", "call", "whatsapp", "zip",
-        "postal", "postcode", "plz", "cep", "apt", "suite", "street", "st", "ave", "avenue", "road", "rd", "box",
+        "postal", "postcode", "plz", "cep", "apt", "suite", "box",
         "floor", "card", "ending", "ends", "visa", "mastercard", "amex", "iban", "bic", "routing", "vat", "tax",
         "price", "total", "subtotal", "amount", "balance", "paid", "cost", "fee", "points", "promo", "coupon",
         "discount", "voucher", "gift", "referral", "error", "status", "version", "build", "release", "issue",
@@ -226,8 +226,8 @@ enum CodeLabelFinder {
         "colis", "paket", "cliente", "client", "kunde", "kunden", "cuenta", "conta", "compte", "konto", "contract",
         "contrato", "vertrag", "contrat", "quote", "estimate", "pago", "pagamento", "paiement", "zahlung", "payment",
         "refund", "reembolso", "remboursement", "erstattung", "hotline", "fone", "tél", "tlf", "pr", "pull",
-        "unit", "office", "building", "apartment", "apto", "piso", "rue", "calle", "rua", "straße", "strasse",
-        "avenida", "cedex", "copyright", "ordem", "nota", "recibo", "reçu", "quittung", "lote", "batch", "serie",
+        "unit", "office", "building", "apartment", "apto", "piso",
+        "cedex", "copyright", "ordem", "nota", "recibo", "reçu", "quittung", "lote", "batch", "serie",
         "série", "registration", "license", "licence", "licencia", "licença", "lizenz", "vin", "isbn", "ean", "upc",
     ]
 

@@ -4,13 +4,14 @@
 /// 1. Refused outright: a bound token (``CodeTokenizer`` rule 4); one that a label of a thing that is not a code
 ///    names (`Order 12345678`, `Phone: 5550 1234`, `12345 (order number)`), the label nearest before it on its line,
 ///    or nearest after it and nearer than any code word before; one on a meeting's line or the two after it, or on
-///    a line of selling (`discount`, `checkout`: a promotion's code); a
+///    a line of selling (`discount`, `checkout`, `gift`: a promotion's code) or the one after it; a
 ///    year-like one without a code word right before it (`code: 2024`); one of letters and digits without a code
 ///    word (an act word is not enough for `ABC123`).
 /// 2. Labels read before it on its line (up to 80 characters back, past numbers that other labels took: `code for
 ///    order 1234 is 567890`), after it on its line (up to 40 characters: `123456 is your code`), or, when it starts
-///    its line or stands out, on the three lines above it (`Your code:` then `123456`). A label never reaches past a
-///    token that could take it. The best label adds its weight (code word 60, act 35, prompt 20), less 5 after, 10
+///    its line or stands out, on the nearest line with a label among the three above it (`Your code:` then `123456`;
+///    a code word there names it whatever else the line says, else the label nearest to it). A label never reaches
+///    past a token that could take it. The best label adds its weight (code word 60, act 35, prompt 20), less 5 after, 10
 ///    above or more than 40 characters before; one before and one after add 10.
 /// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code or act word and the token
 ///    stands out (alone or emphasized) 20; six digits 5.
@@ -106,7 +107,7 @@ struct CodeScorer {
         let end = lineEnd(self.line(of: token.range.upperBound - 1))
         let lastLine = self.line(of: token.range.upperBound - 1)
         if (max(0, line - 2)...lastLine).contains(where: meetingLines.contains)
-            || (line...lastLine).contains(where: promotionLines.contains)
+            || (max(0, line - 1)...lastLine).contains(where: promotionLines.contains)
         {
             return nil
         }
@@ -250,17 +251,24 @@ struct CodeScorer {
             previous -= 1
         }
         var best = 0
+        var refusedBy = false
         var labelLine: Int?
         for label in labels[..<firstLabel(startingAtOrAfter: lineStart)].reversed() {
             guard label.range.lowerBound >= windowStart else { break }
             if let nearestToken, nearestToken.range.lowerBound > label.range.lowerBound { break }
             let current = self.line(of: label.range.lowerBound)
             if let labelLine, current != labelLine { break }
-            if !label.isPositive { return best > 0 ? .weight(best) : .refused }
             labelLine = current
-            best = max(best, label.weight)
+            if label.isPositive {
+                best = max(best, label.weight)
+            } else if best == 0 {
+                refusedBy = true
+            }
         }
-        return .weight(best)
+        // The nearest line with a label names the token: by a code word on it, whatever else it says (`Use this
+        // verification code to sign in to Paper Street:`); else by its nearest label.
+        if best == 60 || !refusedBy { return .weight(best) }
+        return .refused
     }
 
     private func beforeGap(_ position: Int, distance: Int) -> String {

@@ -24,7 +24,7 @@ struct LinkCollector {
 
     mutating func add(anchors: [HTMLVisibleText.Anchor], in text: SourceText) {
         for anchor in anchors {
-            let generic = anchor.text.isEmpty || LinkText.isGeneric(anchor.text)
+            let generic = anchor.text.isEmpty || LinkText.isGeneric(anchor.text) || LinkText.isWebURL(anchor.text)
             let context = generic ? Self.context(of: anchor.position..<anchor.end, in: text.scalars) : ""
             add(url: anchor.href, text: anchor.text, context: context, generic: generic, emphasized: anchor.emphasized)
         }
@@ -86,14 +86,15 @@ struct LinkCollector {
 
     private static func isAction(_ kind: LinkKind) -> Bool { kind == .verify || kind == .signIn || kind == .reset }
 
-    /// The words around `range`: the rest of its line, and the line above when nothing but punctuation stands before
-    /// it on its own; at most 300 characters.
+    /// The words around `range`: the rest of its line, and the nearest line above with words when nothing but
+    /// punctuation stands before it on its own; at most 300 characters.
     private static func context(of range: Range<Int>, in scalars: [Unicode.Scalar]) -> String {
         let lower = min(range.lowerBound, scalars.count)
         let upper = min(range.upperBound, scalars.count)
         var start = lower
         while start > 0, lower - start < 300, scalars[start - 1] != "\n" { start -= 1 }
-        if !scalars[start..<lower].contains(where: { $0.properties.isAlphabetic }), start > 0 {
+        // Nothing before it on its line: the nearest line above with words (past empty ones).
+        while !scalars[start..<lower].contains(where: { $0.properties.isAlphabetic }), start > 0, lower - start < 300 {
             start -= 1
             while start > 0, lower - start < 300, scalars[start - 1] != "\n" { start -= 1 }
         }

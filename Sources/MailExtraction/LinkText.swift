@@ -71,12 +71,14 @@ enum LinkText {
         let path = rest[slash...]
         if ["unsubscribe", "unsub", "optout", "opt-out", "opt_out"].contains(where: path.contains) { return .unsubscribe }
         if ["reset", "forgot", "recover", "password"].contains(where: path.contains) { return .reset }
-        if ["magic", "login", "signin", "sign-in", "sign_in", "log-in", "log_in", "/auth/", "session"].contains(where: path.contains) {
+        if ["magic", "login", "signin", "sign-in", "sign_in", "log-in", "log_in"].contains(where: path.contains) {
             return .signIn
         }
         if ["verify", "verification", "confirm", "activate", "activation", "validate", "validation"].contains(where: path.contains) {
             return .verify
         }
+        // Words of any authentication, weaker than the words of verifying.
+        if ["/auth/", "session"].contains(where: path.contains) { return .signIn }
         return nil
     }
 

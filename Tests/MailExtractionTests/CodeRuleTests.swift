@@ -135,6 +135,13 @@ struct CodeRuleTests {
         #expect(F.codes(text: "Your Zoom verification code is 482913") == ["482913"])
     }
 
+    @Test("a code word on the line above names the code whatever else that line says; a gift card's PIN is not a code")
+    func lineAbove() {
+        #expect(F.codes(text: "Use this verification code to sign in to Paper Street:\n\n482913") == ["482913"])
+        #expect(F.codes(text: "Order number:\n48291374") == [])
+        #expect(F.codes(text: "Gift card number: 1234567812345678\nPIN: 4821") == [])
+    }
+
     @Test("a meeting's id and passcode are not a sign-in's code")
     func meetings() {
         #expect(F.codes(text: "Join Zoom Meeting\nMeeting ID: 812 3456 7890\nPasscode: 482913") == [])

@@ -64,6 +64,16 @@ struct LinkRuleTests {
         #expect(links[1].text == "Blog")
     }
 
+    @Test("a link whose text is its URL, or a bare URL under the sentence that introduces it, takes that sentence's kind")
+    func introducedURLs() {
+        let reset = "https://blog.example/wp-login.php?action=rp&key=Zk6T11D2vXxTW6OI&login=agent7"
+        let text = "To reset your password, visit the following address:\n\n\(reset)\n\nThanks."
+        #expect(F.links(text: text).map(\.kind) == [.reset])
+        let verify = "https://app.example/__/auth/action?mode=verifyEmail&oobCode=B0hmyAS7EnsKcsOf"
+        let html = #"<p>Follow this link to verify your email address.</p><p><a href="\#(verify)">\#(verify)</a></p>"#
+        #expect(F.links(html: html).map(\.kind) == [.verify])
+    }
+
     @Test("a link about an order is other, whatever its words")
     func orderLinks() {
         let html = #"<a href="https://shop.example/orders/12345678901234">View order confirmation</a>"#
