@@ -772,6 +772,245 @@ def other_no_code():
                           html=html_page(brand, "".join(f"<p>{x}</p>" for x in body.split("\n") if x)))
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Second batch: the shapes of well-known senders' mails (paraphrased, brands fictional), and hard negatives.
+
+
+def html_lines(brand, lines, code=None):
+    """HTML paragraphs; the line equal to `code` set as the sender's code box."""
+    return html_page(brand, "".join(code_block(x) if code and x == code else f"<p>{x}</p>" for x in lines if x))
+
+
+def sender_shapes():
+    shapes = []  # (subject, lines, code, where): where = text, html or both
+
+    def add(subject, lines, code, where=None):
+        shapes.append((subject, lines, code, where or rng.choice(["text", "html", "both"])))
+
+    c = digits(8)
+    add("[{b}] Your launch code", ["Hey agent7!", "Here is your {b} launch code: " + c,
+                                   "If you did not try to sign in, change your password at once."], c)
+    c = f"{alnum_code(3)}-{alnum_code(3)}"
+    add("{b} confirmation code: " + c, ["Confirm your email address",
+                                         "Your confirmation code is below — enter it in your open browser window and "
+                                         "we'll help you get signed in.", c,
+                                         "If you didn't request this email, there's nothing to worry about."], c, "html")
+    c = digits(7)
+    add("{b} account security code", ["{b} account", "Security code",
+                                      "Please use the following security code for the {b} account ag***@postern.example.",
+                                      "Security code: " + c, "If you don't recognize the account, you can click here to "
+                                      "remove your email address from that account.", "Thanks,", "The {b} account team"], c)
+    c = digits(6)
+    add("Verify your Apple-style ID email address", ["Verify your email address",
+                                                     "You have selected this email address as your new ID. To verify "
+                                                     "this email address belongs to you, enter the code below on the "
+                                                     "email verification page:", c,
+                                                     "This code will expire three hours after this email was sent.",
+                                                     "Why you received this email.",
+                                                     "{b} requires verification whenever an email address is selected."], c)
+    c = digits(6)
+    add("Your one-time password", ["Verify your new account", "To verify your identity, please use the following code:",
+                                   c, "We take your account security very seriously. We will never email you and ask "
+                                      "you to disclose or verify your password, credit card, or banking account number."], c)
+    c = digits(5)
+    add("{b}: Login Code", ["Login Code", "Dear agent7,", "Here is the login code you requested:", c,
+                            "This email was generated because of a login attempt from a web or mobile device located "
+                            "at 203.0.113.55 (PT).", "If you are not attempting to login, please change your password."],
+        c)
+    c = alnum_code(5)
+    add("Your {b} account: access from new computer", ["Dear agent7,",
+                                                       "Here is the code you need to login:", c,
+                                                       "This email was generated because of a login attempt from a web "
+                                                       "browser located at 198.51.100.7 (DE).",
+                                                       "The login code is required to complete the login."], c)
+    c = digits(6)
+    add("Your {b} OTP", [f"Your OTP for transaction of INR 5,000.00 at AMAZON RETAIL on card ending 4821 is {c}. "
+                         f"Valid for 5 mins. Do not share it with anyone.", "Regards,", "{b} Bank"], c, "text")
+    c = digits(6)
+    add("[{b}] Confirm Your Registration", ["[{b}] Confirm Your Registration", "Welcome to {b}!",
+                                            "Your verification code:", c,
+                                            "The verification code will be valid for 30 minutes. Please do not share "
+                                            "this code with anyone.",
+                                            "Don't recognize this activity? Please reset your password and contact "
+                                            "customer support immediately.",
+                                            "This is an automated message, please do not reply."], c)
+    c = digits(4)
+    add("Your {b} code", ["Your {b} code: " + c, "Never share this code. {b} will never call to ask for it."], c, "text")
+    c = f"{digits(3)}-{digits(3)}"
+    add("Your {b} verification code", ["Your {b} verification code is:", c,
+                                       "This code will expire in 10 minutes. Don't share this code with anyone; our "
+                                       "employees will never ask for the code."], c)
+    c = digits(6)
+    add("Your {b} Security Code", ["Hello,", "Your security code " + c,
+                                   "Use this code to verify your identity. This code will expire in 1 hour."], c)
+    c = digits(6)
+    add("Log in to {b}", ["Your login code for {b} is " + c, "This code expires in 10 minutes."], c)
+    c = digits(6)
+    add("{b} - Account Verification Code",
+        ["Hi agent7,", "Someone tried to sign up for a {b} account with agent7@postern.example. If it was you, enter "
+                       "this confirmation code in the app:", c], c)
+    c = digits(6)
+    add("{c} is your {b} verification code".replace("{c}", c),
+        ["To verify your account, enter this code in {b}:", c, "Verification codes expire after 48 hours.",
+         "If you didn't request a code, you can ignore this message."], c)
+    c = digits(5)
+    add("{b} login code", [f"Your login code: {c}", "Do not give this code to anyone, even if they say they are from "
+                                                   "{b}!", "This code can be used to log in to your {b} account. We "
+                                                           "never ask it for anything else."], c, "text")
+    c = digits(6)
+    add("Your {b} security code", ["Hi agent7,", "Your security code is: " + c,
+                                   "Enter this code in your browser to finish signing in.",
+                                   "Didn't try to sign in? Let us know."], c)
+    c = digits(6)
+    add("Here's your verification code " + c, ["Here's your verification code " + c,
+                                               "Please use this code within 10 minutes to finish.",
+                                               "{b} Corporation, 1000 W Maude Ave, Sunnyvale, CA 94085"], c)
+    c = digits(6)
+    add("Verification code", ["Verification code", c, "Use this code to finish setting up your {b} account.",
+                              "This code will expire in 10 minutes."], c, "html")
+    c = digits(6)
+    add("{b}: Your sign-in code", ["Enter this code to complete your login:", c,
+                                   "Your code expires at 10:42 AM UTC.",
+                                   "You're receiving this email because a sign-in was attempted on {b}."], c)
+    c = digits(6)
+    add("Magic Link", ["Magic Link", "Follow this link to login:", "Alternatively, enter the code: " + c], c, "html")
+    for subject, lines, code, where in shapes:
+        brand = rng.choice(BRANDS)
+        subject = subject.replace("{b}", brand[0])
+        lines = [x.replace("{b}", brand[0]) for x in lines]
+        name = f"sender-code-{len([m for m in messages if m[0].startswith('sender-code')]) + 1:02d}"
+        text = "\n\n".join(lines)
+        if where == "text":
+            write_message(name, brand, subject, text=text, expected_codes=[code])
+        elif where == "html":
+            write_message(name, brand, subject, html=html_lines(brand, lines, code), expected_codes=[code])
+        else:
+            write_message(name, brand, subject, text=text, html=html_lines(brand, lines, code), expected_codes=[code],
+                          structure=rng.choice(["alternative", "related"]))
+    # A code one digit a cell.
+    for i in range(3):
+        brand = rng.choice(BRANDS)
+        code = digits(6)
+        cells = "".join(f'<td style="border:1px solid #DADCE0;font-size:28px;width:40px;text-align:center">{d}</td>'
+                        for d in code)
+        html = html_page(brand, f"<p>Use this verification code to sign in to {brand[0]}:</p>"
+                                f"<table><tr>{cells}</tr></table><p>The code expires in 15 minutes.</p>")
+        write_message(f"sender-code-cells-{i + 1:02d}", brand, f"{brand[0]} sign-in verification", html=html,
+                      expected_codes=[code])
+
+
+def sender_links():
+    cases = []
+    for i in range(14):
+        brand = rng.choice(BRANDS)
+        t = token(40)
+        kind = i % 7
+        if kind == 0:  # a hosted-auth sign-up confirmation
+            url = f"https://{token(20).lower()}.auth.{brand[1]}/auth/v1/verify?token={t}&type=signup&redirect_to=https://{brand[1]}"
+            html = f"<h2>Confirm your signup</h2><p>Follow this link to confirm your user:</p><p><a href=\"{url}\">Confirm your mail</a></p>"
+            cases.append((brand, "Confirm Your Signup", None, html, [(url, "verify")]))
+        elif kind == 1:  # its magic link
+            url = f"https://{token(20).lower()}.auth.{brand[1]}/auth/v1/verify?token={t}&type=magiclink&redirect_to=https://{brand[1]}"
+            html = f"<h2>Magic Link</h2><p>Follow this link to login:</p><p><a href=\"{url}\">Log In</a></p>"
+            cases.append((brand, "Your Magic Link", None, html, [(url, "signIn")]))
+        elif kind == 2:  # its reset
+            url = f"https://{token(20).lower()}.auth.{brand[1]}/auth/v1/verify?token={t}&type=recovery&redirect_to=https://{brand[1]}"
+            html = f"<h2>Reset Password</h2><p>Follow this link to reset the password for your user:</p><p><a href=\"{url}\">Reset Password</a></p>"
+            cases.append((brand, "Reset Your Password", None, html, [(url, "reset")]))
+        elif kind == 3:  # an app-platform action link, its text the URL itself
+            url = f"https://{brand[1]}/__/auth/action?mode=verifyEmail&oobCode={t}&apiKey={token(39)}&lang=en"
+            text = (f"Hello,\n\nFollow this link to verify your email address.\n\n{url}\n\nIf you didn't ask to verify "
+                    f"this address, you can ignore this email.\n\nThanks,\n\nYour {brand[0]} team")
+            html = text.replace("\n\n", "</p><p>").replace(url, f'<a href="{url}">{url}</a>')
+            cases.append((brand, f"Verify your email for {brand[0]}", text, f"<p>{html}</p>", [(url, "verify")]))
+        elif kind == 4:  # a blog platform's password reset, in plain text
+            url = f"https://{brand[1]}/wp-login.php?action=rp&key={token(20)}&login=agent7"
+            text = (f"Someone has requested a password reset for the following account:\n\nSite Name: {brand[0]}\n\n"
+                    f"Username: agent7\n\nIf this was a mistake, ignore this email and nothing will happen.\n\n"
+                    f"To reset your password, visit the following address:\n\n{url}\n\n"
+                    f"This password reset request originated from the IP address 203.0.113.77.")
+            cases.append((brand, f"[{brand[0]}] Password Reset", text, None, [(url, "reset")]))
+        elif kind == 5:  # a web framework's reset and confirmation mails
+            url = f"https://{brand[1]}/users/password/edit?reset_password_token={token(20)}"
+            html = (f"<p>Hello agent7@postern.example!</p><p>Someone has requested a link to change your password. You "
+                    f"can do this through the link below.</p><p><a href=\"{url}\">Change my password</a></p><p>If you "
+                    f"didn't request this, please ignore this email.</p><p>Your password won't change until you access "
+                    f"the link above and create a new one.</p>")
+            cases.append((brand, "Reset password instructions", None, html, [(url, "reset")]))
+        else:
+            url = f"https://{brand[1]}/email/verify/{digits(4)}/{token(40, '0123456789abcdef')}?expires={digits(10)}&signature={token(64, '0123456789abcdef')}"
+            html = (f"<h1>Hello!</h1><p>Please click the button below to verify your email address.</p>"
+                    f"{button(url, 'Verify Email Address')}<p>If you did not create an account, no further action is "
+                    f"required.</p><p>Regards,<br>{brand[0]}</p><p>If you're having trouble clicking the \"Verify Email "
+                    f"Address\" button, copy and paste the URL below into your web browser: "
+                    f"<a href=\"{url}\">{url}</a></p>")
+            cases.append((brand, "Verify Email Address", None, html, [(url, "verify")]))
+    for i, (brand, subject, text, html, links) in enumerate(cases):
+        write_message(f"sender-link-{i + 1:02d}", brand, subject, text=text,
+                      html=html_page(brand, html) if html else None, links=links)
+    # A double opt-in and a newsletter that is unsubscribed from its header alone.
+    brand = rng.choice(BRANDS)
+    url = f"https://{brand[1]}/subscribe/confirm?id={token(24)}&list={token(10)}"
+    write_message("sender-link-optin", brand, f"{brand[0]}: Please Confirm Subscription",
+                  html=html_page(brand, f"<h2>Please Confirm Subscription</h2>{button(url, 'Yes, subscribe me to this list.')}"
+                                        f"<p>If you received this email by mistake, simply delete it.</p>"),
+                  links=[(url, "verify")])
+    brand = rng.choice(BRANDS)
+    unsub = f"https://list.{brand[1]}/u/{token(30)}"
+    write_message("sender-link-header-unsubscribe", brand, f"{brand[0]} digest: 5 stories for you",
+                  html=html_page(brand, "".join(f"<h3><a href=\"https://{brand[1]}/s/{token(8)}\">Story {n}</a></h3>"
+                                                for n in range(1, 6))),
+                  links=[(unsub, "unsubscribe")],
+                  extra_headers=f"List-Unsubscribe: <mailto:leave-{token(12)}@list.{brand[1]}>, <{unsub}>\r\n"
+                                f"List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n")
+
+
+def hard_negatives():
+    cases = [
+        ("Your verification is complete", "Thanks! Your verification is complete.\n\nOrder {n} is confirmed and will "
+                                          "ship on {d}."),
+        ("Use code {r} for 25% off", "Spring sale! Use code {r} for 25% off your next order.\n\nShop now."),
+        ("Enter code {f} at checkout", "Your exclusive offer: enter code {f} at checkout to get free shipping."),
+        ("Your code review is ready", "Your code review is ready: 14 comments on PR {f}.\n\nView the pull request."),
+        ("Your Wi-Fi details", "Welcome to the Grand Hotel. Your Wi-Fi password for room {f} is GUEST{f}.\n\nCheck-out "
+                               "is at 11:00."),
+        ("Lab results available", "Your lab results are ready.\n\nPatient ID: {n}\nCollected: {d} 08:40"),
+        ("Ticket for {b} Live", "Your ticket code: {f}-{f2}\nSection 104, Row 12, Seat 7\nDoors open at 19:30."),
+        ("Your reservation", "Your reservation code: HM{r}\nCheck-in: {d} after 15:00\nGuests: 2"),
+        ("Security alert", "Your password was reset on {d} from IP 203.0.113.9.\n\nIf this wasn't you, contact "
+                           "{p} immediately."),
+        ("Payment received", "Your one-time payment of $49.00 was received.\n\nTransaction ID: {n}\nDate: {d}"),
+        ("Your order has shipped", "Your order # 113-{n7}-{n7} has shipped.\nArriving {d}."),
+        ("Market close", "Markets today: NASDAQ 16248 (+1.2%), DAX 18021, Bitcoin 64,213.55.\n\nRead the full report."),
+        ("Your account number", "Your account number {n} has been verified. Sort code 20-00-00."),
+        ("Appointment reminder", "Your appointment with Dr. Smith is on {d} at 10:30.\nRoom 4B, Building 12.\n"
+                                 "Call {p} to reschedule."),
+        ("Your {b} gift card", "Gift card number: {n}{f}\nPIN: {f}\nBalance: $25.00"),
+        ("Two-factor authentication enabled", "Two-factor authentication is now on for your {b} account since {d}.\n\n"
+                                              "Keep your recovery codes in a safe place."),
+        ("Webinar: join us on {d}", "Join our webinar on {d} at 17:00 CET.\nWebinar ID: {f} {f2} {f}\n"
+                                    "Passcode: {n6}"),
+        ("Votre commande {n}", "Merci pour votre commande n° {n}.\nTotal : 49,90 €\nLivraison prévue le {d}."),
+        ("Ihre Bestellung", "Vielen Dank für Ihre Bestellung.\nBestellnummer: {n}\nRechnungsbetrag: 129,00 EUR"),
+        ("Seu pedido foi enviado", "Seu pedido {n} foi enviado.\nCódigo de rastreamento: BR{n}BR\nCEP: 01310-200"),
+        ("Tu factura de {b}", "Tu factura {f}-{f2} está disponible.\nImporte: 59,90 €\nReferencia: {n}"),
+        ("您的订单已发货", "您的订单{n}已发货，快递单号：{n}{f}。客服电话：400-820-{f}。"),
+        ("ご注文の確認", "ご注文ありがとうございます。注文番号：{n}\n合計金額：5,980円"),
+        ("{b} 주문 확인", "주문번호 {n}\n결제 금액 59,000원\n고객센터 1588-{f}"),
+    ]
+    for i, (subject, body) in enumerate(cases):
+        brand = rng.choice(BRANDS)
+        fill = dict(b=brand[0], n=digits(8), n6=digits(6), n7=digits(7), f=digits(4), f2=digits(4), r=alnum_code(6),
+                    d=f"{rng.randint(1, 28)}.{rng.randint(1, 12)}.{year()}", p=phone())
+        subject = subject.format(**fill)
+        body = body.format(**fill)
+        if i % 2:
+            write_message(f"none-hard-{i + 1:02d}", brand, subject, text=body)
+        else:
+            write_message(f"none-hard-{i + 1:02d}", brand, subject,
+                          html=html_page(brand, "".join(f"<p>{x}</p>" for x in body.split("\n") if x)))
+
+
 def main():
     en_codes()
     prefixed_codes()
@@ -786,6 +1025,9 @@ def main():
     shipping()
     calendar_invites()
     other_no_code()
+    sender_shapes()
+    sender_links()
+    hard_negatives()
     for old in os.listdir(HERE):
         if old.endswith(".eml") or old.endswith(".expected.json"):
             os.remove(os.path.join(HERE, old))
