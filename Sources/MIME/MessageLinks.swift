@@ -80,13 +80,14 @@ public enum MessageLinks {
 
     /// The length of `http://` or `https://` (any case) when one starts at `index`, else nil.
     package static func schemeLength(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
-        for scheme in ["https://", "http://"] {
-            let wanted = Array(scheme.unicodeScalars)
-            guard index + wanted.count <= scalars.count else { continue }
-            if zip(scalars[index...], wanted).allSatisfy({ lower($0) == $1 }) { return wanted.count }
+        guard index < scalars.count, lower(scalars[index]) == "h" else { return nil }
+        for scheme in schemes where index + scheme.count <= scalars.count {
+            if zip(scalars[index...], scheme).allSatisfy({ lower($0) == $1 }) { return scheme.count }
         }
         return nil
     }
+
+    private static let schemes = [Array("https://".unicodeScalars), Array("http://".unicodeScalars)]
 
     private static func endsURL(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F

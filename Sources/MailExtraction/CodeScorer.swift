@@ -37,9 +37,15 @@ struct CodeScorer {
         self.subjectHasKeyword = subjectHasKeyword
         let excluded = ExcludedSpans.find(in: text.scalars)
         tokens = CodeTokenizer(text.scalars, excluded: excluded).tokens(maximum: limits.maximumCandidates)
-        labels = CodeLabelFinder.labels(in: text.scalars).filter { label in
-            !excluded.contains { $0.overlaps(label.range) }
+        // The labels outside URLs and addresses, both lists sorted: one walk.
+        var kept: [CodeLabel] = []
+        var span = 0
+        for label in CodeLabelFinder.labels(in: text.scalars) {
+            while span < excluded.count, excluded[span].upperBound <= label.range.lowerBound { span += 1 }
+            if span < excluded.count, excluded[span].overlaps(label.range) { continue }
+            kept.append(label)
         }
+        labels = kept
         var starts = [0]
         for (index, scalar) in text.scalars.enumerated() where scalar == "\n" { starts.append(index + 1) }
         lineStarts = starts

@@ -2,10 +2,11 @@
 /// nested without end) costs time and memory in proportion to these numbers, never to its size. Past a bound the
 /// extraction reads less, it never fails: what lies beyond is not read.
 public struct ExtractionLimits: Sendable, Equatable {
-    /// Most bytes (UTF-8) of the HTML part read; the rest is not. Default 2 MiB.
+    /// Most bytes (UTF-8) of the HTML part read; the rest is not. Default 1 MiB (ten times what a mail reader shows
+    /// before it clips a message).
     public var maximumHTMLBytes: Int
     /// Most characters (Unicode scalars) of text read from one source: the text part, or the visible text of the HTML
-    /// part. Default 512 Ki.
+    /// part. Default 256 Ki.
     public var maximumTextScalars: Int
     /// Most characters of the subject read. Default 1000.
     public var maximumSubjectScalars: Int
@@ -27,7 +28,7 @@ public struct ExtractionLimits: Sendable, Equatable {
     public static let `default` = ExtractionLimits()
 
     public init(
-        maximumHTMLBytes: Int = 2 * 1024 * 1024, maximumTextScalars: Int = 512 * 1024, maximumSubjectScalars: Int = 1000,
+        maximumHTMLBytes: Int = 1024 * 1024, maximumTextScalars: Int = 256 * 1024, maximumSubjectScalars: Int = 1000,
         maximumElementDepth: Int = 256, maximumCandidates: Int = 2000, maximumCodes: Int = 10,
         maximumLinks: Int = 1000, maximumURLScalars: Int = 4096, maximumLinkTextScalars: Int = 200
     ) {

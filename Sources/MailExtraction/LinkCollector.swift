@@ -52,6 +52,11 @@ struct LinkCollector {
     }
 
     private mutating func add(url: String, text: String, context: String, generic: Bool, emphasized: Bool) {
+        if let existing = index[url], found[existing].strength == 3 || text.isEmpty && generic && context.isEmpty {
+            // Known, and surely so: a repeat adds nothing (a message may repeat one link many times).
+            found[existing].emphasized = found[existing].emphasized || emphasized
+            return
+        }
         let (kind, strength) = LinkText.kind(text: text, url: url, context: context, textIsGeneric: generic)
         if let existing = index[url] {
             if found[existing].text.isEmpty { found[existing].text = text }

@@ -55,6 +55,19 @@ struct RobustnessTests {
         #expect(MessageExtraction.extract(from: ExtractionFixtures.message(text: many), limits: limits).codes.count == 2)
     }
 
+    @Test("a 25 MB HTML part and a 25 MB text part are read only up to their limits")
+    func hugeParts() {
+        let block = #"<p style="font-size:20px">Your code is 482913 <a href="https://x.example/v/abc123def456ghi">Verify</a></p>"#
+        let html = String(repeating: block, count: 25 * 1024 * 1024 / block.utf8.count)
+        let text = String(repeating: "Order 12345678 code 482913 2024-05-01\n", count: 25 * 1024 * 1024 / 38)
+        let start = ContinuousClock.now
+        let extraction = MessageExtraction.extract(from: ExtractionFixtures.message(subject: text, text: text, html: html))
+        let elapsed = ContinuousClock.now - start
+        print("25 MB text and 25 MB HTML parts: \(elapsed)")
+        #expect(extraction.codes.map(\.value) == ["482913"])
+        #expect(extraction.links.count == 1)
+    }
+
     @Test("pathological HTML is read in one pass: unclosed tags, quotes and references")
     func pathological() {
         let html = String(repeating: "<a <b '", count: 20_000) + String(repeating: "&#", count: 20_000)

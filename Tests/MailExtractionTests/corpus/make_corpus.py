@@ -905,18 +905,17 @@ def sender_links():
         brand = rng.choice(BRANDS)
         t = token(40)
         kind = i % 7
-        if kind == 0:  # a hosted-auth sign-up confirmation
-            url = f"https://{token(20).lower()}.auth.{brand[1]}/auth/v1/verify?token={t}&type=signup&redirect_to=https://{brand[1]}"
-            html = f"<h2>Confirm your signup</h2><p>Follow this link to confirm your user:</p><p><a href=\"{url}\">Confirm your mail</a></p>"
-            cases.append((brand, "Confirm Your Signup", None, html, [(url, "verify")]))
-        elif kind == 1:  # its magic link
-            url = f"https://{token(20).lower()}.auth.{brand[1]}/auth/v1/verify?token={t}&type=magiclink&redirect_to=https://{brand[1]}"
-            html = f"<h2>Magic Link</h2><p>Follow this link to login:</p><p><a href=\"{url}\">Log In</a></p>"
-            cases.append((brand, "Your Magic Link", None, html, [(url, "signIn")]))
-        elif kind == 2:  # its reset
-            url = f"https://{token(20).lower()}.auth.{brand[1]}/auth/v1/verify?token={t}&type=recovery&redirect_to=https://{brand[1]}"
-            html = f"<h2>Reset Password</h2><p>Follow this link to reset the password for your user:</p><p><a href=\"{url}\">Reset Password</a></p>"
-            cases.append((brand, "Reset Your Password", None, html, [(url, "reset")]))
+        if kind < 3:  # a hosted-auth service's sign-up confirmation, magic link and reset, one template each
+            flow, subject, heading, sentence, label, link_kind = [
+                ("signup", "Confirm Your Signup", "Confirm your signup", "Follow this link to confirm your user:",
+                 "Confirm your mail", "verify"),
+                ("magiclink", "Your Magic Link", "Magic Link", "Follow this link to login:", "Log In", "signIn"),
+                ("recovery", "Reset Your Password", "Reset Password",
+                 "Follow this link to reset the password for your user:", "Reset Password", "reset"),
+            ][kind]
+            url = f"https://{token(20).lower()}.auth.{brand[1]}/auth/v1/verify?token={t}&type={flow}&redirect_to=https://{brand[1]}"
+            html = f"<h2>{heading}</h2><p>{sentence}</p><p><a href=\"{url}\">{label}</a></p>"
+            cases.append((brand, subject, None, html, [(url, link_kind)]))
         elif kind == 3:  # an app-platform action link, its text the URL itself
             url = f"https://{brand[1]}/__/auth/action?mode=verifyEmail&oobCode={t}&apiKey={token(39)}&lang=en"
             text = (f"Hello,\n\nFollow this link to verify your email address.\n\n{url}\n\nIf you didn't ask to verify "
