@@ -40,10 +40,8 @@ enum CodeLabelFinder {
                 if scalar == "#" {
                     flush()
                     labels.append(CodeLabel(range: index..<index + 1, meaning: .notCode))
-                } else if scalar == "%",
-                    String(String.UnicodeScalarView(scalars[(index + 1)..<min(count, index + 5)])).lowercased() == " off"
-                {
-                    // `25% off`: a sale.
+                } else if scalar == "%", index > 0, CodeTokenizer.isDigit(scalars[index - 1]) {
+                    // `25%`: a sale's (a code's line holds no percentage).
                     flush()
                     labels.append(CodeLabel(range: index..<index + 1, meaning: .promotion))
                 } else if !(scalar == " " || scalar == "-" || scalar == "\u{A0}"), !phrase.isEmpty {
@@ -57,6 +55,13 @@ enum CodeLabelFinder {
             var end = index + 1
             while end < count, isWordScalar(scalars[end]), !CodeTokenizer.isEastAsian(scalars[end]) { end += 1 }
             let word = String(String.UnicodeScalarView(scalars[index..<end])).lowercased()
+            if word == "off", index >= 2, CodeTokenizer.isDigit(scalars[index - 2]) {
+                // `$10 off`: a sale.
+                flush()
+                labels.append(CodeLabel(range: index..<end, meaning: .promotion))
+                index = end
+                continue
+            }
             let abbreviation = numberAbbreviations.contains(word)
             if isLabelWord(word), !abbreviation || (end < count && ".:º°".unicodeScalars.contains(scalars[end])) {
                 phrase.append((word, index..<end))
@@ -160,6 +165,9 @@ enum CodeLabelFinder {
         "gutschein", "rabatt", "aktions", "promocional", "promoción", "promocion", "desconto", "descuento", "cupón",
         "cupon", "cupom", "réduction", "reduction", "cadeau", "regalo", "presente", "postale", "rabais", "parrainage",
         "indicação", "referido", "error", "erro", "erreur", "fehler", "sconto", "buono", "regalo",
+        // A payment's approval, a door's or a network's code: a code, but not one that signs anybody in.
+        "authorization", "authorisation", "approval", "door", "gate", "lockbox", "alarm", "garage", "parking", "wifi",
+        "fi", "course", "class", "exam",
     ]
     private static let numberWords: Set<String> = [
         "number", "numbers", "num", "id", "ids", "número", "numero", "numéro", "nummer", "numer", "n°", "nº",
@@ -199,7 +207,7 @@ enum CodeLabelFinder {
     private static let promotionWords: Set<String> = [
         "promo", "promotional", "promotion", "coupon", "coupons", "discount", "discounts", "checkout", "voucher",
         "vouchers", "descuento", "cupón", "cupon", "desconto", "cupom", "rabatt", "gutschein", "réduction",
-        "promoción", "promocion", "promoção", "soldes", "sconto", "gift",
+        "promoción", "promocion", "promoção", "soldes", "sconto", "gift", "shipping",
     ]
     /// Nouns that a code word before them qualifies (`code review`): then it names no code.
     private static let modifiedNouns: Set<String> = [

@@ -131,6 +131,10 @@ struct CodeRuleTests {
         #expect(F.codes(text: "Use code SPRING25 for 25% off your next order") == [])
         #expect(F.codes(text: "Enter code 4821 at checkout") == [])
         #expect(F.codes(text: "Your code review is ready: 12 comments on PR 4821") == [])
+        #expect(F.codes(text: "Use code SUMMER2024 for free shipping") == [])
+        #expect(F.codes(text: "Use code TAKE10 to get $10 off") == [])
+        #expect(F.codes(text: "Approved. Authorization code: 482913") == [])
+        #expect(F.codes(text: "Your door code is 4821#") == [])
         #expect(F.codes(subject: "Wonka Shop", text: "482913 is your Wonka Shop verification code.") == ["482913"])
         #expect(F.codes(text: "Your Zoom verification code is 482913") == ["482913"])
     }
