@@ -1010,6 +1010,121 @@ def hard_negatives():
                           html=html_page(brand, "".join(f"<p>{x}</p>" for x in body.split("\n") if x)))
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Third batch: whole mails in prose, as people and products write them, with codes put where prose puts them, and
+# everyday mails full of numbers that are not codes.
+
+PROSE_CODES = [
+    ("Finish signing in", "Hi {n},\n\nSomeone (hopefully you) is trying to sign in to {b} from a new device. To make "
+     "sure it's really you, type the following six digits into the window that asked for them:\n\n{c}\n\nThe digits "
+     "stop working in 20 minutes. If this wasn't you, change your password and turn on two-step verification.\n\n"
+     "Stay safe,\n{b} Security", "d6"),
+    ("{b}: one more step", "Welcome aboard!\n\nBefore we can create your workspace we need to check that this address "
+     "is yours. Your confirmation code: {c}\n\nCopy it into the sign-up page. Didn't sign up? Ignore this email; no "
+     "account will be created.", "d6"),
+    ("Your temporary access code", "Hello,\n\nAs requested, here is a temporary access code for your {b} account:\n\n"
+     "    {c}\n\nIt can be used once and expires at midnight. Our support team will never ask you for this code.", "a8"),
+    ("Confirm it's you", "We noticed a sign-in attempt from Safari on macOS near Lisbon, Portugal.\n\nIf this was you, "
+     "enter this verification code to continue: {c}\n\nIf not, someone may know your password. Reset it now.", "d6"),
+    ("{c} - your {b} code", "Your code is in the subject line, and here again: {c}.\n\nRequested on 14 March at "
+     "09:41 from 203.0.113.18.", "d6"),
+    ("Email verification", "Thanks for registering with {b}.\n\nTo complete registration please verify your email by "
+     "entering the code below:\n\nVerification Code: {c}\n\nThis code is valid for the next 30 minutes.\n\nKind "
+     "regards,\nThe {b} Team\n{a}", "d6"),
+    ("Your {b} passcode", "Your passcode is {c}. It expires in 5 minutes. If you did not request a passcode, call us "
+     "right away at {p}.", "d4"),
+    ("Two-step verification", "Hi,\n\nYour two-step verification code is {c}\n\nEnter the code on the sign-in page to "
+     "finish. Codes are valid for 10 minutes.\n\n{b} Accounts, {a}", "d6"),
+    ("Verify your new device", "A new device wants to use your {b} account.\n\nDevice: Pixel 8 (Android 14)\n"
+     "Location: Toronto, Canada\n\nIf it's you, approve it with this code:\n{c}\n\nOtherwise you can ignore this "
+     "message.", "d8"),
+    ("Código de verificación", "Hola,\n\nUsa el siguiente código para verificar tu cuenta de {b}:\n\n{c}\n\nEste "
+     "código caduca en 15 minutos. Si no solicitaste este código, puedes ignorar este mensaje.\n\nTeléfono de "
+     "atención: {p}", "d6"),
+    ("Dein Anmeldecode", "Hallo,\n\nhier ist dein Code für die Anmeldung bei {b}: {c}\n\nGib ihn in der App ein. Er "
+     "ist 10 Minuten lang gültig.\n\nViele Grüße\nDein {b}-Team\n{a}", "d6"),
+    ("Code de vérification", "Bonjour,\n\nPour finaliser votre inscription, saisissez ce code : {c}\n\nIl expire "
+     "dans 10 minutes.\n\nL'équipe {b}", "d6"),
+    ("Seu código", "Olá!\n\nPara entrar na sua conta {b}, use o código {c}. Ele é válido por 10 minutos.\n\nSe não "
+     "foi você, ignore este e-mail.", "d6"),
+    ("【{b}】メールアドレスの確認", "{b}をご利用いただきありがとうございます。\n\n以下の確認コードを画面に入力してください。\n\n確認コード：{c}\n\n"
+     "※このコードの有効期限は30分です。", "d6"),
+    ("您的{b}登录验证码", "尊敬的用户：\n\n您正在登录{b}，本次验证码为：{c}，有效期10分钟。\n\n请勿将验证码告知他人。如有疑问请致电客服。", "d6"),
+]
+
+PROSE_NONE = [
+    ("Your April statement", "Hi {n},\n\nYour statement for April is ready. Opening balance $2,410.55, closing "
+     "balance $1,987.20. Payment of $120.00 due on May 21.\n\nAccount: ****{f}\nCustomer service: {p}"),
+    ("Recipe of the week", "This week: lemon drizzle cake.\n\nPreheat the oven to 180°C (350°F). Mix 225g butter, "
+     "225g sugar and 4 eggs. Bake for 45-50 minutes.\n\nServes 8. 420 calories per slice."),
+    ("Match report", "What a game! The home side won 3-2 after extra time. Attendance: 48213. Next fixture: "
+     "Saturday 15:00 at Riverside Stadium.\n\nSeason ticket holders: your seat number stays the same."),
+    ("New listing in your area", "3 bed, 2 bath townhouse at 4821 Maple Avenue, Springfield, IL 62704.\n\n"
+     "Price: $425,000\n1,850 sq ft, built 1998\nMLS# {n}\n\nCall {p} to book a viewing."),
+    ("Your itinerary", "Flight OA 4821 from LIS to JFK\nDeparts 14:35, arrives 17:10\nTerminal 1, gate 42\n"
+     "Booking reference: {r}\nE-ticket number: 047-{n}{f}\n\nCheck in online 24 hours before departure."),
+    ("[repo] Build #4821 passed", "Build #4821 passed in 3m 12s.\n\nCommit 9f3e2a1 by agent7: fix flaky test\n"
+     "Branch: main\n\nView the build log for details."),
+    ("Re: quarterly numbers", "Hi team,\n\nQ1 revenue came in at 1.2M, up 14% on last year. We closed 4821 tickets "
+     "and onboarded 312 customers.\n\nThe board meeting is on 20 May at 10:00.\n\nBest,\nDana"),
+    ("School newsletter", "Dear parents,\n\nThe spring concert is on 12 April at 18:30 in the main hall. Tickets "
+     "cost 5 EUR. Room 214 will be used for the bake sale.\n\nTerm ends on 28 June {y}."),
+    ("Your package is on its way", "Your package from {b} is on its way.\n\nTracking: 9400 1118 9922 3197 4284 90\n"
+     "Weight: 2.4 kg\nExpected: Thursday, 16 May\n\nDelivery address: {a}"),
+    ("Invoice {f}-{y}", "Please find attached invoice {f}-{y}.\n\nAmount due: EUR 1,499.00\nDue date: 30.05.{y}\n"
+     "IBAN: DE89 3704 0044 0532 0130 00\nBIC: COBADEFFXXX"),
+    ("Welcome to the team!", "Hi {n},\n\nWelcome to {b}! Your employee ID is {n8}. Your desk is on floor 4, "
+     "desk 4821.\n\nYour first day starts at 09:00. Bring a photo ID."),
+    ("Password changed", "The password for your {b} account was changed on 14 May {y} at 10:42 (UTC).\n\n"
+     "If you made this change, you don't need to do anything. Otherwise, secure your account at once."),
+    ("Your verification was successful", "Good news! Your identity verification is complete.\n\nReference number: "
+     "{n8}\nCompleted: 14.05.{y}\n\nYou can now withdraw up to 10000 EUR per day."),
+    ("Your subscription receipt", "Thanks for subscribing to {b} Pro.\n\nPlan: Annual\nAmount: $119.88\n"
+     "Card: Visa ending in {f}\nOrder ID: {r}\nNext billing date: 14 May {y}"),
+    ("Concert tickets", "Your tickets are attached.\n\nOrder number: {n8}\nEvent: Summer Nights {y}\nDoors: 19:00\n"
+     "Block C, row 12, seats 4821-4822"),
+    ("Your code of conduct reminder", "Hi {n},\n\nA reminder to read our code of conduct before the {y} offsite.\n"
+     "It takes about 15 minutes. Thanks!"),
+    ("Your weekly screen time", "Screen time this week: 24h 18m, down 12% from last week.\nPickups: 482\n"
+     "Notifications: 1284"),
+    ("Weather alert", "Heat advisory until 20:00. Temperatures up to 38°C. UV index 9.\nStay hydrated.\n"
+     "Zip code 94043 area affected."),
+]
+
+
+def prose():
+    names = ["Alex", "Sam", "Priya", "Jonas", "Maria", "Kenji", "Chloé", "Tomás"]
+    for i, (subject, body, shape) in enumerate(PROSE_CODES):
+        brand = rng.choice(BRANDS)
+        kind, n = shape[0], int(shape[1])
+        code = digits(n) if kind == "d" else alnum_code(n)
+        fill = dict(n=rng.choice(names), b=brand[0], c=code, a=address(), p=phone())
+        subject = subject.format(**fill)
+        body = body.format(**fill)
+        where = i % 3
+        html = html_page(brand, "".join((code_block(x.strip()) if x.strip() == code else f"<p>{x}</p>")
+                                        for x in body.split("\n") if x.strip()))
+        name = f"prose-code-{i + 1:02d}"
+        if where == 0:
+            write_message(name, brand, subject, text=body, expected_codes=[code])
+        elif where == 1:
+            write_message(name, brand, subject, html=html, expected_codes=[code])
+        else:
+            write_message(name, brand, subject, text=body, html=html, expected_codes=[code])
+    for i, (subject, body) in enumerate(PROSE_NONE):
+        brand = rng.choice(BRANDS)
+        fill = dict(n=rng.choice(names), b=brand[0], a=address(), p=phone(), f=digits(4), n8=digits(8), r=alnum_code(6),
+                    y=year())
+        fill["n"] = fill["n"] if "{n8}" in body or "Hi {n}" in body else digits(8)
+        subject = subject.format(**fill)
+        body = body.format(**fill)
+        if i % 2:
+            write_message(f"prose-none-{i + 1:02d}", brand, subject, text=body)
+        else:
+            write_message(f"prose-none-{i + 1:02d}", brand, subject,
+                          html=html_page(brand, "".join(f"<p>{x}</p>" for x in body.split("\n") if x.strip())))
+
+
 def main():
     en_codes()
     prefixed_codes()
@@ -1027,6 +1142,7 @@ def main():
     sender_shapes()
     sender_links()
     hard_negatives()
+    prose()
     for old in os.listdir(HERE):
         if old.endswith(".eml") or old.endswith(".expected.json"):
             os.remove(os.path.join(HERE, old))
