@@ -95,10 +95,13 @@ enum CodeLabelFinder {
         if words.contains(where: meetingWords.contains) { return CodeLabel(range: range, meaning: .meeting) }
         if words.contains(where: promotionWords.contains) { return CodeLabel(range: range, meaning: .promotion) }
         // The head: the last code, number or password word of the phrase, read with the word before it.
-        if let head = words.lastIndex(where: { codeWord($0) || numberWords.contains($0) || numberAbbreviations.contains($0) || passwordWords.contains($0) }) {
+        if let head = words.lastIndex(where: {
+            codeWord($0) || numberWords.contains($0) || numberAbbreviations.contains($0) || passwordWords.contains($0)
+        }) {
             let word = words[head]
             let before = head > 0 ? words[head - 1] : nil
-            let qualified = before.map { qualifiers.contains($0) || notCodeWords.contains($0) || notCodeCompound($0) } ?? false
+            let qualified =
+                before.map { qualifiers.contains($0) || notCodeWords.contains($0) || notCodeCompound($0) } ?? false
             if codeWord(word) {
                 if qualified || qualifierPrefix(word) { return CodeLabel(range: range, meaning: .notCode) }
                 return CodeLabel(range: range, meaning: .code)
@@ -146,7 +149,8 @@ enum CodeLabelFinder {
     }
 
     private static let codeWords: Set<String> = [
-        "code", "codes", "passcode", "passcodes", "otp", "otps", "pin", "totp", "código", "códigos", "codigo", "codigos",
+        "code", "codes", "passcode", "passcodes", "otp", "otps", "pin", "totp", "código", "códigos", "codigo",
+        "codigos",
         "kode", "kod", "kodu", "koodi", "kód", "codice", "codici", "kodeks", "passcodes", "κωδικός", "код",
     ]
     /// Words ending in a code word that are not one-time codes.
@@ -166,7 +170,7 @@ enum CodeLabelFinder {
         "cupon", "cupom", "réduction", "reduction", "cadeau", "regalo", "presente", "postale", "rabais", "parrainage",
         "indicação", "referido", "error", "erro", "erreur", "fehler", "sconto", "buono", "regalo",
         // A payment's approval, a door's or a network's code: a code, but not one that signs anybody in.
-        "authorization", "authorisation", "approval", "door", "gate", "lockbox", "alarm", "garage", "parking", "wifi",
+        "authorization", "authorisation", "auth", "approval", "door", "gate", "lockbox", "alarm", "garage", "parking", "wifi",
         "fi", "course", "class", "exam",
     ]
     private static let numberWords: Set<String> = [

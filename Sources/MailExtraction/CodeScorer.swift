@@ -11,8 +11,8 @@
 ///    order 1234 is 567890`), after it on its line (up to 40 characters: `123456 is your code`), or, when it starts
 ///    its line or stands out, on the nearest line with a label among the three above it (`Your code:` then `123456`;
 ///    a code word there names it whatever else the line says, else the label nearest to it). A label never reaches
-///    past a token that could take it. The best label adds its weight (code word 60, act 35, prompt 20), less 5 after, 10
-///    above or more than 40 characters before; one before and one after add 10.
+///    past a token that could take it. The best label adds its weight (code word 60, act 35, prompt 20), less 5
+///    after, 10 above or more than 40 characters before; one before and one after add 10.
 /// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code or act word and the token
 ///    stands out (alone or emphasized) 20; six digits 5.
 struct CodeScorer {
@@ -49,8 +49,10 @@ struct CodeScorer {
         var starts = [0]
         for (index, scalar) in text.scalars.enumerated() where scalar == "\n" { starts.append(index + 1) }
         lineStarts = starts
-        meetingLines = Set(labels.filter { $0.meaning == .meeting }.map { Self.line(of: $0.range.lowerBound, in: starts) })
-        promotionLines = Set(labels.filter { $0.meaning == .promotion }.map { Self.line(of: $0.range.lowerBound, in: starts) })
+        meetingLines = Set(
+            labels.filter { $0.meaning == .meeting }.map { Self.line(of: $0.range.lowerBound, in: starts) })
+        promotionLines = Set(
+            labels.filter { $0.meaning == .promotion }.map { Self.line(of: $0.range.lowerBound, in: starts) })
     }
 
     /// The lines that name a meeting, and those that sell.
@@ -128,9 +130,12 @@ struct CodeScorer {
         while true {
             let label = labelIndex.map { labels[$0] }
             let previous = tokenIndex >= 0 ? tokens[tokenIndex] : nil
-            let labelFirst = label.map { label in previous.map { label.range.lowerBound > $0.range.lowerBound } ?? true } ?? false
+            let labelFirst =
+                label.map { label in previous.map { label.range.lowerBound > $0.range.lowerBound } ?? true } ?? false
             if labelFirst, let label, let current = labelIndex {
-                guard label.range.upperBound > start, token.range.lowerBound - label.range.upperBound <= 80 else { break }
+                guard label.range.upperBound > start, token.range.lowerBound - label.range.upperBound <= 80 else {
+                    break
+                }
                 if label.isPositive {
                     if label.weight > before {
                         before = label.weight
@@ -165,10 +170,11 @@ struct CodeScorer {
             if label.isPositive {
                 after = max(after, label.weight)
             } else {
-                let claimed = nextToken.map {
-                    $0.takesLabel && $0.range.lowerBound >= label.range.upperBound
-                        && $0.range.lowerBound - label.range.upperBound <= 20 && $0.range.lowerBound < end
-                } ?? false
+                let claimed =
+                    nextToken.map {
+                        $0.takesLabel && $0.range.lowerBound >= label.range.upperBound
+                            && $0.range.lowerBound - label.range.upperBound <= 20 && $0.range.lowerBound < end
+                    } ?? false
                 if !claimed, after == 0, distance <= 25, before == 0 || beforeDistance > distance { return nil }
                 break
             }
@@ -179,7 +185,10 @@ struct CodeScorer {
         let trailing = lineText[token.range.upperBound..<end]
         let nothingBefore = !leading.contains(where: Self.isWordScalar)
         let alone = nothingBefore && !trailing.contains(where: Self.isWordScalar)
-        let leads = nothingBefore && (trailing.first(where: { !$0.properties.isWhitespace }).map { "(-–—|,.:;".unicodeScalars.contains($0) } ?? true)
+        let leads =
+            nothingBefore
+            && (trailing.first(where: { !$0.properties.isWhitespace }).map { "(-–—|,.:;".unicodeScalars.contains($0) }
+                ?? true)
         let emphasized = source == .html && text.emphasized[token.range.lowerBound]
         // Above, when the token starts its line or stands out.
         var above = 0
@@ -189,7 +198,9 @@ struct CodeScorer {
             case .weight(let weight): above = weight
             }
         }
-        if token.yearLike, !(before == 60 && nothingButCopulas(beforeGap(token.range.lowerBound, distance: beforeDistance))) {
+        if token.yearLike,
+            !(before == 60 && nothingButCopulas(beforeGap(token.range.lowerBound, distance: beforeDistance)))
+        {
             return nil
         }
         if !token.numeric, max(before, after, above) < 60 { return nil }

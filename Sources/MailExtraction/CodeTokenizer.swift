@@ -12,6 +12,7 @@
 ///    or of two groups of three digits or more with seven digits in all, is a phone, card or tracking number, and
 ///    none of its runs is a code.
 /// 4. A token is bound, so not a code, when a side of it touches something larger: `#` (a colour, an order number),
+///    a mask (`*** *** 4821`, `•••• 4821`, `XXXX-4821`: the end of a hidden card or phone number),
 ///    a currency sign or code, `+`, `@`, `/`, `\`, `=`, `&`, `?`, `%` or `~` before it; a decimal point, comma or
 ///    colon between it and a digit or letter (`12.50`, `10:30`, `v1.2345`); `%`, `@`, `°` or `/` after it; a letter
 ///    of a word around it (`Bestätigungs1234`), except a Chinese, Japanese or Korean one; a unit or currency word
@@ -99,7 +100,8 @@ struct CodeTokenizer {
         let value = String(String.UnicodeScalarView(positions.map { scalars[$0] }))
         return CodeToken(
             shape: .candidate, range: positions[0]..<positions[positions.count - 1] + 1, value: value,
-            numeric: value.unicodeScalars.allSatisfy(Self.isDigit), yearLike: false, boundLeft: false, boundRight: false)
+            numeric: value.unicodeScalars.allSatisfy(Self.isDigit), yearLike: false, boundLeft: false, boundRight: false
+        )
     }
 
     static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
@@ -148,10 +150,13 @@ struct CodeTokenizer {
         if groups.count > 1 {
             let lengths = groups.map(\.count)
             let even = lengths.allSatisfy { $0 == lengths[0] }
-            shaped = shaped && lengths.allSatisfy { $0 >= 2 } && (numeric ? even : lengths.allSatisfy { $0 <= 5 })
+            shaped =
+                shaped && lengths.allSatisfy { $0 >= 2 } && (numeric ? even : lengths.allSatisfy { $0 <= 5 })
                 && (groups.count == 2 || (groups.count == 3 && lengths.allSatisfy { $0 <= 3 }))
         }
         if !numeric { shaped = shaped && scalars[shapeRange].contains { Self.isUpper($0) } }
+        // `XXXX-4821`: the visible end of a masked card or phone number.
+        if groups.count > 1, groups.contains(where: { group in scalars[group].allSatisfy { $0 == "X" } }) { shaped = false }
         let left = boundLeft(range.lowerBound)
         let right = boundRight(range.upperBound)
         let shape: CodeToken.Shape
@@ -185,8 +190,11 @@ struct CodeTokenizer {
 
     private func boundLeft(_ start: Int) -> Bool {
         guard let before = at(start - 1) else { return false }
+        if maskedBefore(start) { return true }
         if Self.signsBefore.contains(before) { return true }
-        if ".,:".unicodeScalars.contains(before), let second = at(start - 2), Self.isAlphanumeric(second) { return true }
+        if ".,:".unicodeScalars.contains(before), let second = at(start - 2), Self.isAlphanumeric(second) {
+            return true
+        }
         if before.properties.isAlphabetic, !Self.isEastAsian(before) { return true }
         if Self.spaces.contains(before) {
             if let sign = at(start - 2), Self.signsBefore.contains(sign), sign != "/", sign != "=", sign != "&" {
@@ -215,6 +223,22 @@ struct CodeTokenizer {
         }
         return false
     }
+
+    /// Whether a mask stands right before `start`, past spaces and hyphens: `*** *** 4821`, `•••• 4821`, `xxx-4821`.
+    private func maskedBefore(_ start: Int) -> Bool {
+        var index = start - 1
+        while index >= 0, start - index <= 3, scalars[index] == " " || scalars[index] == "-" || scalars[index] == "\u{A0}" {
+            index -= 1
+        }
+        guard index >= 0 else { return false }
+        if Self.masks.contains(scalars[index]) { return true }
+        // Letters x as a mask: a word of two or more of them alone (`xxx-xxx-4821`, not `Xbox 4821`).
+        var run = index
+        while run >= 0, scalars[run] == "x" || scalars[run] == "X" { run -= 1 }
+        return index - run >= 2 && (run < 0 || !scalars[run].properties.isAlphabetic)
+    }
+
+    private static let masks = Set("*•●·∙…".unicodeScalars)
 
     /// The ASCII letters right before `end` (exclusive), an abbreviation's period aside (`Rs.`).
     private func wordBefore(_ end: Int) -> String {
@@ -274,11 +298,12 @@ struct CodeTokenizer {
                         value: chain.map(\.value).joined(separator: " "), numeric: true, yearLike: false,
                         boundLeft: first.boundLeft, boundRight: last.boundRight))
             } else if chain.count >= 3 || (lengths.allSatisfy { $0 >= 3 } && total >= 7) {
-                output.append(contentsOf: chain.map { run in
-                    var run = run
-                    run.shape = .number
-                    return run
-                })
+                output.append(
+                    contentsOf: chain.map { run in
+                        var run = run
+                        run.shape = .number
+                        return run
+                    })
             } else {
                 output.append(contentsOf: chain)
             }

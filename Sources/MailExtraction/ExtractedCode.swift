@@ -31,7 +31,8 @@ public enum CodeReason: String, Sendable, Codable, CaseIterable {
 /// A one-time code found in a message, with what it was found by.
 public struct ExtractedCode: Sendable, Equatable, Codable {
     /// The code as written, its groups separated as written (`123456`, `123 456`, `ABC-123`); a non-breaking or thin
-    /// space between groups is given as a space.
+    /// space between groups is given as a space, and a code set one character a cell or spaced out character by
+    /// character (`4 8 2 9 1 3`) is given whole (`482913`).
     public var value: String
     /// The sources that write it, in the order subject, text, HTML.
     public var sources: [CodeSource]

@@ -115,7 +115,8 @@ struct HTMLVisibleText {
         }
         if name == "a" || name == "area" { closeAnchor() }
         let style = attributes.first { $0.0 == "style" }.map { Self.compact($0.1) } ?? ""
-        let hidden = Self.hiddenElements.contains(name) || attributes.contains { $0.0 == "hidden" }
+        let hidden =
+            Self.hiddenElements.contains(name) || attributes.contains { $0.0 == "hidden" }
             || Self.hides(style)
         let emphasized = Self.emphasisElements.contains(name) || Self.emphasizes(style)
         if name == "a" || name == "area", hiddenDepth == 0, !hidden,

@@ -35,7 +35,9 @@ struct LinkCollector {
         for range in MessageLinks.urlRanges(in: text.scalars) where !covered.contains(where: { $0.overlaps(range) }) {
             guard range.count <= limits.maximumURLScalars else { continue }
             let url = String(String.UnicodeScalarView(text.scalars[range]))
-            add(url: url, text: "", context: Self.context(of: range, in: text.scalars), generic: true, emphasized: false)
+            add(
+                url: url, text: "", context: Self.context(of: range, in: text.scalars), generic: true, emphasized: false
+            )
         }
     }
 
@@ -44,7 +46,9 @@ struct LinkCollector {
             let url = String(piece).trimmedOfWhitespace().trimmingAngles()
             guard LinkText.isWebURL(url), url.unicodeScalars.count <= limits.maximumURLScalars else { continue }
             if let existing = index[url] {
-                if found[existing].kind == .other { (found[existing].kind, found[existing].strength) = (.unsubscribe, 2) }
+                if found[existing].kind == .other {
+                    (found[existing].kind, found[existing].strength) = (.unsubscribe, 2)
+                }
                 continue
             }
             append(Found(url: url, text: "", kind: .unsubscribe, strength: 2, emphasized: false, order: found.count))
@@ -60,7 +64,9 @@ struct LinkCollector {
         let (kind, strength) = LinkText.kind(text: text, url: url, context: context, textIsGeneric: generic)
         if let existing = index[url] {
             if found[existing].text.isEmpty { found[existing].text = text }
-            if strength > found[existing].strength { (found[existing].kind, found[existing].strength) = (kind, strength) }
+            if strength > found[existing].strength {
+                (found[existing].kind, found[existing].strength) = (kind, strength)
+            }
             found[existing].emphasized = found[existing].emphasized || emphasized
             return
         }

@@ -69,12 +69,16 @@ enum LinkText {
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
         guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return nil }
         let path = rest[slash...]
-        if ["unsubscribe", "unsub", "optout", "opt-out", "opt_out"].contains(where: path.contains) { return .unsubscribe }
+        if ["unsubscribe", "unsub", "optout", "opt-out", "opt_out"].contains(where: path.contains) {
+            return .unsubscribe
+        }
         if ["reset", "forgot", "recover", "password"].contains(where: path.contains) { return .reset }
         if ["magic", "login", "signin", "sign-in", "sign_in", "log-in", "log_in"].contains(where: path.contains) {
             return .signIn
         }
-        if ["verify", "verification", "confirm", "activate", "activation", "validate", "validation"].contains(where: path.contains) {
+        if ["verify", "verification", "confirm", "activate", "activation", "validate", "validation"].contains(
+            where: path.contains)
+        {
             return .verify
         }
         // Words of any authentication, weaker than the words of verifying.
@@ -133,16 +137,20 @@ enum LinkText {
         "reset", "forgot", "recover", "new password", "change password", "change your password", "zurücksetzen",
         "passwort ändern", "neues passwort", "restablecer", "nueva contraseña", "redefinir", "nova senha",
         "réinitialiser", "reinitialiser", "nouveau mot de passe", "recuperar", "reimposta", "重置", "再設定", "재설정",
+        "set a password", "set your password",
     ]
     private static let signInWords = [
         "sign in", "sign-in", "signin", "log in", "log-in", "login", "magic link", "anmelden", "einloggen",
         "iniciar sesión", "iniciar sesion", "inicia sesión", "entrar", "acessar", "fazer login", "se connecter",
-        "connexion", "accedi", "inloggen", "登录", "登入", "登錄", "ログイン", "로그인",
+        "connexion", "accedi", "inloggen", "登录", "登入", "登錄", "ログイン", "로그인", "sign me in", "log me in",
+        "access your account",
     ]
     private static let verifyWords = [
         "verify", "verification", "confirm", "activate", "validate", "bestätigen", "verifizieren", "aktivieren",
         "confirmar", "verificar", "activar", "ativar", "valider", "vérifier", "verifier", "confirmer", "activer",
-        "conferma", "verifica", "验证", "驗證", "確認", "認証", "인증", "확인",
+        "conferma", "verifica", "验证", "驗證", "確認", "認証", "인증", "확인", "complete registration",
+        "complete your registration", "finish registration", "finish signing up", "complete sign up",
+        "complete signup", "finish setting up your account",
     ]
     /// What a verify link's text names when it verifies an address rather than a sign-in.
     private static let addressWords = [

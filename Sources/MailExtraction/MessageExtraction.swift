@@ -76,11 +76,13 @@ public struct MessageExtraction: Sendable, Equatable, Codable {
         var order = 0
         for (source, found) in sources {
             for scored in found {
-                let key = String(String.UnicodeScalarView(scored.value.unicodeScalars.filter(CodeTokenizer.isAlphanumeric)))
+                let key = String(
+                    String.UnicodeScalarView(scored.value.unicodeScalars.filter(CodeTokenizer.isAlphanumeric)))
                 order += 1
                 guard var entry = merged[key] else {
                     merged[key] = Merged(
-                        code: ExtractedCode(value: scored.value, sources: [source], score: scored.score, reasons: scored.reasons),
+                        code: ExtractedCode(
+                            value: scored.value, sources: [source], score: scored.score, reasons: scored.reasons),
                         best: scored.score, order: order)
                     continue
                 }
@@ -102,6 +104,7 @@ public struct MessageExtraction: Sendable, Equatable, Codable {
             }
             return (code, entry.order)
         }
-        return codes.sorted { $0.0.score != $1.0.score ? $0.0.score > $1.0.score : $0.1 < $1.1 }.prefix(maximum).map(\.0)
+        return codes.sorted { $0.0.score != $1.0.score ? $0.0.score > $1.0.score : $0.1 < $1.1 }.prefix(maximum).map(
+            \.0)
     }
 }

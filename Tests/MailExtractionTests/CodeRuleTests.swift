@@ -11,7 +11,8 @@ struct CodeRuleTests {
     func keywords() {
         #expect(F.codes(text: "Your verification code is 482913.") == ["482913"])
         #expect(F.codes(text: "482913 is your Acme verification code") == ["482913"])
-        #expect(F.codes(text: "Hello,\n\nYour one-time passcode:\n\n  739201\n\nIt expires in 10 minutes.") == ["739201"])
+        #expect(
+            F.codes(text: "Hello,\n\nYour one-time passcode:\n\n  739201\n\nIt expires in 10 minutes.") == ["739201"])
         #expect(F.codes(text: "Enter this code within 15 minutes: 553311") == ["553311"])
         #expect(F.codes(text: "Use PIN 4821 to unlock your locker.") == ["4821"])
     }
@@ -64,6 +65,16 @@ struct CodeRuleTests {
         #expect(F.codes(text: "Code: 555 123 4567") == [])
     }
 
+    @Test("the visible end of a masked phone or card number is not a code")
+    func masked() {
+        #expect(F.codes(text: "We sent a verification code to +1 *** *** 4821.") == [])
+        #expect(F.codes(text: "Code sent to •••• 4821") == [])
+        #expect(F.codes(text: "Your code was sent to XXXX-4821") == [])
+        #expect(F.codes(text: "Your code was sent to xxx-xxx-4821. Your code: 482913") == ["482913"])
+        #expect(F.codes(text: "AUTH CODE: 048213") == [])
+        #expect(F.codes(text: "Your Xbox code: 482913") == ["482913"])
+    }
+
     @Test("digits inside URLs and email addresses are not codes")
     func urlsAndEmails() {
         #expect(F.codes(text: "Your code: https://example.com/verify/483920 or 483920@example.com") == [])
@@ -82,14 +93,18 @@ struct CodeRuleTests {
 
     @Test("an amount takes the label before it, so the code word before the amount reaches the code")
     func amountsTakeLabels() {
-        #expect(F.codes(text: "Your OTP for transaction of INR 5,000.00 at AMAZON is 482913. Valid for 5 mins.") == ["482913"])
+        #expect(
+            F.codes(text: "Your OTP for transaction of INR 5,000.00 at AMAZON is 482913. Valid for 5 mins.") == [
+                "482913"
+            ])
         #expect(F.codes(text: "Your OTP for card ending 4242 is 551234") == ["551234"])
         #expect(F.codes(text: "Verification code: Rs. 4500 paid") == [])
     }
 
     @Test("a code set one character a cell, or spaced out on its own line, is one code")
     func spelledOut() {
-        let cells = "<p>Your verification code:</p><table><tr>" + "482913".map { "<td>\($0)</td>" }.joined() + "</tr></table>"
+        let cells =
+            "<p>Your verification code:</p><table><tr>" + "482913".map { "<td>\($0)</td>" }.joined() + "</tr></table>"
         #expect(F.codes(html: cells) == ["482913"])
         #expect(F.codes(text: "Your code is\n\n4 8 2 9 1 3\n") == ["482913"])
         #expect(F.codes(text: "Steps:\n1\n2\n3\n4\nDone") == [])

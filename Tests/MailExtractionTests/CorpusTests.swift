@@ -83,14 +83,17 @@ struct CorpusTests {
             }
             for link in expected.links where ["verify", "signIn", "reset"].contains(link.kind) {
                 actionLinks += 1
-                if extraction.links.first(where: { $0.url == link.url })?.kind.rawValue == link.kind { actionLinksRight += 1 }
+                if extraction.links.first(where: { $0.url == link.url })?.kind.rawValue == link.kind {
+                    actionLinksRight += 1
+                }
             }
         }
         let precision = reported == 0 ? 1 : Double(reported - wrong) / Double(reported)
         let recall = expectedCodes == 0 ? 1 : Double(foundCodes) / Double(expectedCodes)
         let firstRate = withCode == 0 ? 1 : Double(firstRight) / Double(withCode)
         let linkRate = actionLinks == 0 ? 1 : Double(actionLinksRight) / Double(actionLinks)
-        let baselinePrecision = baselineRight + baselineWrong == 0 ? 1 : Double(baselineRight) / Double(baselineRight + baselineWrong)
+        let baselinePrecision =
+            baselineRight + baselineWrong == 0 ? 1 : Double(baselineRight) / Double(baselineRight + baselineWrong)
         print(
             """
             corpus: \(Self.names.count) messages, \(withCode) with a code
@@ -114,11 +117,14 @@ struct CorpusTests {
         let scalars = Array(text.unicodeScalars)
         func word(_ index: Int) -> Bool {
             index >= 0 && index < scalars.count
-                && (scalars[index].properties.isAlphabetic || scalars[index].properties.numericType != nil || scalars[index] == "_")
+                && (scalars[index].properties.isAlphabetic || scalars[index].properties.numericType != nil
+                    || scalars[index] == "_")
         }
         var index = 0
         while index + 6 <= scalars.count {
-            if !word(index - 1), (index..<index + 6).allSatisfy({ CodeTokenizer.isDigit(scalars[$0]) }), !word(index + 6) {
+            if !word(index - 1), (index..<index + 6).allSatisfy({ CodeTokenizer.isDigit(scalars[$0]) }),
+                !word(index + 6)
+            {
                 return String(String.UnicodeScalarView(scalars[index..<index + 6]))
             }
             index += 1

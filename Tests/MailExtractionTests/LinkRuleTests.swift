@@ -36,14 +36,17 @@ struct LinkRuleTests {
     @Test("a tracking redirect is kept as sent; its kind comes from its text or its encoded target")
     func trackingRedirects() {
         let target = "https://click.mail.example/ls/click?upn=https%3A%2F%2Fapp.example%2Fmagic%3Ftoken%3Dab12cd34ef56"
-        let links = F.links(html: #"<a href="\#(target)">Click here</a> <a href="https://t.example/c/x1y2z3w4v5u6t7">Log in now</a>"#)
+        let links = F.links(
+            html: #"<a href="\#(target)">Click here</a> <a href="https://t.example/c/x1y2z3w4v5u6t7">Log in now</a>"#)
         #expect(kinds(links)[target] == .signIn)
         #expect(kinds(links)["https://t.example/c/x1y2z3w4v5u6t7"] == .signIn)
     }
 
     @Test("a verify, sign-in or reset link without a token is other (the sign-in page)")
     func needsToken() {
-        #expect(kinds(F.links(html: #"<a href="https://acme.example/login">Log in</a>"#))["https://acme.example/login"] == .other)
+        #expect(
+            kinds(F.links(html: #"<a href="https://acme.example/login">Log in</a>"#))["https://acme.example/login"]
+                == .other)
     }
 
     @Test("a bare URL takes its kind from the words around it; links are de-duplicated, actions first")
@@ -55,16 +58,19 @@ struct LinkRuleTests {
             Unsubscribe: https://acme.example/unsub/77
             Visit https://acme.example/blog
             """
-        let html = #"<a href="https://acme.example/blog">Blog</a><a href="https://acme.example/e/7d8f9g0h1j2k3l">Verify</a>"#
+        let html =
+            #"<a href="https://acme.example/blog">Blog</a><a href="https://acme.example/e/7d8f9g0h1j2k3l">Verify</a>"#
         let links = F.links(text: text, html: html)
-        #expect(links.map(\.url) == [
-            "https://acme.example/e/7d8f9g0h1j2k3l", "https://acme.example/blog", "https://acme.example/unsub/77",
-        ])
+        #expect(
+            links.map(\.url) == [
+                "https://acme.example/e/7d8f9g0h1j2k3l", "https://acme.example/blog", "https://acme.example/unsub/77",
+            ])
         #expect(links.map(\.kind) == [.verify, .other, .unsubscribe])
         #expect(links[1].text == "Blog")
     }
 
-    @Test("a link whose text is its URL, or a bare URL under the sentence that introduces it, takes that sentence's kind")
+    @Test(
+        "a link whose text is its URL, or a bare URL under the sentence that introduces it, takes that sentence's kind")
     func introducedURLs() {
         let reset = "https://blog.example/wp-login.php?action=rp&key=Zk6T11D2vXxTW6OI&login=agent7"
         let text = "To reset your password, visit the following address:\n\n\(reset)\n\nThanks."

@@ -56,7 +56,9 @@ struct VisibleTextTests {
 
     @Test("past the depth limit elements are read as their parent's text, nothing grows")
     func deepNesting() {
-        let html = String(repeating: "<div>", count: 10_000) + "Your code is 482913" + String(repeating: "</div>", count: 10_000)
+        let html =
+            String(repeating: "<div>", count: 10_000) + "Your code is 482913"
+            + String(repeating: "</div>", count: 10_000)
         #expect(F.codes(html: html) == ["482913"])
     }
 }
