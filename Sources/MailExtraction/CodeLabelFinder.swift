@@ -152,6 +152,8 @@ enum CodeLabelFinder {
         "code", "codes", "passcode", "passcodes", "otp", "otps", "pin", "totp", "código", "códigos", "codigo",
         "codigos",
         "kode", "kod", "kodu", "koodi", "kód", "codice", "codici", "kodeks", "passcodes", "κωδικός", "код",
+        // `type the following six digits`: a count of digits to copy names a code.
+        "digits", "dígitos", "chiffres", "ziffern", "cifre",
     ]
     /// Words ending in a code word that are not one-time codes.
     private static let notCodeCodes: Set<String> = [
@@ -170,7 +172,8 @@ enum CodeLabelFinder {
         "cupon", "cupom", "réduction", "reduction", "cadeau", "regalo", "presente", "postale", "rabais", "parrainage",
         "indicação", "referido", "error", "erro", "erreur", "fehler", "sconto", "buono", "regalo",
         // A payment's approval, a door's or a network's code: a code, but not one that signs anybody in.
-        "authorization", "authorisation", "auth", "approval", "door", "gate", "lockbox", "alarm", "garage", "parking", "wifi",
+        "authorization", "authorisation", "auth", "approval", "door", "gate", "lockbox", "alarm", "garage", "parking",
+        "wifi",
         "fi", "course", "class", "exam",
     ]
     private static let numberWords: Set<String> = [
@@ -241,6 +244,7 @@ enum CodeLabelFinder {
         "unit", "office", "building", "apartment", "apto", "piso",
         "cedex", "copyright", "ordem", "nota", "recibo", "reçu", "quittung", "lote", "batch", "serie",
         "série", "registration", "license", "licence", "licencia", "licença", "lizenz", "vin", "isbn", "ean", "upc",
+        "ssn", "social",
     ]
 
     /// The Chinese, Japanese and Korean labels: the longest match at `index`.

@@ -12,9 +12,10 @@
 ///    its line or stands out, on the nearest line with a label among the three above it (`Your code:` then `123456`;
 ///    a code word there names it whatever else the line says, else the label nearest to it). A label never reaches
 ///    past a token that could take it. The best label adds its weight (code word 60, act 35, prompt 20), less 5
-///    after, 10 above or more than 40 characters before; one before and one after add 10.
-/// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code or act word and the token
-///    stands out (alone or emphasized) 20; six digits 5.
+///    after, less 10 for a code word above and 20 for an act word above, less 10 more than 40 characters before;
+///    one before and one after add 10.
+/// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code word and the token stands
+///    out (alone or emphasized) 20; six digits 5.
 struct CodeScorer {
     struct Scored {
         var value: String
@@ -25,16 +26,18 @@ struct CodeScorer {
 
     private let text: SourceText
     private let source: CodeSource
-    private let subjectHasKeyword: Bool
+    /// The weight of the best code or act word of the subject (0 when it has none); a code word there adds to a
+    /// token that stands out in the body, an act word does not (`Sign up today` over a newsletter's big number).
+    private let subjectKeyword: Int
     private let tokens: [CodeToken]
     private let labels: [CodeLabel]
     /// Where each line starts, in order.
     private let lineStarts: [Int]
 
-    init(_ text: SourceText, source: CodeSource, subjectHasKeyword: Bool, limits: ExtractionLimits) {
+    init(_ text: SourceText, source: CodeSource, subjectKeyword: Int, limits: ExtractionLimits) {
         self.text = text
         self.source = source
-        self.subjectHasKeyword = subjectHasKeyword
+        self.subjectKeyword = subjectKeyword
         let excluded = ExcludedSpans.find(in: text.scalars)
         tokens = CodeTokenizer(text.scalars, excluded: excluded).tokens(maximum: limits.maximumCandidates)
         // The labels outside URLs and addresses, both lists sorted: one walk.
@@ -70,8 +73,8 @@ struct CodeScorer {
         return low
     }
 
-    /// Whether the source holds a code word or an act word (for the subject).
-    var hasPositiveLabel: Bool { labels.contains { $0.isPositive } }
+    /// The weight of the source's best code or act word (for the subject): 0 when it has none.
+    var bestKeyword: Int { labels.map { $0.weight >= 35 ? $0.weight : 0 }.max() ?? 0 }
 
     /// The tokens that are codes, in order of position.
     func codes() -> [Scored] {
@@ -216,7 +219,8 @@ struct CodeScorer {
             reasons.append(.keywordAfter)
         }
         if above > 0 {
-            keyword = max(keyword, above - 10)
+            // A code word above names a code; an act word above (`Sign up today!`) only hints at one.
+            keyword = max(keyword, above - (above == 60 ? 10 : 20))
             reasons.append(.keywordAbove)
         }
         score += keyword
@@ -228,7 +232,7 @@ struct CodeScorer {
             score += 15
             reasons.append(.emphasized)
         }
-        if subjectHasKeyword, source != .subject, alone || emphasized {
+        if subjectKeyword == 60, source != .subject, alone || emphasized {
             score += 20
             reasons.append(.subjectKeyword)
         }

@@ -156,7 +156,9 @@ struct CodeTokenizer {
         }
         if !numeric { shaped = shaped && scalars[shapeRange].contains { Self.isUpper($0) } }
         // `XXXX-4821`: the visible end of a masked card or phone number.
-        if groups.count > 1, groups.contains(where: { group in scalars[group].allSatisfy { $0 == "X" } }) { shaped = false }
+        if groups.count > 1, groups.contains(where: { group in scalars[group].allSatisfy { $0 == "X" } }) {
+            shaped = false
+        }
         let left = boundLeft(range.lowerBound)
         let right = boundRight(range.upperBound)
         let shape: CodeToken.Shape
@@ -227,7 +229,9 @@ struct CodeTokenizer {
     /// Whether a mask stands right before `start`, past spaces and hyphens: `*** *** 4821`, `•••• 4821`, `xxx-4821`.
     private func maskedBefore(_ start: Int) -> Bool {
         var index = start - 1
-        while index >= 0, start - index <= 3, scalars[index] == " " || scalars[index] == "-" || scalars[index] == "\u{A0}" {
+        while index >= 0, start - index <= 3,
+            scalars[index] == " " || scalars[index] == "-" || scalars[index] == "\u{A0}"
+        {
             index -= 1
         }
         guard index >= 0 else { return false }

@@ -31,15 +31,15 @@ public struct MessageExtraction: Sendable, Equatable, Codable {
         let text = message.textBody.map { SourceText(plain: $0, capacity: limits.maximumTextScalars) }
         let html = message.htmlBody.map { HTMLVisibleText(html: $0, limits: limits) }
 
-        let subjectScorer = CodeScorer(subject, source: .subject, subjectHasKeyword: false, limits: limits)
-        let subjectHasKeyword = subjectScorer.hasPositiveLabel
+        let subjectScorer = CodeScorer(subject, source: .subject, subjectKeyword: 0, limits: limits)
+        let subjectKeyword = subjectScorer.bestKeyword
         var sources: [(CodeSource, [CodeScorer.Scored])] = [(.subject, subjectScorer.codes())]
         if let text {
-            let scorer = CodeScorer(text, source: .text, subjectHasKeyword: subjectHasKeyword, limits: limits)
+            let scorer = CodeScorer(text, source: .text, subjectKeyword: subjectKeyword, limits: limits)
             sources.append((.text, scorer.codes()))
         }
         if let html {
-            let scorer = CodeScorer(html.text, source: .html, subjectHasKeyword: subjectHasKeyword, limits: limits)
+            let scorer = CodeScorer(html.text, source: .html, subjectKeyword: subjectKeyword, limits: limits)
             sources.append((.html, scorer.codes()))
         }
 
