@@ -24,7 +24,7 @@ public enum CodeReason: String, Sendable, Codable, CaseIterable {
     case subjectKeyword
     /// The token has six digits, the usual shape of a one-time code.
     case usualLength
-    /// The same code is written in more than one source.
+    /// The same code is written in the subject and the body.
     case severalSources
 }
 

@@ -3,12 +3,14 @@ import MIME
 /// The one-time codes and the links of a message (issue 85), found once, purely: a parsed message in, values out, no
 /// I/O, bounded by ``ExtractionLimits``.
 ///
-/// Codes are read from the decoded subject, the decoded text part and the HTML part's visible text
-/// (``HTMLVisibleText``): code-shaped tokens (``CodeTokenizer``) weighed by the words around them and their position
-/// (``CodeScorer``); a token that reaches ``minimumScore`` is a code. Precision comes first: a message without a
-/// code gives none, and a token is never a code for its shape alone. A code written in several sources is one code,
-/// its score the best of them and 5 more for each other source; codes are returned best first (then subject, text,
-/// HTML, then by position).
+/// Codes are read from the decoded subject and from the body: the decoded text part, else (when it has none, or
+/// none that is a code: a text part that only says to view the HTML) the HTML part's visible text
+/// (``HTMLVisibleText``), so that parts that disagree give the text part's answer. Code-shaped tokens
+/// (``CodeTokenizer``) are weighed by the words around them and their position (``CodeScorer``); a token that reaches
+/// ``minimumScore`` is a code. Precision comes first: a message without a
+/// code gives none, and a token is never a code for its shape alone. A code written in the subject and the body is
+/// one code, its score the better of the two and 5 more; codes are returned best first (then subject, body, then by
+/// position).
 ///
 /// Links are every `http(s)` link of the message with its visible text and kind (``LinkCollector``, ``LinkText``).
 public struct MessageExtraction: Sendable, Equatable, Codable {
@@ -34,11 +36,10 @@ public struct MessageExtraction: Sendable, Equatable, Codable {
         let subjectScorer = CodeScorer(subject, source: .subject, subjectKeyword: 0, limits: limits)
         let subjectKeyword = subjectScorer.bestKeyword
         var sources: [(CodeSource, [CodeScorer.Scored])] = [(.subject, subjectScorer.codes())]
-        if let text {
-            let scorer = CodeScorer(text, source: .text, subjectKeyword: subjectKeyword, limits: limits)
-            sources.append((.text, scorer.codes()))
-        }
-        if let html {
+        let textCodes = text.map { CodeScorer($0, source: .text, subjectKeyword: subjectKeyword, limits: limits).codes() }
+        if let textCodes, !textCodes.isEmpty {
+            sources.append((.text, textCodes))
+        } else if let html {
             let scorer = CodeScorer(html.text, source: .html, subjectKeyword: subjectKeyword, limits: limits)
             sources.append((.html, scorer.codes()))
         }

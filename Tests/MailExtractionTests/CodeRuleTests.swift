@@ -23,6 +23,16 @@ struct CodeRuleTests {
         #expect(F.codes(subject: "918273 is your Acme sign-in code", text: "Hi there") == ["918273"])
     }
 
+    @Test("the text part is read first: the HTML only when it has no code, so parts that disagree give the text's")
+    func partsDisagree() {
+        #expect(F.codes(text: "Your code is 111111", html: "<p>Your code is</p><h1>222222</h1>") == ["111111"])
+        #expect(F.codes(text: "View this email in your browser.", html: "<p>Your code is</p><h1>222222</h1>") == ["222222"])
+        let extraction = MessageExtraction.extract(
+            from: F.message(subject: "333333 is your code", text: "Your code: 333333", html: "<b>Code: 333333</b>"))
+        #expect(extraction.codes.map(\.sources) == [[.subject, .text]])
+        #expect(extraction.codes.first?.reasons.contains(.severalSources) == true)
+    }
+
     @Test("the code only in the subject is found")
     func subjectOnly() {
         #expect(F.codes(subject: "Your Acme verification code: 640912", text: "Thanks for signing up.") == ["640912"])
