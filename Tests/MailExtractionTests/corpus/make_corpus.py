@@ -1125,6 +1125,85 @@ def prose():
                           html=html_page(brand, "".join(f"<p>{x}</p>" for x in body.split("\n") if x.strip())))
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Fourth batch: the issue's shapes again, built differently: parts with two different codes, hex ids and colours
+# written into the text, codes between phone numbers and prices in one table, hyphenated and spaced letters and
+# digits, encoded words in the subject only, and more mails without a code (calendar invites in prose, receipts as
+# tables, shipping notices in other languages).
+
+
+def fourth_batch():
+    # multipart/alternative whose parts give two codes: the text part's is the answer.
+    for i in range(4):
+        brand = rng.choice(BRANDS)
+        text_code, html_code = digits(6), digits(6)
+        text = f"Your {brand[0]} sign-in code is {text_code}.\n\nIt expires in 10 minutes."
+        html = html_page(brand, f"<p>Your sign-in code:</p>{code_block(html_code)}")
+        write_message(f"mixed-disagree-codes-{i + 1:02d}", brand, f"{brand[0]} sign-in", text=text, html=html,
+                      expected_codes=[text_code])
+    # Hex ids, colours and request ids around a code, in text and in HTML.
+    for i in range(6):
+        brand = rng.choice(BRANDS)
+        code = digits(6) if i % 2 else alnum_code(6)
+        hexes = [token(6, "0123456789ABCDEF"), token(8, "0123456789abcdef"), "#" + token(6, "0123456789ABCDEF")]
+        lines = [f"Request {hexes[1]} from session {hexes[0].lower()}", f"Your verification code is {code}",
+                 f"Theme colour {hexes[2]}", f"Trace-Id: {token(16, '0123456789abcdef')}"]
+        rng.shuffle(lines)
+        if i % 2:
+            write_message(f"mixed-hex-{i + 1:02d}", brand, "Your code", text="\n".join(lines), expected_codes=[code])
+        else:
+            html = html_page(brand, "".join(f'<p style="color:{hexes[2]}">{x}</p>' for x in lines))
+            write_message(f"mixed-hex-{i + 1:02d}", brand, "Your code", html=html, expected_codes=[code])
+    # One table with a code, a phone number, a price and a date.
+    for i in range(4):
+        brand = rng.choice(BRANDS)
+        code = digits(rng.choice([6, 8]))
+        rows = [("Verification code", code), ("Support", phone()), ("Plan", f"${rng.randint(5, 99)}.00 / month"),
+                ("Requested", f"{rng.randint(1, 28)}/{rng.randint(1, 12)}/{year()} {rng.randint(0, 23)}:{rng.randint(10, 59)}"),
+                ("Account", f"ID {digits(8)}")]
+        rng.shuffle(rows)
+        html = html_page(brand, "<table>" + "".join(f"<tr><td>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows)
+                         + "</table>")
+        write_message(f"mixed-table-{i + 1:02d}", brand, f"{brand[0]} security", html=html, expected_codes=[code])
+    # Letters and digits, grouped.
+    for i in range(4):
+        brand = rng.choice(BRANDS)
+        code = rng.choice([f"{alnum_code(4)}-{alnum_code(4)}", f"{alnum_code(3)} {digits(3)}" if False else
+                           f"{alnum_code(3)}-{alnum_code(3)}", alnum_code(8), f"{digits(4)} {digits(4)}"])
+        text = f"Use this one-time code to finish signing in:\n\n{code}\n\nIt is valid for 15 minutes."
+        write_message(f"mixed-grouped-{i + 1:02d}", brand, "One-time code", text=text, expected_codes=[code])
+    # The code only in an encoded subject; the body a greeting.
+    for i, subject in enumerate(["Código de verificación: {c}", "Ihr Code lautet {c}", "{c} é o seu código",
+                                 "验证码：{c}"]):
+        brand = rng.choice(BRANDS)
+        code = digits(6)
+        write_message(f"mixed-subject-encoded-{i + 1:02d}", brand, subject.format(c=code),
+                      text="Hello,\n\nsee the subject line.\n", expected_codes=[code], subject_style="b")
+    # No code: an invite in prose, a receipt as a table, shipping notices in German, Spanish, French.
+    for i in range(3):
+        brand = rng.choice(BRANDS)
+        text = (f"Hi team,\n\nLet's meet on Thursday 14 March {year()} at 15:00 CET to review the Q1 plan.\n"
+                f"Room 4.12 or online: https://meet.{brand[1]}/abc-defg-hij\nDial-in: +49 30 5557 {digits(4)}, "
+                f"PIN {digits(6)}#\n\nAgenda: 1. numbers 2. hiring 3. AOB")
+        write_message(f"none-invite-prose-{i + 1:02d}", brand, f"Invitation: Q1 review ({year()})", text=text)
+    for i in range(3):
+        brand = rng.choice(BRANDS)
+        rows = [("Item", "Qty", "Price"), ("Monitor 27\"", "1", "$329.00"), ("HDMI cable", "2", "$19.98"),
+                ("Subtotal", "", "$348.98"), ("Tax (8.25%)", "", "$28.79"), ("Total", "", "$377.77")]
+        html = html_page(brand, f"<h2>Receipt #{digits(4)}-{digits(4)}</h2><table>"
+                         + "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
+                         + f"</table><p>Auth code: {digits(6)}</p><p>Terminal {digits(8)}</p>")
+        write_message(f"none-receipt-table-{i + 1:02d}", brand, f"Your {brand[0]} receipt", html=html)
+    for i, body in enumerate([
+        "Ihr Paket ist unterwegs.\nSendungsnummer: 00340434{n}\nVoraussichtliche Zustellung: 15.03.{y}",
+        "Tu pedido {n} ha sido enviado.\nNúmero de seguimiento: {n}{f}\nEntrega estimada: 15/03/{y}",
+        "Votre colis est en route.\nNuméro de suivi : 6A{n}\nLivraison prévue le 15/03/{y}",
+    ]):
+        brand = rng.choice(BRANDS)
+        body = body.format(n=digits(8), f=digits(4), y=year())
+        write_message(f"none-shipping-lang-{i + 1:02d}", brand, body.split("\n")[0], text=body)
+
+
 def main():
     en_codes()
     prefixed_codes()
@@ -1143,6 +1222,7 @@ def main():
     sender_links()
     hard_negatives()
     prose()
+    fourth_batch()
     for old in os.listdir(HERE):
         if old.endswith(".eml") or old.endswith(".expected.json"):
             os.remove(os.path.join(HERE, old))
