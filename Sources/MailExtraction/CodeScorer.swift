@@ -13,7 +13,7 @@
 ///    a code word there names it whatever else the line says, else the label nearest to it). A label never reaches
 ///    past a token that could take it. The best label adds its weight (code word 60, act 35, prompt 20), less 5
 ///    after, less 10 for a code word above and 20 for an act word above, less 10 more than 40 characters before;
-///    one before and one after add 10.
+///    one before and one after add 15 (`Enter 482913 on the sign-in page`).
 /// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code word and the token stands
 ///    out (alone or emphasized) 20; six digits 5.
 struct CodeScorer {
@@ -215,7 +215,7 @@ struct CodeScorer {
             reasons.append(.keywordBefore)
         }
         if after > 0 {
-            keyword = keyword > 0 ? max(keyword, after - 5) + 10 : after - 5
+            keyword = keyword > 0 ? max(keyword, after - 5) + 15 : after - 5
             reasons.append(.keywordAfter)
         }
         if above > 0 {

@@ -13,8 +13,9 @@
 ///    none of its runs is a code.
 /// 4. A token is bound, so not a code, when a side of it touches something larger: `#` (a colour, an order number),
 ///    a mask (`*** *** 4821`, `•••• 4821`, `XXXX-4821`: the end of a hidden card or phone number),
-///    a currency sign or code, `+`, `@`, `/`, `\`, `=`, `&`, `?`, `%` or `~` before it; a decimal point, comma or
-///    colon between it and a digit or letter (`12.50`, `10:30`, `v1.2345`); `%`, `@`, `°` or `/` after it; a letter
+///    a currency sign or code, `+`, `@`, `/`, `\`, `=`, `&`, `?`, `%` or `~` before it; a decimal point or comma
+///    between it and a digit or letter (`12.50`, `v1.2345`), a colon after a digit (`10:30`), a decimal point, comma
+///    or colon before a digit or letter; `%`, `@`, `°` or `/` after it; a letter
 ///    of a word around it (`Bestätigungs1234`), except a Chinese, Japanese or Korean one; a unit or currency word
 ///    after it (`1500 points`, `2500 EUR`); a date or count character after it (`2024年`); a two-letter state code
 ///    before five digits (`CA 94043`); or inside a URL or an email address.
@@ -194,9 +195,9 @@ struct CodeTokenizer {
         guard let before = at(start - 1) else { return false }
         if maskedBefore(start) { return true }
         if Self.signsBefore.contains(before) { return true }
-        if ".,:".unicodeScalars.contains(before), let second = at(start - 2), Self.isAlphanumeric(second) {
-            return true
-        }
+        // A decimal or a domain (`12.50`, `v1.2345`, `example.123`); a time (`10:30`), but not a label (`code:4821`).
+        if ".,".unicodeScalars.contains(before), let second = at(start - 2), Self.isAlphanumeric(second) { return true }
+        if before == ":", let second = at(start - 2), Self.isDigit(second) { return true }
         if before.properties.isAlphabetic, !Self.isEastAsian(before) { return true }
         if Self.spaces.contains(before) {
             if let sign = at(start - 2), Self.signsBefore.contains(sign), sign != "/", sign != "=", sign != "&" {

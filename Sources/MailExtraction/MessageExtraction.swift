@@ -36,7 +36,9 @@ public struct MessageExtraction: Sendable, Equatable, Codable {
         let subjectScorer = CodeScorer(subject, source: .subject, subjectKeyword: 0, limits: limits)
         let subjectKeyword = subjectScorer.bestKeyword
         var sources: [(CodeSource, [CodeScorer.Scored])] = [(.subject, subjectScorer.codes())]
-        let textCodes = text.map { CodeScorer($0, source: .text, subjectKeyword: subjectKeyword, limits: limits).codes() }
+        let textCodes = text.map {
+            CodeScorer($0, source: .text, subjectKeyword: subjectKeyword, limits: limits).codes()
+        }
         if let textCodes, !textCodes.isEmpty {
             sources.append((.text, textCodes))
         } else if let html {
