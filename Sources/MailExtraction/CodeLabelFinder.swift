@@ -172,7 +172,8 @@ enum CodeLabelFinder {
         "cupon", "cupom", "réduction", "reduction", "cadeau", "regalo", "presente", "postale", "rabais", "parrainage",
         "indicação", "referido", "error", "erro", "erreur", "fehler", "sconto", "buono", "regalo",
         // A payment's approval, a door's or a network's code: a code, but not one that signs anybody in.
-        "authorization", "authorisation", "auth", "approval", "door", "gate", "lockbox", "alarm", "garage", "parking",
+        "authorization", "authorisation", "auth", "approval", "backup", "door", "gate", "lockbox", "alarm", "garage",
+        "parking",
         "wifi",
         "fi", "course", "class", "exam",
     ]

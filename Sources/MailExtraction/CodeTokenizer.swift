@@ -6,7 +6,8 @@
 /// 2. A run is code-shaped when it has 4–10 letters and digits and, when it has letters, a digit; when grouped by
 ///    hyphens, every group has at least two characters, groups of digits alone have one length (`123-456`, not the
 ///    date `2024-05-01` or the phone number `555-0199`), and there are two groups, or three of at most three
-///    characters. A short letter prefix before digits (`G-123456`, `FB-12345`) leaves the digits as the token.
+///    characters. A word of four letters or more and a number of two digits or more (`SPRING24`) is a promotion's
+///    code, not code-shaped. A short letter prefix before digits (`G-123456`, `FB-12345`) leaves the digits as the token.
 /// 3. Runs of digits separated by one space (or a no-break or thin space) form a chain: two groups of one length
 ///    of 2–5 digits, or three of at most three, are one token (`123 456`); any other chain of three groups or more,
 ///    or of two groups of three digits or more with seven digits in all, is a phone, card or tracking number, and
@@ -156,6 +157,9 @@ struct CodeTokenizer {
                 && (groups.count == 2 || (groups.count == 3 && lengths.allSatisfy { $0 <= 3 }))
         }
         if !numeric { shaped = shaped && scalars[shapeRange].contains { Self.isUpper($0) } }
+        // `SPRING24`, `WELCOME10`: a word and a number, a promotion's code; a one-time code's letters are drawn at
+        // random, not spelled.
+        if groups.count == 1, !numeric, Self.spelledWord(scalars[shapeRange]) { shaped = false }
         // `XXXX-4821`: the visible end of a masked card or phone number.
         if groups.count > 1, groups.contains(where: { group in scalars[group].allSatisfy { $0 == "X" } }) {
             shaped = false
@@ -179,6 +183,15 @@ struct CodeTokenizer {
         return CodeToken(
             shape: shape, range: range, value: value, numeric: numeric, yearLike: year, boundLeft: left,
             boundRight: right)
+    }
+
+    /// Whether `run` is a word of four letters or more with a vowel, then a number of two digits or more
+    /// (`SPRING24`, `SAVE20`, not `KYJR7`).
+    private static func spelledWord(_ run: ArraySlice<Unicode.Scalar>) -> Bool {
+        let letters = run.prefix(while: isUpper)
+        let number = run.dropFirst(letters.count)
+        guard letters.count >= 4, number.count >= 2, number.allSatisfy(isDigit) else { return false }
+        return letters.contains { "AEIOU".unicodeScalars.contains($0) }
     }
 
     private func at(_ index: Int) -> Unicode.Scalar? {

@@ -168,6 +168,8 @@ struct CodeRuleTests {
         #expect(F.codes(text: "Your code review is ready: 12 comments on PR 4821") == [])
         #expect(F.codes(text: "Use code SUMMER2024 for free shipping") == [])
         #expect(F.codes(text: "Use code TAKE10 to get $10 off") == [])
+        #expect(F.codes(text: "Your code SPRING24 is waiting.") == [])
+        #expect(F.codes(text: "Here are your backup codes:\n4821-9376\n1193-4452") == [])
         #expect(F.codes(text: "Approved. Authorization code: 482913") == [])
         #expect(F.codes(text: "Your door code is 4821#") == [])
         #expect(F.codes(subject: "Wonka Shop", text: "482913 is your Wonka Shop verification code.") == ["482913"])
