@@ -130,10 +130,11 @@ enum CodeLabelFinder {
     /// languages.
     static func codeWord(_ word: String) -> Bool {
         if codeWords.contains(word) { return true }
-        for suffix in ["code", "codes", "kode", "codigo", "código", "koden"] where word.hasSuffix(suffix) {
+        for suffix in ["code", "codes", "kode", "kod", "codigo", "código", "koden"] where word.hasSuffix(suffix) {
             return !notCodeCodes.contains(word)
         }
-        return false
+        // `kodunuz`, `kodem`, `koodi`: the code word inflected.
+        return (word.hasPrefix("kod") || word.hasPrefix("kood")) && word.count <= 8
     }
 
     /// `postcode`, `Gutscheincode`: a compound whose first part says it is not a one-time code.

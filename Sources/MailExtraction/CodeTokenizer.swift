@@ -206,7 +206,7 @@ struct CodeTokenizer {
 
     private func boundLeft(_ start: Int) -> Bool {
         guard let before = at(start - 1) else { return false }
-        if maskedBefore(start) { return true }
+        if maskedBefore(start), !emphasisMarks(start) { return true }
         if Self.signsBefore.contains(before) { return true }
         // A decimal or a domain (`12.50`, `v1.2345`, `example.123`); a time (`10:30`), but not a label (`code:4821`).
         if ".,".unicodeScalars.contains(before), let second = at(start - 2), Self.isAlphanumeric(second) { return true }
@@ -257,6 +257,14 @@ struct CodeTokenizer {
     }
 
     private static let masks = Set("*•●·∙…".unicodeScalars)
+
+    /// Whether the token at `start` is wrapped in asterisks (`**482913**`, plain text's bold), not masked.
+    private func emphasisMarks(_ start: Int) -> Bool {
+        guard start > 0, scalars[start - 1] == "*" else { return false }
+        var end = start
+        while end < scalars.count, Self.isAlphanumeric(scalars[end]) || scalars[end] == "-" { end += 1 }
+        return end < scalars.count && scalars[end] == "*"
+    }
 
     /// The ASCII letters right before `end` (exclusive), an abbreviation's period aside (`Rs.`).
     private func wordBefore(_ end: Int) -> String {

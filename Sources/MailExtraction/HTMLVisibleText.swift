@@ -241,8 +241,35 @@ struct HTMLVisibleText {
                 }
             case "letter-spacing":
                 if let size = leadingNumber(value), size > 0 { return true }
+            case "font":
+                // The shorthand: `font: bold 24px Arial` (white space removed: `bold24pxarial`).
+                if value.contains("bold") || value.hasPrefix("600") || value.hasPrefix("700") || largeSize(in: value) {
+                    return true
+                }
             default: continue
             }
+        }
+        return false
+    }
+
+    /// Whether a size of at least 18px or 14pt is written somewhere in a shorthand value.
+    private static func largeSize(in value: String) -> Bool {
+        let scalars = Array(value.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard CodeTokenizer.isDigit(scalars[index]) else {
+                index += 1
+                continue
+            }
+            var end = index
+            var number = 0
+            while end < scalars.count, CodeTokenizer.isDigit(scalars[end]), number < 10_000 {
+                number = number * 10 + Int(scalars[end].value - 0x30)
+                end += 1
+            }
+            let unit = String(String.UnicodeScalarView(scalars[end..<min(end + 2, scalars.count)]))
+            if (unit == "px" && number >= 18) || (unit == "pt" && number >= 14) { return true }
+            index = end
         }
         return false
     }

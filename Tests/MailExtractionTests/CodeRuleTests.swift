@@ -84,6 +84,7 @@ struct CodeRuleTests {
         #expect(F.codes(text: "We sent a verification code to +1 *** *** 4821.") == [])
         #expect(F.codes(text: "Code sent to •••• 4821") == [])
         #expect(F.codes(text: "Your code was sent to XXXX-4821") == [])
+        #expect(F.codes(text: "Your code is **482913**") == ["482913"])
         #expect(F.codes(text: "Your code was sent to xxx-xxx-4821. Your code: 482913") == ["482913"])
         #expect(F.codes(text: "AUTH CODE: 048213") == [])
         #expect(F.codes(text: "Your Xbox code: 482913") == ["482913"])
@@ -159,6 +160,9 @@ struct CodeRuleTests {
         #expect(F.codes(text: "Tu código de verificación es 778899") == ["778899"])
         #expect(F.codes(text: "Seu código de acesso: 223344") == ["223344"])
         #expect(F.codes(text: "Votre code de vérification est : 990011") == ["990011"])
+        #expect(F.codes(text: "Doğrulama kodunuz: 482913") == ["482913"])
+        #expect(F.codes(text: "Din verifieringskod är 482913") == ["482913"])
+        #expect(F.codes(text: "Ваш код подтверждения: 482913") == ["482913"])
     }
 
     @Test("a promotion's code is not a one-time code, nor is a code word that qualifies another noun")

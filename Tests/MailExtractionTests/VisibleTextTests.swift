@@ -54,6 +54,17 @@ struct VisibleTextTests {
         #expect(text.emphasized == [false, true, true, true, false, false, true, false])
     }
 
+    @Test("the font shorthand emphasizes when it is bold or large")
+    func fontShorthand() {
+        let text = HTMLVisibleText(
+            html:
+                #"<td style="font:bold 16px Arial">a</td><td style="font: 24px/1.2 Arial">b</td><td style="font:12px x">c</td>"#,
+            limits: .default
+        ).text
+        #expect(String(String.UnicodeScalarView(text.scalars)) == "a\nb\nc\n")
+        #expect(text.emphasized == [true, false, true, false, false, false])
+    }
+
     @Test("past the depth limit elements are read as their parent's text, nothing grows")
     func deepNesting() {
         let html =
