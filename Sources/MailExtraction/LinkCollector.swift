@@ -25,8 +25,10 @@ struct LinkCollector {
     mutating func add(anchors: [HTMLVisibleText.Anchor], in text: SourceText) {
         for anchor in anchors {
             let generic = anchor.text.isEmpty || LinkText.isGeneric(anchor.text) || LinkText.isWebURL(anchor.text)
-            let context = generic ? Self.context(of: anchor.position..<anchor.end, in: text.scalars) : ""
-            add(url: anchor.href, text: anchor.text, context: context, generic: generic, emphasized: anchor.emphasized)
+            add(
+                url: anchor.href, text: anchor.text,
+                context: Self.context(of: anchor.position..<anchor.end, in: text.scalars), generic: generic,
+                emphasized: anchor.emphasized)
         }
     }
 
@@ -55,13 +57,15 @@ struct LinkCollector {
         }
     }
 
-    private mutating func add(url: String, text: String, context: String, generic: Bool, emphasized: Bool) {
-        if let existing = index[url], found[existing].strength == 3 || text.isEmpty && generic && context.isEmpty {
+    private mutating func add(
+        url: String, text: String, context: @autoclosure () -> String, generic: Bool, emphasized: Bool
+    ) {
+        if let existing = index[url], found[existing].strength == 3 {
             // Known, and surely so: a repeat adds nothing (a message may repeat one link many times).
             found[existing].emphasized = found[existing].emphasized || emphasized
             return
         }
-        let (kind, strength) = LinkText.kind(text: text, url: url, context: context, textIsGeneric: generic)
+        let (kind, strength) = LinkText.kind(text: text, url: url, context: context(), textIsGeneric: generic)
         if let existing = index[url] {
             if found[existing].text.isEmpty { found[existing].text = text }
             if strength > found[existing].strength {

@@ -6,8 +6,9 @@ import MIME
 ///    (both: verifying when the text speaks of an email, an address or an account, else signing in), in English,
 ///    German, Spanish, Portuguese, French, Italian, Chinese, Japanese and Korean. A text about an order, a receipt, an
 ///    invoice or a shipment is of none (`View order confirmation`).
-/// 2. The words around it, when its text says nothing of itself (`click here`, the URL itself, none): the rest of its
-///    line, or the line above when it starts its line (`To reset your password, visit:` then the URL).
+/// 2. The words around it, when its text says nothing of its kind: the rest of its line, or the line above when it
+///    starts its line (`To reset your password, visit:` then the URL; `Tap below to confirm.` then `Yes, it was me`);
+///    unsubscribing only when the text says nothing at all (`click here`, the URL itself, none).
 /// 3. Its path and query, percent-decoded once so that the target of a tracking redirect shows (`unsubscribe`,
 ///    `optout`; `reset`, `forgot`, `password`; `magic`, `login`, `signin`; `verify`, `confirm`, `activate`).
 ///
@@ -23,14 +24,20 @@ enum LinkText {
     }
 
     /// The kind of a link and how surely (3 by its text, 2 by the words around it, 1 by its URL, 0 for `other`).
-    static func kind(text: String, url: String, context: String, textIsGeneric: Bool) -> (LinkKind, Int) {
+    static func kind(
+        text: String, url: String, context: @autoclosure () -> String, textIsGeneric: Bool
+    ) -> (LinkKind, Int) {
         let words = text.lowercased()
         let tokenBearing = hasToken(url)
         if !isWebURL(words), let kind = kind(ofWords: words) {
             return settle(kind, strength: 3, tokenBearing: tokenBearing)
         }
         if !words.isEmpty, notActionWords.contains(where: words.contains) { return (.other, 0) }
-        if textIsGeneric || isWebURL(words) || words.isEmpty, let kind = kind(ofWords: context.lowercased()) {
+        // A text that says nothing of its link takes the kind of the words around it; one that says something else
+        // (`Yes, it was me` under `Tap below to confirm`) only a verify, sign-in or reset kind, never unsubscribe.
+        if let kind = kind(ofWords: context().lowercased()),
+            textIsGeneric || isWebURL(words) || words.isEmpty || kind != .unsubscribe
+        {
             return settle(kind, strength: 2, tokenBearing: tokenBearing)
         }
         if let kind = kind(ofURL: url) { return settle(kind, strength: 1, tokenBearing: tokenBearing) }

@@ -80,6 +80,19 @@ struct LinkRuleTests {
         #expect(F.links(html: html).map(\.kind) == [.verify])
     }
 
+    @Test("a text that says something else takes an action's kind from the words around it, never unsubscribe's")
+    func sayingSomethingElse() {
+        let html = """
+            <p>Did you just try to sign up? Tap below to confirm.</p>
+            <a href="https://x.example/ok/Zx81Kq93Lm20Pq">Yes, it was me</a>
+            <p>Privacy | <a href="https://x.example/privacy">Privacy</a> | <a href="https://x.example/u">Unsubscribe</a></p>
+            """
+        let found = kinds(F.links(html: html))
+        #expect(found["https://x.example/ok/Zx81Kq93Lm20Pq"] == .verify)
+        #expect(found["https://x.example/privacy"] == .other)
+        #expect(found["https://x.example/u"] == .unsubscribe)
+    }
+
     @Test("a link about an order is other, whatever its words")
     func orderLinks() {
         let html = #"<a href="https://shop.example/orders/12345678901234">View order confirmation</a>"#
