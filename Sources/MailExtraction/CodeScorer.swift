@@ -14,8 +14,10 @@
 ///    past a token that could take it. The best label adds its weight (code word 60, act 35, prompt 20), less 5
 ///    after, less 10 for a code word above and 20 for an act word above, less 10 more than 40 characters before;
 ///    one before and one after add 15 (`Enter 482913 on the sign-in page`).
-/// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code word and the token stands
-///    out (alone or emphasized) 20; six digits 5.
+/// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code word (and does not sell)
+///    and the token stands out (alone or emphasized) 20; six digits 5.
+/// 4. A code needs a code word (before, after, above or in the subject) or a word on its own line: an act word
+///    above alone is never enough, whatever the position adds.
 struct CodeScorer {
     struct Scored {
         var value: String
@@ -73,8 +75,12 @@ struct CodeScorer {
         return low
     }
 
-    /// The weight of the source's best code or act word (for the subject): 0 when it has none.
-    var bestKeyword: Int { labels.map { $0.weight >= 35 ? $0.weight : 0 }.max() ?? 0 }
+    /// The weight of the source's best code or act word (for the subject): 0 when it has none, or when it sells or
+    /// names a meeting (`Use code THANKS24 for 15% off`).
+    var bestKeyword: Int {
+        guard meetingLines.isEmpty, promotionLines.isEmpty else { return 0 }
+        return labels.map { $0.weight >= 35 ? $0.weight : 0 }.max() ?? 0
+    }
 
     /// The tokens that are codes, in order of position.
     func codes() -> [Scored] {
@@ -240,6 +246,10 @@ struct CodeScorer {
             score += 5
             reasons.append(.usualLength)
         }
+        // Rule 4: a code word names it, or a word on its own line does; an act word above alone (`Sign in to see
+        // your deals` over a newsletter's bold 482913) never makes a code, whatever its position adds.
+        let namedByCodeWord = max(before, after, above) == 60 || reasons.contains(.subjectKeyword)
+        if !namedByCodeWord, before == 0, after == 0 { score = min(score, MessageExtraction.minimumScore - 1) }
         return Scored(value: token.value, score: score, reasons: reasons, position: token.range.lowerBound)
     }
 

@@ -143,10 +143,13 @@ struct CodeRuleTests {
     @Test("position: a code alone and emphasized under a subject that names it")
     func position() {
         #expect(F.codes(subject: "Your Acme verification code", html: "<p>Hi!</p><h1>482913</h1>") == ["482913"])
-        // An act word, above or in the subject, hints without naming: a newsletter's big number stays a number.
+        // An act word, above or in the subject, hints without naming: a newsletter's big number stays a number, and
+        // so does a number under a prompt without a code word (precision first).
         #expect(F.codes(subject: "Sign up for our recap", html: "<p>Sign up today!</p><h1>2500</h1>") == [])
+        #expect(F.codes(subject: "Verify your email", html: "<p>Enter this to verify:</p><h1>482913</h1>") == [])
         #expect(
-            F.codes(subject: "Verify your email", html: "<p>Enter this to verify:</p><h1>482913</h1>") == ["482913"])
+            F.codes(subject: "Your 2024 review", html: "<p>Sign in to see your deals.</p><p><b>482913</b></p>") == [])
+        #expect(F.codes(subject: "Use code THANKS24 for 15% off", html: "<h2>4821</h2><p>stores</p>") == [])
         #expect(F.codes(text: "To sign in, type the following six digits:\n\n482913") == ["482913"])
         #expect(F.codes(text: "Enter the last 4 digits of your card: 4821") == [])
     }
