@@ -6,9 +6,9 @@ import MIME
 ///    (both: verifying when the text speaks of an email, an address or an account, else signing in), in English,
 ///    German, Spanish, Portuguese, French, Italian, Chinese, Japanese and Korean. A text about an order, a receipt, an
 ///    invoice or a shipment is of none (`View order confirmation`).
-/// 2. The words around it, when its text says nothing of its kind: the rest of its line, or the line above when it
-///    starts its line (`To reset your password, visit:` then the URL; `Tap below to confirm.` then `Yes, it was me`);
-///    unsubscribing only when the text says nothing at all (`click here`, the URL itself, none).
+/// 2. The words around it, when its text says nothing at all (`click here`, the URL itself, none): the rest of its
+///    line, or the line above when it starts its line (`To reset your password, visit:` then the URL). A text that
+///    says something else (`See my picks` under `Sign in to see your picks`) keeps its own word: no kind.
 /// 3. Its path and query, percent-decoded once so that the target of a tracking redirect shows (`unsubscribe`,
 ///    `optout`; `reset`, `forgot`, `password`; `magic`, `login`, `signin`; `verify`, `confirm`, `activate`).
 ///
@@ -34,10 +34,8 @@ enum LinkText {
         }
         if !words.isEmpty, notActionWords.contains(where: words.contains) { return (.other, 0) }
         // A text that says nothing of its link takes the kind of the words around it; one that says something else
-        // (`Yes, it was me` under `Tap below to confirm`) only a verify, sign-in or reset kind, never unsubscribe.
-        if let kind = kind(ofWords: context().lowercased()),
-            textIsGeneric || isWebURL(words) || words.isEmpty || kind != .unsubscribe
-        {
+        // (`See my picks` under `Sign in to see your picks`) keeps its own, which names no kind.
+        if textIsGeneric || isWebURL(words) || words.isEmpty, let kind = kind(ofWords: context().lowercased()) {
             return settle(kind, strength: 2, tokenBearing: tokenBearing)
         }
         if let kind = kind(ofURL: url) { return settle(kind, strength: 1, tokenBearing: tokenBearing) }
