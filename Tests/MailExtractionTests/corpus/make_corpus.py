@@ -1204,6 +1204,51 @@ def fourth_batch():
         write_message(f"none-shipping-lang-{i + 1:02d}", brand, body.split("\n")[0], text=body)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Fifth batch: newsletters whose big bold numbers sit under a sign-in button, codes sent to masked phone numbers,
+# card receipts with approval codes, and plain-text codes in asterisks.
+
+
+def fifth_batch():
+    for i in range(6):
+        brand = rng.choice(BRANDS)
+        unsub, footer_html, _ = footer_links(brand[1])
+        stat_a, stat_b = digits(rng.choice([4, 5, 6])), digits(6)
+        promo = rng.choice(["THANKS", "SPRING", "WELCOME", "HOLIDAY"]) + rng.choice(["10", "15", "20", "24"])
+        sign_in = tracked(brand[1], f"https://{brand[1]}/account")
+        inner = (f'<h1 style="font-size:40px">Your {year()} in numbers</h1>'
+                 f'<table><tr><td><h2 style="font-size:32px">{stat_a}</h2><p>orders shipped</p></td>'
+                 f'<td><h2 style="font-size:32px">{int(stat_b):,}</h2><p>happy customers</p></td></tr></table>'
+                 f'<p>Members get early access. Sign in to see your personalised picks.</p>'
+                 f'<p><a href="{sign_in}">See my picks</a></p>'
+                 f'<p style="font-size:24px"><b>{stat_b}</b></p><p>people joined the community this year.</p>'
+                 f'<p>Use code <b>{promo}</b> for 15% off everything.</p>{footer_html}')
+        subject = rng.choice([f"Use code {promo} for 15% off", f"Your {year()} in numbers", "Sign in for early access"])
+        write_message(f"none-stats-newsletter-{i + 1:02d}", brand, subject, html=html_page(brand, inner),
+                      links=[(unsub, "unsubscribe")])
+    for i in range(4):
+        brand = rng.choice(BRANDS)
+        code = digits(6)
+        masked = rng.choice([f"+1 *** *** {digits(4)}", f"•••• {digits(4)}", f"XXX-XXX-{digits(4)}",
+                             f"(***) ***-{digits(4)}"])
+        text = (f"We sent a text message to {masked}.\n\nIf you didn't get it, use this verification code "
+                f"instead: {code}\n\nThe code expires in 10 minutes.")
+        write_message(f"masked-phone-code-{i + 1:02d}", brand, f"{brand[0]} verification", text=text,
+                      expected_codes=[code])
+    for i in range(3):
+        brand = rng.choice(BRANDS)
+        label = rng.choice(["Approval code", "Auth code", "Authorization code"])
+        body = (f"{brand[0]} Coffee\nCard: VISA **** {digits(4)}\nAmount: $4.50\n{label}: {digits(6)}\n"
+                f"Terminal ID: {digits(8)}\nThank you for your visit!")
+        write_message(f"none-card-receipt-{i + 1:02d}", brand, f"Receipt from {brand[0]} Coffee", text=body)
+    for i in range(3):
+        brand = rng.choice(BRANDS)
+        code = digits(6)
+        text = f"# {brand[0]}\n\nYour sign-in code is **{code}**\n\n_It expires in 10 minutes._"
+        write_message(f"markdown-code-{i + 1:02d}", brand, f"{brand[0]} sign-in code", text=text,
+                      expected_codes=[code])
+
+
 def main():
     en_codes()
     prefixed_codes()
@@ -1223,6 +1268,7 @@ def main():
     hard_negatives()
     prose()
     fourth_batch()
+    fifth_batch()
     for old in os.listdir(HERE):
         if old.endswith(".eml") or old.endswith(".expected.json"):
             os.remove(os.path.join(HERE, old))
