@@ -52,21 +52,12 @@ struct CorpusTests {
         }
     }
 
-    @Test("summary: precision and recall of codes and link kinds, beside a naive six-digit baseline")
-    func summary() throws {
-        var reported = 0
-        var wrong = 0
-        var expectedCodes = 0
-        var foundCodes = 0
-        var firstRight = 0
-        var withCode = 0
-        var baselineWrong = 0
-        var baselineRight = 0
-        var actionLinks = 0
-        var actionLinksRight = 0
-        for name in Self.names {
-            let (raw, expected) = try Self.load(name)
-            let extraction = MessageExtraction.extract(raw: raw)
+    /// The counts the summary is made of.
+    struct Tally {
+        var reported = 0, wrong = 0, expectedCodes = 0, foundCodes = 0, firstRight = 0, withCode = 0
+        var baselineRight = 0, baselineWrong = 0, actionLinks = 0, actionLinksRight = 0
+
+        mutating func add(_ extraction: MessageExtraction, expected: Expected, naive: String?) {
             let values = extraction.codes.map(\.value)
             reported += values.count
             wrong += values.filter { !expected.codes.contains($0) }.count
@@ -76,8 +67,6 @@ struct CorpusTests {
                 withCode += 1
                 if values.first == first { firstRight += 1 }
             }
-            let message = try MIMEParser.parse(raw)
-            let naive = Self.firstSixDigits(message.textBody ?? message.htmlBody ?? "")
             if let naive {
                 if naive == expected.codes.first { baselineRight += 1 } else { baselineWrong += 1 }
             }
@@ -88,27 +77,40 @@ struct CorpusTests {
                 }
             }
         }
-        let precision = reported == 0 ? 1 : Double(reported - wrong) / Double(reported)
-        let recall = expectedCodes == 0 ? 1 : Double(foundCodes) / Double(expectedCodes)
-        let firstRate = withCode == 0 ? 1 : Double(firstRight) / Double(withCode)
-        let linkRate = actionLinks == 0 ? 1 : Double(actionLinksRight) / Double(actionLinks)
-        let baselinePrecision =
-            baselineRight + baselineWrong == 0 ? 1 : Double(baselineRight) / Double(baselineRight + baselineWrong)
+    }
+
+    @Test("summary: precision and recall of codes and link kinds, beside a naive six-digit baseline")
+    func summary() throws {
+        var tally = Tally()
+        for name in Self.names {
+            let (raw, expected) = try Self.load(name)
+            let message = try MIMEParser.parse(raw)
+            tally.add(
+                MessageExtraction.extract(raw: raw), expected: expected,
+                naive: Self.firstSixDigits(message.textBody ?? message.htmlBody ?? ""))
+        }
+        let precision = Self.rate(tally.reported - tally.wrong, of: tally.reported)
+        let recall = Self.rate(tally.foundCodes, of: tally.expectedCodes)
+        let firstRate = Self.rate(tally.firstRight, of: tally.withCode)
+        let linkRate = Self.rate(tally.actionLinksRight, of: tally.actionLinks)
+        let naiveAnswers = tally.baselineRight + tally.baselineWrong
         print(
             """
-            corpus: \(Self.names.count) messages, \(withCode) with a code
-              extraction: \(reported) codes reported, \(wrong) wrong (precision \(Self.percent(precision))), \
+            corpus: \(Self.names.count) messages, \(tally.withCode) with a code
+              extraction: \(tally.reported) codes reported, \(tally.wrong) wrong (precision \(Self.percent(precision))), \
             recall \(Self.percent(recall)), first code right \(Self.percent(firstRate)); \
-            verify/sign-in/reset link kinds right \(Self.percent(linkRate)) of \(actionLinks)
-              naive \\b\\d{6}\\b on the text part (else the HTML): \(baselineRight) right, \(baselineWrong) wrong \
-            (precision \(Self.percent(baselinePrecision))), recall \
-            \(Self.percent(withCode == 0 ? 1 : Double(baselineRight) / Double(withCode)))
+            verify/sign-in/reset link kinds right \(Self.percent(linkRate)) of \(tally.actionLinks)
+              naive \\b\\d{6}\\b on the text part (else the HTML): \(tally.baselineRight) right, \(tally.baselineWrong) \
+            wrong (precision \(Self.percent(Self.rate(tally.baselineRight, of: naiveAnswers)))), recall \
+            \(Self.percent(Self.rate(tally.baselineRight, of: tally.withCode)))
             """)
-        #expect(wrong == 0)
+        #expect(tally.wrong == 0)
         #expect(recall >= 0.98)
         #expect(firstRate >= 0.98)
         #expect(linkRate >= 0.98)
     }
+
+    static func rate(_ part: Int, of whole: Int) -> Double { whole == 0 ? 1 : Double(part) / Double(whole) }
 
     static func percent(_ value: Double) -> String { String(format: "%.1f%%", value * 100) }
 
