@@ -177,6 +177,8 @@ enum CodeLabelFinder {
         "parking",
         "wifi",
         "fi", "course", "class", "exam",
+        // A code that no longer works: `your previous code 551234 has expired`.
+        "previous", "old", "former", "expired",
     ]
     private static let numberWords: Set<String> = [
         "number", "numbers", "num", "id", "ids", "número", "numero", "numéro", "nummer", "numer", "n°", "nº",

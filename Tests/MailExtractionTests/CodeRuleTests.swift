@@ -15,6 +15,7 @@ struct CodeRuleTests {
             F.codes(text: "Hello,\n\nYour one-time passcode:\n\n  739201\n\nIt expires in 10 minutes.") == ["739201"])
         #expect(F.codes(text: "Enter this code within 15 minutes: 553311") == ["553311"])
         #expect(F.codes(text: "Use PIN 4821 to unlock your locker.") == ["4821"])
+        #expect(F.codes(text: "Your new code is 482913. Your previous code 551234 no longer works.") == ["482913"])
         #expect(F.codes(text: "Enter 482913 on the sign-in page.") == ["482913"])
         #expect(F.codes(text: "Code:482913") == ["482913"])
         #expect(F.codes(text: "Your code is ready at 10:4821") == [])
