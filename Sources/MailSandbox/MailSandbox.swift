@@ -164,17 +164,8 @@ public final class MailSandbox: Sendable {
     func sandboxMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let user = try await surface.requireProUserID(call)
         let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
-        var messages: [MailSummary] = []
-        if let sandbox = try await sandbox(for: user, create: false) {
-            messages = try await mail.page(
-                address: sandbox.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
-        }
-        return MailboxJSON.response(
-            .ok,
-            [
-                ("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })),
-                ("page", .int(Int64(page))),
-            ])
+        let address = try await sandbox(for: user, create: false)?.address
+        return try await MailboxMessageJSON.page(page, of: address, in: mail)
     }
 
     /// `GET /api/user/sandbox/messages/wait[?timeout=S]`, as the accounts' wait: the oldest unread captured message

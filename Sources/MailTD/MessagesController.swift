@@ -33,14 +33,7 @@ struct MessagesController: MailboxController {
     func listMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let account = try await reachableAccount(call)
         let page = try call.integerQuery("page", in: 1...1_000_000, fallback: 1)
-        let messages = try await mail.page(
-            address: account.address, page: page, perPage: MailboxMessageJSON.messagesPerPage)
-        return MailboxJSON.response(
-            .ok,
-            [
-                ("messages", .array(messages.map { .object(MailboxMessageJSON.summaryPairs($0)) })),
-                ("page", .int(Int64(page))),
-            ])
+        return try await MailboxMessageJSON.page(page, of: account.address, in: mail)
     }
 
     /// `GET /api/accounts/{id}/messages/wait[?timeout=S]`, for test suites: the oldest unread message as soon as

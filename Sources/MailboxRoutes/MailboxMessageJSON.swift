@@ -10,6 +10,19 @@ public enum MailboxMessageJSON {
     /// Messages per page of `GET .../messages` (Mail.td: 30), the sandbox's too.
     public static let messagesPerPage = 30
 
+    /// Page `page` of `address`'s inbox as Mail.td lists it, newest first, ``messagesPerPage`` a page:
+    /// `{"messages": [...], "page": N}`; an empty page when there is no address (a sandbox not made yet).
+    public static func page(_ page: Int, of address: String?, in mail: MailStore) async throws -> HTTPResponse {
+        var messages: [MailSummary] = []
+        if let address { messages = try await mail.page(address: address, page: page, perPage: messagesPerPage) }
+        return MailboxJSON.response(
+            .ok,
+            [
+                ("messages", .array(messages.map { .object(summaryPairs($0)) })),
+                ("page", .int(Int64(page))),
+            ])
+    }
+
     /// A message list object: `id`, `sender`, `from`, `subject`, `preview_text`, `size`, `is_read`, `created_at`.
     public static func summaryPairs(_ summary: MailSummary) -> [(String, JSONValue)] {
         let sender = summary.from.first?.email ?? summary.envelopeFrom
