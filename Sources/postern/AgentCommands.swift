@@ -78,8 +78,7 @@ struct Agent: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             Terminal.write(lines: try await Operations.listAgents(configuration: configuration, logger: logger))
         }
     }
@@ -91,8 +90,7 @@ struct Agent: AsyncParsableCommand {
         @Option(help: "The agent's username.") var username: String
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             guard try await Operations.revokeAgent(configuration: configuration, username: username, logger: logger)
             else { throw CommandFailure("no live agent account named \(username)") }
             Terminal.write("revoked \(username)")

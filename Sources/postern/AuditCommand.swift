@@ -21,8 +21,7 @@ struct AuditCommand: AsyncParsableCommand {
     @Flag(help: "One JSON object a line (the exact text; control characters as \\u escapes).") var json = false
 
     func run() async throws {
-        let configuration = try await options.load()
-        let logger = bootstrapLogging(level: configuration.observability.logLevel)
+        let (configuration, logger) = try await options.loadWithLogger()
         do {
             for line in try await Operations.auditLines(
                 configuration: configuration, since: since, ownerEmail: owner, limit: limit, json: json, logger: logger)

@@ -22,8 +22,7 @@ struct DKIM: AsyncParsableCommand {
         var domain: String
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             for line in try Operations.showDKIM(configuration: configuration, domain: domain, logger: logger) {
                 Terminal.write(line)
             }
@@ -43,8 +42,7 @@ struct DKIM: AsyncParsableCommand {
         var domain: String
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             for line in try Operations.rotateDKIM(configuration: configuration, domain: domain, logger: logger) {
                 Terminal.write(line)
             }

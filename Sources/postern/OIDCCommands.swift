@@ -15,8 +15,7 @@ struct OIDCCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             for line in try await Operations.showSignInProviders(configuration: configuration, logger: logger) {
                 Terminal.write(line)
             }

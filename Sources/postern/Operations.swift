@@ -9,8 +9,7 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() async throws {
-        let configuration = try await options.load(.creates)
-        let logger = bootstrapLogging(level: configuration.observability.logLevel)
+        let (configuration, logger) = try await options.loadWithLogger(.creates)
         let applied = try Operations.migrate(configuration: configuration, logger: logger)
         Terminal.write(applied.isEmpty ? "no pending migrations" : "applied: \(applied.joined(separator: ", "))")
     }
@@ -26,8 +25,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             Terminal.write(lines: try Operations.listKeys(configuration: configuration, logger: logger))
         }
     }
@@ -44,8 +42,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             Terminal.write(lines: try Operations.rotateKeys(configuration: configuration, logger: logger))
         }
     }
@@ -75,8 +72,7 @@ struct Keys: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             for line in try Operations.retireKeyNow(configuration: configuration, kid: kid, logger: logger) {
                 Terminal.write(line)
             }
@@ -97,8 +93,7 @@ struct Backup: AsyncParsableCommand {
     @Option(help: "Destination file; must not exist.") var to: String
 
     func run() async throws {
-        let configuration = try await options.load()
-        let logger = bootstrapLogging(level: configuration.observability.logLevel)
+        let (configuration, logger) = try await options.loadWithLogger()
         try Operations.backup(configuration: configuration, to: to, logger: logger)
         Terminal.write("backup written to \(to)")
     }

@@ -19,8 +19,7 @@ struct OwnerCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try password.read()
-            let configuration = try await options.load(.creates)
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger(.creates)
             do {
                 Terminal.write(try await Operations.createOwner(
                     configuration: configuration, email: email, password: password, logger: logger))
@@ -44,8 +43,7 @@ struct OwnerCommand: AsyncParsableCommand {
         var withdraw = false
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             guard
                 try await Operations.approveOwner(
                     configuration: configuration, email: email, approved: !withdraw, logger: logger)
@@ -64,8 +62,7 @@ struct OwnerCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try password.read()
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             let found: Bool
             do {
                 found = try await Operations.setOwnerPassword(
@@ -86,8 +83,7 @@ struct OwnerCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             Terminal.write(lines: try await Operations.listOwners(configuration: configuration, logger: logger))
         }
     }
@@ -131,8 +127,7 @@ struct OwnerCommand: AsyncParsableCommand {
         @Option(help: "The owner's email.") var email: String
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             guard try await Operations.removeOwner(configuration: configuration, email: email, logger: logger) else {
                 throw CommandFailure("no owner has email '\(email)'")
             }

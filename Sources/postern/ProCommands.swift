@@ -21,8 +21,7 @@ struct Pro: AsyncParsableCommand {
 
         func run() async throws {
             let password = try password.read()
-            let configuration = try await options.load(.creates)
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger(.creates)
             Terminal.write(try await Operations.createProUser(
                 configuration: configuration, email: email, password: password, maxAccounts: maxAccounts,
                 maxDomains: maxDomains, logger: logger))
@@ -34,8 +33,7 @@ struct Pro: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             Terminal.write(lines: try await Operations.listProUsers(configuration: configuration, logger: logger))
         }
     }
@@ -50,8 +48,7 @@ struct Pro: AsyncParsableCommand {
 
         func run() async throws {
             let password = try password.read()
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             guard try await Operations.setProUserPassword(
                 configuration: configuration, email: email, password: password, logger: logger)
             else { throw CommandFailure("no Pro user has email '\(email)'") }

@@ -31,8 +31,7 @@ struct Web: AsyncParsableCommand {
 
         func run() async throws {
             let baseURL = try options.runningServer()?.baseURL
-            let configuration = try await options.load()
-            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            let (configuration, logger) = try await options.loadWithLogger()
             if all {
                 Terminal.write(
                     try await Operations.webInboxAllMailLink(
