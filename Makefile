@@ -135,9 +135,10 @@ instructions: release
 
 ## libFuzzer runs (scripts/fuzz) of the HTTP parser (and its repeated-head cache against a fresh parse), the JWT verifier and JSON parser, the Argon2 hash
 ## parser, the fetch URL/address policy, the MIME parser, JMAP's method calls, the SMTP client's replies and MTA-STS
-## parsers, the CBOR decoder, the WebSocket frame parser and session and the IMAP command framer, parser and session,
-## each on its corpus in Tests/Fuzz/corpus/<target>: FUZZ_SECONDS each (default 60); FUZZ_TARGETS="jwt url" runs a
-## subset (http1 http1head jwt argon2 url mime jmap smtpreply cbor websocket imap).
+## parsers, the CBOR decoder, the WebSocket frame parser and session, the IMAP command framer, parser and session and
+## the extraction of codes and links, each on its corpus in Tests/Fuzz/corpus/<target>: FUZZ_SECONDS each (default
+## 60); FUZZ_TARGETS="jwt url" runs a subset (http1 http1head jwt argon2 url mime jmap smtpreply cbor websocket imap
+## extract).
 fuzz: bootstrap
 	scripts/fuzz
 

@@ -134,6 +134,9 @@ let package = Package(
         // routes that receive it, rate-limit tables on one monotonic clock, the storage-failure table.
         // Pure MIME parsing: raw RFC 5322 bytes in, the fields, bodies and attachments the mail APIs read out.
         .target(name: "MIME", dependencies: ["Time", "Base64Coding"]),
+        // The one-time codes and the links of a parsed message (issue 85): pure, a message in, ranked codes and kinded
+        // links out, within documented limits; every door reads its answer, none computes its own.
+        .target(name: "MailExtraction", dependencies: ["MIME"]),
         // An email address as every surface compares it (issue 66): the local part lower-cased by ASCII rules only, the
         // domain in IDNA's ASCII form (Punycode), one normalisation in one place. Pure: no dependency.
         .target(name: "EmailAddresses"),
@@ -481,6 +484,8 @@ let package = Package(
         ]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "AuthCrypto"]),
         .testTarget(name: "MIMETests", dependencies: ["MIME"]),
+        .testTarget(
+            name: "MailExtractionTests", dependencies: ["MailExtraction", "MIME"], exclude: ["corpus"]),
         .testTarget(name: "EmailAddressesTests", dependencies: ["EmailAddresses", "PosternTestSupport"]),
         .testTarget(name: "DirectoryTests", dependencies: ["Directory", "JWT", "AuthCrypto"]),
         .testTarget(name: "CustomDomainsTests", dependencies: [

@@ -26,9 +26,15 @@ public enum MessageLinks {
     }
 
     /// The `http` and `https` URLs written in plain text, in order (repeats kept).
-    static func inText(_ text: String) -> [String] {
+    package static func inText(_ text: String) -> [String] {
         let scalars = Array(text.unicodeScalars)
-        var found: [String] = []
+        return urlRanges(in: scalars).map { String(String.UnicodeScalarView(scalars[$0])) }
+    }
+
+    /// Where the `http` and `https` URLs of plain text are, by the text rules above, in order: for a reader that
+    /// needs the words around each (MailExtraction's link kinds) or must pass over the digits inside one.
+    package static func urlRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        var found: [Range<Int>] = []
         var index = 0
         while index < scalars.count {
             guard let length = schemeLength(scalars, at: index) else {
@@ -39,7 +45,7 @@ public enum MessageLinks {
             while end < scalars.count, !endsURL(scalars[end]) { end += 1 }
             var url = scalars[index..<end]
             while let last = url.last, trailing(last, in: url) { url.removeLast() }
-            if url.count > length { found.append(String(String.UnicodeScalarView(url))) }
+            if url.count > length { found.append(url.startIndex..<url.endIndex) }
             index = end
         }
         return found
@@ -73,14 +79,15 @@ public enum MessageLinks {
     }
 
     /// The length of `http://` or `https://` (any case) when one starts at `index`, else nil.
-    private static func schemeLength(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
-        for scheme in ["https://", "http://"] {
-            let wanted = Array(scheme.unicodeScalars)
-            guard index + wanted.count <= scalars.count else { continue }
-            if zip(scalars[index...], wanted).allSatisfy({ lower($0) == $1 }) { return wanted.count }
+    package static func schemeLength(_ scalars: [Unicode.Scalar], at index: Int) -> Int? {
+        guard index < scalars.count, lower(scalars[index]) == "h" else { return nil }
+        for scheme in schemes where index + scheme.count <= scalars.count {
+            if zip(scalars[index...], scheme).allSatisfy({ lower($0) == $1 }) { return scheme.count }
         }
         return nil
     }
+
+    private static let schemes = [Array("https://".unicodeScalars), Array("http://".unicodeScalars)]
 
     private static func endsURL(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F

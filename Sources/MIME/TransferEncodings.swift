@@ -1,7 +1,7 @@
 import Base64Coding
 
 /// Content-Transfer-Encoding decoders: lenient, as mail readers are.
-enum TransferEncodings {
+package enum TransferEncodings {
     /// Decodes `bytes` by `encoding` (`base64`, `quoted-printable`; anything else is taken as is).
     static func decode(_ bytes: ArraySlice<UInt8>, encoding: String?) -> [UInt8] {
         switch encoding?.trimmingSpaces().lowercased() {
@@ -47,7 +47,9 @@ enum TransferEncodings {
         return output
     }
 
-    private static func hex(_ byte: UInt8) -> UInt8? {
+    /// The value of one hexadecimal digit (either case), nil for anything else; MailExtraction decodes percent escapes
+    /// with it.
+    package static func hex(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10

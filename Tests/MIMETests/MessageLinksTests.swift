@@ -60,7 +60,8 @@ struct MessageLinksTests {
     @Test("character references: numeric and the common named ones; unknown or unterminated ones stay as written")
     func references() {
         #expect(HTMLTag.decodeReferences("a&amp;b&lt;&gt;&quot;&apos;&#65;&#x42;") == "a&b<>\"'AB")
-        #expect(HTMLTag.decodeReferences("x&copy;y&amp z&#xZZ;&#;&") == "x&copy;y&amp z&#xZZ;&#;&")
+        #expect(HTMLTag.decodeReferences("x&frac12;y&amp z&#xZZ;&#;&") == "x&frac12;y&amp z&#xZZ;&#;&")
+        #expect(HTMLTag.decodeReferences("&copy;&euro;&mdash;&zwnj;") == "\u{A9}\u{20AC}\u{2014}\u{200C}")
     }
 
     @Test("an unclosed tag or comment ends the scan without a link or a crash")
