@@ -147,8 +147,8 @@ let package = Package(
         // by (a token, SKIP LOCKED on PostgreSQL, work recorded under the token, the next due time), the one wake-up
         // primitive, and the one runner loop of rounds and waits its dispatcher runs.
         .target(name: "LeasedQueue", dependencies: ["Storage", .product(name: "Logging", package: "swift-log")]),
-        // The local mail store: every local address's messages (raw and parsed).
-        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses"]),
+        // The local mail store: every local address's messages (raw and parsed) and what MailExtraction found in each.
+        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses", "MailExtraction"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         // IMAP served (issue 70): the connection machine over IMAP's pure session on SocketServer's loops, the
@@ -508,7 +508,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
-            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
+            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient", "MailExtraction",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "StorageTests", dependencies: [

@@ -3,12 +3,38 @@ import OutboundQueue
 import PosternApp
 import PosternOperations
 
-/// `postern mail deliver|list|show|outbox|queue|tls-reset`: the mail store and the outbound queue from the command
-/// line.
+/// `postern mail deliver|list|show|extract|outbox|queue|tls-reset`: the mail store and the outbound queue from the
+/// command line.
 struct Mail: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Deliver a file as a message, list or show stored mail, list the outbox, or manage the outbound queue.",
-        subcommands: [Deliver.self, List.self, Show.self, Outbox.self, Queue.self, TLSReset.self])
+        abstract: "Deliver a file as a message, list or show stored mail, fill in codes and links, list the outbox, or "
+            + "manage the outbound queue.",
+        subcommands: [Deliver.self, List.self, Show.self, Extract.self, Outbox.self, Queue.self, TLSReset.self])
+
+    struct Extract: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find the one-time codes and links of messages stored before Postern found them at delivery.",
+            discussion: "--backfill reads each stored message that has none yet (stored before migration 0068, or by "
+                + "an instance of the release before during a rolling upgrade), in batches, printing a count after "
+                + "each. A stopped run loses nothing: run it again to go on.")
+        @OptionGroup var options: DataOptions
+        @Flag(name: .customLong("backfill"), help: "Fill every stored message that has no codes and links yet.")
+        var backfill = false
+        @Option(name: .customLong("batch"), help: "Messages read per batch (default 100).") var batch = 100
+
+        func validate() throws {
+            guard backfill else { throw ValidationError("give --backfill") }
+            if batch < 1 { throw ValidationError("--batch must be 1 or more") }
+        }
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            Terminal.write(
+                try await Operations.mailExtractBackfill(
+                    configuration: configuration, batch: batch, logger: logger, progress: { Terminal.write($0) }))
+        }
+    }
 
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
