@@ -282,7 +282,7 @@ let package = Package(
         // behind the operator's token (issue 82).
         .target(name: "OperatorAPI", dependencies: [
             "MailboxRoutes", "MailboxAccounts", "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Time",
-            "WebSocket",
+            "WebSocket", "MailExtraction",
         ]),
         // The one owner of mail credentials (issue 82): which credential (an agent key, an owner's access token, a
         // `tm_pro_` token, a Mail.td password) opens which mailbox, with the backoff's keys, the mail doors' bucket and
