@@ -1,3 +1,4 @@
+import EmailAddresses
 import Logging
 import MailStore
 import PosternApp
@@ -29,3 +30,46 @@ extension Operations {
     }
 }
 
+/// What `postern mail code` found.
+public enum MailCodeAnswer: Sendable, Equatable {
+    /// The best code of the newest message that has one, and that message's id.
+    case code(String, messageID: String)
+    /// No message gave a code in time: why, in words.
+    case none(String)
+}
+
+extension Operations {
+    /// The longest `postern mail code --wait`.
+    public static let mailCodeWaitMaximum = Duration.seconds(3600)
+
+    /// `postern mail code --address A [--wait D]`: the best code of the newest inbox message stored under `address`
+    /// that has one; when none has, the wait rides the store's change stream up to `wait` (on PostgreSQL hearing the
+    /// server's deliveries through `LISTEN postern_mail`, on SQLite looking again each second), so a delivery that
+    /// commits answers at once.
+    public static func mailCode(
+        configuration: PosternConfiguration, address: String, wait: Duration = .zero, logger: Logger
+    ) async throws -> MailCodeAnswer {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let store = MailStore(database: database)
+        let key = EmailAddress.key(address)
+        let listener = wait > .zero ? store.listenToOtherInstances() : nil
+        defer { listener?.stop() }
+        let withCode = MailSelection(.address(key), .all([.inFolder(.inbox), .hasCode(true)]), limit: 1)
+        let found = try await store.waitFor(address: key, timeout: wait) {
+            guard let newest = try await store.list(withCode).first,
+                let code = try await store.extraction(address: key, id: newest.id)?.codes.first
+            else { return nil as MailCodeAnswer? }
+            return .code(code.value, messageID: newest.id)
+        }
+        if let found { return found }
+        let inbox = MailSelection(.address(key), .inFolder(.inbox))
+        let held = try await store.list(inbox).map(\.id)
+        let waited = wait > .zero ? " after waiting \(wait.components.seconds) s" : ""
+        guard !held.isEmpty else { return .none("\(key): no message in its inbox\(waited)") }
+        let unread = held.count - (try await store.extractions(in: .address(key), ids: held).count)
+        let backfill =
+            unread > 0
+            ? "; \(unread) stored before codes were found at delivery (postern mail extract --backfill)" : ""
+        return .none("\(key): none of its \(held.count) messages has a one-time code\(waited)\(backfill)")
+    }
+}
