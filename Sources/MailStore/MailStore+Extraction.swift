@@ -70,8 +70,8 @@ extension MailStore {
                 try connection.query("SELECT raw FROM mail_messages WHERE id = ?", [.text(id)]).first?.blob("raw")
             }
             guard let raw else { continue }  // deleted since
-            found.append(
-                (id, MessageExtraction.extract(raw: raw, mimeLimits: MIMELimits(maximumMessageBytes: max(raw.count, 1)))))
+            let limits = MIMELimits(maximumMessageBytes: max(raw.count, 1))
+            found.append((id, MessageExtraction.extract(raw: raw, mimeLimits: limits)))
         }
         let computed = found
         let addresses = try await database.write { connection in

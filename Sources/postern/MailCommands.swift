@@ -9,7 +9,9 @@ struct Mail: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Deliver a file as a message, list or show stored mail, print a one-time code, fill in codes and "
             + "links, list the outbox, or manage the outbound queue.",
-        subcommands: [Deliver.self, List.self, Show.self, Code.self, Extract.self, Outbox.self, Queue.self, TLSReset.self])
+        subcommands: [
+            Deliver.self, List.self, Show.self, Code.self, Extract.self, Outbox.self, Queue.self, TLSReset.self,
+        ])
 
     struct Code: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -25,8 +27,8 @@ struct Mail: AsyncParsableCommand {
         /// `--wait` as a duration: a whole number of seconds, with `s` or `m` or nothing after it.
         var waitDuration: Duration? {
             guard let wait else { return .zero }
-            let (digits, unit): (Substring, Int64) =
-                wait.hasSuffix("m") ? (wait.dropLast(), 60) : wait.hasSuffix("s") ? (wait.dropLast(), 1) : (wait[...], 1)
+            let unit: Int64 = wait.hasSuffix("m") ? 60 : 1
+            let digits = wait.hasSuffix("m") || wait.hasSuffix("s") ? wait.dropLast() : wait[...]
             guard let count = Int64(digits), count >= 0 else { return nil }
             let duration = Duration.seconds(count * unit)
             return duration <= Operations.mailCodeWaitMaximum ? duration : nil

@@ -9,7 +9,8 @@ import Testing
 /// waiting on the store's change stream; a reason when there is none.
 @Suite("postern mail code", .timeLimit(.minutes(1)))
 struct MailCodeCommandTests {
-    @Test("says why when there is no code; waits for a delivery and prints its code", arguments: StorageBackend.allCases)
+    @Test(
+        "says why when there is no code; waits for a delivery and prints its code", arguments: StorageBackend.allCases)
     func codeOrWhy(_ backend: StorageBackend) async throws {
         let server = try await TestServer.start(backend) { $0.recipients.acceptAny = true }
         defer { Task { await server.stop() } }
