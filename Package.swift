@@ -173,7 +173,7 @@ let package = Package(
         .target(name: "MCPServer", dependencies: [
             "EmailAddresses",
             "JMAP", "Directory", "MailStore", "MailSubmission", "JSON", "HTTP1", "ServerKit", "AuthCrypto",
-            "ClientAddress", "MIME", "SMTPOutcomes", "Base64Coding",
+            "ClientAddress", "MIME", "SMTPOutcomes", "Base64Coding", "MailExtraction",
         ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
