@@ -52,13 +52,22 @@ struct MailExtractionStoreTests {
         #expect(try await listed(.hasLinkKind(.other)) == [news])
     }
 
-    @Test("a message's extraction goes with it, whoever deletes it", arguments: StorageBackend.allCases)
+    @Test(
+        "a message's extraction goes with it, whoever deletes it, and with its copy", arguments: StorageBackend.allCases)
     func deletedWithItsMessage(_ backend: StorageBackend) async throws {
         let db = try MailDatabase(backend)
         let store = MailStore(database: db.database)
         let id = try await Self.deliver(VerificationMail.raw(to: Self.address), store)
         #expect(try await Self.rows(db) == 1)
+        // IMAP's COPY: the copy reads as its original does.
+        _ = try await store.copy(address: Self.address, ids: [id], to: .sent, quota: 1 << 20)
+        let copy = try #require(try await store.list(MailSelection(.address(Self.address), .inFolder(.sent))).first)
+        #expect(
+            try await store.extraction(address: Self.address, id: copy.id)
+                == store.extraction(address: Self.address, id: id))
+        #expect(try await Self.rows(db) == 2)
         #expect(try await store.delete(address: Self.address, id: id))
+        #expect(try await store.delete(address: Self.address, id: copy.id))
         #expect(try await Self.rows(db) == 0)
     }
 
