@@ -154,8 +154,8 @@ let package = Package(
         // by (a token, SKIP LOCKED on PostgreSQL, work recorded under the token, the next due time), the one wake-up
         // primitive, and the one runner loop of rounds and waits its dispatcher runs.
         .target(name: "LeasedQueue", dependencies: ["Storage", .product(name: "Logging", package: "swift-log")]),
-        // The local mail store: every local address's messages (raw and parsed).
-        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses"]),
+        // The local mail store: every local address's messages (raw and parsed) and what MailExtraction found in each.
+        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses", "MailExtraction"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         // IMAP served (issue 70): the connection machine over IMAP's pure session on SocketServer's loops, the
@@ -195,7 +195,7 @@ let package = Package(
         .target(name: "MCPServer", dependencies: [
             "EmailAddresses",
             "JMAP", "Directory", "MailStore", "MailSubmission", "JSON", "HTTP1", "ServerKit", "AuthCrypto",
-            "ClientAddress", "MIME", "SMTPOutcomes", "Base64Coding",
+            "ClientAddress", "MIME", "SMTPOutcomes", "Base64Coding", "MailExtraction",
         ]),
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
@@ -304,7 +304,7 @@ let package = Package(
         // behind the operator's token (issue 82).
         .target(name: "OperatorAPI", dependencies: [
             "MailboxRoutes", "MailboxAccounts", "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Time",
-            "WebSocket",
+            "WebSocket", "MailExtraction",
         ]),
         // The one owner of mail credentials (issue 82): which credential (an agent key, an owner's access token, a
         // `tm_pro_` token, a Mail.td password) opens which mailbox, with the backoff's keys, the mail doors' bucket and
@@ -538,7 +538,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailStoreTests", dependencies: [
-            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient",
+            "MailStore", "MIME", "Storage", "EmbeddedResources", "PosternTestSupport", "PostgresClient", "MailExtraction",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "StorageTests", dependencies: [

@@ -30,6 +30,21 @@ extension MCPTools {
         ]
     }
 
+    /// The summary of message `id` (as ``list(_:limit:ascending:_:)`` gives them); nil when the inbox has none such.
+    func summary(of id: String, _ call: Call) async throws -> JSONValue? {
+        let responses = try await jmapCalls(
+            [
+                [
+                    "Email/get",
+                    .object([
+                        ("accountId", .string(call.principal.accountID)), ("ids", [.string(id)]),
+                        ("properties", Self.summaryProperties),
+                    ]), "g",
+                ]
+            ], call)
+        return responses["g"]?["list"]?.arrayValue?.first.map(Self.summary)
+    }
+
     /// The summaries of `filter`'s messages.
     func list(_ filter: JSONValue, limit: Int64, ascending: Bool = false, _ call: Call) async throws -> [JSONValue] {
         try await emails(filter, limit: limit, ascending: ascending, call).map(Self.summary)
@@ -142,17 +157,15 @@ extension MCPTools {
         ])
     }
 
+    /// `wait_for_message`: the oldest unread inbox message that passes the criteria
+    /// (``criteria(_:unreadOnly:hasCode:)``) as soon as there is one, marked read, with its codes and links;
+    /// `{message: null, timed_out: true}` after the timeout.
     func waitForMessage(_ arguments: MCPToolArguments, _ call: Call) async throws -> JSONValue {
-        var filter: [(String, JSONValue)] = [("inMailbox", "inbox"), ("notKeyword", "$seen")]
-        for key in ["from", "subject"] {
-            if let value = arguments.string(key) { filter.append((key, .string(value))) }
-        }
         let seconds = Int(arguments.int("timeout_seconds") ?? Int64(configuration.maxWaitSeconds))
-        let filterObject = JSONValue.object(filter)
-        let found = try await mail.waitFor(address: call.principal.mailbox.address, timeout: .seconds(seconds)) {
-            try await list(filterObject, limit: 1, ascending: true, call).first
-        }
-        guard let found, let id = found["id"]?.stringValue else {
+        guard let stored = try await first(Self.criteria(arguments, unreadOnly: true), order: .oldestFirst,
+            seconds: seconds, call),
+            let found = try await summary(of: stored.id, call)
+        else {
             return .object([("message", .null), ("timed_out", true)])
         }
         _ = try await jmapCalls(
@@ -161,11 +174,13 @@ extension MCPTools {
                     "Email/set",
                     .object([
                         ("accountId", .string(call.principal.accountID)),
-                        ("update", .object([(id, .object([("keywords/$seen", true)]))])),
+                        ("update", .object([(stored.id, .object([("keywords/$seen", true)]))])),
                     ]), "r",
                 ]
             ], call)
-        return .object([("message", found), ("timed_out", false)])
+        return .object(
+            [("message", found), ("timed_out", false)]
+                + (try await extractionPairs(address: stored.address, id: stored.id)))
     }
 
     /// The inboxes the connection may use: the API key's one; on the OAuth path the owner's, the grant's default

@@ -3,6 +3,7 @@ import Directory
 import EmailAddresses
 import JMAP
 import JSON
+import MailExtraction
 import MailStore
 
 /// The MCP tools: their descriptions and schemas (``list``) and their calls, each run as JMAP method calls through
@@ -56,6 +57,16 @@ struct MCPTools: Sendable {
         "The inbox to act on (its accountId or address, from list_agents); default: the connection's inbox.")
     static let attachments = MCPParameter(
         "attachments", .attachments, "Files to attach: [{filename, content_type?, content_base64}].")
+
+    static let from = MCPParameter("from", .string, "Part of the sender's address or name.")
+    static let subject = MCPParameter("subject", .string, "Words in the subject.")
+
+    /// `timeout_seconds`, 0 to the configured longest wait.
+    static func timeout(_ configuration: MCPConfiguration, default seconds: Int) -> MCPParameter {
+        MCPParameter(
+            "timeout_seconds", .integer(0...Int64(configuration.maxWaitSeconds)),
+            "How long to wait, 0 to \(configuration.maxWaitSeconds) (default \(seconds)).")
+    }
 
     /// The tools offered under `configuration`.
     static func describe(_ configuration: MCPConfiguration) -> [MCPTool] {
@@ -142,16 +153,32 @@ struct MCPTools: Sendable {
                 }),
             MCPTool(
                 name: "wait_for_message",
-                description: "Wait for the oldest unread inbox message matching from/subject (at once when one is "
-                    + "there), up to timeout_seconds; returns it and marks it read, or {message: null} on timeout.",
+                description: "Wait for the oldest unread inbox message matching from/subject/has_code/link_kind (at "
+                    + "once when one is there), up to timeout_seconds; returns it with its one-time codes (best "
+                    + "first) and links (with kinds) and marks it read, or {message: null} on timeout.",
                 parameters: [
-                    agentID, MCPParameter("from", .string, "Part of the sender's address or name."),
-                    MCPParameter("subject", .string, "Words in the subject."),
-                    MCPParameter(
-                        "timeout_seconds", .integer(0...Int64(configuration.maxWaitSeconds)),
-                        "How long to wait, 0 to \(configuration.maxWaitSeconds) (default \(configuration.maxWaitSeconds))."),
+                    agentID, from, subject, hasCodeParameter, linkKindParameter,
+                    timeout(configuration, default: configuration.maxWaitSeconds),
                 ], readOnly: false
             ) { tools, arguments, call in try await tools.waitForMessage(arguments, call) },
+            MCPTool(
+                name: "get_verification_code",
+                description: "The best one-time code of the newest inbox message matching from/subject/link_kind "
+                    + "that has one (waiting up to timeout_seconds, default 0), with the message id, the other codes "
+                    + "found in it as alternatives, and when there is none, why: {code: null, reason}.",
+                parameters: [
+                    agentID, from, subject, linkKindParameter, timeout(configuration, default: 0),
+                ], readOnly: true
+            ) { tools, arguments, call in try await tools.verificationCode(arguments, call) },
+            MCPTool(
+                name: "get_links",
+                description: "The links of message_id with their visible text and kind (verify, sign-in, reset, "
+                    + "unsubscribe, other): verify, sign-in and reset ones first, best first.",
+                parameters: [
+                    agentID, MCPParameter("message_id", .string, required: true, "The message's id."),
+                    MCPParameter("kind", .choice(LinkKind.allCases.map(\.name)), "Only the links of this kind."),
+                ], readOnly: true
+            ) { tools, arguments, call in try await tools.links(arguments, call) },
         ]
         if configuration.jmapRequestEnabled {
             tools.append(

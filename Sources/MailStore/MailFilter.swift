@@ -1,4 +1,5 @@
 import Foundation
+import MailExtraction
 import Storage
 
 /// A condition on one address's messages, as JMAP's `Email/query` filters them (RFC 8621 section 4.4.1), turned
@@ -49,6 +50,11 @@ public indirect enum MailFilter: Sendable, Equatable {
     case envelopeTo(String)
     /// Arrived after a point of the store's arrival order (the operator's `since`).
     case arrivedAfter(MailSearchPoint)
+    /// Whether a one-time code was found in the message when it was stored (issue 85); a message not yet extracted
+    /// has none.
+    case hasCode(Bool)
+    /// Has a link of this kind (issue 85).
+    case hasLinkKind(LinkKind)
 
     /// The SQL condition and its bindings, in `dialect`: SQLite's LIKE ignores ASCII case where PostgreSQL's
     /// ILIKE does; keywords are read from the JSON text with `json_extract` or `jsonb ->>`.
@@ -140,7 +146,17 @@ public indirect enum MailFilter: Sendable, Equatable {
                 [.integer(receivedAt), .integer(receivedAt), .integer(sequence)]
             )
         case .arrivedAfter(.second(let second)): return ("received_at >= ?", [.integer(second)])
+        case .hasCode(let wanted):
+            let exists = Self.extractionHas("e.best_code IS NOT NULL")
+            return (wanted ? exists : "NOT " + exists, [])
+        case .hasLinkKind(let kind):
+            return (Self.extractionHas("e.link_kinds LIKE ?"), [.text("% " + kind.rawValue + " %")])
         }
+    }
+
+    /// Whether the message's extraction (`mail_extractions`, migration 0068) passes `condition` (on `e`).
+    private static func extractionHas(_ condition: String) -> String {
+        "EXISTS (SELECT 1 FROM mail_extractions e WHERE e.message_id = mail_messages.id AND \(condition))"
     }
 
     /// Whether a part shown in the body (`inline`) or one to download exists, or not when `wanted` is false.

@@ -1,4 +1,5 @@
 import EmailAddresses
+import MailExtraction
 import Storage
 
 /// What a store-wide search asks of a message (the operator's): each field set is a case-insensitive substring that
@@ -16,11 +17,15 @@ public struct MailSearch: Sendable, Equatable {
     public var address: String?
     /// Only messages that arrived after this point; nil: from the first.
     public var since: MailSearchPoint?
+    /// Only messages in which a one-time code was found (true) or none was (false); nil: either (issue 85).
+    public var hasCode: Bool?
+    /// Only messages with a link of this kind; nil: any (issue 85).
+    public var linkKind: LinkKind?
 
     /// - Parameters: see the properties; nil or empty leaves a field unfiltered.
     public init(
         to: String? = nil, from: String? = nil, subject: String? = nil, text: String? = nil, address: String? = nil,
-        since: MailSearchPoint? = nil
+        since: MailSearchPoint? = nil, hasCode: Bool? = nil, linkKind: LinkKind? = nil
     ) {
         self.to = to
         self.from = from
@@ -28,6 +33,8 @@ public struct MailSearch: Sendable, Equatable {
         self.text = text
         self.address = address
         self.since = since
+        self.hasCode = hasCode
+        self.linkKind = linkKind
     }
 
     /// The addresses searched: `address` alone, or every address.
@@ -37,7 +44,8 @@ public struct MailSearch: Sendable, Equatable {
     }
 
     /// The search as the store's one filter (``MailFilter``), so that it matches the decoded text every other door
-    /// matches: each field set, ANDed; `to` and `from` in the SMTP envelope or the header's addresses.
+    /// matches: each field set, ANDed; `to` and `from` in the SMTP envelope or the header's addresses; a code and a
+    /// link kind as the message's stored extraction has them.
     public var filter: MailFilter {
         func given(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
         var conditions: [MailFilter] = []
@@ -46,6 +54,8 @@ public struct MailSearch: Sendable, Equatable {
         if let subject = given(subject) { conditions.append(.subject(subject)) }
         if let text = given(text) { conditions.append(.body(text)) }
         if let since { conditions.append(.arrivedAfter(since)) }
+        if let hasCode { conditions.append(.hasCode(hasCode)) }
+        if let linkKind { conditions.append(.hasLinkKind(linkKind)) }
         return .all(conditions)
     }
 }

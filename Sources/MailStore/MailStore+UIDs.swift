@@ -173,7 +173,8 @@ extension MailStore {
         return try await uids(address: address, ids: ids)
     }
 
-    /// Copies `ids` (messages of `address`) into `folder` with their keywords and attachments, in one transaction
+    /// Copies `ids` (messages of `address`) into `folder` with their keywords, attachments and extractions (the codes
+    /// and links found at delivery), in one transaction
     /// with the quota checked; each copy takes the next UID there. Returns the copies' UIDs by the original's id.
     /// - Throws: ``MailStoreError/quotaExceeded(address:)`` (nothing copied).
     public func copy(address: String, ids: [String], to folder: MailFolder, quota: Int64) async throws
@@ -211,6 +212,12 @@ extension MailStore {
                             disposition, size, data)
                         SELECT ?, position, filename, content_type, content_id, disposition, size, data
                             FROM mail_attachments WHERE message_id = ?
+                        """, [.text(copy), .text(id)])
+                    // Its codes and links with it (issue 85): a copy reads as its original does.
+                    try connection.run(
+                        """
+                        INSERT INTO mail_extractions (message_id, best_code, link_kinds, extraction)
+                        SELECT ?, best_code, link_kinds, extraction FROM mail_extractions WHERE message_id = ?
                         """, [.text(copy), .text(id)])
                     copies[id] = copy
                 }

@@ -1,4 +1,5 @@
 import MIME
+import MailExtraction
 
 /// A message to store: its raw bytes and the fields its parser read from them.
 public struct NewMailMessage: Sendable, Equatable {
@@ -26,14 +27,18 @@ public struct NewMailMessage: Sendable, Equatable {
     /// Keywords the message brings with it: the tags of its `X-Tags` header (``MailTag``), which Mailpit adds on
     /// arrival; every copy stored is given them besides the keywords its writer sets.
     public var headerKeywords: Set<String> = []
+    /// Its one-time codes and links with their kinds (issue 85), found once when the record is made, before the
+    /// delivery's transaction opens, and stored in that transaction with every copy (`mail_extractions`).
+    public var extraction: MessageExtraction
 
+    /// A record of these fields; `extraction` nil finds the codes and links in the subject and the two bodies.
     public init(
         envelopeFrom: String, from: [MailAddress] = [], to: [MailAddress] = [],
         cc: [MailAddress] = [], bcc: [MailAddress] = [], replyTo: [MailAddress] = [],
         subject: String? = nil,
         messageID: String? = nil, inReplyTo: [String] = [], references: [String] = [], sentAt: Int64? = nil,
         textBody: String? = nil, htmlBody: String? = nil, preview: String = "", attachments: [MailAttachment] = [],
-        raw: [UInt8]
+        raw: [UInt8], extraction: MessageExtraction? = nil
     ) {
         self.envelopeFrom = envelopeFrom
         self.from = from
@@ -51,16 +56,22 @@ public struct NewMailMessage: Sendable, Equatable {
         self.preview = String(preview.prefix(256))
         self.attachments = attachments
         self.raw = raw
+        self.extraction = extraction ?? {
+            var fields = ParsedMessage()
+            (fields.subject, fields.textBody, fields.htmlBody) = (subject, textBody, htmlBody)
+            return MessageExtraction.extract(from: fields)
+        }()
     }
 
     /// The record of a parsed message: its fields as the parser read them (a Bcc stays empty: it is never in
-    /// the bytes).
+    /// the bytes), and what ``MessageExtraction`` finds in it (the `List-Unsubscribe` header's links too).
     public init(_ parsed: ParsedMessage, envelopeFrom: String, raw: [UInt8]) {
         self.init(
             envelopeFrom: envelopeFrom, from: parsed.from, to: parsed.to, cc: parsed.cc, replyTo: parsed.replyTo,
             subject: parsed.subject, messageID: parsed.messageID, inReplyTo: parsed.inReplyTo,
             references: parsed.references, sentAt: parsed.date, textBody: parsed.textBody, htmlBody: parsed.htmlBody,
-            preview: parsed.preview, attachments: parsed.attachments, raw: raw)
+            preview: parsed.preview, attachments: parsed.attachments, raw: raw,
+            extraction: MessageExtraction.extract(from: parsed))
         headerKeywords = parsed.headers.filter { $0.name.lowercased() == "x-tags" }
             .reduce(into: Set<String>()) { $0.formUnion(MailTag.keywords(fromHeader: $1.value)) }
     }

@@ -85,7 +85,8 @@ extension OperatorController {
                 if held { resetSinceMail = false }
                 while let found = try await mail.oldestMatch(MailSearch(to: to, since: point), timeout: .zero) {
                     let event = JSONValue.object([
-                        ("type", .string("new")), ("message", .object(OperatorController.operatorPairs(found))),
+                        ("type", .string("new")),
+                        ("message", .object(try await OperatorController.operatorMessage(found, in: mail))),
                     ])
                     let next = try await mail.point(ofMessage: found.id) ?? .second(found.receivedAt + 1)
                     outbound.send(.text(String(decoding: event.serialize(), as: UTF8.self)))

@@ -11,7 +11,8 @@ import MailStore
 extension OperatorController {
     /// `GET /api/operator/messages/{messageID}`: Mail.td's message object (``MailboxMessageJSON/detailPairs``) and
     /// what a suite reads besides: the envelope, `bcc`, `reply_to`, the `Date` header as `date`, every top-level
-    /// header field in order (encoded words decoded) and the links of the text and HTML parts (``MessageLinks``).
+    /// header field in order (encoded words decoded), the links of the text and HTML parts (``MessageLinks``), and
+    /// the codes and links with their kinds found at delivery (``extractionPairs(_:)``).
     /// Reading does not mark the message read.
     func messageDetail(_ call: MailboxCall) async throws -> HTTPResponse {
         let address = try await storedAddress(call)
@@ -30,7 +31,7 @@ extension OperatorController {
             ("date", MailboxJSON.time(message.sentAt)),
             ("headers", .array(headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
             ("links", .array(MessageLinks.find(text: message.textBody, html: message.htmlBody).map(JSONValue.string))),
-        ]
+        ] + Self.extractionPairs(try await mail.extraction(address: address, id: call.messageID))
         return MailboxJSON.response(.ok, MailboxMessageJSON.detailPairs(message, address: address) + pairs)
     }
 
@@ -62,7 +63,7 @@ extension OperatorController {
         guard let message = try await mail.message(address: address, id: call.messageID) else {
             throw MailboxError.notFound
         }
-        return MailboxJSON.response(.ok, Self.operatorPairs(message.summary))
+        return MailboxJSON.response(.ok, try await Self.operatorMessage(message.summary, in: mail))
     }
 
     /// `DELETE /api/operator/messages/{messageID}`: 204; the message, its attachments and what the sandbox kept of

@@ -3,6 +3,7 @@ import MailboxRoutes
 import AuthCrypto
 import HTTP1
 import JSON
+import MailExtraction
 import MailStore
 import ServerKit
 import Time
@@ -70,8 +71,9 @@ public struct OperatorController: MailboxController {
         }
     }
 
-    /// `GET /api/operator/messages?to=&from=&subject=&text=&since=&start=&limit=`: `{"messages": [...], "total": n,
-    /// "start": n}`, newest first: `limit` (1 to 100, default 100) of the `total` matches after the newest `start`.
+    /// `GET /api/operator/messages?to=&from=&subject=&text=&has_code=&link_kind=&since=&start=&limit=`: `{"messages":
+    /// [...], "total": n, "start": n}`, newest first: `limit` (1 to 100, default 100) of the `total` matches after the
+    /// newest `start`; each message with its codes and links (``extractionPairs(_:)``).
     private func searchMessages(_ call: MailboxCall) async throws -> HTTPResponse {
         let limit = try call.operatorInteger("limit", in: 1...Self.operatorListLimit, fallback: Self.operatorListLimit)
         let start = try call.operatorInteger("start", in: 0...Self.operatorListStartMaximum, fallback: 0)
@@ -80,20 +82,21 @@ public struct OperatorController: MailboxController {
         return MailboxJSON.response(
             .ok,
             [
-                ("messages", .array(found.map { .object(Self.operatorPairs($0)) })),
+                ("messages", .array(try await operatorMessages(found))),
                 ("total", .int(Int64(try await mail.count(search)))), ("start", .int(Int64(start))),
             ])
     }
 
-    /// `GET /api/operator/messages/wait?to=&subject=&since=&timeout=S`: the oldest matching message (after `since`)
-    /// as soon as there is one, or 204 after `timeout` seconds (default 30, at most 120).
+    /// `GET /api/operator/messages/wait?to=&from=&subject=&text=&has_code=&link_kind=&since=&timeout=S`: the oldest
+    /// matching message (after `since`) as soon as there is one, or 204 after `timeout` seconds (default 30, at most
+    /// 120).
     private func waitForMatch(_ call: MailboxCall) async throws -> HTTPResponse {
         let seconds = try call.operatorInteger(
             "timeout", in: 0...Self.operatorWaitMaximum, fallback: Self.operatorWaitDefault)
         guard let found = try await mail.oldestMatch(try await operatorSearch(call), timeout: .seconds(seconds)) else {
             return MailboxJSON.noContent()
         }
-        return MailboxJSON.response(.ok, Self.operatorPairs(found))
+        return MailboxJSON.response(.ok, try await Self.operatorMessage(found, in: mail))
     }
 
     /// What `DELETE /api/operator/messages?reset=` removes.
@@ -140,6 +143,8 @@ public struct OperatorController: MailboxController {
 
     /// The filters of `call`'s query. `since` is an RFC 3339 time (messages of its second on) or the id of a stored
     /// message (those that arrived after it); anything else, an unknown id included, is a 400 naming `since`.
+    /// `has_code` is `true` or `false`, `link_kind` a kind's name (`verify`, `sign-in`, `reset`, `unsubscribe`,
+    /// `other`); another value is a 400 naming it.
     private func operatorSearch(_ call: MailboxCall) async throws -> MailSearch {
         let request = call.request
         var since: MailSearchPoint?
@@ -152,9 +157,25 @@ public struct OperatorController: MailboxController {
                 throw OperatorParameterError.since
             }
         }
+        var hasCode: Bool?
+        if let text = request.queryItem("has_code") {
+            guard let wanted = Bool(text) else {
+                throw OperatorParameterError(parameter: "has_code", message: "has_code must be true or false")
+            }
+            hasCode = wanted
+        }
+        var linkKind: LinkKind?
+        if let text = request.queryItem("link_kind") {
+            guard let kind = LinkKind(name: text) else {
+                throw OperatorParameterError(
+                    parameter: "link_kind",
+                    message: "link_kind must be one of " + LinkKind.allCases.map(\.name).joined(separator: ", "))
+            }
+            linkKind = kind
+        }
         return MailSearch(
             to: request.queryItem("to"), from: request.queryItem("from"), subject: request.queryItem("subject"),
-            text: request.queryItem("text"), since: since)
+            text: request.queryItem("text"), since: since, hasCode: hasCode, linkKind: linkKind)
     }
 
     /// A message list object of Mail.td's shape plus the address it is stored under and its envelope recipients.

@@ -3,12 +3,77 @@ import OutboundQueue
 import PosternApp
 import PosternOperations
 
-/// `postern mail deliver|list|show|outbox|queue|tls-reset`: the mail store and the outbound queue from the command
-/// line.
+/// `postern mail deliver|list|show|code|extract|outbox|queue|tls-reset`: the mail store and the outbound queue from the
+/// command line.
 struct Mail: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Deliver a file as a message, list or show stored mail, list the outbox, or manage the outbound queue.",
-        subcommands: [Deliver.self, List.self, Show.self, Outbox.self, Queue.self, TLSReset.self])
+        abstract: "Deliver a file as a message, list or show stored mail, print a one-time code, fill in codes and "
+            + "links, list the outbox, or manage the outbound queue.",
+        subcommands: [
+            Deliver.self, List.self, Show.self, Code.self, Extract.self, Outbox.self, Queue.self, TLSReset.self,
+        ])
+
+    struct Code: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the one-time code of the newest message at an address that has one.",
+            discussion: "The code Postern found when the message was delivered (best first; the one printed is the "
+                + "best). With --wait, waits up to that long for such a message to arrive (30s, 2m, or seconds); "
+                + "without one, or when none arrives, says why and exits 1.")
+        @OptionGroup var options: DataOptions
+        @Option(name: .customLong("address"), help: "The address the message is stored under.") var address: String
+        @Option(name: .customLong("wait"), help: "How long to wait for one: 30s, 2m, or seconds (default 0).")
+        var wait: String?
+
+        /// `--wait` as a duration: a whole number of seconds, with `s` or `m` or nothing after it.
+        var waitDuration: Duration? {
+            guard let wait else { return .zero }
+            let unit: Int64 = wait.hasSuffix("m") ? 60 : 1
+            let digits = wait.hasSuffix("m") || wait.hasSuffix("s") ? wait.dropLast() : wait[...]
+            guard let count = Int64(digits), count >= 0 else { return nil }
+            let duration = Duration.seconds(count * unit)
+            return duration <= Operations.mailCodeWaitMaximum ? duration : nil
+        }
+
+        func validate() throws {
+            guard waitDuration != nil else { throw ValidationError("--wait must be like 30s or 2m, at most 60m") }
+        }
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            switch try await Operations.mailCode(
+                configuration: configuration, address: address, wait: waitDuration ?? .zero, logger: logger)
+            {
+            case .code(let code, _): Terminal.write(code)
+            case .none(let reason): throw CommandFailure(reason)
+            }
+        }
+    }
+
+    struct Extract: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find the one-time codes and links of messages stored before Postern found them at delivery.",
+            discussion: "--backfill reads each stored message that has none yet (stored before migration 0068, or by "
+                + "an instance of the release before during a rolling upgrade), in batches, printing a count after "
+                + "each. A stopped run loses nothing: run it again to go on.")
+        @OptionGroup var options: DataOptions
+        @Flag(name: .customLong("backfill"), help: "Fill every stored message that has no codes and links yet.")
+        var backfill = false
+        @Option(name: .customLong("batch"), help: "Messages read per batch (default 100).") var batch = 100
+
+        func validate() throws {
+            guard backfill else { throw ValidationError("give --backfill") }
+            if batch < 1 { throw ValidationError("--batch must be 1 or more") }
+        }
+
+        func run() async throws {
+            let configuration = try await options.load()
+            let logger = bootstrapLogging(level: configuration.observability.logLevel)
+            Terminal.write(
+                try await Operations.mailExtractBackfill(
+                    configuration: configuration, batch: batch, logger: logger, progress: { Terminal.write($0) }))
+        }
+    }
 
     struct Deliver: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

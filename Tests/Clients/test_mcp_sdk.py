@@ -81,14 +81,14 @@ async def main_async(base, alice_key, bob_key):
                 check(init.protocol_version in ("2025-11-25", "2025-06-18"),
                       f"{name}: initialize negotiates {init.protocol_version}")
                 names = [tool.name for tool in tools]
-                check(len(names) == 12 and "read_inbox" in names and "wait_for_message" in names,
+                check(len(names) == 14 and "read_inbox" in names and "wait_for_message" in names,
                       f"{name}: tools/list names the tools ({len(names)})")
     # The SDK's high-level Client (mode "auto") probes the 2026-07-28 server/discover first; the -32022 naming the
     # handshake versions sends it back to initialize.
     from mcp import Client
     async with Client(session({"X-API-Key": alice_key})) as client:
         listed = await client.list_tools()
-        check(client.protocol_version == "2025-11-25" and len(listed.tools) == 12,
+        check(client.protocol_version == "2025-11-25" and len(listed.tools) == 14,
               f"Client(mode='auto'): probe, fall back to initialize ({client.protocol_version})")
     valid = True
     for tool in tools:
@@ -129,8 +129,16 @@ async def main_async(base, alice_key, bob_key):
             waited = payload(await bob.call_tool("wait_for_message", {"subject": "4242", "timeout_seconds": 10}))
             check(untrusted((waited.get("message") or {}).get("subject")) == "Sign-up code 4242",
                   "wait_for_message finds it, its subject inside the untrusted-content delimiter")
+            check(waited.get("codes") == ["4242"], f"wait_for_message: the code Postern found ({waited.get('codes')})")
             inbox = payload(await bob.call_tool("read_inbox", {"limit": 5}))
             message_id = inbox["messages"][0]["id"]
+            code = payload(await bob.call_tool("get_verification_code", {"subject": "Sign-up"}))
+            check(code.get("code") == "4242" and code.get("message_id") == message_id
+                  and code.get("alternatives") == [],
+                  f"get_verification_code: the best code with its message id ({code})")
+            links = payload(await bob.call_tool("get_links", {"message_id": message_id}))
+            check(links.get("message_id") == message_id and links.get("links") == [],
+                  f"get_links: a message without links has none ({links})")
             check(untrusted(inbox["messages"][0]["subject"]) == "Sign-up code 4242"
                   and untrusted(inbox["messages"][0]["from"][0]) == alice_inbox,
                   "read_inbox lists it, subject and sender inside the untrusted-content delimiter")

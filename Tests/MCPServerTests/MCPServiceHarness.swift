@@ -63,6 +63,13 @@ struct MCPServiceHarness {
         self.router = router
     }
 
+    /// Delivers the message `raw` from `sender` to Bob's inbox, as SMTP's local delivery would; whether it was stored.
+    func deliverToBob(_ raw: String, from sender: String) async throws -> Bool {
+        let delivery = LocalDelivery(
+            directory: FakeDirectory(accounts: [Self.bob.mailbox.address]), store: store, clock: { 1_700_000_000 })
+        return try await delivery.deliverEach(Array(raw.utf8), envelopeFrom: sender, to: [Self.bob.mailbox]) == [true]
+    }
+
     /// Sends a request through the routes, as the server would.
     func send(_ method: HTTPMethod, _ path: String = "/mcp", headers: [(String, String)], body: String = "") async
         -> HTTPResponse
