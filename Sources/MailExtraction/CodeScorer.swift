@@ -15,7 +15,8 @@
 ///    after, less 10 for a code word above and 20 for an act word above, less 10 more than 40 characters before;
 ///    one before and one after add 15 (`Enter 482913 on the sign-in page`).
 /// 3. Position: alone on its line 15; emphasized (HTML) 15; when the subject holds a code word (and does not sell)
-///    and the token stands out (alone or emphasized) 20; six digits 5.
+///    and the token stands out (alone or emphasized) 30, so that `Your verification code` over a lone `123456` is one;
+///    six digits 5.
 /// 4. A code needs a code word (before, after, above or in the subject) or a word on its own line: an act word
 ///    above alone is never enough, whatever the position adds.
 struct CodeScorer {
@@ -239,7 +240,7 @@ struct CodeScorer {
             reasons.append(.emphasized)
         }
         if subjectKeyword == 60, source != .subject, alone || emphasized {
-            score += 20
+            score += 30
             reasons.append(.subjectKeyword)
         }
         if token.numeric, token.value.unicodeScalars.filter(CodeTokenizer.isDigit).count == 6 {

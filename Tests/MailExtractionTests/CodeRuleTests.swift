@@ -43,6 +43,14 @@ struct CodeRuleTests {
         #expect(F.codes(subject: "Your Acme verification code: 640912", text: "Thanks for signing up.") == ["640912"])
     }
 
+    @Test("a code word in the subject names a code that stands alone in the body; a selling subject names none")
+    func subjectNamesLoneCode() {
+        #expect(F.codes(subject: "Your verification code", text: "123456") == ["123456"])
+        #expect(F.codes(subject: "Your Acme sign-in code", text: "Hi,\n\n482913\n\nThanks") == ["482913"])
+        #expect(F.codes(subject: "Your discount code inside", text: "123456") == [])
+        #expect(F.codes(subject: "Weekly digest", text: "123456") == [])
+    }
+
     @Test("a year, alone or beside a code, is never a code; the code beside it is")
     func years() {
         #expect(F.codes(text: "Your verification code is 2024") == ["2024"])  // a code word right before it
