@@ -55,6 +55,11 @@ public enum MCPLLMsText {
 
             \(tools)
 
+            Read the code you were sent: Postern finds one-time codes and verify, sign-in and reset links when a \
+            message is stored, so there is no pattern to write. `wait_for_message` with `has_code: true` waits for \
+            such a mail, `get_verification_code` gives its best code (with the alternatives, or why there is none) \
+            and `get_links` its links with their kinds.
+
             Bad arguments (an unknown tool or argument, a wrong type, a string over \(configuration.maxStringBytes) \
             bytes, attachments over \(configuration.maxAttachmentBytes) bytes) are JSON-RPC error -32602 and nothing \
             is sent; a tool that ran and failed (an unknown recipient, a message not found) is a result with \

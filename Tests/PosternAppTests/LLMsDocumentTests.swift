@@ -97,6 +97,16 @@ struct LLMsDocumentTests {
         }
     }
 
+    @Test("an agent reads the code it was sent through MCP's tools, named in the guide")
+    func codeFlow() {
+        let text = Self.render()
+        #expect(text.contains("Read the code you were sent"))
+        for tool in ["wait_for_message", "get_verification_code", "get_links"] {
+            #expect(text.contains("`\(tool)`: "), "the tool list names \(tool)")
+        }
+        #expect(text.contains("`wait_for_message` with `has_code: true`"))
+    }
+
     @Test("the top names `postern agent signup` for this instance and the MCP host JSON an agent pastes")
     func quickStart() throws {
         let text = Self.render()
