@@ -10,9 +10,10 @@ import PasswordHashing
 
 /// Mail.td's accounts and Pro users without HTTP (issue 82): who a token or a password opens, an account's summary
 /// and standing, a free account's sign-up, a mailbox token's issue, a Pro user's API tokens, and the domains. Every
-/// door onto the accounts asks this one service: Mail.td's REST API (``MailboxService``, which holds it), mail.tm's and
-/// mail.cx's APIs, the webhooks' and the sandbox's routes, the web inbox and the mail doors' sign-in (IMAP, POP3),
-/// so a rule of an account is written once whatever door it is reached by. Built once by the composition root.
+/// door onto the accounts asks this one service: Mail.td's REST API (`MailTD`, on `MailboxRoutes`' `MailboxService`),
+/// mail.tm's and mail.cx's APIs, the webhooks' and the sandbox's routes, the web inbox and the mail doors' sign-in
+/// (IMAP, POP3), so a rule of an account is written once whatever door it is reached by. Built once by the
+/// composition root.
 public final class MailboxAccountService: Sendable {
     /// The configuration the service was created with (domains lower-cased).
     public let configuration: MailboxConfiguration

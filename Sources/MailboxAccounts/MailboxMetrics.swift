@@ -2,7 +2,7 @@ import Metrics
 
 /// The metrics the mailbox surface records through the swift-metrics facade.
 ///
-/// Created once, in ``MailboxService``'s initialiser, from the factory it is given (by default
+/// Created once, in ``MailboxAccountService``'s initialiser, from the factory it is given (by default
 /// `MetricsSystem.factory`: bootstrap the metrics system before creating the service).
 package struct MailboxMetrics: Sendable {
     /// Result label values of `postern_pow_verifications_total{surface="mailbox"}`.
