@@ -13,8 +13,8 @@ import ServerKit
 ///    answers 200 as soon as `count` have arrived, or 204 when the hold (25 s, ``MailCXConfiguration/holdSeconds``)
 ///    ends. A client holds at most 10 polls at once (429 `rate_limit_exceeded` past them), an instance 10,000 (503).
 /// 4. A database away for a failover while the request is held fails nothing: the change stream waits it out, and the
-///    inbox is read again each second after a change (``MailStore/outlastingOutages(until:_:)``), the hold ending as
-///    before.
+///    inbox is read again each second after a change (``MailStore/outlastingOutages(until:clock:_:)``), the hold
+///    ending as before.
 /// 5. `next_since` names the address's mail state when the answer was made: given back as `since`, only mail that
 ///    arrived after it is listed. A cursor the change log no longer covers lists the inbox as it is (older mail may
 ///    come again; none is lost).
@@ -31,10 +31,13 @@ extension MailCXService {
         let until = ContinuousClock.now + .seconds(configuration.holdSeconds)
         for try await event in mail.changeStream(of: address, from: found.state, until: until) {
             guard case .changed = event else { continue }
-            // Read again after a failover rather than failing the held request; the hold still ends at `until`.
-            guard let now = try await mail.outlastingOutages(until: until, { try await arrivals(at: address, query) })
-            else { break }
-            found = now
+            // Read again after a failover rather than failing the held request; the hold still ends at `until`, with
+            // the 204 it would end with had the database been there.
+            do {
+                found = try await mail.outlastingOutages(until: until) { try await arrivals(at: address, query) }
+            } catch where MailStore.isOutage(error) {
+                break
+            }
             if found.emails.count >= query.count { return answer(found) }
         }
         return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"])

@@ -23,16 +23,8 @@ extension MailChangeStream {
         return nil
     }
 
-    /// What `body` returns, tried again after each outage for a look interval of the stream's clock; the outage's
-    /// error once `until` has passed.
-    func outlasting<T>(_ body: () async throws -> T) async throws -> T {
-        while true {
-            do {
-                return try await body()
-            } catch where MailStore.isOutage(error) {
-                if let until, clock.now() >= until { throw error }
-                try await clock.sleep(MailStore.unannouncedLookInterval)
-            }
-        }
+    /// What `body` returns, through outages as the stream's own looks are (on its clock, until its `until`).
+    private func outlasting<T>(_ body: () async throws -> T) async throws -> T {
+        try await store.outlastingOutages(until: until, clock: clock, body)
     }
 }

@@ -21,7 +21,7 @@ import Storage
 /// listener wakes every stream) does not end the stream: it parks as in 5, for at most
 /// ``MailStore/unannouncedLookInterval``, and looks again, with what woke it still owed; the re-check of a quiet
 /// element is tried again likewise. Any other error ends it. A consumer's own reads after an element outlast an
-/// outage the same way through ``MailStore/outlastingOutages(_:)``.
+/// outage the same way through ``MailStore/outlastingOutages(until:clock:_:)``.
 ///
 /// It ends (nil) when the re-check says no or when `until` passes, and throws `CancellationError` when the
 /// consumer's task is cancelled (a closed socket, a shut-down server), so a consumer's socket lives exactly as long
@@ -84,7 +84,7 @@ public struct MailChangeStream: AsyncSequence, Sendable {
                 if let quiet = stream.quiet {
                     let left = quiet - (now - lastElement)
                     if left <= .zero {
-                        guard try await store.outlastingOutages(stream.recheck) else { return nil }
+                        guard try await store.outlastingOutages(clock: clock, stream.recheck) else { return nil }
                         return hand(.quiet, state: known)
                     }
                     pause = Swift.min(pause, left)
@@ -133,29 +133,27 @@ public struct MailChangeStream: AsyncSequence, Sendable {
 }
 
 extension MailStore {
-    /// What `body` returns, tried again each ``unannouncedLookInterval`` for as long as it fails because the database
-    /// is unavailable (`StorageError` `.unavailable`: a failover): how a push door's reads after a change-stream
-    /// element (the states it compares, the log it names) outlast an outage instead of ending the client's stream.
-    /// Any other error is thrown; a cancelled task throws `CancellationError`.
-    public func outlastingOutages<T>(_ body: () async throws -> T) async throws -> T {
-        try await outlastingOutages(until: nil, body)!
-    }
-
-    /// ``outlastingOutages(_:)`` for a request held until `until` (a long poll): nil when the database is still
-    /// unavailable once `until` has passed, so the request ends as its hold would.
-    public func outlastingOutages<T>(until: ContinuousClock.Instant?, _ body: () async throws -> T) async throws -> T? {
+    /// What `body` returns, tried again each ``unannouncedLookInterval`` of `clock` for as long as it fails because the
+    /// database is unavailable (`StorageError` `.unavailable`: a failover): how a consumer's reads after a change-stream
+    /// element (the states it compares, the log it names, the message a wait looks for) outlast an outage instead of
+    /// ending the client's stream. Once `until` has passed (a held request's end), the outage is thrown, for the door
+    /// to answer as its hold would end; any other error is thrown at once; a cancelled task throws
+    /// `CancellationError`.
+    public func outlastingOutages<T>(
+        until: ContinuousClock.Instant? = nil, clock: MailStreamClock = .continuous, _ body: () async throws -> T
+    ) async throws -> T {
         while true {
             do {
                 return try await body()
             } catch where Self.isOutage(error) {
-                if let until, ContinuousClock.now >= until { return nil }
-                try await Task.sleep(for: Self.unannouncedLookInterval)
+                if let until, clock.now() >= until { throw error }
+                try await clock.sleep(Self.unannouncedLookInterval)
             }
         }
     }
 
     /// Whether `error` is the database being unavailable (`StorageError` `.unavailable`: a failover; on PostgreSQL
-    /// also a read past the commit timeout), which the change stream and ``outlastingOutages(_:)`` wait out.
+    /// also a read past the commit timeout), which the change stream and ``outlastingOutages(until:clock:_:)`` wait out.
     public static func isOutage(_ error: any Error) -> Bool {
         (error as? StorageError)?.code == .unavailable
     }

@@ -16,14 +16,7 @@ extension MailStore {
     /// The extraction of message `id` of `address`; nil when `address` has no such message or the message was stored
     /// before extraction and has not been filled yet.
     public func extraction(address: String, id: String) async throws -> MessageExtraction? {
-        try await database.read { connection in
-            try connection.query(
-                """
-                SELECT e.extraction FROM mail_extractions e JOIN mail_messages m ON m.id = e.message_id
-                    WHERE m.address = ? AND m.id = ?
-                """, [.text(address), .text(id)]
-            ).first.flatMap { Self.extraction($0.text("extraction")) }
-        }
+        try await extractions(in: .address(address), ids: [id])[id]
     }
 
     /// The extractions of the messages of `ids` that `scope` holds, by id; a message without one is left out.

@@ -21,7 +21,7 @@ import ServerKit
 ///    and the stream ends when it no longer holds (the account deleted, its password reset).
 /// 5. A database away for a failover ends nothing: the re-check throws it for the change stream to wait out, and the
 ///    Account an event carries is read again each second until the database is back
-///    (``MailStore/outlastingOutages(_:)``).
+///    (``MailStore/outlastingOutages(until:clock:_:)``).
 extension MailTMService {
     func mercure(_ request: HTTPRequest, _ context: RequestContext, _ writer: any HTTPResponseWriter) async {
         let decision = middleware.charge(.request, context)

@@ -1,5 +1,3 @@
-import MailExtraction
-
 /// A link kind's name on every door that serves it (the operator's API, MCP, the command line): `verify`, `sign-in`,
 /// `reset`, `unsubscribe`, `other` (issue 85), one spelling wherever a client reads or sends one.
 extension LinkKind {
