@@ -68,7 +68,8 @@ test:
 ## kill -9, a PostgreSQL restart mid-load, imaptest's stress mode); failover (Tests/Cluster/failover_tests.py: a
 ## primary and a synchronous standby, kill -9 of the primary under load with zero acknowledged writes lost, and the
 ## asynchronous control that must show loss); Patroni (Tests/Cluster/patroni_tests.py: three nodes, a switchover, kill
-## -9 of the leader's PostgreSQL and of its Patroni, a rolling restart under load, nothing acknowledged lost).
+## -9 of the leader's PostgreSQL and of its Patroni, a rolling restart under load, nothing acknowledged lost); then,
+## alone, the rolling upgrade from the previous release (scripts/rolling-upgrade, below).
 test-deploy:
 	@scripts/bootstrap
 	SWIFT='$(SWIFT)' scripts/test-stages deploy
@@ -90,10 +91,10 @@ failover-tests: build
 patroni-tests: build
 	POSTERN_BIN=.build/debug/postern Tests/Cluster/patroni_tests.py
 
-## A rolling upgrade under load (scripts/rolling-upgrade; decision 32), not part of `make test`: the release before the
-## last change to migrations/ (ROLLING_UPGRADE_FROM=<commit> for another) and this checkout, both built in debug, two
-## instances of the old on one PostgreSQL database replaced by the new one at a time; zero failed requests and zero
-## lost writes, or it fails.
+## A rolling upgrade under load (scripts/rolling-upgrade; decision 32), the last stage of `make test-deploy`: the
+## release before the last change to migrations/ (ROLLING_UPGRADE_FROM=<commit> for another) and this checkout, both
+## built in debug, two instances of the old on one PostgreSQL database replaced by the new one at a time; zero failed
+## requests and zero lost writes, or it fails.
 rolling-upgrade: bootstrap
 	@scripts/bootstrap --test
 	SWIFT='$(SWIFT)' scripts/rolling-upgrade

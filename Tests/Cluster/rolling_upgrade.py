@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A rolling upgrade under load (issue 73; `make rolling-upgrade`, not in `make test`): two instances of the previous
+"""A rolling upgrade under load (issue 73; `make rolling-upgrade`, the last stage of
+`make test-deploy`): two instances of the previous
 release (ROLLING_UPGRADE_OLD_BIN) behind HAProxy on one PostgreSQL database (scripts/cluster), then each replaced by
 this release (POSTERN_BIN) one at a time, by SIGTERM and its drain: instance 2 first, whose start applies this
 release's migrations while instance 1, still the previous release, serves on the migrated database; then instance 1.
