@@ -189,7 +189,7 @@ let package = Package(
         .target(name: "JMAP", dependencies: [
             "EmailAddresses",
             "Directory", "MailStore", "MailDelivery", "MailSubmission", "SMTPOutcomes", "JSON", "MIME", "HTTP1",
-            "ServerKit", "ClientAddress", "Time", "WebSocket", "Base64Coding",
+            "ServerKit", "ClientAddress", "Time", "WebSocket", "Base64Coding", "MailExtraction",
         ]),
         // MCP over Streamable HTTP at /mcp: JSON-RPC framing, sessions, and mail tools composed over JMAP.
         .target(name: "MCPServer", dependencies: [

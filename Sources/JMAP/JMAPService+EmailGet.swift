@@ -20,7 +20,7 @@ extension JMAPService {
     func emailGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         // Read before the data: a change in between is then reported again by /changes, never lost.
         let stateBefore = try await state(call)
-        let wanted = try properties(arguments, known: Self.emailProperties, fallback: Self.defaultEmailProperties)
+        let wanted = try properties(arguments, known: Self.emailProperties(for: call), fallback: Self.defaultEmailProperties)
         guard let ids = try getIDs(arguments, call) else {
             throw MethodError("requestTooLarge", "Email/get needs `ids` (from Email/query).")
         }
@@ -33,12 +33,14 @@ extension JMAPService {
         var list: [JSONValue] = []
         var notFound: [JSONValue] = []
         let found = try await store.messages(address: call.account.address, ids: ids)
+        let extractions = try await extractions(of: ids, wanted: wanted, call)
         for id in ids {
             guard let message = found[id] else {
                 notFound.append(.string(id))
                 continue
             }
-            let email = Self.email(message, fetchText: fetchText, fetchHTML: fetchHTML, maxBytes: maxBytes)
+            var email = Self.email(message, fetchText: fetchText, fetchHTML: fetchHTML, maxBytes: maxBytes)
+            if let extractions { email.merge(Self.extractionProperties(extractions[id])) { $1 } }
             let item = JSONValue.object(wanted.map { ($0, email[$0] ?? .null) })
             try call.charge(item)  // the same big message asked for 500 times stops here, not in the encoder
             list.append(item)

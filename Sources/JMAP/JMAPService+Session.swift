@@ -29,7 +29,7 @@ extension JMAPService {
         let body: JSONValue = .object([
             ("capabilities", .object([
                 (Capability.core, core), (Capability.mail, .object([])), (Capability.submission, .object([])),
-                (Capability.blob, .object([])),
+                (Capability.blob, .object([])), (Capability.extract, .object([])),
                 (Capability.webSocket, .object([("url", .string(webSocketURL)), ("supportsPush", true)])),
             ])),
             ("accounts", .object([
@@ -37,6 +37,7 @@ extension JMAPService {
                     ("name", .string(account.address)), ("isPersonal", true), ("isReadOnly", false),
                     ("accountCapabilities", .object([
                         (Capability.mail, mail), (Capability.submission, submission), (Capability.blob, blob),
+                        (Capability.extract, .object([])),
                     ])),
                 ]))
             ])),
