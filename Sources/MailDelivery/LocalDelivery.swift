@@ -15,6 +15,9 @@ public struct LocalDelivery: Sendable {
     let clock: @Sendable () -> Int64
     /// Subaddressing and the catch-all.
     public let policy: RecipientPolicy
+    /// Whether each message's codes and links are found as it is stored (issue 85); off, they are found later by
+    /// `postern mail extract --backfill`.
+    let extracting: Bool
 
     /// - Parameters:
     ///   - directory: which addresses are local, and their quotas.
@@ -23,16 +26,18 @@ public struct LocalDelivery: Sendable {
     ///     are ``MIMELimits``' defaults.
     ///   - clock: Unix seconds, the copies' `received_at`.
     ///   - policy: subaddressing and the catch-all; the default refuses what is not local and splits no address.
+    ///   - extracting: whether each message's codes and links are found as it is stored; default true.
     public init(
         directory: any AccountDirectory, store: MailStore,
         maximumMessageBytes: Int = MIMELimits.default.maximumMessageBytes,
-        policy: RecipientPolicy = RecipientPolicy(),
+        policy: RecipientPolicy = RecipientPolicy(), extracting: Bool = true,
         clock: @escaping @Sendable () -> Int64
     ) {
         self.directory = directory
         self.store = store
         self.limits = MIMELimits(maximumMessageBytes: maximumMessageBytes)
         self.policy = policy
+        self.extracting = extracting
         self.clock = clock
     }
 
@@ -125,7 +130,8 @@ public struct LocalDelivery: Sendable {
     /// `data` parsed once, as the store keeps it.
     private func record(_ data: [UInt8], envelopeFrom: String) throws(LocalDeliveryError) -> NewMailMessage {
         do {
-            return NewMailMessage(try MIMEParser.parse(data, limits: limits), envelopeFrom: envelopeFrom, raw: data)
+            return NewMailMessage(
+                try MIMEParser.parse(data, limits: limits), envelopeFrom: envelopeFrom, raw: data, extracting: extracting)
         } catch {
             throw .unreadable(error)
         }

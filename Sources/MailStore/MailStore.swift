@@ -301,7 +301,7 @@ public struct MailStore: Sendable {
                 .integer(isRead ? 1 : 0), .text(json(message.bcc)), optional(MailSummary.envelopeColumn(envelopeTo)),
                 .text(origin.rawValue),
             ])
-        try insertExtraction(message.extraction, id: id, connection)
+        if let extraction = message.extraction { try insertExtraction(extraction, id: id, connection) }
         for (position, attachment) in message.attachments.enumerated() {
             _ = try connection.run(
                 """

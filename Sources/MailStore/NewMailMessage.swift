@@ -28,8 +28,10 @@ public struct NewMailMessage: Sendable, Equatable {
     /// arrival; every copy stored is given them besides the keywords its writer sets.
     public var headerKeywords: Set<String> = []
     /// Its one-time codes and links with their kinds (issue 85), found once when the record is made, before the
-    /// delivery's transaction opens, and stored in that transaction with every copy (`mail_extractions`).
-    public var extraction: MessageExtraction
+    /// delivery's transaction opens, and stored in that transaction with every copy (`mail_extractions`); nil when
+    /// the operator turned looking at delivery off (`POSTERN_MAIL_EXTRACT=off`): the message is then stored as one
+    /// from before migration 0068, whose codes `postern mail extract --backfill` finds.
+    public var extraction: MessageExtraction?
 
     /// A record of these fields; `extraction` nil finds the codes and links in the subject and the two bodies.
     public init(
@@ -64,14 +66,16 @@ public struct NewMailMessage: Sendable, Equatable {
     }
 
     /// The record of a parsed message: its fields as the parser read them (a Bcc stays empty: it is never in
-    /// the bytes), and what ``MessageExtraction`` finds in it (the `List-Unsubscribe` header's links too).
-    public init(_ parsed: ParsedMessage, envelopeFrom: String, raw: [UInt8]) {
+    /// the bytes), and, when `extracting`, what ``MessageExtraction`` finds in it (the `List-Unsubscribe` header's
+    /// links too).
+    public init(_ parsed: ParsedMessage, envelopeFrom: String, raw: [UInt8], extracting: Bool = true) {
         self.init(
             envelopeFrom: envelopeFrom, from: parsed.from, to: parsed.to, cc: parsed.cc, replyTo: parsed.replyTo,
             subject: parsed.subject, messageID: parsed.messageID, inReplyTo: parsed.inReplyTo,
             references: parsed.references, sentAt: parsed.date, textBody: parsed.textBody, htmlBody: parsed.htmlBody,
             preview: parsed.preview, attachments: parsed.attachments, raw: raw,
-            extraction: MessageExtraction.extract(from: parsed))
+            extraction: extracting ? MessageExtraction.extract(from: parsed) : MessageExtraction(codes: [], links: []))
+        if !extracting { extraction = nil }
         headerKeywords = parsed.headers.filter { $0.name.lowercased() == "x-tags" }
             .reduce(into: Set<String>()) { $0.formUnion(MailTag.keywords(fromHeader: $1.value)) }
     }

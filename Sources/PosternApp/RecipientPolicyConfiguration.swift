@@ -1,13 +1,14 @@
 import ServerKit
 
 /// Who local delivery (SMTP, JMAP's submission, `postern mail deliver`) takes mail for besides the accounts: the
-/// subaddress delimiters and the catch-all.
+/// subaddress delimiters and the catch-all; and whether it looks for each message's codes and links as it stores it.
 ///
 /// ## Configuration keys
 /// - `POSTERN_SMTP_ACCEPT` (`local` or `any`, default local): ``acceptAny``.
 /// - `POSTERN_RECIPIENT_DELIMITER` (ASCII punctuation other than `@ . _ -`, empty for none, default `+`):
 ///   ``recipientDelimiter``.
 /// - `POSTERN_CATCH_ALL_QUOTA` (positive bytes, default 1 GiB): ``catchAllQuota``.
+/// - `POSTERN_MAIL_EXTRACT` (on/off, default on): ``extractsCodes``.
 public struct RecipientPolicyConfiguration: Sendable {
     /// Whether mail for unknown local users and other domains is kept in the catch-all instead of refused with `550`.
     /// Default false. Nothing is ever relayed.
@@ -18,6 +19,11 @@ public struct RecipientPolicyConfiguration: Sendable {
     public var recipientDelimiter = "+"
     /// Bytes the catch-all may hold; past it, `552 5.2.2`. Default 1 GiB.
     public var catchAllQuota: Int64 = 1 << 30
+    /// Whether each delivered message's one-time codes and links are found as it is stored (issue 85, docs/codes.md).
+    /// Off, the message is stored as one from before the feature (its codes and links null on every door) until
+    /// `postern mail extract --backfill` finds them; mail written by a client (IMAP `APPEND`, JMAP drafts) is looked
+    /// at either way. Default true.
+    public var extractsCodes = true
 
     /// Every default.
     public init() {}
@@ -28,6 +34,7 @@ public struct RecipientPolicyConfiguration: Sendable {
         if let accept = try config.choice("POSTERN_SMTP_ACCEPT", ["local", "any"]) { acceptAny = accept == "any" }
         if let delimiter = config.text("POSTERN_RECIPIENT_DELIMITER") { recipientDelimiter = delimiter }
         if let bytes = try config.integer("POSTERN_CATCH_ALL_QUOTA") { catchAllQuota = Int64(bytes) }
+        if let extracting = try config.flag("POSTERN_MAIL_EXTRACT") { extractsCodes = extracting }
         try validate()
     }
 

@@ -84,7 +84,7 @@ package enum Surfaces {
             catchAll: c.recipients.acceptAny ? RecipientPolicy.catchAll(quota: c.recipients.catchAllQuota) : nil)
         let delivery = LocalDelivery(
             directory: directory, store: store, maximumMessageBytes: c.smtp.maxMessageBytes, policy: policy,
-            clock: clock)
+            extracting: c.recipients.extractsCodes, clock: clock)
         // A completion reports to the sender (bounces, delay notices) in its own transaction (LocalDelivery's port); a
         // move of an account's EmailSubmission state wakes its JMAP event streams here (and, on PostgreSQL, on every
         // instance through the queue's `postern_mail` notification).

@@ -22,18 +22,37 @@ struct LocalDeliveryTests {
         let delivery: LocalDelivery
 
         init(_ backend: StorageBackend, directory: MemoryDirectory = LocalDeliveryTests.directory,
-             policy: RecipientPolicy = RecipientPolicy(), maximumMessageBytes: Int = 1 << 20) throws {
+             policy: RecipientPolicy = RecipientPolicy(), maximumMessageBytes: Int = 1 << 20,
+             extracting: Bool = true) throws {
             test = try backend.makeDatabase(logger: Logger(label: "mail-delivery-tests"))
             store = MailStore(database: test.database)
             delivery = LocalDelivery(
                 directory: directory, store: store, maximumMessageBytes: maximumMessageBytes, policy: policy,
-                clock: { 1_700_000_000 })
+                extracting: extracting, clock: { 1_700_000_000 })
         }
 
         /// The ids in `address`'s inbox.
         func inbox(_ address: String) async throws -> [String] {
             try await store.page(address: address, page: 1, perPage: 100).map(\.id)
         }
+    }
+
+    @Test(
+        "codes are found as a message is stored; with extraction off it has none until the backfill finds them",
+        arguments: StorageBackend.allCases)
+    func extraction(_ backend: StorageBackend) async throws {
+        let message = Array("From: a@remote.test\r\nSubject: Your code\r\n\r\nYour verification code is 482913.\r\n".utf8)
+        let envelope = MailEnvelope(mailFrom: "a@remote.test", recipients: ["alice@local.test"])
+        let on = try Setup(backend)
+        let found = try await on.delivery.store(envelope, data: message)
+        #expect(try await on.store.extraction(address: "alice@local.test", id: found)?.codes.first?.value == "482913")
+
+        let off = try Setup(backend, extracting: false)
+        let later = try await off.delivery.store(envelope, data: message)
+        #expect(try await off.store.extraction(address: "alice@local.test", id: later) == nil)
+        let backfill = try await off.store.extractMissing(batch: 10)
+        #expect(backfill.filled == 1 && backfill.remaining == 0)
+        #expect(try await off.store.extraction(address: "alice@local.test", id: later)?.codes.first?.value == "482913")
     }
 
     @Test(
