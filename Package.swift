@@ -294,6 +294,9 @@ let package = Package(
             "ComputePool", "MailStore", "MIME", "DNS", "PasswordHashing", "Audit", "CustomDomains", "Time",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // How mail clients set themselves up (issue 87): Thunderbird's autoconfig and Outlook's autodiscover, a door of
+        // XML documents over the servers the composition root binds.
+        .target(name: "MailClientSetup", dependencies: ["HTTP1", "ServerKit"]),
         // Mail.td's REST API (CONTRACT.md 2.2): accounts, tokens, Pro users and their API tokens, domains, billing and
         // messages, a door over the accounts' model (issue 82).
         .target(name: "MailTD", dependencies: [
@@ -416,7 +419,7 @@ let package = Package(
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
-            "MailpitAPI", "ServerMetrics",
+            "MailpitAPI", "ServerMetrics", "MailClientSetup",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -570,6 +573,7 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "MailClientSetupTests", dependencies: ["MailClientSetup", "HTTP1", "ServerKit"]),
         .testTarget(name: "MailCXTests", dependencies: ["MailCX", "MailStore", "MIME", "JSON", "Directory"]),
         .testTarget(name: "MailTMTests", dependencies: ["MailTM", "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1"]),
         .testTarget(name: "WebhooksTests", dependencies: [

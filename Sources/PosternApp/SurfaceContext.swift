@@ -3,10 +3,11 @@ import DNS
 import Fetch
 import JWT
 import Logging
+import MailClientSetup
 import OAuthResource
 import SMTPServer
-import Storage
 import ServerMetrics
+import Storage
 
 /// What the runtime builds once and hands every surface (``Surfaces/register(into:_:)``): the configuration and the
 /// public identity, the signing keys, the database with its challenge ledger, the worker pool, the one DNS resolver,
@@ -33,6 +34,8 @@ struct SurfaceContext {
     let smtpAddress: String?
     /// The sandbox listener's port; nil when it is off.
     let sandboxPort: Int?
+    /// The mail listeners clients are told of by autoconfig (``MailClientSetupSurface/servers(_:identity:)``).
+    let mailClientServers: [MailClientServer]
     /// The SMTP failure-injection rules both listeners ask (`POSTERN_SMTP_CHAOS`); nil when off.
     let chaos: SMTPChaos?
     let metrics: PosternMetrics

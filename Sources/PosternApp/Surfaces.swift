@@ -46,6 +46,7 @@ package enum Surfaces {
         try WebInboxSurface.register(
             into: &router, context, shared, owners: owners, mailbox: mailbox, credentials: access.signIn, jmap: jmap)
         let mcp = try MCPSurface.register(into: &router, context, shared, jmap: jmap)
+        MailClientSetupSurface.register(into: &router, context)
         GuideSurface.register(
             into: &router, context, agent: agent.configuration, mailbox: mailbox.service.configuration, remote: remote,
             mcp: mcp, oauth: oauth.configuration)
