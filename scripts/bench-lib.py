@@ -36,6 +36,9 @@ tests share) and the load generators only the benchmarks use. Standard library o
         send COUNT requests over CONNECTIONS keep-alive connections (one request in flight on each;
         BEARER and BODY may be empty); exit 1 unless every answer is 2xx. For counts per request
         (scripts/instructions), where wrk's fixed duration gives no fixed count.
+    bench-lib.py smtp-corpus PORT DIRECTORY COUNT
+        send the first COUNT of DIRECTORY's .eml files (in name order, round robin when COUNT is larger) over
+        one SMTP connection to 127.0.0.1:PORT, each to catch-all@example.net
     bench-lib.py oauth-tokens BASE_URL EMAIL PASSWORD COUNT
         register an OAuth client, sign in as the owner EMAIL and consent COUNT times through the forms
         (Tests/postern_testkit/forms.py), redeem each code; print the client id, then COUNT refresh
@@ -345,6 +348,15 @@ def cmd_requests(base, method, path, bearer, body, count, connections):
         die(f"requests: {len(failures)} of {count} not 2xx, first: {failures[0]!r}")
 
 
+def cmd_smtp_corpus(port, directory, count):
+    import smtplib
+    names = sorted(name for name in os.listdir(directory) if name.endswith(".eml"))
+    messages = [open(os.path.join(directory, name), "rb").read() for name in names]
+    with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
+        for n in range(count):
+            smtp.sendmail("bench@example.com", ["catch-all@example.net"], messages[n % len(messages)])
+
+
 def cmd_startup(rounds, datadir, argv):
     import re
     import signal
@@ -478,6 +490,8 @@ def main(argv):
         cmd_requests(args[0], args[1], args[2], args[3], args[4], int(args[5]), int(args[6]))
     elif cmd == "callgrind-top" and len(args) == 3:
         cmd_callgrind_top(args[0], int(args[1]), max(1, int(args[2])))
+    elif cmd == "smtp-corpus" and len(args) == 3:
+        cmd_smtp_corpus(int(args[0]), args[1], int(args[2]))
     elif cmd == "oauth-tokens" and len(args) == 4:
         cmd_oauth_tokens(args[0], args[1], args[2], int(args[3]))
     elif cmd == "origin" and len(args) == 1:

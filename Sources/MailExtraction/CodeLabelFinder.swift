@@ -54,7 +54,7 @@ enum CodeLabelFinder {
             }
             var end = index + 1
             while end < count, isWordScalar(scalars[end]), !CodeTokenizer.isEastAsian(scalars[end]) { end += 1 }
-            let word = String(String.UnicodeScalarView(scalars[index..<end])).lowercased()
+            let word = String(scalars: scalars[index..<end]).lowercased()
             if word == "off", index >= 2, CodeTokenizer.isDigit(scalars[index - 2]) {
                 // `$10 off`: a sale.
                 flush()
@@ -77,16 +77,17 @@ enum CodeLabelFinder {
     /// Letters of a word; digits too, so that `2FA` and `G-123456`'s prefix stay whole (a word with a digit is
     /// never a label, and a run of digits never one either).
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || CodeTokenizer.isDigit(scalar) || scalar == "\u{B0}" || scalar == "\u{BA}"
+        scalar.isAlphabeticScalar || CodeTokenizer.isDigit(scalar) || scalar == "\u{B0}" || scalar == "\u{BA}"
     }
 
     private static func isLabelWord(_ word: String) -> Bool {
-        codeWord(word) || numberWords.contains(word) || numberAbbreviations.contains(word) || actWords.contains(word)
-            || promptWords.contains(word) || notCodeWords.contains(word) || qualifiers.contains(word)
-            || meetingWords.contains(word) || oneTimeWords.contains(word) || passwordWords.contains(word)
-            || promotionWords.contains(word)
-            || notCodeCompound(word)
+        labelWords.contains(word) || codeWord(word) || notCodeCompound(word)
     }
+
+    /// Every word of the lists, so that a word of none (most words of a message) costs one lookup, not eleven.
+    private static let labelWords = codeWords.union(numberWords).union(numberAbbreviations).union(actWords)
+        .union(promptWords).union(notCodeWords).union(qualifiers).union(meetingWords).union(oneTimeWords)
+        .union(passwordWords).union(promotionWords)
 
     private static func meaning(of phrase: [(word: String, range: Range<Int>)]) -> CodeLabel? {
         guard let first = phrase.first, let last = phrase.last else { return nil }

@@ -197,7 +197,7 @@ struct CodeScorer {
         let alone = nothingBefore && !trailing.contains(where: Self.isWordScalar)
         let leads =
             nothingBefore
-            && (trailing.first(where: { !$0.properties.isWhitespace }).map { "(-–—|,.:;".unicodeScalars.contains($0) }
+            && (trailing.first(where: { !$0.isWhitespaceScalar }).map { "(-–—|,.:;".unicodeScalars.contains($0) }
                 ?? true)
         let emphasized = source == .html && text.emphasized[token.range.lowerBound]
         // Above, when the token starts its line or stands out.
@@ -305,7 +305,7 @@ struct CodeScorer {
 
     private func beforeGap(_ position: Int, distance: Int) -> String {
         guard distance <= 16 else { return "-" }
-        return String(String.UnicodeScalarView(text.scalars[(position - distance)..<position])).lowercased()
+        return String(scalars: text.scalars[(position - distance)..<position]).lowercased()
     }
 
     /// Whether `gap` holds nothing but punctuation and the verbs that join a label to its value (`is`, `lautet`).
@@ -316,6 +316,6 @@ struct CodeScorer {
     private static let copulas: Set<String> = ["is", "es", "est", "ist", "lautet", "é", "è", "será", "sera", "was"]
 
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || CodeTokenizer.isDigit(scalar)
+        scalar.isAlphabeticScalar || CodeTokenizer.isDigit(scalar)
     }
 }

@@ -79,7 +79,7 @@ struct CodeTokenizer {
         while lineStart < scalars.count {
             var lineEnd = lineStart
             while lineEnd < scalars.count, scalars[lineEnd] != "\n" { lineEnd += 1 }
-            let characters = (lineStart..<lineEnd).filter { !scalars[$0].properties.isWhitespace }
+            let characters = (lineStart..<lineEnd).filter { !scalars[$0].isWhitespaceScalar }
             let single = characters.allSatisfy { Self.isDigit(scalars[$0]) || Self.isUpper(scalars[$0]) }
             if characters.count == 1, single {
                 cells.append(characters[0])
@@ -99,7 +99,7 @@ struct CodeTokenizer {
     }
 
     private func spelled(_ positions: [Int]) -> CodeToken {
-        let value = String(String.UnicodeScalarView(positions.map { scalars[$0] }))
+        let value = String(scalars: positions.map { scalars[$0] })
         return CodeToken(
             shape: .candidate, range: positions[0]..<positions[positions.count - 1] + 1, value: value,
             numeric: value.unicodeScalars.allSatisfy(Self.isDigit), yearLike: false, boundLeft: false, boundRight: false
@@ -178,7 +178,7 @@ struct CodeTokenizer {
         } else {
             return nil
         }
-        let value = String(String.UnicodeScalarView(scalars[shapeRange]))
+        let value = String(scalars: scalars[shapeRange])
         let year = numeric && length == 4 && groups.count == 1 && (1900...2099).contains(Int(value) ?? 0)
         return CodeToken(
             shape: shape, range: range, value: value, numeric: numeric, yearLike: year, boundLeft: left,
@@ -211,7 +211,7 @@ struct CodeTokenizer {
         // A decimal or a domain (`12.50`, `v1.2345`, `example.123`); a time (`10:30`), but not a label (`code:4821`).
         if ".,".unicodeScalars.contains(before), let second = at(start - 2), Self.isAlphanumeric(second) { return true }
         if before == ":", let second = at(start - 2), Self.isDigit(second) { return true }
-        if before.properties.isAlphabetic, !Self.isEastAsian(before) { return true }
+        if before.isAlphabeticScalar, !Self.isEastAsian(before) { return true }
         if Self.spaces.contains(before) {
             if let sign = at(start - 2), Self.signsBefore.contains(sign), sign != "/", sign != "=", sign != "&" {
                 return true
@@ -231,7 +231,7 @@ struct CodeTokenizer {
         guard let after = at(end) else { return false }
         if Self.signsAfter.contains(after) || Self.countsAfter.contains(after) { return true }
         if ".,:".unicodeScalars.contains(after), let second = at(end + 1), Self.isAlphanumeric(second) { return true }
-        if after.properties.isAlphabetic, !Self.isEastAsian(after) { return true }
+        if after.isAlphabeticScalar, !Self.isEastAsian(after) { return true }
         if Self.spaces.contains(after) {
             if let sign = at(end + 1), Self.signsAfter.contains(sign), sign != "/" { return true }
             let word = wordAfter(end + 1).lowercased()
@@ -253,7 +253,7 @@ struct CodeTokenizer {
         // Letters x as a mask: a word of two or more of them alone (`xxx-xxx-4821`, not `Xbox 4821`).
         var run = index
         while run >= 0, scalars[run] == "x" || scalars[run] == "X" { run -= 1 }
-        return index - run >= 2 && (run < 0 || !scalars[run].properties.isAlphabetic)
+        return index - run >= 2 && (run < 0 || !scalars[run].isAlphabeticScalar)
     }
 
     private static let masks = Set("*•●·∙…".unicodeScalars)
@@ -273,13 +273,13 @@ struct CodeTokenizer {
         while start > 0, start > end - 12, Self.isAlphanumeric(scalars[start - 1]) || scalars[start - 1] == "$" {
             start -= 1
         }
-        return String(String.UnicodeScalarView(scalars[start..<end]))
+        return String(scalars: scalars[start..<end])
     }
 
     private func wordAfter(_ start: Int) -> String {
         var end = start
-        while end < scalars.count, end < start + 12, scalars[end].properties.isAlphabetic { end += 1 }
-        return String(String.UnicodeScalarView(scalars[start..<end]))
+        while end < scalars.count, end < start + 12, scalars[end].isAlphabeticScalar { end += 1 }
+        return String(scalars: scalars[start..<end])
     }
 
     private static let currencyWords: Set<String> = [

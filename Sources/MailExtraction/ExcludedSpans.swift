@@ -23,7 +23,7 @@ enum ExcludedSpans {
                 scalars[index..<index + 4].map({ $0.properties.lowercaseMapping }) == ["w", "w", "w", "."]
             {
                 var end = index + 4
-                while end < count, !scalars[end].properties.isWhitespace, !"<>\"".unicodeScalars.contains(scalars[end])
+                while end < count, !scalars[end].isWhitespaceScalar, !"<>\"".unicodeScalars.contains(scalars[end])
                 {
                     end += 1
                 }

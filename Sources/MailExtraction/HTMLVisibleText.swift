@@ -64,12 +64,12 @@ struct HTMLVisibleText {
 
     private mutating func read(_ html: Substring) {
         var rest = html
-        while !text.isFull, let open = rest.firstIndex(of: "<") {
+        while !text.isFull, let open = rest.utf8.firstIndex(of: UInt8(ascii: "<")) {
             appendText(rest[..<open])
             let tag = rest[open...]
             let next = tag.dropFirst().first
             if tag.hasPrefix("<!--") {
-                guard let end = tag.range(of: "-->") else { return }
+                guard let end = tag.byteRange(of: "-->") else { return }
                 rest = tag[end.upperBound...]
                 continue
             }
@@ -80,7 +80,7 @@ struct HTMLVisibleText {
             }
             if next == "/" {
                 let name = String(tag.dropFirst(2).prefix { $0.isLetter || $0.isNumber }).lowercased()
-                let close = tag.firstIndex(of: ">").map { tag.index(after: $0) } ?? tag.endIndex
+                let close = tag.utf8.firstIndex(of: UInt8(ascii: ">")).map { tag.utf8.index(after: $0) } ?? tag.endIndex
                 end(name)
                 rest = tag[close...]
                 continue
@@ -91,9 +91,11 @@ struct HTMLVisibleText {
             rest = after
             guard !name.isEmpty else { continue }
             if name == "script" || name == "style" || name == "textarea" {
-                guard let end = after.range(of: "</" + name, options: .caseInsensitive) else { return }
+                guard let end = after.byteRange(of: "</" + name, ignoringASCIICase: true) else { return }
                 rest = after[end.upperBound...]
-                if let close = rest.firstIndex(of: ">") { rest = rest[rest.index(after: close)...] }
+                if let close = rest.utf8.firstIndex(of: UInt8(ascii: ">")) {
+                    rest = rest[rest.utf8.index(after: close)...]
+                }
                 continue
             }
             start(name, attributes: attributes, selfClosing: selfClosing)
@@ -114,7 +116,8 @@ struct HTMLVisibleText {
             openAnchor?.alt = HTMLTag.decodeReferences(alt)
         }
         if name == "a" || name == "area" { closeAnchor() }
-        let style = attributes.first { $0.0 == "style" }.map { Self.compact($0.1) } ?? ""
+        // The style attribute read once, for both questions.
+        let style = attributes.first { $0.0 == "style" }.map { Self.declarations(Self.compact($0.1)) } ?? []
         let hidden =
             Self.hiddenElements.contains(name) || attributes.contains { $0.0 == "hidden" }
             || Self.hides(style)
@@ -163,7 +166,7 @@ struct HTMLVisibleText {
     private mutating func closeAnchor() {
         guard let anchor = openAnchor else { return }
         openAnchor = nil
-        var words = String(String.UnicodeScalarView(anchor.text)).trimmedOfWhitespace()
+        var words = String(scalars: anchor.text).trimmedOfWhitespace()
         if words.isEmpty { words = anchor.alt.trimmedOfWhitespace() }
         anchors.append(
             Anchor(
@@ -183,7 +186,7 @@ struct HTMLVisibleText {
         let emphasized = emphasisDepth > 0
         for scalar in decoded.unicodeScalars {
             if Self.invisible(scalar) { continue }
-            if scalar.properties.isWhitespace && scalar != "\u{A0}" && scalar != "\u{2009}" && scalar != "\u{202F}" {
+            if scalar.isWhitespaceScalar && scalar != "\u{A0}" && scalar != "\u{2009}" && scalar != "\u{202F}" {
                 pendingSpace = true
                 continue
             }
@@ -209,11 +212,11 @@ struct HTMLVisibleText {
 
     /// A style attribute lower-cased, its white space removed.
     private static func compact(_ style: String) -> String {
-        String(String.UnicodeScalarView(style.lowercased().unicodeScalars.filter { !$0.properties.isWhitespace }))
+        String(scalars: style.lowercased().unicodeScalars.filter { !$0.isWhitespaceScalar })
     }
 
-    private static func hides(_ style: String) -> Bool {
-        for declaration in declarations(style) {
+    private static func hides(_ style: [(property: String, value: String)]) -> Bool {
+        for declaration in style {
             switch declaration.property {
             case "display": if declaration.value.hasPrefix("none") { return true }
             case "visibility": if declaration.value.hasPrefix("hidden") { return true }
@@ -225,8 +228,8 @@ struct HTMLVisibleText {
         return false
     }
 
-    private static func emphasizes(_ style: String) -> Bool {
-        for declaration in declarations(style) {
+    private static func emphasizes(_ style: [(property: String, value: String)]) -> Bool {
+        for declaration in style {
             let value = declaration.value.replacingImportant()
             switch declaration.property {
             case "font-weight":
@@ -243,7 +246,7 @@ struct HTMLVisibleText {
                 if let size = leadingNumber(value), size > 0 { return true }
             case "font":
                 // The shorthand: `font: bold 24px Arial` (white space removed: `bold24pxarial`).
-                if value.contains("bold") || value.hasPrefix("600") || value.hasPrefix("700") || largeSize(in: value) {
+                if value.includes("bold") || value.hasPrefix("600") || value.hasPrefix("700") || largeSize(in: value) {
                     return true
                 }
             default: continue
@@ -267,7 +270,7 @@ struct HTMLVisibleText {
                 number = number * 10 + Int(scalars[end].value - 0x30)
                 end += 1
             }
-            let unit = String(String.UnicodeScalarView(scalars[end..<min(end + 2, scalars.count)]))
+            let unit = String(scalars: scalars[end..<min(end + 2, scalars.count)])
             if (unit == "px" && number >= 18) || (unit == "pt" && number >= 14) { return true }
             index = end
         }
@@ -296,8 +299,8 @@ extension String {
     /// Without leading and trailing white space (of every kind: the no-break space too).
     func trimmedOfWhitespace() -> String {
         let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        guard let first = scalars.firstIndex(where: { !$0.isWhitespaceScalar }),
+            let last = scalars.lastIndex(where: { !$0.isWhitespaceScalar })
         else { return "" }
         return String(scalars[first...last])
     }

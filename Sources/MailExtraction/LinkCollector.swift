@@ -36,7 +36,7 @@ struct LinkCollector {
     mutating func addBareURLs(in text: SourceText, covered: [Range<Int>] = []) {
         for range in MessageLinks.urlRanges(in: text.scalars) where !covered.contains(where: { $0.overlaps(range) }) {
             guard range.count <= limits.maximumURLScalars else { continue }
-            let url = String(String.UnicodeScalarView(text.scalars[range]))
+            let url = String(scalars: text.scalars[range])
             add(
                 url: url, text: "", context: Self.context(of: range, in: text.scalars), generic: true, emphasized: false
             )
@@ -109,14 +109,14 @@ struct LinkCollector {
         var start = lower
         while start > 0, lower - start < 300, scalars[start - 1] != "\n" { start -= 1 }
         // Nothing before it on its line: the nearest line above with words (past empty ones).
-        while !scalars[start..<lower].contains(where: { $0.properties.isAlphabetic }), start > 0, lower - start < 300 {
+        while !scalars[start..<lower].contains(where: { $0.isAlphabeticScalar }), start > 0, lower - start < 300 {
             start -= 1
             while start > 0, lower - start < 300, scalars[start - 1] != "\n" { start -= 1 }
         }
         var end = upper
         while end < scalars.count, end - upper < 150, scalars[end] != "\n" { end += 1 }
-        return String(String.UnicodeScalarView(scalars[start..<lower])) + " "
-            + String(String.UnicodeScalarView(scalars[upper..<end]))
+        return String(scalars: scalars[start..<lower]) + " "
+            + String(scalars: scalars[upper..<end])
     }
 }
 

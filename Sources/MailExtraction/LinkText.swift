@@ -32,7 +32,7 @@ enum LinkText {
         if !isWebURL(words), let kind = kind(ofWords: words) {
             return settle(kind, strength: 3, tokenBearing: tokenBearing)
         }
-        if !words.isEmpty, notActionWords.contains(where: words.contains) { return (.other, 0) }
+        if !words.isEmpty, notActionWords.contains(where: words.includes) { return (.other, 0) }
         // A text that says nothing of its link takes the kind of the words around it; one that says something else
         // (`See my picks` under `Sign in to see your picks`) keeps its own, which names no kind.
         if textIsGeneric || isWebURL(words) || words.isEmpty, let kind = kind(ofWords: context().lowercased()) {
@@ -57,12 +57,12 @@ enum LinkText {
 
     private static func kind(ofWords words: String) -> LinkKind? {
         guard !words.isEmpty else { return nil }
-        if unsubscribeWords.contains(where: words.contains) { return .unsubscribe }
-        if notActionWords.contains(where: words.contains) { return nil }
-        if resetWords.contains(where: words.contains) { return .reset }
-        let signIn = signInWords.contains(where: words.contains)
-        let verify = verifyWords.contains(where: words.contains)
-        if signIn && verify { return addressWords.contains(where: words.contains) ? .verify : .signIn }
+        if unsubscribeWords.contains(where: words.includes) { return .unsubscribe }
+        if notActionWords.contains(where: words.includes) { return nil }
+        if resetWords.contains(where: words.includes) { return .reset }
+        let signIn = signInWords.contains(where: words.includes)
+        let verify = verifyWords.contains(where: words.includes)
+        if signIn && verify { return addressWords.contains(where: words.includes) ? .verify : .signIn }
         if signIn { return .signIn }
         if verify { return .verify }
         return nil
@@ -71,23 +71,23 @@ enum LinkText {
     private static func kind(ofURL url: String) -> LinkKind? {
         let lowered = percentDecoded(url.lowercased())
         var rest = Substring(lowered)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.byteRange(of: "://") { rest = rest[scheme.upperBound...] }
         guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return nil }
         let path = rest[slash...]
-        if ["unsubscribe", "unsub", "optout", "opt-out", "opt_out"].contains(where: path.contains) {
+        if ["unsubscribe", "unsub", "optout", "opt-out", "opt_out"].contains(where: path.includes) {
             return .unsubscribe
         }
-        if ["reset", "forgot", "recover", "password"].contains(where: path.contains) { return .reset }
-        if ["magic", "login", "signin", "sign-in", "sign_in", "log-in", "log_in"].contains(where: path.contains) {
+        if ["reset", "forgot", "recover", "password"].contains(where: path.includes) { return .reset }
+        if ["magic", "login", "signin", "sign-in", "sign_in", "log-in", "log_in"].contains(where: path.includes) {
             return .signIn
         }
         if ["verify", "verification", "confirm", "activate", "activation", "validate", "validation"].contains(
-            where: path.contains)
+            where: path.includes)
         {
             return .verify
         }
         // Words of any authentication, weaker than the words of verifying.
-        if ["/auth/", "session"].contains(where: path.contains) { return .signIn }
+        if ["/auth/", "session"].contains(where: path.includes) { return .signIn }
         return nil
     }
 
@@ -115,7 +115,7 @@ enum LinkText {
     /// 24 or more.
     static func hasToken(_ url: String) -> Bool {
         var rest = Substring(url)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let scheme = rest.byteRange(of: "://") { rest = rest[scheme.upperBound...] }
         guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return false }
         var piece = 0
         var digit = false
