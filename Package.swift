@@ -1,8 +1,8 @@
 // swift-tools-version:6.1
 // Postern. A self-hosted mail and auth server for AI agents and test suites, on one port. Agent signup (Atomic Mail's
 // REST auth), JMAP mail with push, a remote MCP server, Mail.td accounts with Pro (custom domains, webhooks, an SMTP
-// sandbox), the Mailpit, mail.tm and mail.cx APIs, IMAP and POP3 for mail clients, owners who approve apps through
-// OAuth 2.1, and remote Argon2 registration (Bad Passwords).
+// sandbox), the Mailpit, Mailosaur, mail.tm and mail.cx APIs, IMAP and POP3 for mail clients, owners who approve apps
+// through OAuth 2.1, and remote Argon2 registration (Bad Passwords).
 // The targets, how they depend on each other and how a request and a message flow: docs/architecture.md.
 import PackageDescription
 
@@ -661,8 +661,8 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
-            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "ServerMetrics",
-            .product(name: "Logging", package: "swift-log"),
+            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
+            "ServerMetrics", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",
