@@ -112,19 +112,25 @@ public final class MailosaurAPI: Sendable {
         switch viewer {
         case .sandbox(let address): return [MailosaurServer(address: address)]
         case .operator:
-            let catchAll = MailosaurServer(address: configuration.catchAllAddress, name: "Catch-all")
+            let catchAll = catchAllServer
             let others = try await mail.addresses().map { MailosaurServer(address: $0) }
             return [catchAll] + others.filter { $0.address != catchAll.address }
         }
     }
 
-    /// The server `id` among those `viewer` sees.
+    /// The server `id` among those `viewer` sees; the catch-all's and a sandbox's found without reading the store.
     /// - Throws: ``MailosaurRefusal/notFound`` when there is none.
     func server(_ id: String, of viewer: MailosaurViewer) async throws -> MailosaurServer {
-        guard MailosaurServer.isWellFormed(id), let server = try await servers(of: viewer).first(where: { $0.id == id })
-        else { throw MailosaurRefusal.notFound }
+        guard MailosaurServer.isWellFormed(id) else { throw MailosaurRefusal.notFound }
+        if viewer == .operator, id == catchAllServer.id { return catchAllServer }
+        guard let server = try await servers(of: viewer).first(where: { $0.id == id }) else {
+            throw MailosaurRefusal.notFound
+        }
         return server
     }
+
+    /// The SMTP catch-all's server.
+    var catchAllServer: MailosaurServer { MailosaurServer(address: configuration.catchAllAddress, name: "Catch-all") }
 
     /// A JSON answer.
     static func json(_ value: JSONValue) -> HTTPResponse { HTTPResponse.noStoreJSON(.ok, value) }
