@@ -26,7 +26,7 @@ extension MailosaurAPI {
     /// The milliseconds of `timeout`: the default when absent, at most the maximum.
     /// - Throws: ``MailosaurRefusal`` (400) for a value that is no whole number from 0.
     static func timeout(_ text: String?, _ configuration: MailosaurConfiguration) throws -> Int {
-        guard let text, !text.isEmpty else { return configuration.awaitDefaultMilliseconds }
+        guard let text else { return configuration.awaitDefaultMilliseconds }
         guard let milliseconds = Int(text), milliseconds >= 0 else {
             throw MailosaurRefusal.invalid("timeout", "Must be a whole number of milliseconds from 0.")
         }

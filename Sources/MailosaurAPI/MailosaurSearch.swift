@@ -37,9 +37,10 @@ struct MailosaurCriteria: Sendable, Equatable {
         sentFrom = try string("sentFrom")
         subject = try string("subject")
         self.body = try string("body")
-        switch try string("match")?.uppercased() {
-        case nil, "ALL": matchesAny = false
-        case "ANY": matchesAny = true
+        switch members.last(where: { $0.0 == "match" })?.1 {
+        case nil, .null?: matchesAny = false
+        case .string(let text)? where text.uppercased() == "ALL": matchesAny = false
+        case .string(let text)? where text.uppercased() == "ANY": matchesAny = true
         default: throw MailosaurRefusal.invalid("match", "Must be ALL or ANY.")
         }
     }
@@ -81,7 +82,8 @@ struct MailosaurQuery: Sendable, Equatable {
     /// `dir=Sent`: the messages sent from the server, of which Postern keeps none.
     var sent = false
 
-    /// Reads `item` (a query item's value by name) under `configuration`'s limits.
+    /// Reads `item` (a query item's value by name) under `configuration`'s limits; a parameter given empty is
+    /// invalid (the SDKs leave out what they do not set).
     /// - Throws: ``MailosaurRefusal`` (400) naming the parameter: no `server`, a number that is not one or out of
     ///   range, a `receivedAfter` that is no RFC 3339 time, a `dir` that is neither `Sent` nor `Received`; 404 for a
     ///   server id of another form (no server has it).
@@ -92,27 +94,27 @@ struct MailosaurQuery: Sendable, Equatable {
         guard MailosaurServer.isWellFormed(server) else { throw MailosaurRefusal.notFound }
         self.server = server
         itemsPerPage = configuration.defaultItemsPerPage
-        if let text = item("page"), !text.isEmpty {
+        if let text = item("page") {
             guard let page = Int(text), (0...1_000_000).contains(page) else {
                 throw MailosaurRefusal.invalid("page", "Must be a whole number from 0.")
             }
             self.page = page
         }
-        if let text = item("itemsPerPage"), !text.isEmpty {
+        if let text = item("itemsPerPage") {
             guard let count = Int(text), (1...configuration.maximumItemsPerPage).contains(count) else {
                 throw MailosaurRefusal.invalid(
                     "itemsPerPage", "Must be a whole number from 1 to \(configuration.maximumItemsPerPage).")
             }
             itemsPerPage = count
         }
-        if let text = item("receivedAfter"), !text.isEmpty {
+        if let text = item("receivedAfter") {
             guard let seconds = RFC3339.parse(text) else {
                 throw MailosaurRefusal.invalid("receivedAfter", "Must be a date and time (ISO 8601).")
             }
             receivedAfter = seconds
         }
         switch item("dir")?.lowercased() {
-        case nil, "", "received": sent = false
+        case nil, "received": sent = false
         case "sent": sent = true
         default: throw MailosaurRefusal.invalid("dir", "Must be Sent or Received.")
         }

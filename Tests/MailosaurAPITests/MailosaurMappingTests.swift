@@ -78,6 +78,7 @@ struct MailosaurMappingTests {
         arguments: [
             ("[]", "criteria"), ("not json", "criteria"), (#"{"sentTo":5}"#, "sentTo"),
             (#"{"subject":["a"]}"#, "subject"), (#"{"subject":"a","match":"SOME"}"#, "match"),
+            (#"{"subject":"a","match":""}"#, "match"), (#"{"subject":"a","match":1}"#, "match"),
         ])
     func refusedCriteria(_ json: String, _ field: String) throws {
         let error = #expect(throws: MailosaurRefusal.self) { try Self.criteria(json) }
@@ -118,14 +119,16 @@ struct MailosaurMappingTests {
     }
 
     @Test(
-        "a missing server, a bad number, time or direction is 400 naming the parameter",
+        "a missing server, a bad or empty number, time or direction is 400 naming the parameter",
         arguments: [
             ([:], "server"), (["server": ""], "server"), (["server": "e07knff9", "page": "-1"], "page"),
             (["server": "e07knff9", "page": "x"], "page"),
             (["server": "e07knff9", "itemsPerPage": "0"], "itemsPerPage"),
             (["server": "e07knff9", "itemsPerPage": "1001"], "itemsPerPage"),
             (["server": "e07knff9", "receivedAfter": "yesterday"], "receivedAfter"),
-            (["server": "e07knff9", "dir": "Both"], "dir"),
+            (["server": "e07knff9", "dir": "Both"], "dir"), (["server": "e07knff9", "page": ""], "page"),
+            (["server": "e07knff9", "itemsPerPage": ""], "itemsPerPage"), (["server": "e07knff9", "dir": ""], "dir"),
+            (["server": "e07knff9", "receivedAfter": ""], "receivedAfter"),
         ])
     func refusedQuery(_ items: [String: String], _ field: String) throws {
         let error = #expect(throws: MailosaurRefusal.self) { try Self.query(items) }
@@ -139,7 +142,7 @@ struct MailosaurMappingTests {
         #expect(error == .notFound)
     }
 
-    @Test("the await's timeout: the default without one, capped at the maximum, 400 for no number")
+    @Test("the await's timeout: the default without one, capped at the maximum, 400 for no number or an empty one")
     func timeout() throws {
         let configuration = MailosaurConfiguration()
         #expect(try MailosaurAPI.timeout(nil, configuration) == 30_000)
@@ -148,6 +151,7 @@ struct MailosaurMappingTests {
         #expect(try MailosaurAPI.timeout("99999999", configuration) == 120_000)
         #expect(throws: MailosaurRefusal.self) { try MailosaurAPI.timeout("-5", configuration) }
         #expect(throws: MailosaurRefusal.self) { try MailosaurAPI.timeout("soon", configuration) }
+        #expect(throws: MailosaurRefusal.self) { try MailosaurAPI.timeout("", configuration) }
     }
 
     // MARK: JSON
