@@ -96,7 +96,7 @@ struct MailosaurQuery: Sendable, Equatable {
         itemsPerPage = configuration.defaultItemsPerPage
         if let text = item("page") {
             guard let page = Int(text), (0...1_000_000).contains(page) else {
-                throw MailosaurRefusal.invalid("page", "Must be a whole number from 0.")
+                throw MailosaurRefusal.invalid("page", "Must be a whole number from 0 to 1,000,000.")
             }
             self.page = page
         }
