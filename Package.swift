@@ -1,8 +1,8 @@
 // swift-tools-version:6.1
 // Postern. A self-hosted mail and auth server for AI agents and test suites, on one port. Agent signup (Atomic Mail's
 // REST auth), JMAP mail with push, a remote MCP server, Mail.td accounts with Pro (custom domains, webhooks, an SMTP
-// sandbox), the Mailpit, mail.tm and mail.cx APIs, IMAP and POP3 for mail clients, owners who approve apps through
-// OAuth 2.1, and remote Argon2 registration (Bad Passwords).
+// sandbox), the Mailpit, Mailosaur, mail.tm and mail.cx APIs, IMAP and POP3 for mail clients, owners who approve apps
+// through OAuth 2.1, and remote Argon2 registration (Bad Passwords).
 // The targets, how they depend on each other and how a request and a message flow: docs/architecture.md.
 import PackageDescription
 
@@ -278,6 +278,12 @@ let package = Package(
             "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "AuthCrypto", "Base64Coding", "Time", "HTMLSanitizing",
             "ConfigurationReading", "Fetch", "WebSocket",
         ]),
+        // Mailosaur's API over the one mail store (issue 85 item 2): servers as the store's addresses, the codes and
+        // links found at delivery, the wait on the change stream; for the operator and Pro users' sandboxes.
+        .target(name: "MailosaurAPI", dependencies: [
+            "HTTP1", "ServerKit", "JSON", "MIME", "MailStore", "MailExtraction", "AuthCrypto", "Base64Coding", "Time",
+            "ConfigurationReading", "EmailAddresses",
+        ]),
         // Surface 2's model (issue 82): Mail.td's accounts, tokens, Pro users, their domains and sign-in, without HTTP
         // (MailboxAccountService); the doors below and beside it serve them.
         .target(name: "MailboxAccounts", dependencies: [
@@ -419,7 +425,7 @@ let package = Package(
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
-            "MailpitAPI", "ServerMetrics", "MailClientSetup",
+            "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -535,6 +541,10 @@ let package = Package(
             "AuthCrypto", "PosternTestSupport", "SMTPOutcomes", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HTMLSanitizingTests", dependencies: ["HTMLSanitizing"]),
+        .testTarget(name: "MailosaurAPITests", dependencies: [
+            "MailosaurAPI", "MailStore", "MailExtraction", "MIME", "Storage", "ServerKit", "HTTP1", "JSON",
+            "PosternTestSupport", "Base64Coding", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "MailpitAPITests", dependencies: [
             "MailpitAPI", "MailStore", "MIME", "Storage", "ServerKit", "HTTP1", "JSON", "PosternTestSupport",
             "PostgresClient", "EmbeddedResources", "Base64Coding", "Fetch", "OutboundSocket",
@@ -651,8 +661,8 @@ let package = Package(
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
-            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "ServerMetrics",
-            .product(name: "Logging", package: "swift-log"),
+            "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
+            "ServerMetrics", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",

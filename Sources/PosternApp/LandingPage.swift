@@ -11,8 +11,8 @@ import ServerKit
 ///
 /// Ids (the browser walk reads them): `#serves`, `#links` (each `a` with an id of its own: `#link-llms`,
 /// `#link-inbox`, `#link-owner`, `#link-openapi`, `#link-demo`), `#doors` (the mail doors served, each `li` with an id:
-/// `#door-mailpit`, `#door-mailtm`, `#door-mailcx`, `#door-imap`, `#door-pop3`), `#start` (the first commands),
-/// `#docs`; the demo below starts at `#demo`.
+/// `#door-mailpit`, `#door-mailosaur`, `#door-mailtm`, `#door-mailcx`, `#door-imap`, `#door-pop3`), `#start` (the
+/// first commands), `#docs`; the demo below starts at `#demo`.
 enum LandingPage {
     /// One mail door the server serves: where a client points and what it finds there.
     struct Door: Equatable {
@@ -31,8 +31,8 @@ enum LandingPage {
             sections: sections(baseURL: baseURL, doors: doors))
     }
 
-    /// The mail doors `configuration` serves: the Mailpit, mail.tm and mail.cx APIs under their paths, IMAP and POP3
-    /// on their ports (a fixed one named; 0, a free one, left to `serve`'s lines), none of those turned off.
+    /// The mail doors `configuration` serves: the Mailpit, Mailosaur, mail.tm and mail.cx APIs under their paths, IMAP
+    /// and POP3 on their ports (a fixed one named; 0, a free one, left to `serve`'s lines), none of those turned off.
     static func doors(_ configuration: PosternConfiguration) -> [Door] {
         var doors: [Door] = []
         if let path = configuration.mailpit.basePath {
@@ -41,6 +41,13 @@ enum LandingPage {
                     id: "door-mailpit", at: path + "/api/v1",
                     what: "Mailpit's API v1 for a Mailpit test suite (the operator's token, or a Pro API token for "
                         + "its sandbox)"))
+        }
+        if let path = configuration.mailosaur.basePath {
+            doors.append(
+                Door(
+                    id: "door-mailosaur", at: path + "/",
+                    what: "Mailosaur's API for a suite on its SDKs, codes and links included (the operator's token, "
+                        + "or a Pro API token for its sandbox, as the API key)"))
         }
         if let path = configuration.mailTM.basePath {
             doors.append(

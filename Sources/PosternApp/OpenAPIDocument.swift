@@ -6,19 +6,24 @@ import JWT
 /// The OpenAPI 3.1 document served at `/openapi.json`: the embedded `openapi.json` with its `servers`
 /// entry naming this server's base URL, so that a client generated from it calls this instance, and the
 /// mailbox address pattern naming this server's domains, so that an address the schema allows is one the
-/// server takes. The Mailpit API's paths are written under its default mount, `/mailpit`, and served under the one
-/// configured (`POSTERN_MAILPIT_PATH`), or left out when it is off.
+/// server takes. The Mailpit and Mailosaur APIs' paths are written under their default mounts, `/mailpit` and
+/// `/mailosaur`, and served under the ones configured (`POSTERN_MAILPIT_PATH`, `POSTERN_MAILOSAUR_PATH`), or left out
+/// when they are off.
 enum OpenAPIDocument {
     /// Where the address pattern of a new mailbox account sits.
     static let addressPatternPath = ["components", "schemas", "CreateAccountRequest", "properties", "address", "pattern"]
     /// The mount the embedded document's Mailpit paths are written under.
     static let mailpitPrefix = "/mailpit/"
+    /// The mount the embedded document's Mailosaur paths are written under.
+    static let mailosaurPrefix = "/mailosaur/"
 
     /// The document for a server whose base URL is `baseURL`, whose mailbox domains (public and Pro-only) are
-    /// `mailboxDomains` and whose Mailpit API is mounted at `mailpitPath` (nil: not mounted), as compact JSON.
+    /// `mailboxDomains`, whose Mailpit API is mounted at `mailpitPath` and Mailosaur's at `mailosaurPath` (nil: not
+    /// mounted), as compact JSON.
     /// - Throws: ``ConfigurationError`` when the embedded document is not a JSON object (a build defect).
     static func serving(
-        baseURL: String, mailboxDomains: [String] = ["mail.localhost"], mailpitPath: String? = "/mailpit"
+        baseURL: String, mailboxDomains: [String] = ["mail.localhost"], mailpitPath: String? = "/mailpit",
+        mailosaurPath: String? = "/mailosaur"
     ) throws -> [UInt8] {
         let source = EmbeddedResources.openAPIDocument.bytes
         let limits = JSONValue.Limits(maximumBytes: source.count, maximumDepth: 64)
@@ -35,9 +40,12 @@ enum OpenAPIDocument {
         if let index = members.firstIndex(where: { $0.0 == "paths" }), case .object(let paths) = members[index].1 {
             members[index].1 = .object(
                 paths.compactMap { path, operations in
-                    guard path.hasPrefix(mailpitPrefix) else { return (path, operations) }
-                    guard let mailpitPath else { return nil }
-                    return (mailpitPath + "/" + path.dropFirst(mailpitPrefix.count), operations)
+                    for (prefix, mount) in [(mailpitPrefix, mailpitPath), (mailosaurPrefix, mailosaurPath)]
+                    where path.hasPrefix(prefix) {
+                        guard let mount else { return nil }
+                        return (mount + "/" + path.dropFirst(prefix.count), operations)
+                    }
+                    return (path, operations)
                 })
         }
         var document = JSONValue.object(members)

@@ -5,6 +5,7 @@ import JMAP
 import MCPServer
 import MailSandbox
 import MailpitAPI
+import MailosaurAPI
 import MailTransfer
 import OutboundQueue
 import MailCX
@@ -57,6 +58,8 @@ public struct PosternConfiguration: Sendable {
     public var pop3 = POP3ListenerConfiguration()
     /// Mailpit's API v1: its base path; the composition root adds the operator's token.
     public var mailpit = MailpitConfiguration()
+    /// Mailosaur's API (issue 85): its base path; the composition root adds the operator's token and the catch-all.
+    public var mailosaur = MailosaurConfiguration()
     /// How failed webhook deliveries are retried.
     public var webhooks = WebhookConfiguration()
     /// Which addresses outbound requests (remote-hash fetches, webhook deliveries) may reach.
@@ -117,6 +120,7 @@ public struct PosternConfiguration: Sendable {
         imap = try IMAPListenerConfiguration(config: config)
         pop3 = try POP3ListenerConfiguration(config: config)
         mailpit = try MailpitConfiguration(config: config)
+        mailosaur = try MailosaurConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)
         outboundAddresses = try OutboundAddressConfiguration(config: config)
         agent = try AgentAuthConfiguration(config: config)
@@ -155,6 +159,7 @@ public struct PosternConfiguration: Sendable {
         try imap.validate()
         try pop3.validate()
         try mailpit.validate()
+        try mailosaur.validate()
         try webhooks.validate()
         try agent.validate()
         try mailbox.validate()

@@ -8,8 +8,8 @@ public enum PosternIntro {
     /// Every surface it serves, in one sentence.
     public static let surfaces = """
         Agent signup (Atomic Mail's REST auth), JMAP mail with push, a remote MCP server, Mail.td accounts with Pro \
-        (custom domains, webhooks, an SMTP sandbox), the Mailpit, mail.tm and mail.cx APIs, IMAP and POP3 for mail \
-        clients, owners who approve apps through OAuth 2.1, and remote Argon2 registration (Bad Passwords).
+        (custom domains, webhooks, an SMTP sandbox), the Mailpit, Mailosaur, mail.tm and mail.cx APIs, IMAP and POP3 \
+        for mail clients, owners who approve apps through OAuth 2.1, and remote Argon2 registration (Bad Passwords).
         """
 
     /// ``summary`` and ``surfaces``, one after the other.

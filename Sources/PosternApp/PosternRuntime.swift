@@ -222,7 +222,7 @@ public final class PosternRuntime: Service {
             openAPI: try OpenAPIDocument.serving(
                 baseURL: identity.baseURL,
                 mailboxDomains: configuration.mailbox.domains + configuration.mailbox.proDomains,
-                mailpitPath: configuration.mailpit.basePath),
+                mailpitPath: configuration.mailpit.basePath, mailosaurPath: configuration.mailosaur.basePath),
             clock: now, draining: { drainFlag.isSet })
         // SMTP failure injection (issue 71): one rule book, set through the APIs and asked by both listeners.
         let chaos = configuration.smtp.chaos ? SMTPChaos(onInjection: metrics.chaosInjected) : nil

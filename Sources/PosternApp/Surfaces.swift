@@ -39,6 +39,7 @@ package enum Surfaces {
         let mailbox = try MailboxSurface.register(into: &router, context, accounts: access.accounts)
         let tempMail = TempMailSurface.register(into: &router, context, accounts: access.accounts)
         MailpitSurface.register(into: &router, context, sandbox: mailbox.sandbox)
+        MailosaurSurface.register(into: &router, context, sandbox: mailbox.sandbox)
         let remote = try RemoteHashSurface.register(into: &router, context)
         let owners = try OwnerSurface.register(into: &router, context, shared)
         let oauth = try OAuthSurface.register(into: &router, context, shared, owners: owners.service)

@@ -7,6 +7,7 @@ import MailCX
 import MailSandbox
 import MailTM
 import MailpitAPI
+import MailosaurAPI
 import MailTransfer
 import MailboxAccounts
 import MCPServer
@@ -124,6 +125,7 @@ struct ConfigurationKeyListTests {
             "Sources/WebAuthn/WebAuthnConfiguration.swift": { _ = try WebAuthnConfiguration(config: $0) },
             "Sources/MailSandbox/SandboxConfiguration.swift": { _ = try SandboxConfiguration(config: $0) },
             "Sources/MailpitAPI/MailpitConfiguration.swift": { _ = try MailpitConfiguration(config: $0) },
+            "Sources/MailosaurAPI/MailosaurConfiguration.swift": { _ = try MailosaurConfiguration(config: $0) },
             "Sources/Webhooks/WebhookConfiguration.swift": { _ = try WebhookConfiguration(config: $0) },
             "Sources/Fetch/OutboundAddressConfiguration.swift": { _ = try OutboundAddressConfiguration(config: $0) },
             "Sources/PosternApp/ListenerConfiguration.swift": { _ = try ListenerConfiguration(config: $0) },
@@ -216,6 +218,7 @@ struct ConfigurationKeyListTests {
         ("POSTERN_SANDBOX_SMTP_PORT", "none"), ("POSTERN_SANDBOX_SMTP_PLAINTEXT_AUTH", "always"),
         ("POSTERN_SANDBOX_MAIL_AUTH", "maybe"), ("POSTERN_WEBHOOK_RETRY_SECONDS", "0"),
         ("POSTERN_MAILPIT_PATH", "mailpit/"), ("POSTERN_MAILPIT_PATH", "/mail pit"),
+        ("POSTERN_MAILOSAUR_PATH", "mailosaur/"), ("POSTERN_MAILOSAUR_PATH", "/mail//osaur"),
         ("POSTERN_OUTBOUND_ALLOW_PRIVATE", "perhaps"), ("POSTERN_REMOTE_HASH_ALLOW_PRIVATE", "perhaps"),
         ("POSTERN_DRAIN_SECONDS", "301"), ("POSTERN_INSTANCES", "0"), ("POSTERN_MAIL_CHANGES_KEPT", "99"),
         ("POSTERN_AUDIT_DAYS", "0"), ("POSTERN_LOG_LEVEL", "loud"), ("POSTERN_METRICS_TOKEN", "short"),

@@ -19,7 +19,7 @@ struct LandingPageTests {
         #expect(html.contains("<code>http://landing.test/mcp</code>"))
     }
 
-    @Test("names every mail door served: the Mailpit, mail.tm and mail.cx APIs, IMAP and POP3 with their fixed ports")
+    @Test("names every mail door served: the Mailpit, Mailosaur, mail.tm and mail.cx APIs, IMAP and POP3, fixed ports")
     func mailDoors() throws {
         var configuration = PosternConfiguration()
         configuration.imap.enabled = true
@@ -28,18 +28,21 @@ struct LandingPageTests {
         configuration.pop3.port = 0
         configuration.mailCX.domains = ["cx.localhost"]
         let doors = LandingPage.doors(configuration)
-        #expect(doors.map(\.id) == ["door-mailpit", "door-mailtm", "door-mailcx", "door-imap", "door-pop3"])
+        let ids = ["door-mailpit", "door-mailosaur", "door-mailtm", "door-mailcx", "door-imap", "door-pop3"]
+        #expect(doors.map(\.id) == ids)
         let html = LandingPage.sections(baseURL: "http://landing.test", doors: doors).text
         #expect(html.contains("<ul id=\"doors\">"))
         #expect(html.contains("<li id=\"door-mailpit\"><code>/mailpit/api/v1</code>"))
+        #expect(html.contains("<li id=\"door-mailosaur\"><code>/mailosaur/</code>"))
         #expect(html.contains("<li id=\"door-mailtm\"><code>/mailtm</code>"))
         #expect(html.contains("<li id=\"door-mailcx\"><code>/mailcx/v1</code>") && html.contains("cx.localhost"))
         #expect(html.contains("<code>IMAP on port 1143 (STARTTLS) and 1993 (implicit TLS)</code>"))
         #expect(html.contains("<li id=\"door-pop3\"><code>POP3</code>"))
-        for word in ["IMAP", "POP3", "Mailpit", "mail.tm", "mail.cx"] {
+        for word in ["IMAP", "POP3", "Mailpit", "Mailosaur", "mail.tm", "mail.cx"] {
             #expect(PosternIntro.surfaces.contains(word), "the intro leaves out \(word)")
         }
         configuration.mailpit.basePath = nil
+        configuration.mailosaur.basePath = nil
         configuration.mailTM.basePath = nil
         configuration.mailCX.basePath = nil
         configuration.imap.enabled = false
