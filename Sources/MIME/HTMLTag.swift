@@ -4,51 +4,66 @@
 /// written back into a page.
 package enum HTMLTag {
     /// The attributes of the tag that starts `tag` (at its `<`) and what follows the tag's `>` (nothing when the tag
-    /// never closes).
+    /// never closes). Read by its bytes, as the tokenizer reads: the characters that delimit (white space, `=`, `>`,
+    /// `/`, quotes) are ASCII, so every position found is one of the string's own.
     package static func read(_ tag: Substring) -> (attributes: [(String, String)], after: Substring) {
         var attributes: [(String, String)] = []
-        var index = tag.index(after: tag.startIndex)
-        let end = tag.endIndex
-        func skipSpaces() { while index < end, tag[index].isWhitespace { index = tag.index(after: index) } }
-        while index < end, !tag[index].isWhitespace, tag[index] != ">" { index = tag.index(after: index) }
+        let bytes = tag.utf8
+        var index = bytes.index(after: bytes.startIndex)
+        let end = bytes.endIndex
+        func skipSpaces() { while index < end, isSpace(bytes[index]) { bytes.formIndex(after: &index) } }
+        func skip(while more: (UInt8) -> Bool) { while index < end, more(bytes[index]) { bytes.formIndex(after: &index) } }
+        skip { !isSpace($0) && $0 != UInt8(ascii: ">") }
         while true {
             skipSpaces()
             guard index < end else { return (attributes, tag[end...]) }
-            if tag[index] == ">" { return (attributes, tag[tag.index(after: index)...]) }
-            if tag[index] == "/" {
-                index = tag.index(after: index)
+            if bytes[index] == UInt8(ascii: ">") { return (attributes, tag[bytes.index(after: index)...]) }
+            if bytes[index] == UInt8(ascii: "/") {
+                bytes.formIndex(after: &index)
                 continue
             }
             let nameStart = index
-            while index < end, !tag[index].isWhitespace, !"=>/".contains(tag[index]) { index = tag.index(after: index) }
+            skip { !isSpace($0) && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "/") }
             let name = tag[nameStart..<index].lowercased()
             skipSpaces()
-            guard index < end, tag[index] == "=" else {
+            guard index < end, bytes[index] == UInt8(ascii: "=") else {
                 attributes.append((name, ""))
                 continue
             }
-            index = tag.index(after: index)
+            bytes.formIndex(after: &index)
             skipSpaces()
             guard index < end else { return (attributes, tag[end...]) }
             let value: Substring
-            if tag[index] == "\"" || tag[index] == "'" {
-                let quote = tag[index]
-                let start = tag.index(after: index)
-                let close = tag[start...].firstIndex(of: quote) ?? end
+            let quote = bytes[index]
+            if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
+                let start = bytes.index(after: index)
+                let close = bytes[start...].firstIndex(of: quote) ?? end
                 value = tag[start..<close]
-                index = close < end ? tag.index(after: close) : end
+                index = close < end ? bytes.index(after: close) : end
             } else {
                 let start = index
-                while index < end, !tag[index].isWhitespace, tag[index] != ">" { index = tag.index(after: index) }
+                skip { !isSpace($0) && $0 != UInt8(ascii: ">") }
                 value = tag[start..<index]
             }
             attributes.append((name, String(value)))
         }
     }
 
+    /// HTML's white space: tab, line feed, form feed, carriage return, space.
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
+    }
+
     /// The lower-cased name of the tag that starts `tag` (at its `<`); empty for an end tag or a declaration.
     package static func name(_ tag: Substring) -> String {
-        String(tag.dropFirst().prefix { $0.isLetter || $0.isNumber }).lowercased()
+        let bytes = tag.utf8.dropFirst()
+        let ascii = bytes.prefix { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        // A name of ASCII letters and digits (every element's) is read by its bytes; past it, a letter of another
+        // script goes on the name as before.
+        guard ascii.endIndex == bytes.endIndex || bytes[ascii.endIndex] < 0x80 else {
+            return String(tag.dropFirst().prefix { $0.isLetter || $0.isNumber }).lowercased()
+        }
+        return String(decoding: ascii.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// `text` with its character references decoded: decimal and hexadecimal ones, and the named ones a link, an

@@ -140,28 +140,50 @@ enum Preview {
     }
 
     /// HTML without its tags and the contents of `style` and `script`, with the common entities decoded.
+    /// Read by its bytes: `<` and `>` are ASCII, so their positions are the string's own.
     static func stripTags(_ html: String) -> String {
         var output = ""
         var rest = Substring(html)
-        while let open = rest.firstIndex(of: "<") {
+        while let open = rest.utf8.firstIndex(of: UInt8(ascii: "<")) {
             output += rest[..<open]
             let afterOpen = rest[open...]
             let lower = afterOpen.prefix(8).lowercased()
             let skipTo = lower.hasPrefix("<style") ? "</style>" : lower.hasPrefix("<script") ? "</script>" : nil
-            if let skipTo, let end = afterOpen.range(of: skipTo, options: .caseInsensitive) {
+            if let skipTo, let end = afterOpen.byteRange(of: skipTo, ignoringASCIICase: true) {
                 rest = afterOpen[end.upperBound...]
                 continue
             }
-            guard let close = afterOpen.firstIndex(of: ">") else { rest = ""; break }
+            guard let close = afterOpen.utf8.firstIndex(of: UInt8(ascii: ">")) else { rest = ""; break }
             output += " "
-            rest = afterOpen[afterOpen.index(after: close)...]
+            rest = afterOpen[afterOpen.utf8.index(after: close)...]
         }
         output += rest
-        for (entity, character) in [
-            ("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&"),
-        ] {
-            output = output.replacingOccurrences(of: entity, with: character)
+        return decodingBasicEntities(output)
+    }
+
+    /// The entities a preview decodes (`&nbsp;` as a space, `&lt;`, `&gt;`, `&quot;`, `&#39;`, `&amp;`), in one pass;
+    /// `&amp;lt;` gives `&lt;`, as replacing `&amp;` last did.
+    static func decodingBasicEntities(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
+        let entities: [(entity: [UInt8], character: UInt8)] = [
+            (Array("&nbsp;".utf8), 0x20), (Array("&lt;".utf8), 0x3C), (Array("&gt;".utf8), 0x3E),
+            (Array("&quot;".utf8), 0x22), (Array("&#39;".utf8), 0x27), (Array("&amp;".utf8), 0x26),
+        ]
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        next: while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "&") {
+                for (entity, character) in entities where bytes[index...].starts(with: entity) {
+                    output.append(character)
+                    index += entity.count
+                    continue next
+                }
+            }
+            output.append(bytes[index])
+            index += 1
         }
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 }

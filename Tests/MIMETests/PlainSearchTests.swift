@@ -1,9 +1,9 @@
 import Testing
 
-@testable import MailExtraction
+@testable import MIME
 
-/// The byte search the rules' keyword lists use instead of Foundation's: exact bytes, in a String or a Substring,
-/// ASCII case folded only when asked.
+/// The byte search HTML's end tags and the extraction rules' keyword lists use instead of Foundation's: exact bytes,
+/// in a String or a Substring, ASCII case folded only when asked.
 @Suite("Plain search: keywords found by their bytes")
 struct PlainSearchTests {
     @Test("found and not found, at the start, the end and past a partial match; an empty needle always")
@@ -29,5 +29,20 @@ struct PlainSearchTests {
         #expect("https://example.com/verify"[scheme.upperBound...] == "example.com/verify")
         let unicode = "código: 123"
         #expect(unicode[try #require(unicode.byteRange(of: ": "))] == ": ")
+    }
+}
+
+/// The preview's text of an HTML part: tags out, style and script with their contents out, six entities in.
+@Suite("Preview: HTML stripped by its bytes")
+struct PreviewStripTests {
+    @Test("tags become spaces, style and script go whatever their case, the six entities decode once")
+    func stripped() {
+        #expect(Preview.stripTags("<p>Hi&nbsp;<b>ann</b></p>") == " Hi  ann  ")
+        #expect(Preview.stripTags("a<STYLE>p{color:red}</Style>b<script>x<y</SCRIPT>c") == "abc")
+        #expect(Preview.stripTags("1 &lt; 2 &amp;&amp; 3 &gt; 2, &quot;q&quot; &#39;s&#39;") == "1 < 2 && 3 > 2, \"q\" 's'")
+        #expect(Preview.stripTags("&amp;lt; stays &lt;") == "&lt; stays <")
+        #expect(Preview.stripTags("café <i>crème</i> & co") == "café  crème  & co")
+        #expect(Preview.stripTags("open <tag never closes") == "open ")
+        #expect(Preview.decodingBasicEntities("no entity") == "no entity")
     }
 }

@@ -4,18 +4,18 @@
     import Darwin
 #endif
 
-/// Literal substring search over UTF-8 bytes, for the rules' keyword lists: exact bytes, no locale, no case folding
-/// (the texts are lowered first), no Unicode normalisation. Foundation's `contains` and `range(of:)` (which a module
-/// that imports Foundation makes the overload picked) go through `NSString` and cost several times as much, on every
-/// link of every message delivered.
+/// Literal substring search over UTF-8 bytes, for HTML's end tags and MailExtraction's keyword lists: exact bytes,
+/// no locale, no Unicode normalisation, ASCII case folded only when asked. Foundation's `contains` and `range(of:)`
+/// (which a module that imports Foundation makes the overload picked) go through `NSString` and cost several times as
+/// much, on every message delivered.
 extension StringProtocol {
     /// Whether `needle` occurs in the text, byte for byte; an empty needle always does.
-    func includes(_ needle: String) -> Bool { byteRange(of: needle) != nil }
+    package func includes(_ needle: String) -> Bool { byteRange(of: needle) != nil }
 
     /// The first occurrence of `needle`, byte for byte; its bounds are character boundaries when `needle` begins and
     /// ends with an ASCII character (as every keyword of the rules does). With `ignoringASCIICase`, ASCII letters
     /// match either case (`</STYLE` finds `</style`).
-    func byteRange(of needle: String, ignoringASCIICase: Bool = false) -> Range<Index>? {
+    package func byteRange(of needle: String, ignoringASCIICase: Bool = false) -> Range<Index>? {
         if !ignoringASCIICase, let found = contiguousOffset(of: needle) {
             guard let offset = found else { return nil }
             let start = utf8.index(utf8.startIndex, offsetBy: offset)
