@@ -12,6 +12,12 @@ public protocol OwnedInboxes: Sendable {
     /// - Throws: storage errors.
     func inbox(accountID: String, ownerID: String) async throws -> OwnedInbox?
 
+    /// The live inboxes among `accountIDs`, whoever holds them (the inboxes an operator bound a confidential client
+    /// to), in the order given; an id of no live inbox is left out. `linkedAt` is the owner's link when one holds it,
+    /// else the inbox's creation.
+    /// - Throws: storage errors.
+    func inboxes(accountIDs: [String]) async throws -> [OwnedInbox]
+
     /// Creates an agent inbox `username@domain` held by `ownerID`, on the agent domain when `domain` is nil, else on
     /// that custom domain (which the caller has checked is the owner's and verified); its API key is in the answer,
     /// shown once.
