@@ -142,6 +142,23 @@ async def main_async(base, inbox, api_key):
     status, _, body = form(base, "/oauth/token", dict(wide, scope="mail.read"), auth=narrow)
     check(status == 200 and body.get("scope") == "mail.read", "the client's own narrower scope is granted")
     access, basic_id, basic_secret = tokens["client_secret_basic"]
+    # The same client's token at the other doors: /api/v1/agents lists the bound inbox; JMAP opens it for /jmap.
+    status, _, body = http(base, "GET", "/api/v1/agents", bearer=access)
+    bound = [agent["accountId"] for agent in body.get("agents", [])] if status == 200 else []
+    check(status == 200 and [agent["address"] for agent in body["agents"]] == [inbox],
+          f"/api/v1/agents with a client credentials token: the bound inbox ({status})")
+    status, _, body = form(base, "/oauth/token", {"grant_type": "client_credentials", "resource": base + "/jmap",
+                                                  "scope": "mail.read"}, auth=(basic_id, basic_secret))
+    jmap_token = body.get("access_token", "")
+    calls = {"using": ["urn:ietf:params:jmap:core", "urn:ietf:params:jmap:mail"],
+             "methodCalls": [["Mailbox/get", {}, "0"]]}
+    status, _, body = http(base, "POST", "/jmap", calls, headers={"X-Atomic-Account-Id": bound[0] if bound else ""},
+                           bearer=jmap_token)
+    check(status == 200 and body["methodResponses"][0][0] == "Mailbox/get",
+          f"JMAP Mailbox/get on the bound inbox with a /jmap client token ({status})")
+    status, _, body = http(base, "POST", "/jmap", calls, headers={"X-Atomic-Account-Id": str(uuid.uuid4())},
+                           bearer=jmap_token)
+    check(status == 403, f"JMAP refuses an inbox the client is not bound to ({status})")
     status, head, body = form(base, "/oauth/token", {"grant_type": "client_credentials", "resource": mcp},
                               auth=(basic_id, basic_secret + "x"))
     check(status == 401 and body.get("error") == "invalid_client"
