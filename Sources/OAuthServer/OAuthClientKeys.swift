@@ -1,10 +1,12 @@
+import Fetch
 import JWT
 
 /// The keys of the confidential clients that fetch theirs from a `jwks_uri` (`private_key_jwt`), fetched through the
 /// outbound fetcher (its address policy, no redirects, a size cap) on first need and kept for ``documentLifetime``
 /// seconds. An assertion whose `kid` the kept keys lack fetches the document again at most once every
 /// ``refetchInterval`` seconds per URI, so that a stream of made-up kids cannot make the server fetch without end.
-/// Kept documents are at most ``capacity``; past it, all are dropped.
+/// Concurrent assertions that need one URI's document share one fetch (Fetch's `SingleFlight`). Kept documents are at
+/// most ``capacity``; past it, all are dropped.
 actor OAuthClientKeys {
     /// How long a fetched JWKS is kept, seconds: an hour.
     static let documentLifetime: Int64 = 3600
@@ -15,6 +17,7 @@ actor OAuthClientKeys {
 
     private let fetcher: (any OAuthDocumentFetching)?
     private var kept: [String: (keys: PublishedKeySet, fetchedAt: Int64)] = [:]
+    private let flights = SingleFlight<String, PublishedKeySet?, Never>()
 
     /// - Parameter fetcher: the outbound fetcher; nil: no `jwks_uri` can be read (such clients cannot authenticate).
     init(fetcher: (any OAuthDocumentFetching)?) {
@@ -28,9 +31,12 @@ actor OAuthClientKeys {
             let age = now - fetchedAt
             if age < (refresh ? Self.refetchInterval : Self.documentLifetime) { return keys }
         }
-        guard let fetcher, let document = await fetcher.document(at: uri),
-            let keys = try? PublishedKeySet(jwks: document.body)
-        else { return kept[uri]?.keys }
+        guard let fetcher else { return nil }
+        let fetched = await flights.run(uri) {
+            guard let document = await fetcher.document(at: uri) else { return nil }
+            return try? PublishedKeySet(jwks: document.body)
+        }
+        guard let keys = fetched else { return kept[uri]?.keys }
         if kept.count >= Self.capacity { kept = [:] }
         kept[uri] = (keys, now)
         return keys
