@@ -277,3 +277,100 @@ struct OAuthClientCredentialsTests {
         }
     }
 }
+
+@Suite("Client credentials: a volley of adversarial requests mints nothing")
+struct OAuthClientCredentialsAdversarialTests {
+    @Test("over 200 refused requests, each with the RFC's code, leave no grant", arguments: StorageBackend.allCases)
+    func volley(_ backend: StorageBackend) async throws {
+        let fixture = try await ConfidentialFixture(backend)
+        let reader = try await fixture.client(scope: "mail.read")
+        let secret = try #require(reader.secret)
+        let post = try await fixture.client(.clientSecretPost, scope: "mail.read")
+        let signer = try OAuthClientAssertionTests.Signer()
+        let keyed = try await fixture.client(.privateKeyJWT, scope: "mail.read", jwks: signer.jwks)
+        let registered = try await fixture.harness.registerClient(method: "client_secret_post")
+        let other = try await fixture.harness.owner("volley@example.com", inbox: "volley-inbox")
+        let now = fixture.harness.clock.now
+        let good = ConfidentialFixture.basic(reader.id, secret)
+        var refusals: [(String, [(String, String)], [(String, String)], String?, String)] = []
+        for i in 0..<25 {
+            let wrong = OAuthDigest.newToken()
+            refusals.append(("random secret \(i)", [], [ConfidentialFixture.basic(reader.id, wrong)], nil, "invalid_client"))
+            refusals.append((
+                "random post secret \(i)", [("client_id", post.id), ("client_secret", wrong)], [], nil, "invalid_client"
+            ))
+            refusals.append((
+                "truncated secret \(i)", [], [ConfidentialFixture.basic(reader.id, String(secret.prefix(i)))], nil,
+                "invalid_client"
+            ))
+            refusals.append((
+                "unknown client \(i)", [], [ConfidentialFixture.basic(SecureRandom.identifier(byteCount: 16), secret)],
+                nil, "invalid_client"
+            ))
+        }
+        let resources = [
+            "https://evil.example/mcp", issuer + "/mcp/", issuer + "/MCP", issuer + "/jmap?x=1", issuer, issuer + "/",
+            "http://127.0.0.1:8081/mcp", "urn:atomicmail:agent:" + other.inbox, "urn:atomicmail:agent:not-a-uuid",
+            "urn:atomicmail:agent:" + fixture.inbox.uppercased() + "x", issuer + "/mcp#f", " " + issuer + "/mcp",
+        ]
+        for resource in resources {
+            refusals.append(("resource \(resource)", [], [good], resource, "invalid_target"))
+        }
+        for scope in ["mail.send", "mail.read mail.send", "mail.delete", "openid", "mail.read admin", "MAIL.READ"] {
+            refusals.append(("scope \(scope)", [("scope", scope)], [good], nil, "invalid_scope"))
+        }
+        let claims: [[String: JSONValue?]] = [
+            ["aud": "https://other.example/token"], ["aud": .string(issuer + "/oauth/revoke/x")], ["exp": nil],
+            ["exp": .int(now - 120)], ["exp": .int(now + 86_400)], ["iss": "mallory"], ["sub": "mallory"], ["jti": nil],
+            ["iat": .int(now + 600)], ["nbf": .int(now + 600)],
+        ]
+        for (index, change) in claims.enumerated() {
+            for copy in 0..<3 {
+                let token = try signer.assertion(keyed.id, now: now, change)
+                refusals.append((
+                    "assertion \(index).\(copy)",
+                    [("client_assertion_type", OAuthClientCredential.jwtBearerType), ("client_assertion", token)], [],
+                    nil, "invalid_client"
+                ))
+            }
+        }
+        for _ in 0..<10 {
+            let stranger = try OAuthClientAssertionTests.Signer().assertion(keyed.id, now: now)
+            refusals.append((
+                "a stranger's key",
+                [("client_assertion_type", OAuthClientCredential.jwtBearerType), ("client_assertion", stranger)], [],
+                nil, "invalid_client"
+            ))
+        }
+        for _ in 0..<10 {
+            refusals.append((
+                "registered client", [("client_id", registered.id), ("client_secret", registered.secret ?? "")], [],
+                nil, "unauthorized_client"
+            ))
+        }
+        // One good assertion mints; its twenty replays mint nothing.
+        let used = try signer.assertion(keyed.id, now: now)
+        let assertion = [("client_assertion_type", OAuthClientCredential.jwtBearerType), ("client_assertion", used)]
+        #expect(await fixture.token(assertion).status == .ok)
+        for i in 0..<20 { refusals.append(("replay \(i)", assertion, [], nil, "invalid_client")) }
+
+        var refused = 0
+        for (name, form, headers, resource, code) in refusals {
+            let response = await fixture.token(form, headers: headers, resource: resource)
+            #expect(OAuthHarness.error(response) == code, "\(name)")
+            if OAuthHarness.error(response) == code { refused += 1 }
+        }
+        for grantType in ["authorization_code", "refresh_token", "password", "implicit", "urn:ietf:params:oauth:grant-type:device_code"] {
+            for _ in 0..<4 {
+                let response = await fixture.harness.send(
+                    .POST, "/oauth/token", form: [("grant_type", grantType), ("resource", fixture.mcp)], headers: [good])
+                let expected = ["authorization_code", "refresh_token"].contains(grantType)
+                    ? "unauthorized_client" : "unsupported_grant_type"
+                #expect(OAuthHarness.error(response) == expected, "\(grantType)")
+                if OAuthHarness.error(response) == expected { refused += 1 }
+            }
+        }
+        #expect(refused >= 200 && refused == refusals.count + 20)
+        #expect(try await fixture.grantCount() == 1)
+    }
+}
