@@ -47,6 +47,9 @@ public struct OAuthConfiguration: Sendable {
     public var registrationsPerHour = 10
     /// Token, revoke and authorize requests per minute per client address when rate limits are on. Default 120.
     public var requestsPerMinute = 120
+    /// Introspection requests per minute per client address when rate limits are on: a resource server asks once per
+    /// token it is shown (a Dovecot at every sign-in), from one address. Default 6,000.
+    public var introspectionsPerMinute = 6_000
     /// Per-address rate limits (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true
     /// How many instances enforce the limits together (`POSTERN_INSTANCES`). Default 1.

@@ -45,11 +45,10 @@ struct OAuthMetrics: Sendable {
             label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "client_assertion")],
             factory: factory)
         var rejections: [OAuthService.RateClass: Counter] = [:]
-        for rateClass in [OAuthService.RateClass.register, .endpoint] {
+        for rateClass in OAuthService.RateClass.allCases {
             rejections[rateClass] = Counter(
                 label: "postern_rate_limit_rejections_total",
-                dimensions: [("surface", "oauth"), ("class", rateClass == .register ? "register" : "endpoint")],
-                factory: factory)
+                dimensions: [("surface", "oauth"), ("class", "\(rateClass)")], factory: factory)
         }
         self.rejections = rejections
     }

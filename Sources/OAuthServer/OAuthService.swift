@@ -48,10 +48,12 @@ public final class OAuthService: Sendable {
     /// The metadata document, built once.
     let metadata: JSONValue
 
-    /// What a request draws on: registrations have their own hourly bucket per address.
-    enum RateClass: Hashable, Sendable {
+    /// What a request draws on: registrations have their own hourly bucket per address, introspection (a resource
+    /// server's, one address for many tokens) its own per minute.
+    enum RateClass: Hashable, Sendable, CaseIterable {
         case register
         case endpoint
+        case introspect
     }
 
     /// - Parameters:
@@ -105,12 +107,18 @@ public final class OAuthService: Sendable {
             register: TokenBucketRate(requests: configuration.registrationsPerHour, perSeconds: 3600)
                 .share(among: configuration.instances),
             endpoint: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+                .share(among: configuration.instances),
+            introspect: TokenBucketRate(requests: configuration.introspectionsPerMinute, perSeconds: 60)
                 .share(among: configuration.instances)
         )
         middleware = SurfaceMiddleware(
             limiter: configuration.rateLimitsEnabled
                 ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
-                    $0 == .register ? rates.register : rates.endpoint
+                    switch $0 {
+                    case .register: rates.register
+                    case .endpoint: rates.endpoint
+                    case .introspect: rates.introspect
+                    }
                 } : nil,
             rejected: { metrics.rateLimited($0) },
             tooManyRequests: { _, _ in OAuthError.tooManyRequests.response },
@@ -153,7 +161,7 @@ public final class OAuthService: Sendable {
         var preflighted = ["/oauth/register", "/oauth/token", "/oauth/revoke"]
         if configuration.introspection {
             router.add(.POST, "/oauth/introspect", bodyLimit: limit, .deferred { [self] request, context, _ in
-                await middleware.run(.endpoint, context) { try await introspect(request) }
+                await middleware.run(.introspect, context) { try await introspect(request) }
             })
             preflighted.append("/oauth/introspect")
         }

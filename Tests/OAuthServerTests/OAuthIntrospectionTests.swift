@@ -110,4 +110,21 @@ struct OAuthIntrospectionTests {
             headers: [ConfidentialFixture.basic(introspector.id, introspector.secret ?? "")])
         #expect(OAuthHarness.error(missing) == "invalid_request")
     }
+
+    @Test("introspection has its own rate per address, apart from the token endpoint's", arguments: [StorageBackend.sqlite])
+    func rate(_ backend: StorageBackend) async throws {
+        let fixture = try await ConfidentialFixture(backend) {
+            $0.rateLimitsEnabled = true
+            $0.introspectionsPerMinute = 3
+            $0.requestsPerMinute = 3
+        }
+        let introspector = try await fixture.client(inboxes: [], introspection: true)
+        for _ in 0..<3 { #expect(Self.inactive(await fixture.introspect("x", as: introspector))) }
+        let limited = await fixture.introspect("x", as: introspector)
+        #expect(limited.status == .tooManyRequests && limited.headers["Retry-After"] != nil)
+        // The token endpoint's bucket is untouched by the introspections.
+        let agent = try await fixture.client()
+        let token = await fixture.token([], headers: [ConfidentialFixture.basic(agent.id, agent.secret ?? "")])
+        #expect(token.status == .ok)
+    }
 }
