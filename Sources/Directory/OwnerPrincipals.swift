@@ -20,14 +20,7 @@ public struct OwnerPrincipals: Sendable {
     /// first.
     /// - Throws: storage errors.
     public func inboxes(of grant: AccessGrant) async throws -> [OwnedInbox] {
-        let held =
-            if let bound = grant.clientInboxIDs {
-                try await inboxes.inboxes(accountIDs: bound)
-            } else {
-                try await inboxes.inboxes(ownerID: grant.ownerID)
-            }
-        guard let bound = grant.boundInboxID else { return held }
-        return held.filter { $0.accountID == bound }
+        try await inboxes.inboxes(reachedBy: grant)
     }
 
     /// What choosing an inbox for a grant came to.
@@ -46,13 +39,7 @@ public struct OwnerPrincipals: Sendable {
         if let bound = grant.boundInboxID, bound != accountID {
             throw AuthenticationRefusal(.accessDenied, "This access token is bound to another inbox.")
         }
-        let reached =
-            if let bound = grant.clientInboxIDs {
-                bound.contains(accountID) ? try await inboxes.inboxes(accountIDs: [accountID]).first : nil
-            } else {
-                try await inboxes.inbox(accountID: accountID, ownerID: grant.ownerID)
-            }
-        guard let inbox = reached else {
+        guard let inbox = try await inboxes.inbox(accountID: accountID, reachedBy: grant) else {
             throw AuthenticationRefusal(.accessDenied, "The inbox \(accountID) is not one the grant's owner holds.")
         }
         return try await principal(grant, inbox)

@@ -53,8 +53,11 @@ public struct OAuthConfidentialClients: Sendable {
 
     /// Makes a client under a new random id; its secret (for the secret methods) is returned once, only its digest
     /// stored.
+    /// - Parameter ownerID: the owner making an agent client of their own (who must hold its inboxes, checked by the
+    ///   caller, and keep holding them for its tokens to reach them); nil for the operator's.
     /// - Throws: ``CreationError/unknownInbox(_:)``; storage errors.
-    public func create(_ request: Request, now: Int64) async throws -> (client: OAuthConfidentialClient, secret: String?)
+    public func create(_ request: Request, ownerID: String? = nil, now: Int64) async throws
+        -> (client: OAuthConfidentialClient, secret: String?)
     {
         let clientID = SecureRandom.identifier(byteCount: 16)
         let secret = request.authMethod.usesSecret ? OAuthDigest.newToken() : nil
@@ -73,14 +76,14 @@ public struct OAuthConfidentialClients: Sendable {
                 try connection.run(
                     """
                     INSERT INTO oauth_confidential_clients (client_id, client_name, auth_method, secret_digest, jwks,
-                        jwks_uri, scope, introspection, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        jwks_uri, scope, introspection, owner_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(clientID), .text(request.name), .text(request.authMethod.rawValue),
                         secret.map { .blob(OAuthDigest.of($0)) } ?? .null, request.jwks.map { .text($0) } ?? .null,
                         request.jwksURI.map { .text($0) } ?? .null, .text(request.permissions.scope),
-                        .integer(request.introspection ? 1 : 0), .integer(now),
+                        .integer(request.introspection ? 1 : 0), ownerID.map { .text($0) } ?? .null, .integer(now),
                     ])
                 for id in ids {
                     try connection.run(
@@ -93,8 +96,8 @@ public struct OAuthConfidentialClients: Sendable {
         let client = OAuthConfidentialClient(
             clientID: clientID, name: request.name, authMethod: request.authMethod,
             secretDigest: secret.map(OAuthDigest.of), jwks: request.jwks, jwksURI: request.jwksURI,
-            permissions: request.permissions, introspection: request.introspection, inboxIDs: inboxIDs,
-            createdAt: now)
+            permissions: request.permissions, introspection: request.introspection, ownerID: ownerID,
+            inboxIDs: inboxIDs, createdAt: now)
         return (client, secret)
     }
 
@@ -104,9 +107,12 @@ public struct OAuthConfidentialClients: Sendable {
         return try await database.read { try Self.clients($0, where: "c.client_id = ?", [.text(clientID)]).first }
     }
 
-    /// Every client, oldest first.
-    public func list() async throws -> [OAuthConfidentialClient] {
-        try await database.read { try Self.clients($0, where: "1 = 1", []) }
+    /// Every client, oldest first; with `ownerID`, that owner's agent clients only.
+    public func list(ownerID: String? = nil) async throws -> [OAuthConfidentialClient] {
+        try await database.read { connection in
+            guard let ownerID else { return try Self.clients(connection, where: "1 = 1", []) }
+            return try Self.clients(connection, where: "c.owner_id = ?", [.text(ownerID)])
+        }
     }
 
     /// A new secret for `clientID`; the old one keeps working for `overlap` seconds (0: stops at once). Nil when
@@ -126,10 +132,16 @@ public struct OAuthConfidentialClients: Sendable {
     }
 
     /// Deletes `clientID` with its grants (their tokens stop working at once: every instance is told). False when
-    /// there was none.
-    public func delete(clientID: String) async throws -> Bool {
+    /// there was none (with `ownerID`: none of that owner's).
+    public func delete(clientID: String, ownerID: String? = nil) async throws -> Bool {
         try await database.write { connection in
-            try connection.run("DELETE FROM oauth_confidential_clients WHERE client_id = ?", [.text(clientID)]) == 1
+            guard let ownerID else {
+                return try connection.run(
+                    "DELETE FROM oauth_confidential_clients WHERE client_id = ?", [.text(clientID)]) == 1
+            }
+            return try connection.run(
+                "DELETE FROM oauth_confidential_clients WHERE client_id = ? AND owner_id = ?",
+                [.text(clientID), .text(ownerID)]) == 1
         }
     }
 

@@ -42,7 +42,9 @@ extension OAuthGrantStore {
         guard
             let row = try connection.query(
                 """
-                SELECT client_id, scope, resource, expires_at, revoked_at FROM oauth_client_grants WHERE id = ?
+                SELECT g.client_id, g.scope, g.resource, g.expires_at, g.revoked_at, c.owner_id
+                FROM oauth_client_grants g JOIN oauth_confidential_clients c ON c.client_id = g.client_id
+                WHERE g.id = ?
                 """, [.text(jti)]
             ).first, let client = row.text("client_id"), let scope = row.text("scope"),
             let resource = row.text("resource"), let expires = row.int("expires_at")
@@ -52,7 +54,7 @@ extension OAuthGrantStore {
             grantID: jti, ownerID: client, clientID: client, agentID: inboxes.count == 1 ? inboxes[0] : nil,
             boundAccountID: nil, permissions: MailPermissions(scope: scope), resource: resource,
             grantExpiresAt: expires, tokenExpiresAt: expires, revoked: row.int("revoked_at") != nil,
-            clientInboxIDs: inboxes)
+            clientInboxIDs: inboxes, clientOwnerID: row.text("owner_id"))
     }
 
     // MARK: - Introspection

@@ -62,7 +62,7 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
         return AccessGrant(
             ownerID: claims.ownerID, grantID: record.grantID, clientID: claims.clientID, resource: resource,
             permissions: claims.permissions, defaultInboxID: record.agentID, inboxOnly: record.boundAccountID,
-            clientInboxIDs: record.clientInboxIDs)
+            clientInboxIDs: record.clientInboxIDs, clientOwnerID: record.clientOwnerID)
     }
 
     /// What can be known of `token` without the grant store: its signature, issuer, purpose and lifetime, and an

@@ -96,13 +96,7 @@ public struct OAuthAgentsService: Sendable {
         else { throw AuthenticationRefusal(.invalidToken, "Send an OAuth access token for resource /jmap or /mcp.") }
         // A grant bound to one inbox at consent lists that inbox only: it is all the token reaches. A client's own
         // token (client credentials) reaches the inboxes its client was bound to.
-        let reached =
-            if let bound = grant.clientInboxIDs {
-                try await inboxes.inboxes(accountIDs: bound)
-            } else {
-                try await inboxes.inboxes(ownerID: grant.ownerID)
-            }
-        let held = reached.filter { grant.boundInboxID == nil || $0.accountID == grant.boundInboxID }
+        let held = try await inboxes.inboxes(reachedBy: grant)
         let agents = held.map { inbox -> JSONValue in
             .object([
                 ("accountId", .string(inbox.accountID)), ("inboxId", .string(inbox.username)),
