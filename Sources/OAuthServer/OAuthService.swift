@@ -239,6 +239,8 @@ public final class OAuthService: Sendable {
         if confidential {
             members.append(("token_endpoint_auth_signing_alg_values_supported", algorithms))
             members.append(("revocation_endpoint_auth_methods_supported", strings(authMethods)))
+            // RFC 8414 section 2: required wherever private_key_jwt is listed (authlib's validation holds it).
+            members.append(("revocation_endpoint_auth_signing_alg_values_supported", algorithms))
         }
         if configuration.introspection {
             members.append(("introspection_endpoint", .string(issuer + "/oauth/introspect")))

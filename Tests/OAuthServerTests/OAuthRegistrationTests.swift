@@ -33,6 +33,7 @@ struct OAuthRegistrationTests {
         #expect(body.objectValue?.map(\.0).sorted() == (contract + [
             "introspection_endpoint", "introspection_endpoint_auth_methods_supported",
             "introspection_endpoint_auth_signing_alg_values_supported", "revocation_endpoint_auth_methods_supported",
+            "revocation_endpoint_auth_signing_alg_values_supported",
             "token_endpoint_auth_signing_alg_values_supported",
         ]).sorted())
         let off = try OAuthHarness(backend) {
