@@ -437,8 +437,8 @@ let package = Package(
         .target(name: "PosternOperations", dependencies: [
             "PosternApp", "AgentAuth", "Audit", "AuthCrypto", "ComputePool", "DKIMKeys", "DNS", "Directory",
             "EmailAddresses", "EmbeddedResources", "JMAP", "JSON", "JWT", "MIME", "MailDelivery", "MailStore",
-            "MailboxAccounts", "MailSubmission", "OutboundQueue", "Owners", "Passkeys", "PasswordHashing", "SMTPOutcomes",
-            "ServerKit",
+            "MailboxAccounts", "MailSubmission", "OAuthGrants", "OutboundQueue", "Owners", "Passkeys",
+            "PasswordHashing", "SMTPOutcomes", "ServerKit",
             "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox",
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -36,6 +36,21 @@ public struct AgentOwnedInboxes: OwnedInboxes {
         }
     }
 
+    public func inboxes(accountIDs: [String]) async throws -> [OwnedInbox] {
+        let domain = domain
+        return try await database.read { connection in
+            try accountIDs.compactMap { id in
+                try connection.query(
+                    """
+                    SELECT a.id, a.username, a.created_at, COALESCE(o.linked_at, a.created_at) AS linked_at
+                    FROM agent_accounts a LEFT JOIN owner_inboxes o ON o.agent_id = a.id
+                    WHERE a.id = ? AND a.revoked_at IS NULL
+                    """, [.text(id.lowercased())]
+                ).first.flatMap { Self.inbox($0, domain) }
+            }
+        }
+    }
+
     public func inbox(accountID: String, ownerID: String) async throws -> OwnedInbox? {
         let domain = domain
         return try await database.read { connection in

@@ -35,6 +35,13 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case appApproved = "app.approved"
     /// An owner revoked an app's grant.
     case appRevoked = "app.revoked"
+    /// A confidential client took a token of its own (the client credentials grant); the actor is the client, the
+    /// target the grant (its token's `jti`), the details its scope and resource.
+    case clientCredentialsGranted = "app.client_credentials"
+    /// An owner made an agent client of their own on `/owner/clients` (the target is its client id).
+    case agentClientCreated = "client.created"
+    /// An owner deleted one of their agent clients (its tokens stop working).
+    case agentClientDeleted = "client.deleted"
     /// A custom domain was added (by an owner or a Pro account).
     case domainAdded = "domain.added"
     /// A custom domain was proven by DNS.
@@ -87,6 +94,9 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .inboxKeyRotated: "Inbox API key rotated"
         case .appApproved: "App approved"
         case .appRevoked: "App revoked"
+        case .clientCredentialsGranted: "Client took a token"
+        case .agentClientCreated: "Agent client created"
+        case .agentClientDeleted: "Agent client deleted"
         case .domainAdded: "Domain added"
         case .domainVerified: "Domain verified"
         case .domainRemoved: "Domain removed"

@@ -1,5 +1,6 @@
 /// What a verified OAuth access token opens (issue 28): the owner who approved it, the live grant behind it, the
-/// resource it was minted for and what it may do. Inboxes are the owner's (``OwnedInboxes``), chosen per request.
+/// resource it was minted for and what it may do. Inboxes are the owner's (``OwnedInboxes``), chosen per request; a
+/// client's own token (client credentials, issue 86) reaches the inboxes its client was bound to instead.
 public struct AccessGrant: Sendable, Equatable {
     /// The resource (the token's `aud`) a grant was approved for.
     public enum Resource: Sendable, Equatable, Hashable {
@@ -26,12 +27,21 @@ public struct AccessGrant: Sendable, Equatable {
     /// The inbox the owner bound the grant to at consent ("only this inbox"); nil for a grant that reaches every
     /// inbox the owner holds.
     public let inboxOnly: String?
+    /// For a client's own token (client credentials: ``ownerID`` is then the client): the inboxes the operator bound
+    /// the client to, which are all it reaches; nil for an owner's grant, which reaches the owner's inboxes.
+    public let clientInboxIDs: [String]?
+    /// For a client's own token whose client an owner made (an agent's own client, on `/owner`): that owner, who must
+    /// still hold each bound inbox for the token to reach it; nil for the operator's clients and owners' grants.
+    public let clientOwnerID: String?
 
     /// - Parameters:
     ///   - inboxOnly: the inbox the grant is bound to, whatever the token's audience; nil for every inbox held.
+    ///   - clientInboxIDs: a client's own grant: the inboxes it is bound to; nil for an owner's grant.
+    ///   - clientOwnerID: a client's own grant whose client an owner made: that owner.
     public init(
         ownerID: String, grantID: String, clientID: String, resource: Resource, permissions: MailPermissions,
-        defaultInboxID: String?, inboxOnly: String? = nil
+        defaultInboxID: String?, inboxOnly: String? = nil, clientInboxIDs: [String]? = nil,
+        clientOwnerID: String? = nil
     ) {
         self.ownerID = ownerID
         self.grantID = grantID
@@ -40,6 +50,8 @@ public struct AccessGrant: Sendable, Equatable {
         self.permissions = permissions
         self.defaultInboxID = defaultInboxID
         self.inboxOnly = inboxOnly
+        self.clientInboxIDs = clientInboxIDs
+        self.clientOwnerID = clientOwnerID
     }
 
     /// The one inbox this token reaches, lowercase: the one an inbox audience (`urn:atomicmail:agent:{id}`) names,

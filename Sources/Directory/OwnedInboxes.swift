@@ -12,6 +12,12 @@ public protocol OwnedInboxes: Sendable {
     /// - Throws: storage errors.
     func inbox(accountID: String, ownerID: String) async throws -> OwnedInbox?
 
+    /// The live inboxes among `accountIDs`, whoever holds them (the inboxes an operator bound a confidential client
+    /// to), in the order given; an id of no live inbox is left out. `linkedAt` is the owner's link when one holds it,
+    /// else the inbox's creation.
+    /// - Throws: storage errors.
+    func inboxes(accountIDs: [String]) async throws -> [OwnedInbox]
+
     /// Creates an agent inbox `username@domain` held by `ownerID`, on the agent domain when `domain` is nil, else on
     /// that custom domain (which the caller has checked is the owner's and verified); its API key is in the answer,
     /// shown once.
@@ -40,6 +46,33 @@ public protocol OwnedInboxes: Sendable {
 }
 
 extension OwnedInboxes {
+    /// The live inboxes `grant` reaches, oldest link first: an owner's grant, the owner's; a client's own grant, the
+    /// inboxes its client is bound to (of an owner's agent client, those the owner still holds); then only the bound
+    /// one of an inbox-bound token or grant. The one rule every door that lists a grant's inboxes asks.
+    /// - Throws: storage errors.
+    public func inboxes(reachedBy grant: AccessGrant) async throws -> [OwnedInbox] {
+        let reached: [OwnedInbox]
+        switch (grant.clientInboxIDs, grant.clientOwnerID) {
+        case (nil, _): reached = try await inboxes(ownerID: grant.ownerID)
+        case (let bound?, nil): reached = try await inboxes(accountIDs: bound)
+        case (let bound?, let owner?): reached = try await inboxes(ownerID: owner).filter { bound.contains($0.accountID) }
+        }
+        guard let only = grant.boundInboxID else { return reached }
+        return reached.filter { $0.accountID == only }
+    }
+
+    /// The live inbox `accountID` (lowercase) when `grant` reaches it (``inboxes(reachedBy:)``'s rule, for one).
+    /// - Throws: storage errors.
+    public func inbox(accountID: String, reachedBy grant: AccessGrant) async throws -> OwnedInbox? {
+        if let only = grant.boundInboxID, only != accountID { return nil }
+        switch (grant.clientInboxIDs, grant.clientOwnerID) {
+        case (nil, _): return try await inbox(accountID: accountID, ownerID: grant.ownerID)
+        case (let bound?, _) where !bound.contains(accountID): return nil
+        case (_, let owner?): return try await inbox(accountID: accountID, ownerID: owner)
+        case (_, nil): return try await inboxes(accountIDs: [accountID]).first
+        }
+    }
+
     /// Creates an agent inbox named `username` on the agent domain (``createInbox(username:domain:ownerID:)``).
     public func createInbox(username: String, ownerID: String) async throws -> (inbox: OwnedInbox, apiKey: String) {
         try await createInbox(username: username, domain: nil, ownerID: ownerID)

@@ -1,7 +1,8 @@
 import EmailAddresses
 
 /// The inboxes an owner's grant reaches, as principals: ownership read fresh (``OwnedInboxes``) on every call, the
-/// mailbox resolved in the directory, the grant's scopes as the principal's permissions. Shared by JMAP's
+/// mailbox resolved in the directory, the grant's scopes as the principal's permissions. A client's own grant
+/// (``AccessGrant/clientInboxIDs``) reaches the live inboxes it was bound to instead of an owner's. Shared by JMAP's
 /// `X-Atomic-Account-Id` path and MCP's `agent_id` selection.
 public struct OwnerPrincipals: Sendable {
     let inboxes: any OwnedInboxes
@@ -19,9 +20,7 @@ public struct OwnerPrincipals: Sendable {
     /// first.
     /// - Throws: storage errors.
     public func inboxes(of grant: AccessGrant) async throws -> [OwnedInbox] {
-        let held = try await inboxes.inboxes(ownerID: grant.ownerID)
-        guard let bound = grant.boundInboxID else { return held }
-        return held.filter { $0.accountID == bound }
+        try await inboxes.inboxes(reachedBy: grant)
     }
 
     /// What choosing an inbox for a grant came to.
@@ -40,7 +39,7 @@ public struct OwnerPrincipals: Sendable {
         if let bound = grant.boundInboxID, bound != accountID {
             throw AuthenticationRefusal(.accessDenied, "This access token is bound to another inbox.")
         }
-        guard let inbox = try await inboxes.inbox(accountID: accountID, ownerID: grant.ownerID) else {
+        guard let inbox = try await inboxes.inbox(accountID: accountID, reachedBy: grant) else {
             throw AuthenticationRefusal(.accessDenied, "The inbox \(accountID) is not one the grant's owner holds.")
         }
         return try await principal(grant, inbox)

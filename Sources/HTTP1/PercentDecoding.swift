@@ -1,12 +1,11 @@
-/// Percent-decoding for query strings, form bodies and path parameters.
-@usableFromInline
-enum PercentDecoding {
+/// Percent-decoding for query strings, form bodies, path parameters and the form-encoded parts of a Basic credential
+/// (RFC 6749 section 2.3.1).
+public enum PercentDecoding {
     /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`).
     ///
     /// A `%` not followed by two hex digits is kept as it is, as browsers do. Invalid UTF-8 after
     /// decoding is repaired with U+FFFD rather than refused: callers validate the text they need.
-    @usableFromInline
-    static func decode<S: StringProtocol>(_ text: S, plusAsSpace: Bool) -> String {
+    public static func decode<S: StringProtocol>(_ text: S, plusAsSpace: Bool) -> String {
         let utf8 = Array(text.utf8)
         // Fast path: nothing to decode.
         if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {

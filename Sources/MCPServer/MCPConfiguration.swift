@@ -43,6 +43,13 @@ public struct MCPConfiguration: Sendable {
     /// request whose `Origin` is neither is refused with 403, as the Streamable HTTP transport requires against DNS
     /// rebinding; a request without `Origin` (every non-browser host) is not affected.
     public var allowedOrigins: [WebOrigin] = []
+    /// The MCP extensions `initialize` advertises in `capabilities.extensions` (each with an empty settings object),
+    /// set by the composition root: `io.modelcontextprotocol/oauth-client-credentials` while the authorization server
+    /// serves the client credentials grant. Default none.
+    public var extensions: [String] = []
+
+    /// The identifier of MCP's OAuth client credentials extension (SEP-1046, the `ext-auth` repository).
+    public static let clientCredentialsExtension = "io.modelcontextprotocol/oauth-client-credentials"
 
     /// - Parameter baseURL: the public base URL; a trailing slash is added when missing.
     public init(baseURL: String) {

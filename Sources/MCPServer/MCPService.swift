@@ -200,9 +200,13 @@ public struct MCPService: Sendable {
         }
         let version = Self.protocolVersions.contains(asked) ? asked : Self.protocolVersions[0]
         let session = sessions.open(credential: credential, protocolVersion: version)
+        var capabilities: [(String, JSONValue)] = [("tools", .object([("listChanged", false)]))]
+        if !configuration.extensions.isEmpty {
+            capabilities.append(("extensions", .object(configuration.extensions.map { ($0, .object([])) })))
+        }
         let result: JSONValue = .object([
             ("protocolVersion", .string(version)),
-            ("capabilities", .object([("tools", .object([("listChanged", false)]))])),
+            ("capabilities", .object(capabilities)),
             (
                 "serverInfo",
                 .object([

@@ -24,11 +24,17 @@ public struct OAuthGrantRecord: Sendable, Equatable {
     public let tokenExpiresAt: Int64
     /// Whether the grant was revoked.
     public let revoked: Bool
+    /// For a client's own grant (client credentials, `sub` the client): the inboxes the client was bound to; nil for
+    /// an owner's grant, whose inboxes are the owner's.
+    public let clientInboxIDs: [String]?
+    /// For a client's own grant whose client an owner made: that owner (who must still hold each bound inbox).
+    public let clientOwnerID: String?
 
     /// A record as read, or as a test builds one.
     public init(
         grantID: String, ownerID: String, clientID: String, agentID: String?, boundAccountID: String?,
-        permissions: MailPermissions?, resource: String, grantExpiresAt: Int64, tokenExpiresAt: Int64, revoked: Bool
+        permissions: MailPermissions?, resource: String, grantExpiresAt: Int64, tokenExpiresAt: Int64, revoked: Bool,
+        clientInboxIDs: [String]? = nil, clientOwnerID: String? = nil
     ) {
         self.grantID = grantID
         self.ownerID = ownerID
@@ -40,6 +46,8 @@ public struct OAuthGrantRecord: Sendable, Equatable {
         self.grantExpiresAt = grantExpiresAt
         self.tokenExpiresAt = tokenExpiresAt
         self.revoked = revoked
+        self.clientInboxIDs = clientInboxIDs
+        self.clientOwnerID = clientOwnerID
     }
 
     /// Whether the grant still opens anything at `now`.

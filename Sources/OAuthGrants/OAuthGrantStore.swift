@@ -317,7 +317,8 @@ public struct OAuthGrantStore: Sendable {
 
     // MARK: - Resource servers
 
-    /// The grant of access token `jti` as stored, live or not; nil when no token of that id was issued.
+    /// The grant of access token `jti` as stored, live or not (an owner's grant, or a client's own client credentials
+    /// grant); nil when no token of that id was issued.
     /// - Throws: storage errors.
     public func record(jti: String) async throws -> OAuthGrantRecord? {
         try await database.read { connection in
@@ -328,7 +329,7 @@ public struct OAuthGrantStore: Sendable {
                 FROM oauth_access_tokens t JOIN oauth_grants g ON g.id = t.grant_id
                 WHERE t.jti = ?
                 """, [.text(jti)]
-            ).first.flatMap(OAuthGrantRecord.init(row:))
+            ).first.flatMap(OAuthGrantRecord.init(row:)) ?? Self.clientGrantRecord(jti: jti, connection)
         }
     }
 

@@ -3,7 +3,8 @@ import Storage
 /// What the authorization server's tables shed over time, run every minute by the server (`PurgeSchedule`):
 /// registrations nobody used within a day, codes a day past their expiry (kept that long so that a late replay is
 /// still recognised) and the consents whose code expired unredeemed, access-token rows past their expiry, refresh
-/// tokens past theirs, and grants a month after they ended (their codes and tokens go with them).
+/// tokens past theirs, grants a month after they ended (their codes and tokens go with them), client credentials
+/// grants a day after their token expired, and client assertion ids once they expired.
 public enum OAuthPurge {
     /// Deletes them; returns how many rows went.
     public static func run(_ connection: any SQLConnection, now: Int64, unusedClientLifetime: Int64 = 86_400) throws
@@ -22,6 +23,8 @@ public enum OAuthPurge {
             + connection.run(
                 "DELETE FROM oauth_grants WHERE expires_at < ? OR revoked_at < ?",
                 [.integer(now - 30 * 86_400), .integer(now - 30 * 86_400)])
+            + connection.run("DELETE FROM oauth_client_grants WHERE expires_at < ?", [.integer(now - 86_400)])
+            + connection.run("DELETE FROM oauth_assertion_jtis WHERE expires_at < ?", [.integer(now)])
             + OAuthClientRecords.trimUnused(connection, now: now, unusedLifetime: unusedClientLifetime)
     }
 }

@@ -61,7 +61,8 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
         metrics.count(.valid)
         return AccessGrant(
             ownerID: claims.ownerID, grantID: record.grantID, clientID: claims.clientID, resource: resource,
-            permissions: claims.permissions, defaultInboxID: record.agentID, inboxOnly: record.boundAccountID)
+            permissions: claims.permissions, defaultInboxID: record.agentID, inboxOnly: record.boundAccountID,
+            clientInboxIDs: record.clientInboxIDs, clientOwnerID: record.clientOwnerID)
     }
 
     /// What can be known of `token` without the grant store: its signature, issuer, purpose and lifetime, and an

@@ -5,7 +5,8 @@ import ServerKit
 import Time
 
 /// `GET /api/v1/agents` (`api-docs/oauth-mcp-contract.md` 1.11): the inboxes of the owner whose access token, for
-/// the `/jmap` or `/mcp` resource, is the bearer; nothing else opens it (docs/decisions/0019).
+/// the `/jmap` or `/mcp` resource, is the bearer (a client's own token: the inboxes it is bound to); nothing else
+/// opens it (docs/decisions/0019).
 /// Refusals are RFC 6750's: 401 `invalid_token` with `WWW-Authenticate`. Behind ``SurfaceMiddleware`` like every
 /// route: a per-client rate limit (429 `slow_down` with `Retry-After`), the bare 500 and 503 answers.
 public struct OAuthAgentsService: Sendable {
@@ -93,10 +94,9 @@ public struct OAuthAgentsService: Sendable {
                 Credentials(bearerToken: token), resources: [.jmap, .mcp])
         // A route of access tokens only: the chain verifies every bearer as one, so it answers an owner or throws.
         else { throw AuthenticationRefusal(.invalidToken, "Send an OAuth access token for resource /jmap or /mcp.") }
-        // A grant bound to one inbox at consent lists that inbox only: it is all the token reaches.
-        let held = try await inboxes.inboxes(ownerID: grant.ownerID).filter {
-            grant.boundInboxID == nil || $0.accountID == grant.boundInboxID
-        }
+        // A grant bound to one inbox at consent lists that inbox only: it is all the token reaches. A client's own
+        // token (client credentials) reaches the inboxes its client was bound to.
+        let held = try await inboxes.inboxes(reachedBy: grant)
         let agents = held.map { inbox -> JSONValue in
             .object([
                 ("accountId", .string(inbox.accountID)), ("inboxId", .string(inbox.username)),

@@ -12,6 +12,10 @@ import ServerKit
 /// - `POSTERN_OAUTH_CLIENT_METADATA_DOCUMENTS` (on or off, default on): ``clientMetadataDocuments``.
 /// - `POSTERN_OAUTH_CIMD_ALLOW_HOSTS` (comma-separated hosts, default none): ``clientMetadataAllowedHosts``.
 /// - `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` (a PEM file, default the system roots): ``clientMetadataTrustedRoots``.
+/// - `POSTERN_OAUTH_CLIENT_CREDENTIALS` (on or off, default on): ``clientCredentials``.
+/// - `POSTERN_OAUTH_INTROSPECTION` (on or off, default on): ``introspection``.
+/// - `POSTERN_OAUTH_ASSERTION_MAX_SECONDS` (integer, 30 to 3600, default 600): ``assertionMaxLifetime``.
+/// - `POSTERN_OAUTH_SECRET_OVERLAP_SECONDS` (integer, 0 to 30 days, default 86400): ``secretRotationOverlap``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -43,6 +47,9 @@ public struct OAuthConfiguration: Sendable {
     public var registrationsPerHour = 10
     /// Token, revoke and authorize requests per minute per client address when rate limits are on. Default 120.
     public var requestsPerMinute = 120
+    /// Introspection requests per minute per client address when rate limits are on: a resource server asks once per
+    /// token it is shown (a Dovecot at every sign-in), from one address. Default 6,000.
+    public var introspectionsPerMinute = 6_000
     /// Per-address rate limits (`POSTERN_RATE_LIMITS`). Default on.
     public var rateLimitsEnabled = true
     /// How many instances enforce the limits together (`POSTERN_INSTANCES`). Default 1.
@@ -64,6 +71,19 @@ public struct OAuthConfiguration: Sendable {
     /// A PEM file of the roots metadata-document fetches trust instead of the system's (for tests with their own CA).
     /// Default nil: the system roots.
     public var clientMetadataTrustedRoots: String?
+    /// Whether the client credentials grant is served to the operator's confidential clients (`postern oauth client
+    /// create`), with `client_secret_basic` and `private_key_jwt` (RFC 7523) beside `client_secret_post`; the metadata
+    /// lists the grant and the methods only when on. Default on (a server with no such client issues nothing).
+    public var clientCredentials = true
+    /// Whether `/oauth/introspect` (RFC 7662) is served to confidential clients made with `--introspection`; the
+    /// metadata lists it only when on. Default on.
+    public var introspection = true
+    /// The longest a `private_key_jwt` assertion may live, seconds: its `exp` may be at most this far past `now`
+    /// (and its `iat`, when given, no older); its `jti` is kept that long to refuse a replay. Default 600.
+    public var assertionMaxLifetime: Int64 = 600
+    /// How long a confidential client's old secret keeps working after `postern oauth client rotate-secret`, seconds,
+    /// unless the command says otherwise. Default 86,400 (a day, for the client's deployments to move over).
+    public var secretRotationOverlap: Int64 = 86_400
 
     /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
     public init(issuer: String) {
@@ -81,6 +101,10 @@ public struct OAuthConfiguration: Sendable {
         if let on = try config.flag("CLIENT_METADATA_DOCUMENTS") { clientMetadataDocuments = on }
         if let hosts = config.list("CIMD_ALLOW_HOSTS") { clientMetadataAllowedHosts = hosts }
         if let file = config.text("CIMD_TRUST_CA_FILE") { clientMetadataTrustedRoots = file.isEmpty ? nil : file }
+        if let on = try config.flag("CLIENT_CREDENTIALS") { clientCredentials = on }
+        if let on = try config.flag("INTROSPECTION") { introspection = on }
+        if let seconds = try config.integer("ASSERTION_MAX_SECONDS") { assertionMaxLifetime = Int64(seconds) }
+        if let seconds = try config.integer("SECRET_OVERLAP_SECONDS") { secretRotationOverlap = Int64(seconds) }
         try validate()
     }
 
@@ -93,9 +117,19 @@ public struct OAuthConfiguration: Sendable {
         guard (0...600).contains(refreshRetryWindow) else {
             throw ConfigurationError(key: "POSTERN_OAUTH_REFRESH_RETRY_SECONDS", message: "must be from 0 to 600")
         }
+        guard (30...3600).contains(assertionMaxLifetime) else {
+            throw ConfigurationError(key: "POSTERN_OAUTH_ASSERTION_MAX_SECONDS", message: "must be from 30 to 3600")
+        }
+        guard (0...(30 * 86_400)).contains(secretRotationOverlap) else {
+            throw ConfigurationError(
+                key: "POSTERN_OAUTH_SECRET_OVERLAP_SECONDS", message: "must be from 0 to 2592000 (30 days)")
+        }
     }
 
     /// The `resource` values an authorization may name, byte for byte: `<issuer>/jmap`, `<issuer>/mcp`
     /// (`urn:atomicmail:agent:{accountId}` is checked by ``OAuthResource``).
     public var serviceResources: [String] { [issuer + "/jmap", issuer + "/mcp"] }
+
+    /// The token endpoint's URL: an audience a `private_key_jwt` assertion may name (besides the issuer).
+    public var tokenEndpoint: String { issuer + "/oauth/token" }
 }

@@ -9,17 +9,26 @@ public struct OAuthError: Error, Sendable, Equatable {
     public let code: String
     /// Words for a developer; never internals.
     public let description: String
-    /// The HTTP status. 400 for all but `temporarily_unavailable` (503) and `server_error` (500).
+    /// The HTTP status. 400 for all but `temporarily_unavailable` (503), `server_error` (500), and `invalid_client`
+    /// answered to a client that authenticated with `Authorization: Basic` (401, RFC 6749 section 5.2).
     public let status: HTTPStatus
+    /// The `WWW-Authenticate` challenge of a 401, if any.
+    public let challenge: String?
 
-    init(_ code: String, _ description: String, status: HTTPStatus = .badRequest) {
+    init(_ code: String, _ description: String, status: HTTPStatus = .badRequest, challenge: String? = nil) {
         self.code = code
         self.description = description
         self.status = status
+        self.challenge = challenge
     }
 
     static func invalidRequest(_ text: String) -> OAuthError { OAuthError("invalid_request", text) }
     static func invalidClient(_ text: String) -> OAuthError { OAuthError("invalid_client", text) }
+    /// `invalid_client` for a client that authenticated with `Authorization: Basic`: 401 with a Basic challenge
+    /// (RFC 6749 section 5.2).
+    static func invalidBasicClient(_ text: String) -> OAuthError {
+        OAuthError("invalid_client", text, status: .unauthorized, challenge: #"Basic realm="oauth", charset="UTF-8""#)
+    }
     static func invalidGrant(_ text: String) -> OAuthError { OAuthError("invalid_grant", text) }
     static func invalidScope(_ text: String) -> OAuthError { OAuthError("invalid_scope", text) }
     static func invalidTarget(_ text: String) -> OAuthError { OAuthError("invalid_target", text) }
@@ -37,7 +46,9 @@ public struct OAuthError: Error, Sendable, Equatable {
 
     /// The JSON response: `Cache-Control: no-store`, CORS `*`.
     var response: HTTPResponse {
-        OAuthJSON.response(
+        var response = OAuthJSON.response(
             status, .object([("error", .string(code)), ("error_description", .string(description))]))
+        if let challenge { response.headers.add("WWW-Authenticate", challenge) }
+        return response
     }
 }

@@ -62,11 +62,51 @@ public enum OAuthLLMsText {
             6. `POST \(base)/oauth/revoke` with `client_id` and `token` (refresh or access): revokes the grant; 200 \
             even for an unknown token.
 
+            \(c.clientCredentials ? clientCredentials(c) : "")\(c.introspection ? introspection(base) : "")\
             Errors are `{"error","error_description"}` with status 400 (`invalid_request`, `invalid_client`, \
             `invalid_grant`, `invalid_scope`, `invalid_target`, `unsupported_grant_type`, `unauthorized_client`, \
             `invalid_redirect_uri`, `invalid_client_metadata`), 429 with `Retry-After`, 503 when busy. The metadata, \
             token, register, revoke and JWKS endpoints send `Access-Control-Allow-Origin: *`.
 
             """
+    }
+
+    /// How an agent without a browser signs in: the client credentials grant of a client the operator made.
+    static func clientCredentials(_ c: OAuthConfiguration) -> String {
+        let base = c.issuer
+        return """
+        ### An agent without a browser signs in like this
+
+        An agent with an identity of its own (no person to approve it) uses the client credentials grant \
+        (MCP's `io.modelcontextprotocol/oauth-client-credentials` extension, which `/mcp`'s `initialize` lists). The \
+        operator makes its client, bound to the inboxes and scopes it may reach (`postern oauth client create --name \
+        bot --inbox <username>`, a secret shown once; or `--auth private_key_jwt --jwks FILE`). The token's `sub` is \
+        the client; it reaches only those inboxes; there is no refresh token (ask again after `expires_in`).
+
+        ```bash
+        curl -s -u '<client_id>:<client_secret>' -d grant_type=client_credentials \\
+          -d resource=\(base)/mcp -d scope=mail.read \(base)/oauth/token
+        ```
+
+        With `private_key_jwt` send `client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer` \
+        and `client_assertion`: a JWT (RS256, ES256 or EdDSA, a `kid` of the registered keys) with `iss` and `sub` \
+        the client id, `aud` `\(base)`, `exp` at most \(c.assertionMaxLifetime) s ahead and a `jti` used once. The `mcp` Python \
+        SDK's `ClientCredentialsOAuthProvider` and `PrivateKeyJWTOAuthProvider` do all of this from `\(base)/mcp`.
+
+
+        """
+    }
+
+    /// How a resource server asks whether a token is live.
+    static func introspection(_ base: String) -> String {
+        """
+        ### Introspection
+
+        A resource server with a client made `--introspection` asks `POST \(base)/oauth/introspect` (RFC 7662, \
+        `token=<token>`, HTTP Basic) whether a token is live: `{"active":true,"scope","client_id","sub","aud",\
+        "exp","iat","token_type",...}`, or exactly `{"active":false}`.
+
+
+        """
     }
 }

@@ -19,6 +19,12 @@ struct OAuthMetrics: Sendable {
     let registrations: Counter
     /// `postern_oauth_revocations_total`: grants revoked through `/oauth/revoke`.
     let revocations: Counter
+    /// `postern_oauth_client_credentials_total`: tokens issued with the client credentials grant.
+    let clientCredentials: Counter
+    /// `postern_oauth_introspections_total`: introspection requests answered (active or not).
+    let introspections: Counter
+    /// `postern_oauth_reuse_detections_total{kind="client_assertion"}`: a client assertion's `jti` presented again.
+    let assertionReplays: Counter
     /// `postern_rate_limit_rejections_total{surface="oauth",class=...}`.
     private let rejections: [OAuthService.RateClass: Counter]
 
@@ -33,12 +39,16 @@ struct OAuthMetrics: Sendable {
         refreshRaces = Counter(label: "postern_oauth_refresh_races_total", factory: factory)
         registrations = Counter(label: "postern_oauth_registrations_total", factory: factory)
         revocations = Counter(label: "postern_oauth_revocations_total", factory: factory)
+        clientCredentials = Counter(label: "postern_oauth_client_credentials_total", factory: factory)
+        introspections = Counter(label: "postern_oauth_introspections_total", factory: factory)
+        assertionReplays = Counter(
+            label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "client_assertion")],
+            factory: factory)
         var rejections: [OAuthService.RateClass: Counter] = [:]
-        for rateClass in [OAuthService.RateClass.register, .endpoint] {
+        for rateClass in OAuthService.RateClass.allCases {
             rejections[rateClass] = Counter(
                 label: "postern_rate_limit_rejections_total",
-                dimensions: [("surface", "oauth"), ("class", rateClass == .register ? "register" : "endpoint")],
-                factory: factory)
+                dimensions: [("surface", "oauth"), ("class", "\(rateClass)")], factory: factory)
         }
         self.rejections = rejections
     }

@@ -8,10 +8,23 @@ import OAuthGrants
 extension OAuthService {
     /// `POST /oauth/revoke` (RFC 7009; contract 1.5): a refresh token or an access token of the calling client
     /// revokes its whole grant; an unknown token, or another client's, is 200 and changes nothing.
+    /// A confidential client's own client credentials token revokes its grant likewise.
     func revoke(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (fields, client) = try await authenticatedForm(request)
+        let endpoint = configuration.issuer + "/oauth/revoke"
+        let (fields, authenticated) = try await authenticatedForm(request, endpoint: endpoint)
         guard let token = fields["token"], !token.isEmpty else { throw OAuthError.invalidRequest("token is required.") }
         let now = clock()
+        let client: OAuthClient
+        switch authenticated {
+        case .registered(let registered): client = registered
+        case .confidential(let confidential):
+            if let jti = accessTokenID(token, now: now),
+                try await grants.revokeClientGrant(jti: jti, clientID: confidential.clientID, now: now)
+            {
+                metrics.revocations.increment()
+            }
+            return OAuthJSON.response(.ok, .object([]))
+        }
         let owner: (grantID: String, clientID: String)?
         if let jti = accessTokenID(token, now: now) {
             owner = try await grants.grantOf(jti: jti)

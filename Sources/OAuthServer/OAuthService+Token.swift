@@ -7,41 +7,33 @@ import JWT
 import OAuthGrants
 
 extension OAuthService {
-    /// `POST /oauth/token` (contract 1.4): `authorization_code` with PKCE, `refresh_token` with rotation. Every
-    /// answer is `Cache-Control: no-store`; errors are `{"error","error_description"}` with 400.
-    func token(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (fields, client) = try await authenticatedForm(request)
-        switch fields["grant_type"] {
-        case "authorization_code"?: return try await exchangeCode(fields, client)
-        case "refresh_token"?: return try await refresh(fields, client)
-        case nil, ""?: throw OAuthError.invalidRequest("grant_type is required.")
-        default: throw OAuthError.unsupportedGrantType("grant_type must be authorization_code or refresh_token.")
+    /// `POST /oauth/token` (contract 1.4): `authorization_code` with PKCE and `refresh_token` with rotation for
+    /// registered clients, `client_credentials` for the operator's confidential clients (when on). Every answer is
+    /// `Cache-Control: no-store`; errors are `{"error","error_description"}` with 400 (401 for `invalid_client`
+    /// over Basic).
+    /// - Parameter address: the client's address, for the audit line of a client credentials grant.
+    func token(_ request: HTTPRequest, from address: String?) async throws -> HTTPResponse {
+        let (fields, authenticated) = try await authenticatedForm(request, endpoint: configuration.tokenEndpoint)
+        let grantType = fields["grant_type"]
+        switch (grantType, authenticated) {
+        case ("authorization_code"?, .registered(let client)): return try await exchangeCode(fields, client)
+        case ("refresh_token"?, .registered(let client)): return try await refresh(fields, client)
+        case ("client_credentials"?, .confidential(let client)) where configuration.clientCredentials:
+            return try await clientCredentials(fields, client, from: address)
+        case (nil, _), (""?, _): throw OAuthError.invalidRequest("grant_type is required.")
+        case ("authorization_code"?, .confidential), ("refresh_token"?, .confidential):
+            throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
+        case ("client_credentials"?, .registered) where configuration.clientCredentials:
+            throw OAuthError.unauthorizedClient(
+                "client_credentials is for the operator's confidential clients (postern oauth client create).")
+        default:
+            throw OAuthError.unsupportedGrantType("grant_type must be \(supportedGrantTypes.joined(separator: ", ")).")
         }
     }
 
-    /// The form fields of a token or revocation request and the client they authenticate.
-    /// - Throws: `invalid_request` for a body that is not a form; what ``authenticate(_:)`` throws.
-    func authenticatedForm(_ request: HTTPRequest) async throws -> ([String: String], OAuthClient) {
-        guard request.contentTypeIsForm else {
-            throw OAuthError.invalidRequest("The body must be application/x-www-form-urlencoded.")
-        }
-        let fields = request.formFields()
-        return (fields, try await authenticate(fields))
-    }
-
-    /// The client `client_id` names, authenticated as it registered (`client_secret` for `client_secret_post`).
-    /// - Throws: `invalid_client` when it is missing, unknown, or its secret does not match.
-    private func authenticate(_ fields: [String: String]) async throws -> OAuthClient {
-        guard let clientID = fields["client_id"], !clientID.isEmpty else {
-            throw OAuthError.invalidClient("client_id is required.")
-        }
-        guard let client = try await client(id: clientID) else {
-            throw OAuthError.invalidClient("The client is unknown.")
-        }
-        if client.authMethod == .clientSecretPost, !client.secretMatches(fields["client_secret"]) {
-            throw OAuthError.invalidClient("The client secret is missing or wrong.")
-        }
-        return client
+    /// The grant types served, in the order the metadata lists them.
+    var supportedGrantTypes: [String] {
+        ["authorization_code", "refresh_token"] + (configuration.clientCredentials ? ["client_credentials"] : [])
     }
 
     // MARK: - authorization_code

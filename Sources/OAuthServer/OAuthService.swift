@@ -14,8 +14,10 @@ import Storage
 
 /// The OAuth 2.1 authorization server for apps (`api-docs/oauth-mcp-contract.md` section 1;
 /// docs/api/oauth.md): RFC 8414 metadata, RFC 7591 registration, the authorization endpoint and its consent
-/// page, the token endpoint (authorization codes with PKCE S256, rotating refresh tokens) and RFC 7009 revocation.
-/// Access tokens are RFC 9068 `at+jwt`, EdDSA, signed on the worker pool's signing lane.
+/// page, the token endpoint (authorization codes with PKCE S256, rotating refresh tokens, and client credentials for
+/// the operator's confidential clients), RFC 7009 revocation and RFC 7662 introspection, every one of the last three
+/// on the one client authentication (``OAuthClientCredential``). Access tokens are RFC 9068 `at+jwt`, EdDSA, signed on
+/// the worker pool's signing lane.
 ///
 /// Create it once at start, after the metrics system is bootstrapped; add its routes with ``register(into:)``.
 public final class OAuthService: Sendable {
@@ -27,6 +29,12 @@ public final class OAuthService: Sendable {
     let directory: OAuthClientDirectory
     /// Grants, codes and tokens.
     public let grants: OAuthGrantStore
+    /// The operator's confidential clients.
+    let confidentialClients: OAuthConfidentialClients
+    /// The keys of confidential clients that publish them at a `jwks_uri`.
+    let clientKeys: OAuthClientKeys
+    /// How introspection recognises capability tokens; nil: it does not.
+    let capabilityTokens: OAuthCapabilityTokens?
     let pool: WorkerPool
     let browser: OwnerBrowser
     let inboxes: any OwnedInboxes
@@ -40,10 +48,12 @@ public final class OAuthService: Sendable {
     /// The metadata document, built once.
     let metadata: JSONValue
 
-    /// What a request draws on: registrations have their own hourly bucket per address.
-    enum RateClass: Hashable, Sendable {
+    /// What a request draws on: registrations have their own hourly bucket per address, introspection (a resource
+    /// server's, one address for many tokens) its own per minute.
+    enum RateClass: Hashable, Sendable, CaseIterable {
         case register
         case endpoint
+        case introspect
     }
 
     /// - Parameters:
@@ -61,7 +71,11 @@ public final class OAuthService: Sendable {
     ///   - monotonicClock: what the rate-limit buckets refill by.
     ///   - metricsFactory: where counters go; nil uses `MetricsSystem.factory`.
     ///   - onUnexpectedError: told about any error answered as a bare 500, with the request id.
-    ///   - audit: where approvals (`app.approved`) and apps' own revocations (`app.revoked`) are recorded.
+    ///   - audit: where approvals (`app.approved`), apps' own revocations (`app.revoked`) and client credentials grants
+    ///     (`app.client_credentials`) are recorded.
+    ///   - clientKeyDocuments: the fetcher of confidential clients' `jwks_uri` documents (the outbound fetcher, its
+    ///     address policy, no redirects, a size cap); nil: such clients cannot authenticate.
+    ///   - capabilityTokens: how introspection recognises capability tokens; nil: they are inactive to it.
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, grants: OAuthGrantStore,
@@ -69,7 +83,8 @@ public final class OAuthService: Sendable {
         browser: OwnerBrowser, inboxes: any OwnedInboxes, metadataDocuments: (any OAuthDocumentFetching)? = nil,
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
-        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled
+        onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
+        clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil
     ) throws {
         self.configuration = configuration
         self.audit = audit
@@ -77,6 +92,9 @@ public final class OAuthService: Sendable {
         clients = OAuthClientStore(records: OAuthClientRecords(database: database))
         directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
         self.grants = grants
+        confidentialClients = OAuthConfidentialClients(database: database)
+        clientKeys = OAuthClientKeys(fetcher: clientKeyDocuments)
+        self.capabilityTokens = capabilityTokens
         self.pool = pool
         self.browser = browser
         self.inboxes = inboxes
@@ -89,12 +107,18 @@ public final class OAuthService: Sendable {
             register: TokenBucketRate(requests: configuration.registrationsPerHour, perSeconds: 3600)
                 .share(among: configuration.instances),
             endpoint: TokenBucketRate(requests: configuration.requestsPerMinute, perSeconds: 60)
+                .share(among: configuration.instances),
+            introspect: TokenBucketRate(requests: configuration.introspectionsPerMinute, perSeconds: 60)
                 .share(among: configuration.instances)
         )
         middleware = SurfaceMiddleware(
             limiter: configuration.rateLimitsEnabled
                 ? RateLimitTable(capacity: configuration.rateLimitTableCapacity, clock: monotonicClock) {
-                    $0 == .register ? rates.register : rates.endpoint
+                    switch $0 {
+                    case .register: rates.register
+                    case .endpoint: rates.endpoint
+                    case .introspect: rates.introspect
+                    }
                 } : nil,
             rejected: { metrics.rateLimited($0) },
             tooManyRequests: { _, _ in OAuthError.tooManyRequests.response },
@@ -110,12 +134,12 @@ public final class OAuthService: Sendable {
                 return (unavailable, failure.shouldLog)
             },
             onUnexpectedError: onUnexpectedError)
-        metadata = Self.metadata(configuration.issuer, documents: metadataDocuments != nil)
+        metadata = Self.metadata(configuration, documents: metadataDocuments != nil)
     }
 
     /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,
-    /// `POST /oauth/revoke` (each with a CORS preflight), `GET /oauth/authorize` (`POST` is 404) and
-    /// `POST /oauth/consent`.
+    /// `POST /oauth/revoke`, `POST /oauth/introspect` when introspection is on (each with a CORS preflight),
+    /// `GET /oauth/authorize` (`POST` is 404) and `POST /oauth/consent`.
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
         let preflight = ContextRouteHandler.immediate { _, _, _ in OAuthJSON.preflight() }
@@ -127,12 +151,21 @@ public final class OAuthService: Sendable {
             await middleware.run(.register, context) { try await register(request) }
         })
         router.add(.POST, "/oauth/token", bodyLimit: limit, .deferred { [self] request, context, _ in
-            await middleware.run(.endpoint, context) { try await token(request) }
+            await middleware.run(.endpoint, context) {
+                try await token(request, from: context.clientAddress?.description)
+            }
         })
         router.add(.POST, "/oauth/revoke", bodyLimit: limit, .deferred { [self] request, context, _ in
             await middleware.run(.endpoint, context) { try await revoke(request) }
         })
-        for path in ["/oauth/register", "/oauth/token", "/oauth/revoke"] { router.add(.OPTIONS, path, preflight) }
+        var preflighted = ["/oauth/register", "/oauth/token", "/oauth/revoke"]
+        if configuration.introspection {
+            router.add(.POST, "/oauth/introspect", bodyLimit: limit, .deferred { [self] request, context, _ in
+                await middleware.run(.introspect, context) { try await introspect(request) }
+            })
+            preflighted.append("/oauth/introspect")
+        }
+        for path in preflighted { router.add(.OPTIONS, path, preflight) }
         router.add(.GET, "/oauth/authorize", .deferred { [self] request, context, _ in
             await pageMiddleware(context) { try await authorize(request) }
         })
@@ -179,10 +212,18 @@ public final class OAuthService: Sendable {
         }
     }
 
-    /// RFC 8414 metadata with exactly the contract's fields (1.2).
-    static func metadata(_ issuer: String, documents: Bool) -> JSONValue {
+    /// RFC 8414 metadata with the contract's fields (1.2); the client credentials grant, `client_secret_basic`,
+    /// `private_key_jwt` with its signing algorithms, and the introspection endpoint with its methods, only when on.
+    static func metadata(_ configuration: OAuthConfiguration, documents: Bool) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
-        return .object([
+        let issuer = configuration.issuer
+        let credentials = configuration.clientCredentials
+        let confidential = credentials || configuration.introspection
+        let grantTypes = ["authorization_code", "refresh_token"] + (credentials ? ["client_credentials"] : [])
+        let confidentialMethods = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
+        let authMethods = confidential ? confidentialMethods + ["none"] : ["client_secret_post", "none"]
+        let algorithms = strings(PublishedKey.Algorithm.allCases.map(\.rawValue))
+        var members: [(String, JSONValue)] = [
             ("issuer", .string(issuer)),
             ("authorization_endpoint", .string(issuer + "/oauth/authorize")),
             ("token_endpoint", .string(issuer + "/oauth/token")),
@@ -191,12 +232,26 @@ public final class OAuthService: Sendable {
             ("jwks_uri", .string(issuer + "/.well-known/jwks.json")),
             ("scopes_supported", strings(OAuthScope.supported)),
             ("response_types_supported", strings(["code"])),
-            ("grant_types_supported", strings(["authorization_code", "refresh_token"])),
+            ("grant_types_supported", strings(grantTypes)),
             ("code_challenge_methods_supported", strings(["S256"])),
-            ("token_endpoint_auth_methods_supported", strings(["client_secret_post", "none"])),
+            ("token_endpoint_auth_methods_supported", strings(authMethods)),
+        ]
+        if confidential {
+            members.append(("token_endpoint_auth_signing_alg_values_supported", algorithms))
+            members.append(("revocation_endpoint_auth_methods_supported", strings(authMethods)))
+            // RFC 8414 section 2: required wherever private_key_jwt is listed (authlib's validation holds it).
+            members.append(("revocation_endpoint_auth_signing_alg_values_supported", algorithms))
+        }
+        if configuration.introspection {
+            members.append(("introspection_endpoint", .string(issuer + "/oauth/introspect")))
+            members.append(("introspection_endpoint_auth_methods_supported", strings(confidentialMethods)))
+            members.append(("introspection_endpoint_auth_signing_alg_values_supported", algorithms))
+        }
+        members += [
             ("authorization_response_iss_parameter_supported", .bool(true)),
             ("client_id_metadata_document_supported", .bool(documents)),
             ("token_profiles_supported", strings(["at+jwt"])),
-        ])
+        ]
+        return .object(members)
     }
 }

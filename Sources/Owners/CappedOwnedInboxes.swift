@@ -28,6 +28,10 @@ public struct CappedOwnedInboxes: OwnedInboxes {
         try await base.inbox(accountID: accountID, ownerID: ownerID)
     }
 
+    public func inboxes(accountIDs: [String]) async throws -> [OwnedInbox] {
+        try await base.inboxes(accountIDs: accountIDs)
+    }
+
     public func createInbox(username: String, domain: String?, ownerID: String) async throws
         -> (inbox: OwnedInbox, apiKey: String)
     {

@@ -16,6 +16,9 @@ enum MCPSurface {
         settings.baseURL = MCPConfiguration(baseURL: identity.baseURL).baseURL
         settings.serverVersion = PosternVersion.text
         settings = configuration.rateLimits.applied(to: settings)
+        if configuration.oauth.clientCredentials {
+            settings.extensions.append(MCPConfiguration.clientCredentialsExtension)
+        }
         let apiKeys = AgentAPIKeyAuthenticator(
             accounts: AgentAccountStore(database: database), inboxDomain: configuration.agent.inboxDomain,
             directory: shared.agentInboxes)

@@ -14,12 +14,18 @@ enum OAuthSurface {
         into router: inout ContextRouter, _ context: SurfaceContext, _ shared: SharedSurfaceParts, owners: OwnerService
     ) throws -> OAuthService {
         let (configuration, identity, logger) = (context.configuration, context.identity, context.logger)
+        let documents = try Surfaces.clientDocumentFetcher(configuration, resolver: context.resolver)
+        let agent = Surfaces.agentConfiguration(configuration, identity: identity)
         let oauth = try OAuthService(
             configuration: Surfaces.oauthConfiguration(configuration, identity: identity), keys: context.keys,
             database: context.database, grants: shared.grants, pool: context.pool, browser: owners.browser,
             inboxes: CappedOwnedInboxes(shared.ownedInboxes, limit: shared.ownerSettings.maxInboxes),
-            metadataDocuments: try Surfaces.clientMetadataFetcher(configuration, resolver: context.resolver),
-            clock: context.clock, onUnexpectedError: Surfaces.reporter("oauth", logger), audit: shared.audit)
+            metadataDocuments: configuration.oauth.clientMetadataDocuments ? documents : nil,
+            clock: context.clock, onUnexpectedError: Surfaces.reporter("oauth", logger), audit: shared.audit,
+            clientKeyDocuments: configuration.oauth.clientCredentials ? documents : nil,
+            capabilityTokens: OAuthCapabilityTokens(
+                issuer: identity.issuer, audience: agent.audience, lifetime: agent.capabilityTTL,
+                directory: shared.agentInboxes))
         oauth.register(into: &router)
         OAuthAgentsService(
             verifier: shared.verifier, inboxes: shared.ownedInboxes, publicURL: identity.baseURL,

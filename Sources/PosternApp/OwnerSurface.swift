@@ -1,3 +1,4 @@
+import OAuthGrants
 import Owners
 import Passkeys
 import ServerKit
@@ -35,6 +36,10 @@ struct OwnerSurface {
             agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: shared.ownedInboxes).register(into: &router)
+        OwnerClientPages(
+            service: owners, inboxes: shared.ownedInboxes, clients: OAuthConfidentialClients(database: database),
+            enabled: configuration.oauth.clientCredentials, clock: clock
+        ).register(into: &router)
         return OwnerSurface(service: owners, providerPages: providerPages)
     }
 }

@@ -174,11 +174,12 @@ package enum Surfaces {
         return c.rateLimits.applied(to: oauth)
     }
 
-    /// The fetcher of OAuth client ID metadata documents, nil when they are off: Fetch's address policy (no
-    /// non-global address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
+    /// The fetcher of the documents OAuth clients publish (client ID metadata documents, confidential clients'
+    /// `jwks_uri`), nil when neither is on: Fetch's address policy (no non-global address but for
+    /// `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
     /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
-    static func clientMetadataFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher? {
-        guard c.oauth.clientMetadataDocuments else { return nil }
+    static func clientDocumentFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher? {
+        guard c.oauth.clientMetadataDocuments || c.oauth.clientCredentials else { return nil }
         var fetch = FetchConfiguration(
             policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauth.clientMetadataAllowedHosts))
         fetch.maxRedirects = 0

@@ -14,7 +14,7 @@ struct Postern: AsyncParsableCommand {
         version: PosternVersion.text,
         subcommands: [
             Serve.self, Migrate.self, Keys.self, Backup.self, Restore.self, Pro.self, OwnerCommand.self, Agent.self,
-            Mail.self, AuditCommand.self, DKIM.self, Web.self, OIDCCommand.self,
+            Mail.self, AuditCommand.self, DKIM.self, Web.self, OIDCCommand.self, OAuthCommand.self,
         ],
         defaultSubcommand: nil)
 }

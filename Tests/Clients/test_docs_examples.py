@@ -16,7 +16,9 @@ and ports of the documented host (`127.0.0.1:8080`, `mail.example.com`) become t
 (`"<operator token>"`, `access_token`, `app`) a value or an object that does what the page says, and the mail the
 example waits for is delivered while it waits. The text of the example is otherwise run as written."""
 
+import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -237,10 +239,36 @@ def example_runs(setup, name, text):
         program = replaced(text, [('"Bearer <api key>"', repr("Bearer " + s.agent_key).replace("'", '"')),
                                   ('"http://127.0.0.1:8080/mcp"', repr(server + "/mcp").replace("'", '"'))], name)
         return program, "python", ["read_inbox", "send_email"], None
+    if name in ("client-credentials-curl", "introspection-curl"):
+        # The operator's clients (docs/api/oauth.md): one bound to the agent's inbox, and a resource server.
+        client_id, secret = oauth_client(server, "--name", "docs", "--inbox", s.agent_inbox)
+        rs_id, rs_secret = oauth_client(server, "--name", "docs rs", "--introspection")
+        account = agent_account(server, s.agent_session)
+        program = (f"CLIENT_ID={client_id}\nCLIENT_SECRET={secret}\nRS_ID={rs_id}\nRS_SECRET={rs_secret}\n"
+                   f"ACCOUNT_ID={account}\n" + replaced(text, [("https://mail.example.com", server)], name))
+        expected = (['"scope":"mail.read"', '"apiUrl"'] if name == "client-credentials-curl"
+                    else ['"active":true', '{"active":false}'])
+        return program, "bash", expected, None
     if name == "atomic-cli":
         program = replaced(text, [("http://127.0.0.1:8080", server)], name)
         return program, "bash", ['"inbox"'], None
     raise AssertionError(f"no setup for the example {name!r}")
+
+
+def oauth_client(server, *arguments):
+    """(client_id, client_secret) of `postern oauth client create` with `arguments` on the test server's data."""
+    binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
+    made = subprocess.run([binary, "oauth", "client", "create", "--data-dir", server.data, *arguments],
+                          capture_output=True, text=True, check=True)
+    fields = dict(line.split(": ", 1) for line in made.stdout.splitlines() if line.startswith("client_"))
+    return fields["client_id"], fields["client_secret"].split("  ", 1)[0]
+
+
+def agent_account(server, session):
+    """The account id of the agent whose session JWT is `session`: the `sub` of a capability token it gets."""
+    _, head, _ = http(server, "POST", "/api/v1/capability", bearer=session)
+    payload = head.get("Authorization", " ").split(" ", 1)[1].split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=="))["sub"]
 
 
 def sending_replies(server):

@@ -49,7 +49,12 @@ def curl_lines(section):
                     name, _, value = words[i + 1].partition(":")
                     headers[name.strip()], i = value.strip(), i + 1
                 elif word == "-d":
-                    body, i = words[i + 1], i + 1
+                    # Several -d are joined with & and, without a Content-Type, sent as a form, as curl does.
+                    body = words[i + 1] if body is None else body + "&" + words[i + 1]
+                    headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+                    i += 1
+                elif word == "-u":
+                    headers["-u"], i = words[i + 1], i + 1
                 elif not word.startswith("-"):
                     url = word
                 i += 1
@@ -68,9 +73,11 @@ def run(command, values):
             if match.group(1) not in values:
                 raise KeyError(f"no value for <{match.group(1)}> in {text}")
             return values[match.group(1)]
-        return re.sub(r"<([A-Za-z0-9 ]+)>", value, text) if text else text
+        return re.sub(r"<([A-Za-z0-9_ ]+)>", value, text) if text else text
 
     filled = {k: fill(v) for k, v in headers.items()}
+    if "-u" in filled:  # curl -u user:password is HTTP Basic
+        filled["Authorization"] = "Basic " + base64.b64encode(filled.pop("-u").encode()).decode()
     data = fill(body).encode() if body is not None else None
     return http("", method, fill(url), data, headers=filled)
 
@@ -180,9 +187,9 @@ def mcp(section, base, api_key):
           f"mcp: serverInfo names the release `postern --version` prints ({body['result']['serverInfo']}, {version})")
 
 
-def oauth(section, base):
+def oauth(section, base, capability):
     lines = curl_lines(section)
-    check(len(lines) == 3, "oauth: three curl lines (metadata, register, revoke)")
+    check(len(lines) == 4, "oauth: four curl lines (metadata, register, revoke, client credentials)")
     status, _, metadata = run(lines[0], {})
     check(status == 200 and metadata["issuer"] == base and metadata["registration_endpoint"] == base + "/oauth/register",
           f"oauth: the metadata names this server ({status})")
@@ -191,6 +198,17 @@ def oauth(section, base):
           f"oauth: register with the section's curl line ({status})")
     status, _, _ = run(lines[2], {"client id": client["client_id"], "token": "not-a-token"})
     check(status == 200, f"oauth: revoke answers 200 for an unknown token ({status})")
+    # The client credentials line, with a client the operator makes for the agent's inbox.
+    inbox = json.loads(base64.urlsafe_b64decode(capability.split(".")[1] + "=="))["inboxId"]
+    binary = os.environ.get("POSTERN_BIN", os.path.join(ROOT, ".build", "debug", "postern"))
+    made = subprocess.run([binary, "oauth", "client", "create", "--data-dir", base.data, "--name", "llms",
+                           "--inbox", inbox], capture_output=True, text=True)
+    fields = dict(line.split(": ", 1) for line in made.stdout.splitlines() if line.startswith("client_"))
+    check(made.returncode == 0 and "client_id" in fields, f"oauth: a client for the agent's inbox ({made.stderr})")
+    status, _, token = run(lines[3], {"client_id": fields.get("client_id", ""),
+                                      "client_secret": fields.get("client_secret", "").split("  ", 1)[0]})
+    check(status == 200 and token.get("scope") == "mail.read" and "refresh_token" not in token,
+          f"oauth: the client credentials line gets a mail.read token ({status})")
 
 
 def oauth_resource(section, base):
@@ -234,7 +252,7 @@ def main():
         mail(parts[names[3]], capability)
         mcp(parts["MCP server (Atomic Mail compatible)"], base, api_key)
         oauth_resource(parts["Using an OAuth access token"], base)
-        oauth(parts["OAuth for apps"], base)
+        oauth(parts["OAuth for apps"], base, capability)
     check.finish("llms.txt")
 
 

@@ -42,6 +42,7 @@ final class OAuthHarness: @unchecked Sendable {
 
     init(
         _ backend: StorageBackend, documents: (any OAuthDocumentFetching)? = nil,
+        clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
         configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase()
@@ -60,7 +61,7 @@ final class OAuthHarness: @unchecked Sendable {
             activeRSA: nil, activeEdDSA: "ed-test")
         service = try Self.service(
             test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock, documents: documents,
-            configure: configure)
+            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, configure: configure)
         var router = ContextRouter()
         owners.register(into: &router)
         service.register(into: &router)
@@ -70,6 +71,7 @@ final class OAuthHarness: @unchecked Sendable {
     static func service(
         _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: any OwnedInboxes,
         pool: WorkerPool, clock: TestClock, documents: (any OAuthDocumentFetching)? = nil,
+        clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
         configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws -> OAuthService {
         var configuration = OAuthConfiguration(issuer: issuer)
@@ -79,7 +81,8 @@ final class OAuthHarness: @unchecked Sendable {
             configuration: configuration, keys: keys, database: database, grants: OAuthGrantStore(database: database),
             pool: pool, browser: owners.browser,
             inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic,
-            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }),
+            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens)
     }
 
     // MARK: - Requests

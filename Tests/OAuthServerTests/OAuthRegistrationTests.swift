@@ -23,12 +23,27 @@ struct OAuthRegistrationTests {
         #expect(body["scopes_supported"] == .array([.string("mail.read"), .string("mail.send")]))
         #expect(body["authorization_response_iss_parameter_supported"] == .bool(true))
         #expect(body["token_profiles_supported"] == .array([.string("at+jwt")]))
-        #expect(body.objectValue?.map(\.0).sorted() == [
+        let contract = [
             "authorization_endpoint", "authorization_response_iss_parameter_supported",
             "client_id_metadata_document_supported", "code_challenge_methods_supported", "grant_types_supported",
             "issuer", "jwks_uri", "registration_endpoint", "response_types_supported", "revocation_endpoint",
             "scopes_supported", "token_endpoint", "token_endpoint_auth_methods_supported", "token_profiles_supported",
-        ])
+        ]
+        // Client credentials and introspection (issue 86, on by default) add their own members only.
+        #expect(body.objectValue?.map(\.0).sorted() == (contract + [
+            "introspection_endpoint", "introspection_endpoint_auth_methods_supported",
+            "introspection_endpoint_auth_signing_alg_values_supported", "revocation_endpoint_auth_methods_supported",
+            "revocation_endpoint_auth_signing_alg_values_supported",
+            "token_endpoint_auth_signing_alg_values_supported",
+        ]).sorted())
+        let off = try OAuthHarness(backend) {
+            $0.clientCredentials = false
+            $0.introspection = false
+        }
+        let bare = try #require(OAuthHarness.json(await off.send(.GET, "/.well-known/oauth-authorization-server")))
+        #expect(bare.objectValue?.map(\.0).sorted() == contract)
+        #expect(bare["grant_types_supported"] == .array(["authorization_code", "refresh_token"]))
+        #expect(bare["token_endpoint_auth_methods_supported"] == .array(["client_secret_post", "none"]))
         let preflight = await harness.send(.OPTIONS, "/oauth/register")
         #expect(preflight.status == .noContent)
         #expect(preflight.headers["Access-Control-Allow-Headers"]?.contains("Content-Type") == true)

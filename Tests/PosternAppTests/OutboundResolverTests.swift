@@ -52,7 +52,7 @@ struct OutboundResolverTests {
         defer { shared.shutdown() }
         #expect(try await shared.fetch("http://hook.test:\(origin.port)/x").body == reached)
         // OAuth client ID metadata documents.
-        let metadata = try #require(try Surfaces.clientMetadataFetcher(c, resolver: resolver))
+        let metadata = try #require(try Surfaces.clientDocumentFetcher(c, resolver: resolver))
         defer { metadata.shutdown() }
         #expect(try await metadata.fetch("http://cimd.test:\(origin.port)/x").body == reached)
         // A sign-in provider's discovery document (its keys and token endpoint go through the same fetcher).

@@ -1,0 +1,90 @@
+import Directory
+import HTTP1
+import JSON
+import JWT
+import OAuthGrants
+
+extension OAuthService {
+    /// `POST /oauth/introspect` (RFC 7662) for a confidential client made with `--introspection` (a resource server):
+    /// whether `token` is live, and what it is. Postern's own OAuth access tokens (an owner's, or a client's own from
+    /// the client credentials grant: live while their grant is), refresh tokens (current, of a live grant) and the
+    /// agent surface's capability tokens (their inbox still local). Anything else, an expired, revoked or superseded
+    /// token included, is exactly `{"active":false}`. `token_type_hint` is not needed: every kind is tried.
+    ///
+    /// A client whose credentials fail is 401 `invalid_client` (RFC 7662 section 2.3); an authenticated client made
+    /// without `--introspection` is 403 `unauthorized_client`.
+    func introspect(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let (fields, authenticated): ([String: String], OAuthAuthenticatedClient)
+        do {
+            (fields, authenticated) = try await authenticatedForm(request, endpoint: introspectionEndpoint)
+        } catch let error as OAuthError where error.code == "invalid_client" {
+            throw OAuthError(error.code, error.description, status: .unauthorized, challenge: error.challenge)
+        }
+        guard case .confidential(let client) = authenticated, client.introspection else {
+            throw OAuthError(
+                "unauthorized_client", "This client may not introspect (postern oauth client create --introspection).",
+                status: .forbidden)
+        }
+        guard let token = fields["token"], !token.isEmpty else { throw OAuthError.invalidRequest("token is required.") }
+        metrics.introspections.increment()
+        let members = try await introspection(of: token, now: clock()) ?? [("active", .bool(false))]
+        return OAuthJSON.response(.ok, .object(members))
+    }
+
+    /// The introspection endpoint's URL.
+    var introspectionEndpoint: String { configuration.issuer + "/oauth/introspect" }
+
+    /// The members of an active token's answer; nil when it is not active.
+    func introspection(of token: String, now: Int64) async throws -> [(String, JSONValue)]? {
+        if token.utf8.count > PublishedKeySet.maximumTokenLength { return nil }
+        if token.utf8.contains(UInt8(ascii: ".")) {
+            if let active = try await accessTokenIntrospection(token, now: now) { return active }
+            return try await capabilityIntrospection(token, now: now)
+        }
+        guard let state = try await grants.liveRefreshToken(token, now: now) else { return nil }
+        return [
+            ("active", .bool(true)), ("scope", .string(state.grant.permissions.scope)),
+            ("client_id", .string(state.grant.clientID)), ("sub", .string(state.grant.ownerID)),
+            ("aud", .string(state.grant.resource)), ("iss", .string(configuration.issuer)),
+            ("exp", .int(state.expiresAt)), ("iat", .int(state.issuedAt)), ("token_type", .string("refresh_token")),
+        ]
+    }
+
+    /// An access token of this issuer whose grant (an owner's, or a client's own) is live and agrees with it.
+    private func accessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
+        guard
+            let claims = try? OAuthAccessClaims.verify(
+                token, keys: keys, issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime, now: now),
+            let record = try await grants.record(jti: claims.jti), record.isLive(at: now), record.matches(claims),
+            let times = Self.verifiedTimes(token)
+        else { return nil }
+        return [
+            ("active", .bool(true)), ("scope", .string(claims.permissions.scope)),
+            ("client_id", .string(claims.clientID)), ("sub", .string(claims.ownerID)),
+            ("aud", .string(claims.resource)), ("iss", .string(configuration.issuer)), ("exp", .int(times.exp)),
+            ("iat", .int(times.iat)), ("jti", .string(claims.jti)), ("token_type", .string("Bearer")),
+        ]
+    }
+
+    /// A capability token of the agent surface whose inbox is still a local mailbox.
+    private func capabilityIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
+        guard let capabilityTokens,
+            let claims = try? keys.verify(token, as: CapabilityClaims.self, policy: capabilityTokens.policy, now: now),
+            case .local = try await capabilityTokens.directory.resolve(claims.inbox),
+            let times = Self.verifiedTimes(token), let audience = capabilityTokens.policy.audience
+        else { return nil }
+        return [
+            ("active", .bool(true)), ("scope", .string(CapabilityClaims.jmapScope)), ("sub", .string(claims.accountID)),
+            ("aud", .string(audience)), ("iss", .string(capabilityTokens.policy.issuer)), ("exp", .int(times.exp)),
+            ("iat", .int(times.iat)), ("username", .string(claims.inbox)), ("token_type", .string("Bearer")),
+        ]
+    }
+
+    /// `exp` and `iat` of a token whose signature and lifetime were verified already (its payload read again).
+    static func verifiedTimes(_ token: String) -> (exp: Int64, iat: Int64)? {
+        guard let claims = OAuthJWTPayload.read(token), let exp = claims["exp"]?.intValue,
+            let iat = claims["iat"]?.intValue
+        else { return nil }
+        return (exp, iat)
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import PosternApp
+import PosternOperations
+
+/// `postern oauth client create|list|rotate-secret|delete`: the confidential clients that take tokens of their own
+/// with the client credentials grant, and the resource servers that introspect tokens (issue 86).
+struct OAuthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "oauth", abstract: "Manage the OAuth server's confidential clients.",
+        subcommands: [Client.self])
+
+    struct Client: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make, list, rotate and delete confidential clients (client credentials, introspection).",
+            subcommands: [Create.self, List.self, RotateSecret.self, Delete.self])
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a confidential client: it takes tokens of its own (client_credentials) for its inboxes.",
+            discussion: """
+                The token's sub is the client; it reaches only the --inbox inboxes, with at most --scope. The secret \
+                of client_secret_basic and client_secret_post is shown once (256 random bits, only its SHA-256 is \
+                kept). private_key_jwt takes the client's public keys inline (--jwks FILE, a JWKS) or from \
+                --jwks-uri, fetched by the server. --introspection lets it call /oauth/introspect (a resource \
+                server); such a client may name no inbox.
+                """)
+        @OptionGroup var options: DataOptions
+        @Option(help: "The name it is listed by.") var name: String
+        @Option(help: "The widest scope its tokens may carry: mail.read, mail.send or both (space-separated).")
+        var scope = "mail.read mail.send"
+        @Option(help: "An inbox its tokens reach (account id, username or address); repeat for more.")
+        var inbox: [String] = []
+        @Flag(help: "It may introspect tokens at /oauth/introspect (RFC 7662).") var introspection = false
+        @Option(help: "client_secret_basic (default), client_secret_post or private_key_jwt.")
+        var auth = "client_secret_basic"
+        @Option(help: "private_key_jwt: a file holding the client's public keys (a JWKS).") var jwks: String?
+        @Option(name: .customLong("jwks-uri"), help: "private_key_jwt: where the server fetches the client's keys.")
+        var jwksURI: String?
+
+        func run() async throws {
+            var keys: String?
+            if let jwks {
+                guard let bytes = FileManager.default.contents(atPath: jwks) else {
+                    throw CommandFailure("cannot read \(jwks)")
+                }
+                keys = String(decoding: bytes, as: UTF8.self)
+            }
+            let (configuration, logger) = try await options.loadWithLogger()
+            let request = Operations.OAuthClientRequest(
+                name: name, scope: scope, inboxes: inbox, introspection: introspection, authMethod: auth, jwks: keys,
+                jwksURI: jwksURI)
+            do {
+                Terminal.write(
+                    lines: try await Operations.createOAuthClient(
+                        configuration: configuration, request, logger: logger))
+            } catch let error as Operations.OAuthClientRequestError {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the confidential clients, oldest first.")
+        @OptionGroup var options: DataOptions
+
+        func run() async throws {
+            let (configuration, logger) = try await options.loadWithLogger()
+            Terminal.write(lines: try await Operations.listOAuthClients(configuration: configuration, logger: logger))
+        }
+    }
+
+    struct RotateSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-secret",
+            abstract: "Give a client a new secret (shown once); the old one keeps working for the overlap.")
+        @OptionGroup var options: DataOptions
+        @Option(name: .customLong("client-id"), help: "The client.") var clientID: String
+        @Option(help: "Seconds the old secret keeps working (default POSTERN_OAUTH_SECRET_OVERLAP_SECONDS, a day).")
+        var overlap: Int64?
+
+        func run() async throws {
+            if let overlap, !(0...(30 * 86_400)).contains(overlap) {
+                throw ValidationError("--overlap must be from 0 to 2592000 seconds")
+            }
+            let (configuration, logger) = try await options.loadWithLogger()
+            guard
+                let secret = try await Operations.rotateOAuthClientSecret(
+                    configuration: configuration, clientID: clientID, overlap: overlap, logger: logger)
+            else { throw CommandFailure("no client with a secret has id '\(clientID)'") }
+            Terminal.write("client_secret: \(secret)  (shown once; the old one works until the overlap ends)")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a client: its tokens stop working at once, on every instance.")
+        @OptionGroup var options: DataOptions
+        @Option(name: .customLong("client-id"), help: "The client.") var clientID: String
+
+        func run() async throws {
+            let (configuration, logger) = try await options.loadWithLogger()
+            guard
+                try await Operations.deleteOAuthClient(configuration: configuration, clientID: clientID, logger: logger)
+            else { throw CommandFailure("no client has id '\(clientID)'") }
+            Terminal.write("deleted \(clientID)")
+        }
+    }
+}
