@@ -44,6 +44,7 @@ extension PosternMetrics {
             case .mailboxFull: "mailbox_full"
             case .unreadableContent: "unreadable"
             case .noSuchRecipient: "no_recipient"
+            case .reply: "submission_refused"
             }
             Counter(label: "postern_smtp_messages_total", dimensions: [("result", result)]).increment()
         case .recipientRefused(let verdict):
