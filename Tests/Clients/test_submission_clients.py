@@ -7,12 +7,14 @@ Each message is read back over IMAP (imaplib) in the recipient's INBOX, and each
 EmailSubmission/get lists for the sender, its emailId the copy in Sent. The refusals, each with the code the RFCs give:
 a read-only token (RFC 7628's insufficient_scope JSON naming mail.send, then 535 5.7.8), a From that is not the
 mailbox (550 5.7.1), a MAIL FROM that is not it (553 5.7.1), a Mail.td account at MAIL FROM (550 5.7.1, it sends
-nothing), and AUTH before STARTTLS from a client that is not on loopback (530 5.7.0: the PROXY header of a trusted
-balancer names it, on a second server). Skipped, with the reason, where swaks or msmtp is not installed
+nothing), a wrong key (535 5.7.8), and AUTH before STARTTLS from a client that is not on loopback (530 5.7.0: the
+PROXY header of a trusted balancer names it, on a second server). Every sign-in and refusal is on the audit trail with
+door `submission`. Skipped, with the reason, where swaks or msmtp is not installed
 (`apt-get install swaks msmtp`; `scripts/bootstrap --test` installs both)."""
 
 import base64
 import imaplib
+import json
 import os
 import shutil
 import smtplib
@@ -24,13 +26,18 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, postern
 from postern_testkit.jmap_agent import JMAPAgent
-from postern_testkit.line_clients import poll, tls_environment
+from postern_testkit.line_clients import mailbox_sign_ins, poll, tls_environment
 from postern_testkit.mailtd import create_account, domains
 from postern_testkit.owner_tokens import owner_token
 
 OWNER = ("submit-owner@example.com", "submit-owner-password-1")
 PASSWORD = "correct horse battery staple"
-check = Checks()
+checks = Checks()
+
+
+def check(condition, what, detail=""):
+    """A check whose `detail` (a transcript, a reply) is printed only when it fails."""
+    checks(condition, what if condition or not detail else f"{what} ({detail})")
 
 
 def swaks(server, ca, user, password, sender, to, subject, auth="PLAIN", header=None, port=None, tls=True):
@@ -91,25 +98,25 @@ def agent_sends(server, ca, ada, bob):
     sent = queued_id(transcript)
     check(status == 0 and sent is not None and "250-AUTH PLAIN LOGIN OAUTHBEARER XOAUTH2" in transcript
           and "250-DSN" in transcript and "250-STARTTLS" in transcript,
-          f"swaks --auth PLAIN after STARTTLS sends as the agent ({status}: {transcript[-600:]})")
+          "swaks --auth PLAIN after STARTTLS sends as the agent", f"{status}: {transcript[-600:]}")
     check(wait_subject(server, bob.address, bob.api_key, "swaks plain"), "bob reads swaks' message over IMAP")
     listed = {s["id"]: s for s in ada.submissions()}
     submission = listed.get(sent)
     check(submission is not None and submission["deliveryStatus"][bob.address]["delivered"] == "yes",
-          f"the message is a submission JMAP's EmailSubmission/get lists, delivered to bob ({submission})")
+          "the message is a submission JMAP's EmailSubmission/get lists, delivered to bob", f"{submission}")
     if submission is not None:
         _, found = ada.response(ada.call(["Email/get", {"ids": [submission["emailId"]], "properties": ["mailboxIds"]},
                                           "e"]), "e")
         sent_box = ada.mailbox("sent")
         check(found["list"] and sent_box in found["list"][0]["mailboxIds"],
-              f"its emailId is the copy in Sent ({found})")
+              "its emailId is the copy in Sent", f"{found}")
     status, transcript = msmtp(server, ca, ada.address, ada.api_key, ada.address, bob.address, "msmtp implicit")
-    check(status == 0, f"msmtp sends on the implicit-TLS port ({status}: {transcript[-400:]})")
+    check(status == 0, "msmtp sends on the implicit-TLS port", f"{status}: {transcript[-400:]}")
     check(wait_subject(server, bob.address, bob.api_key, "msmtp implicit"), "bob reads msmtp's message over IMAP")
     status, transcript = msmtp(server, ca, ada.address, ada.api_key, ada.address, bob.address, "msmtp starttls",
                                implicit=False)
     check(status == 0 and wait_subject(server, bob.address, bob.api_key, "msmtp starttls"),
-          f"msmtp sends with STARTTLS, and bob reads it ({status}: {transcript[-400:]})")
+          "msmtp sends with STARTTLS, and bob reads it", f"{status}: {transcript[-400:]}")
 
 
 def owner_sends(server, ca, bob):
@@ -121,10 +128,10 @@ def owner_sends(server, ca, bob):
         status, transcript = msmtp(server, ca, address, access, address, bob.address, "xoauth2", auth="xoauth2")
         client = "msmtp --auth=xoauth2 (this swaks has no XOAUTH2)"
     check(status == 0 and wait_subject(server, bob.address, bob.api_key, "xoauth2"),
-          f"{client} with a mail.send token sends as the owner's inbox ({status}: {transcript[-400:]})")
+          f"{client} with a mail.send token sends as the owner's inbox", f"{status}: {transcript[-400:]}")
     status, transcript = msmtp(server, ca, address, access, address, bob.address, "oauthbearer", auth="oauthbearer")
     check(status == 0 and wait_subject(server, bob.address, bob.api_key, "oauthbearer"),
-          f"msmtp --auth=oauthbearer sends as the owner's inbox ({status}: {transcript[-400:]})")
+          "msmtp --auth=oauthbearer sends as the owner's inbox", f"{status}: {transcript[-400:]}")
     read_only, address, _ = owner_token(server, *OWNER, "mail.read")
     challenge = base64.b64encode(b'{"status":"insufficient_scope","scope":"mail.send"}').decode()
     if swaks_has_xoauth2():
@@ -132,7 +139,7 @@ def owner_sends(server, ca, bob):
     else:
         status, transcript = msmtp(server, ca, address, read_only, address, bob.address, "refused", auth="xoauth2")
     check(status != 0 and "535" in transcript,
-          f"a read-only token is refused at AUTH ({status}: {transcript[-400:]})")
+          "a read-only token is refused at AUTH", f"{status}: {transcript[-400:]}")
     # What the server says, line by line (the clients do not all print the challenge): RFC 7628's JSON, then 535.
     with smtplib.SMTP("127.0.0.1", server.submission_port, timeout=30) as smtp:
         smtp.ehlo()
@@ -140,25 +147,25 @@ def owner_sends(server, ca, bob):
         first = smtp.docmd("AUTH", "XOAUTH2 " + xoauth2)
         second = smtp.docmd("")
     check(first == (334, challenge.encode()) and second == (535, b"5.7.8 Authentication credentials invalid"),
-          f"the read-only token: 334 with insufficient_scope naming mail.send, then 535 5.7.8 ({first}, {second})")
+          "the read-only token: 334 with insufficient_scope naming mail.send, then 535 5.7.8", f"{first}, {second}")
 
 
 def refusals(server, ca, ada, bob):
     status, transcript = swaks(server, ca, ada.address, ada.api_key, ada.address, bob.address, "forged",
                                header="From: someone@example.com")
     check(status != 0 and f"550 5.7.1 The From of the email must be {ada.address}." in transcript,
-          f"a From that is not the mailbox: 550 5.7.1 ({status}: {transcript[-400:]})")
+          "a From that is not the mailbox: 550 5.7.1", f"{status}: {transcript[-400:]}")
     status, transcript = swaks(server, ca, ada.address, ada.api_key, bob.address, bob.address, "other sender")
     check(status != 0 and f"553 5.7.1 This session sends as {ada.address} only" in transcript,
-          f"a MAIL FROM that is not the mailbox: 553 5.7.1 ({status}: {transcript[-400:]})")
+          "a MAIL FROM that is not the mailbox: 553 5.7.1", f"{status}: {transcript[-400:]}")
     account = "submit-mailtd@" + domains(server)[0]
     create_account(server, account, password=PASSWORD)
     status, transcript = swaks(server, ca, account, PASSWORD, account, bob.address, "read-only account")
     check(status != 0 and "235 2.7.0 Authentication successful" in transcript
           and f"550 5.7.1 {account} is a Mail.td account" in transcript,
-          f"a Mail.td account signs in and is refused at MAIL FROM with 550 5.7.1 saying why ({transcript[-500:]})")
+          "a Mail.td account signs in and is refused at MAIL FROM with 550 5.7.1 saying why", f"{transcript[-500:]}")
     status, transcript = swaks(server, ca, ada.address, "ak_wrong", ada.address, bob.address, "wrong key")
-    check(status != 0 and "535 5.7.8" in transcript, f"a wrong key: 535 5.7.8 ({transcript[-300:]})")
+    check(status != 0 and "535 5.7.8" in transcript, "a wrong key: 535 5.7.8", f"{transcript[-300:]}")
 
 
 def plaintext_off_loopback(env):
@@ -172,10 +179,10 @@ def plaintext_off_loopback(env):
                                    b"MAIL FROM:<ada@example.com>\r\n", b"QUIT\r\n"])
     text = "\n".join(lines)
     check("AUTH" not in text.split("530")[0] and "STARTTLS" in text,
-          f"off loopback, EHLO offers STARTTLS and no AUTH ({lines})")
+          "off loopback, EHLO offers STARTTLS and no AUTH", f"{lines}")
     check("530 5.7.0 Must issue a STARTTLS command first" in lines
           and "530 5.7.0 Authentication required" in lines,
-          f"off loopback, AUTH before STARTTLS is 530 5.7.0 ({lines})")
+          "off loopback, AUTH before STARTTLS is 530 5.7.0", f"{lines}")
 
 
 def exchange(raw, commands):
@@ -218,9 +225,13 @@ def main():
             agent_sends(server, ca, ada, bob)
             owner_sends(server, ca, bob)
             refusals(server, ca, ada, bob)
+            trail = [(e["action"], json.dumps(e.get("details"))) for e in mailbox_sign_ins(server)]
+            check(any(a == "mailbox.signin" and '"submission"' in d for a, d in trail)
+                  and any(a == "mailbox.signin_failed" and '"submission"' in d for a, d in trail),
+                  "submission sign-ins and refusals are on the audit trail, door submission", f"{trail[-4:]}")
             print(f"test_submission_clients: clients done in {time.monotonic() - started:.1f} s")
         plaintext_off_loopback(env)
-    check.finish("test_submission_clients")
+    checks.finish("test_submission_clients")
 
 
 if __name__ == "__main__":
