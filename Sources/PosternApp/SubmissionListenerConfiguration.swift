@@ -64,6 +64,17 @@ public struct SubmissionListenerConfiguration: Sendable, ProxyHeaderConfiguratio
         }
     }
 
+    /// `/llms.txt`'s list line for submission (the ports when fixed, who signs in with what, what is checked); empty when
+    /// it is off.
+    func guideLine(baseURL: String) -> String {
+        guard enabled else { return "" }
+        let ports = IMAPListenerConfiguration.guidePorts(port, upgrade: "STARTTLS", implicitTLSPort: implicitTLSPort)
+        return "- Submission for mail clients\(ports): send as the mailbox IMAP signs in to, with the same "
+            + "credentials (`AUTH PLAIN` or `LOGIN`; an owner's inbox also `AUTH XOAUTH2` or `OAUTHBEARER` with an "
+            + "access token for \(baseURL)/jmap carrying `mail.send`); `MAIL FROM` and `From` must be that mailbox, and "
+            + "each message is a JMAP EmailSubmission (a Mail.td account sends nothing)."
+    }
+
     /// The SMTP server's settings of a submission port from SMTP's (`smtp`: the greeting name, the size and session
     /// limits, the buffers): ``host`` (else `listenerHost`), the cap, the PROXY header's peers (`trustedProxies`) when
     /// ``proxyProtocol`` is on, authentication required (PLAIN, LOGIN, XOAUTH2, OAUTHBEARER), in plaintext from
