@@ -14,6 +14,11 @@ import SocketServer
 /// above its high-water mark: back-pressure). After the last reply (`QUIT`, a timeout, shutdown, a refusal)
 /// the lifecycle closes the session lingering, so that unread input does not reset the connection before the
 /// client has read the reply.
+///
+/// The same machine serves three listeners, by its configuration: a receiving MX (no `AUTH`), the sandbox (`AUTH PLAIN`
+/// and `LOGIN` required, the credential confirmed at each `MAIL FROM`) and a submission listener
+/// (``SMTPServerConfiguration/submission``, RFC 6409: the OAuth mechanisms too, each `MAIL FROM` admitted by the sink
+/// for the sign-in it made, `DSN`'s parameters kept on the envelope).
 public struct SMTPSessionMachine: ConnectionStateMachine {
     /// What the session waits for from the sink.
     enum Pending: Equatable {
