@@ -23,7 +23,7 @@ extension PosternRuntime {
         let sink = SubmissionSink(
             signIn: SubmissionSignInPort(owner: owner),
             submitter: Surfaces.submitter(configuration, mail: context.mail, database: context.database),
-            clock: context.clock, logger: logger)
+            clock: context.clock, logger: logger, onSubmission: context.metrics.smtpSubmission)
         var settings = configuration.submission.serverConfiguration(
             smtp: smtpSettings(configuration, port: configuration.submission.port, clock: context.clock, buffers: buffers),
             listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies)

@@ -22,11 +22,13 @@ import SMTPServer
 ///    copy and answers the ``SubmissionRefusal``'s own code; the reply to an accepted message names the submission's id.
 public struct SubmissionSink: SMTPMailSink {
     /// Who signs in.
-    public let signIn: any SubmissionSignIn
+    public let signInPort: any SubmissionSignIn
     /// The one owner of a submission; its local delivery answers the recipient verdicts and holds the store.
     public let submitter: Submitter
     /// Unix seconds: the stored copy's time and the submission's.
     public let clock: @Sendable () -> Int64
+    /// Told of each accepted submission (metrics).
+    let onSubmission: @Sendable (Submitted) -> Void
     let logger: Logger
 
     /// - Parameters:
@@ -34,13 +36,16 @@ public struct SubmissionSink: SMTPMailSink {
     ///   - submitter: the one owner of a submission.
     ///   - clock: Unix seconds.
     ///   - logger: store failures at error level (the error's type only, never credentials or message text).
+    ///   - onSubmission: told of each accepted submission (metrics); must not block.
     public init(
-        signIn: any SubmissionSignIn, submitter: Submitter, clock: @escaping @Sendable () -> Int64, logger: Logger
+        signIn: any SubmissionSignIn, submitter: Submitter, clock: @escaping @Sendable () -> Int64, logger: Logger,
+        onSubmission: @escaping @Sendable (Submitted) -> Void = { _ in }
     ) {
-        self.signIn = signIn
+        self.signInPort = signIn
         self.submitter = submitter
         self.clock = clock
         self.logger = logger
+        self.onSubmission = onSubmission
     }
 
     /// The scope a token needs here, as RFC 7628's error JSON names it.
@@ -51,9 +56,9 @@ public struct SubmissionSink: SMTPMailSink {
         do {
             switch credentials {
             case .password(let username, let password):
-                outcome = try await signIn.signIn(username: username, password: password, client: client)
+                outcome = try await signInPort.signIn(username: username, password: password, client: client)
             case .bearer(let username, let token):
-                outcome = try await signIn.signIn(username: username, accessToken: token, client: client)
+                outcome = try await signInPort.signIn(username: username, accessToken: token, client: client)
             }
         } catch {
             logger.error("submission sign-in failed", metadata: ["error": .string(String(describing: type(of: error)))])
@@ -122,7 +127,9 @@ public struct SubmissionSink: SMTPMailSink {
             sender: mailbox.address, emailID: emailID, threadID: threadID, raw: raw, recipients: envelope.recipients,
             accountID: mailbox.accountID, mailFrom: envelope.mailFrom)
         do {
-            return try await submitter.submit(request, now: now).record.id
+            let submitted = try await submitter.submit(request, now: now)
+            onSubmission(submitted)
+            return submitted.record.id
         } catch let refusal as SubmissionRefusal {
             // Nothing was sent (but for a limit's race, whose local copies stay delivered): no Sent copy either.
             _ = try? await store.delete(address: mailbox.address, id: emailID)

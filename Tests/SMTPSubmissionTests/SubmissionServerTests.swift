@@ -12,6 +12,7 @@ import SMTPServer
 import SMTPSubmission
 import SocketServer
 import Storage
+import Synchronization
 import Testing
 
 /// Accounts held in memory on `agents.test`: ada (an agent, who sends), mia (a Mail.td account, read-only) and bob.
@@ -56,6 +57,11 @@ struct TwoMailboxes: SubmissionSignIn {
 struct SubmissionServerTests {
     static let now: Int64 = 1_795_600_000
 
+    /// The submissions a sink told of.
+    final class Told: Sendable {
+        let list = Mutex<[Submitted]>([])
+    }
+
     final class Served: Sendable {
         let test: TestDatabase
         let store: MailStore
@@ -63,6 +69,8 @@ struct SubmissionServerTests {
         let group: EventLoopGroup
         let server: SMTPServer
         let port: Int
+        /// What the sink told of each accepted submission.
+        let submitted = Told()
 
         init(sendsOutside: Bool = true) throws {
             test = try StorageBackend.sqlite.makeDatabase()
@@ -79,10 +87,12 @@ struct SubmissionServerTests {
             settings.requiresAuthentication = true
             settings.submission = true
             let logger = Logger(label: "test.submission")
+            let told = submitted
             server = SMTPServer(
                 configuration: settings,
                 sink: SubmissionSink(
-                    signIn: TwoMailboxes(), submitter: submitter, clock: { SubmissionServerTests.now }, logger: logger),
+                    signIn: TwoMailboxes(), submitter: submitter, clock: { SubmissionServerTests.now }, logger: logger,
+                    onSubmission: { one in told.list.withLock { $0.append(one) } }),
                 group: group, logger: logger)
             port = try server.start()
         }
@@ -159,6 +169,9 @@ struct SubmissionServerTests {
         let sent = try await served.store.list(MailSelection(.address("ada@agents.test"), .inFolder(.sent)))
         #expect(sent.map(\.id) == [record.emailID])
         #expect(sent.first?.isRead == true)
+        let told = served.submitted.list.withLock { $0 }
+        #expect(told.map(\.record.id) == [submissionID])
+        #expect(told.map(\.delivered) == [1] && told.map(\.queued) == [1])
     }
 
     @Test("Refusals: a From that is not the mailbox 550 5.7.1 (nothing kept), a Mail.td account at MAIL FROM, an unknown local recipient, a read-only token")
@@ -199,6 +212,7 @@ struct SubmissionServerTests {
         #expect(try await served.queue.submissions(accountID: "ada-account", ids: nil).isEmpty)
         #expect(try await served.store.list(.everything(of: "ada@agents.test")).isEmpty)
         #expect(try await served.store.list(.everything(of: "bob@agents.test")).isEmpty)
+        #expect(served.submitted.list.withLock { $0.isEmpty })
     }
 
     @Test("With outbound delivery off, carol stays in the outbox, recorded held, and the message is still accepted")
