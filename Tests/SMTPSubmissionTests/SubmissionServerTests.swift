@@ -50,10 +50,10 @@ struct TwoMailboxes: SubmissionSignIn {
     }
 }
 
-/// A submission listener on loopback over SQLite: the SMTP server with ``SubmissionSink``, the one ``Submitter`` over
+/// A submission listener on loopback over each storage backend: the SMTP server with ``SubmissionSink``, the one ``Submitter`` over
 /// the outbound queue as its ledger, the store and local delivery; a blocking client that speaks one command at a
 /// time.
-@Suite("Submission listener over loopback, on SQLite", .serialized, .timeLimit(.minutes(1)))
+@Suite("Submission listener over loopback, on each backend", .serialized, .timeLimit(.minutes(2)))
 struct SubmissionServerTests {
     static let now: Int64 = 1_795_600_000
 
@@ -72,8 +72,8 @@ struct SubmissionServerTests {
         /// What the sink told of each accepted submission.
         let submitted = Told()
 
-        init(sendsOutside: Bool = true) throws {
-            test = try StorageBackend.sqlite.makeDatabase()
+        init(_ backend: StorageBackend, sendsOutside: Bool = true) throws {
+            test = try backend.makeDatabase()
             store = MailStore(database: test.database)
             queue = OutboundQueue(database: test.database)
             let admission = OutboundAdmission(
@@ -141,9 +141,11 @@ struct SubmissionServerTests {
             + "Hello from submission.\r\n."
     }
 
-    @Test("An agent's message: bob has it at once, carol is queued, ada's Sent has the copy the submission names")
-    func sends() async throws {
-        let served = try Served()
+    @Test(
+        "An agent's message: bob has it at once, carol is queued, ada's Sent has the copy the submission names",
+        arguments: StorageBackend.allCases)
+    func sends(_ backend: StorageBackend) async throws {
+        let served = try Served(backend)
         let replies = try await Self.talk(
             served.port,
             [
@@ -174,9 +176,11 @@ struct SubmissionServerTests {
         #expect(told.map(\.delivered) == [1] && told.map(\.queued) == [1])
     }
 
-    @Test("Refusals: a From that is not the mailbox 550 5.7.1 (nothing kept), a Mail.td account at MAIL FROM, an unknown local recipient, a read-only token")
-    func refusals() async throws {
-        let served = try Served()
+    @Test(
+        "Refusals: a From that is not the mailbox 550 5.7.1 (nothing kept), a Mail.td account at MAIL FROM, an unknown local recipient, a read-only token",
+        arguments: StorageBackend.allCases)
+    func refusals(_ backend: StorageBackend) async throws {
+        let served = try Served(backend)
         let replies = try await Self.talk(
             served.port,
             [
@@ -215,9 +219,11 @@ struct SubmissionServerTests {
         #expect(served.submitted.list.withLock { $0.isEmpty })
     }
 
-    @Test("With outbound delivery off, carol stays in the outbox, recorded held, and the message is still accepted")
-    func outboxWhenOff() async throws {
-        let served = try Served(sendsOutside: false)
+    @Test(
+        "With outbound delivery off, carol stays in the outbox, recorded held, and the message is still accepted",
+        arguments: StorageBackend.allCases)
+    func outboxWhenOff(_ backend: StorageBackend) async throws {
+        let served = try Served(backend, sendsOutside: false)
         let replies = try await Self.talk(
             served.port,
             [
