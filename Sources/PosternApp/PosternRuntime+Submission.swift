@@ -25,7 +25,8 @@ extension PosternRuntime {
             submitter: Surfaces.submitter(configuration, mail: context.mail, database: context.database),
             clock: context.clock, logger: logger, onSubmission: context.metrics.smtpSubmission)
         var settings = configuration.submission.serverConfiguration(
-            smtp: smtpSettings(configuration, port: configuration.submission.port, clock: context.clock, buffers: buffers),
+            smtp: smtpSettings(
+                configuration, port: configuration.submission.port, clock: context.clock, buffers: buffers),
             listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies)
         settings.tls = tls
         let ports = [("submission", sockets[.submission], false), ("submissions", sockets[.submissions], true)]

@@ -78,7 +78,8 @@ public struct SubmissionSink: SMTPMailSink {
         do {
             guard try await mailbox.standing() else { return .signInEnded }
         } catch {
-            logger.error("submission standing failed", metadata: ["error": .string(String(describing: type(of: error)))])
+            logger.error(
+                "submission standing failed", metadata: ["error": .string(String(describing: type(of: error)))])
             return .refused(Self.unavailable)
         }
         guard mailbox.sends else { return .refused(Self.readOnly(mailbox.address)) }

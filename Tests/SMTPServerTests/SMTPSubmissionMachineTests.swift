@@ -163,7 +163,8 @@ struct SMTPSubmissionMachineTests {
             peer: "127.0.0.1", Self.submission)
         #expect(
             malformed.lines.suffix(6) == [
-                "501 5.5.4 Syntax: MAIL FROM:<address> RET=FULL|HDRS", "501 5.5.4 Syntax: MAIL FROM:<address> ENVID=<xtext>",
+                "501 5.5.4 Syntax: MAIL FROM:<address> RET=FULL|HDRS",
+                "501 5.5.4 Syntax: MAIL FROM:<address> ENVID=<xtext>",
                 "501 5.5.4 Syntax: MAIL FROM:<address> [parameters]", "250 2.1.0 Ok",
                 "501 5.5.4 Syntax: RCPT TO:<address> NOTIFY=NEVER|SUCCESS,FAILURE,DELAY",
                 "501 5.5.4 Syntax: RCPT TO:<address> ORCPT=<type>;<xtext>",

@@ -28,8 +28,11 @@ struct SubmissionRepliesTests {
             #expect(reply.code == code, "\(refusal)")
             #expect(reply.enhancedCode == enhanced, "\(refusal)")
         }
-        #expect(SubmissionRefusal.foreignOriginator(.from, sender: sender).smtpReply.text == "The From of the email must be ada@agents.test.")
-        #expect(SubmissionRefusal.foreignMailFrom(sender: sender).smtpReply.text.contains("MAIL FROM must be that address"))
+        #expect(
+            SubmissionRefusal.foreignOriginator(.from, sender: sender).smtpReply.text
+                == "The From of the email must be ada@agents.test.")
+        #expect(
+            SubmissionRefusal.foreignMailFrom(sender: sender).smtpReply.text.contains("MAIL FROM must be that address"))
     }
 
     @Test("a Mail.td account's refusal is a 5.7.1 that says why")

@@ -17,7 +17,9 @@ import Testing
 
 /// Accounts held in memory on `agents.test`: ada (an agent, who sends), mia (a Mail.td account, read-only) and bob.
 struct SubmissionDirectory: AccountDirectory {
-    static let quotas = ["ada@agents.test": Int64(1_000_000), "mia@agents.test": 1_000_000, "bob@agents.test": 1_000_000]
+    static let quotas = [
+        "ada@agents.test": Int64(1_000_000), "mia@agents.test": 1_000_000, "bob@agents.test": 1_000_000,
+    ]
 
     func serves(domain: String) -> Bool { domain.lowercased() == "agents.test" }
 
@@ -80,7 +82,8 @@ struct SubmissionServerTests {
                 ledger: queue, sendsOutside: sendsOutside, limits: [], sender: { _ in .allowed(holder: nil) })
             let submitter = Submitter(
                 admission: admission,
-                delivery: LocalDelivery(directory: SubmissionDirectory(), store: store, clock: { SubmissionServerTests.now }))
+                delivery: LocalDelivery(
+                    directory: SubmissionDirectory(), store: store, clock: { SubmissionServerTests.now }))
             group = try EventLoopGroup(count: 1, pollInterval: .milliseconds(20))
             group.startOnce()
             var settings = SMTPServerConfiguration(host: "127.0.0.1", port: 0, hostname: "submit.test")
@@ -165,7 +168,10 @@ struct SubmissionServerTests {
         #expect(record.sender == "ada@agents.test")
         let statuses = Dictionary(uniqueKeysWithValues: record.recipients.map { ($0.address, $0.status) })
         #expect(statuses["carol@far.example"] == .queued)
-        if case .delivered? = statuses["bob@agents.test"] {} else { Issue.record("bob: \(String(describing: statuses))") }
+        if case .delivered? = statuses["bob@agents.test"] {
+        } else {
+            Issue.record("bob: \(String(describing: statuses))")
+        }
         let bob = try await served.store.list(.everything(of: "bob@agents.test"))
         #expect(bob.map(\.subject) == ["first"])
         let sent = try await served.store.list(MailSelection(.address("ada@agents.test"), .inFolder(.sent)))
