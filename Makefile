@@ -13,11 +13,12 @@ build: bootstrap
 release: bootstrap
 	$(SWIFT) build -c release --product postern
 
-## Serve on 127.0.0.1:8080 with the shipped configuration and ./data, IMAP on 127.0.0.1:1143 (IMAPS on 1993) and POP3
-## on 127.0.0.1:1110 (POP3S on 1995).
+## Serve on 127.0.0.1:8080 with the shipped configuration and ./data, IMAP on 127.0.0.1:1143 (IMAPS on 1993), POP3
+## on 127.0.0.1:1110 (POP3S on 1995) and submission on 127.0.0.1:1587 (implicit TLS on 1465).
 run: release
 	POSTERN_IMAP=$${POSTERN_IMAP:-on} POSTERN_IMAPS_PORT=$${POSTERN_IMAPS_PORT:-1993} POSTERN_POP3=$${POSTERN_POP3:-on} \
-		POSTERN_POP3S_PORT=$${POSTERN_POP3S_PORT:-1995} .build/release/postern serve --config $(CONFIG)
+		POSTERN_POP3S_PORT=$${POSTERN_POP3S_PORT:-1995} POSTERN_SUBMISSION=$${POSTERN_SUBMISSION:-on} \
+		POSTERN_SUBMISSIONS_PORT=$${POSTERN_SUBMISSIONS_PORT:-1465} .build/release/postern serve --config $(CONFIG)
 
 ## Several instances on one PostgreSQL database behind HAProxy, on loopback (scripts/cluster; installs postgresql and
 ## haproxy when missing): CLUSTER_INSTANCES (2) `postern serve` in $(CLUSTER_DIR), one address printed; settings

@@ -178,7 +178,7 @@ let package = Package(
         // root fills (IMAPSignIn: the holder, its standing, why a session ends) and the OAuth SASL step. No protocol
         // of its own and no store: each serving target brings its session and its driver.
         .target(name: "MailDoorServer", dependencies: [
-            "SocketServer", "ServerTLS", "ClientAddress", "SASL", "Base64Coding",
+            "SocketServer", "ServerTLS", "ClientAddress", "SASL",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -402,6 +402,13 @@ let package = Package(
         .target(name: "MailSubmission", dependencies: [
             "MailDelivery", "Directory", "MailStore", "MIME", "EmailAddresses", "SMTPOutcomes", "Time",
         ]),
+        // The submission listener's door (RFC 6409, issue 87): the SMTP server's sink that signs clients in through the
+        // SubmissionSignIn port (filled from MailSignIn by the composition root) and makes each message a submission of
+        // the signed-in mailbox through the one Submitter, its refusals worded as SMTP replies here.
+        .target(name: "SMTPSubmission", dependencies: [
+            "SMTPServer", "SASL", "MailSubmission", "MailDelivery", "MailStore", "MIME", "EmailAddresses",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
         .target(name: "RemoteHashAuth", dependencies: [
             "EmailAddresses",
@@ -425,7 +432,7 @@ let package = Package(
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
-            "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup",
+            "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup", "SMTPSubmission",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -496,11 +503,17 @@ let package = Package(
         ]),
         .testTarget(name: "SMTPServerTests", dependencies: [
             "SMTPServer", "ServerTLS", "SocketServer", "HTTPServer", "HTTP1", "PosternTestSupport", "ClientAddress",
-            "BufferBudget", .product(name: "Logging", package: "swift-log"),
+            "BufferBudget", "SASL", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ServerTLSTests", dependencies: ["ServerTLS", "PosternTestSupport"]),
         .testTarget(name: "MailDeliveryTests", dependencies: [
             "MailDelivery", "Directory", "MailStore", "PosternTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "SMTPSubmissionTests", dependencies: [
+            "SMTPSubmission", "SMTPServer", "SASL", "MailSubmission", "MailDelivery", "Directory", "MailStore", "MIME",
+            "Base64Coding",
+            "OutboundQueue", "SMTPOutcomes", "Storage", "PosternTestSupport", "SocketServer", "ServerTLS",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MailSubmissionTests", dependencies: [
             "MailSubmission", "MailDelivery", "Directory", "MailStore", "MIME", "OutboundQueue", "SMTPOutcomes", "Storage",

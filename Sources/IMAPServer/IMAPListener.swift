@@ -2,6 +2,7 @@ import IMAP
 import Logging
 import MailDoorServer
 import MailStore
+import SASL
 import ServerTLS
 
 /// IMAP as its listener serves each connection: an ``IMAPConnection`` of ``IMAPSession`` and its own

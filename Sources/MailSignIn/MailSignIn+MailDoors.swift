@@ -46,7 +46,10 @@ extension MailSignIn {
             let still = try await service.signInAccount(address: account.address, apiToken: password)
             return still?.id == account.id ? nil : .credentialRevoked
         }
-        return .signedIn(Mailbox(address: recipient.address, quota: recipient.quota, standing: standing))
+        return .signedIn(
+            Mailbox(
+                address: recipient.address, quota: recipient.quota, standing: standing, accountID: account.id,
+                sends: false))
     }
 
     /// The mailbox an OAuth access token from Postern's own `/oauth/token` opens at `door` (`AUTHENTICATE
@@ -65,7 +68,7 @@ extension MailSignIn {
         var refusal = TokenRefusal.invalidToken
         var opened: (owner: String, inbox: Principal)?
         let attempt = try await throttle.attempt(keys, now: clock()) {
-            switch try await ownerInbox(username, accessToken: accessToken) {
+            switch try await ownerInbox(username, accessToken: accessToken, needs: door.needs) {
             case .opened(let owner, let inbox): opened = (owner, inbox)
             case .refused(let refused): refusal = refused
             }
@@ -77,7 +80,7 @@ extension MailSignIn {
             // Slowed, the token was not checked. One refused on what it is (forged, expired, another resource's such
             // as /mcp, without mail.read) is told so all the same, RFC 7628's error then AUTHENTICATIONFAILED: no retry
             // makes it good, and "try later" would send the client back with it. It counts as a failure.
-            guard let refused = statelessRefusal(accessToken) else { return .throttled }
+            guard let refused = statelessRefusal(accessToken, needs: door.needs) else { return .throttled }
             try await throttle.failed(keys, now: clock())
             return .tokenRefused(refused)
         }
@@ -85,12 +88,15 @@ extension MailSignIn {
         await record(.mailboxSignIn, door: door, actor: owner, target: address, client: client, credential: "oauth")
         let standing: Standing = { [self] in
             // The token again: its grant revoked, or its lifetime over, ends the session as it ends the token.
-            guard case .opened(_, let now) = try await ownerInbox(username, accessToken: accessToken),
+            guard case .opened(_, let now) = try await ownerInbox(username, accessToken: accessToken, needs: door.needs),
                 now.mailbox.address == address
             else { return .credentialRevoked }
             return nil
         }
-        return .signedIn(Mailbox(address: address, quota: inbox.mailbox.quota, standing: standing))
+        return .signedIn(
+            Mailbox(
+                address: address, quota: inbox.mailbox.quota, standing: standing, accountID: inbox.accountID,
+                sends: inbox.permissions.contains(.send)))
     }
 
     /// The local recipient of the account a sign-in `opened` and the account's standing then (its id, address and
@@ -111,14 +117,14 @@ extension MailSignIn {
         case refused(TokenRefusal)
     }
 
-    /// Why `token` opens no mailbox whoever holds it (the verifier's check without the grant store, then the scope
-    /// it claims); nil when only its grant can tell.
-    private func statelessRefusal(_ token: String) -> TokenRefusal? {
+    /// Why `token` opens no mailbox at a door that `needs` these permissions, whoever holds it (the verifier's check
+    /// without the grant store, then the scope it claims); nil when only its grant can tell.
+    private func statelessRefusal(_ token: String, needs: MailPermissions) -> TokenRefusal? {
         do {
             guard let permissions = try owners.verifier.statelessCheck(token, resources: Self.tokenResources) else {
                 return nil
             }
-            return permissions.contains(.read) ? nil : .insufficientScope
+            return permissions.isSuperset(of: needs) ? nil : .insufficientScope
         } catch {
             return .invalidToken
         }
@@ -127,12 +133,14 @@ extension MailSignIn {
     /// The resources an access token may be for at a mail door: the mail resource (`/jmap`) or an inbox-bound one.
     private static let tokenResources: Set<AccessGrant.Resource> = [.jmap, .anyAgent]
 
-    /// The owner's inbox `username` names (else the grant's default, or the only one) that `token` opens, with the
-    /// owner's id; the refusal otherwise.
-    private func ownerInbox(_ username: String?, accessToken token: String) async throws -> OwnerInbox {
+    /// The owner's inbox `username` names (else the grant's default, or the only one) that `token` opens with the
+    /// permissions a door `needs`, with the owner's id; the refusal otherwise.
+    private func ownerInbox(_ username: String?, accessToken token: String, needs: MailPermissions) async throws
+        -> OwnerInbox
+    {
         do {
             let grant = try await owners.verifier.grant(for: token, resources: Self.tokenResources)
-            guard grant.permissions.contains(.read) else { return .refused(.insufficientScope) }
+            guard grant.permissions.isSuperset(of: needs) else { return .refused(.insufficientScope) }
             guard case .inbox(let chosen) = try await owners.principals.choose(grant, agent: username) else {
                 return .refused(.invalidToken)
             }
@@ -158,6 +166,9 @@ extension MailSignIn {
             try await authenticator.principal(for: Credentials(bearerToken: key))?.accountID == account
                 ? nil : .credentialRevoked
         }
-        return .signedIn(Mailbox(address: address, quota: principal.mailbox.quota, standing: standing))
+        return .signedIn(
+            Mailbox(
+                address: address, quota: principal.mailbox.quota, standing: standing, accountID: principal.accountID,
+                sends: principal.permissions.contains(.send)))
     }
 }

@@ -1,12 +1,17 @@
 /// What a mail door's sign-in comes to, in the owner's terms; each door's port turns it into its own (IMAP's and
 /// POP3's `MailDoorSignInOutcome`).
 extension MailSignIn {
-    /// The mailbox a credential opened: its address (as the store keys it), the bytes it may hold, and how the
-    /// credential is checked again while the session lasts.
+    /// The mailbox a credential opened: its address (as the store keys it), the bytes it may hold, how the credential
+    /// is checked again while the session lasts, the account's id (JMAP's accountId, under which a submission is
+    /// recorded) and whether the holder may send from it.
     public struct Mailbox: Sendable {
         public let address: String
         public let quota: Int64
         public let standing: Standing
+        /// JMAP's accountId of the mailbox (an agent's, a Mail.td account's, an owner's inbox's).
+        public let accountID: String
+        /// Whether the credential may send from the mailbox: false for a Mail.td account (read-only, as on Mail.td).
+        public let sends: Bool
     }
 
     /// Why a session must end now; nil from a ``Standing`` while it may go on.
@@ -28,7 +33,8 @@ extension MailSignIn {
     public enum TokenRefusal: Sendable, Equatable {
         /// Expired, revoked, forged, for another resource, or not the holder of the inbox named: `invalid_token`.
         case invalidToken
-        /// Valid, but without `mail.read`: `insufficient_scope`.
+        /// Valid, but without the door's scope (`mail.read`, or `mail.send` at the submission door):
+        /// `insufficient_scope`.
         case insufficientScope
     }
 

@@ -8,8 +8,8 @@ import ServerKit
 
 /// The one owner of mail credentials (issue 82): which credential opens which mailbox at the mail doors, with their
 /// backoff and their audit. Built once by the composition root and handed to IMAP and POP3 (through `MailDoorSignIn`)
-/// and to the web inbox's Mail.td sign-in (through `WebInboxSignIn`); the submission listener and app passwords (issue
-/// 87) are next.
+/// and to the web inbox's Mail.td sign-in (through `WebInboxSignIn`), and to the submission listener (issue 87, through
+/// `SubmissionSignIn`); app passwords are next.
 ///
 /// What it accepts, each checked by the owner of the credential, never by its text alone:
 /// - an agent inbox's address with its API key (as JMAP and MCP check it, by its digest; the name must be the key's
@@ -17,7 +17,12 @@ import ServerKit
 /// - a Mail.td account's address with its password (`POST /api/token`'s very check, the same cost whether the address
 ///   exists or not) or with a `tm_pro_` API token of the Pro user who owns it (the Mail.td routes' bearer check);
 /// - an owner's inbox with an OAuth access token (JMAP's and MCP's verifier: issuer, the `/jmap` or inbox-bound
-///   audience, a live grant, `mail.read`), by `AUTHENTICATE OAUTHBEARER`/`XOAUTH2` or as `LOGIN`'s password.
+///   audience, a live grant, `mail.read`; `mail.send` at the submission door), by `AUTHENTICATE OAUTHBEARER`/`XOAUTH2`
+///   or as `LOGIN`'s password.
+///
+/// A signed-in mailbox says whether its holder may send from it (``Mailbox/sends``): an agent's key and an owner's token
+/// with `mail.send` may; a Mail.td account, which sends nothing on Mail.td, may not (its password or Pro token signs in
+/// at the submission door all the same, and the door says why it refuses the sender).
 ///
 /// At a mail door, in this order: each attempt takes a token from the client address's bucket of `POST /api/token`'s
 /// rate (Mail.td's public requests, 8 a second, shared by IMAP and POP3; none with `POSTERN_RATE_LIMITS=off`), so that
@@ -30,7 +35,10 @@ import ServerKit
 public struct MailSignIn: Sendable {
     /// The mail protocol signed in to, as the audit trail's details name it.
     public enum Door: String, Sendable {
-        case imap, pop3
+        case imap, pop3, submission
+
+        /// What an owner's access token must allow here: `mail.send` to submit, `mail.read` to read.
+        var needs: MailPermissions { self == .submission ? .send : .read }
     }
 
     /// Agent inboxes' API keys: how one begins, and who one is (JMAP's and MCP's authenticator).

@@ -2,6 +2,7 @@ import Logging
 import MailDoorServer
 import MailStore
 import POP3
+import SASL
 import ServerTLS
 
 /// POP3 as its listener serves each connection: a ``POP3Connection`` of ``POP3Session`` and its own

@@ -16,7 +16,8 @@ public struct ConfigurationProfile: Sendable, Equatable {
     /// The shipped defaults of `config/postern.env`.
     public static let standard = ConfigurationProfile(name: "default", defaults: [:], usesTemporaryDataDirectory: false)
 
-    /// For a test suite's server: free ports for HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3 and POP3S, no rate limits,
+    /// For a test suite's server: free ports for HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3, POP3S and submission (with
+    /// its implicit-TLS port), no rate limits,
     /// no mailbox proof of work and agent difficulty 0, passwords stored with Argon2id at its cheapest useful cost (64
     /// KiB, one pass: a test's passwords guard nothing, and every sign-up and sign-in of a suite pays it), no
     /// SPF/DKIM/DMARC lookups in the sandbox (no DNS traffic a test did not ask for), SMTP failure injection available
@@ -27,7 +28,8 @@ public struct ConfigurationProfile: Sendable, Equatable {
         defaults: [
             "POSTERN_PORT": "0", "POSTERN_SMTP_PORT": "0", "POSTERN_SANDBOX_SMTP_PORT": "0",
             "POSTERN_IMAP": "on", "POSTERN_IMAP_PORT": "0", "POSTERN_IMAPS_PORT": "0", "POSTERN_POP3": "on",
-            "POSTERN_POP3_PORT": "0", "POSTERN_POP3S_PORT": "0",
+            "POSTERN_POP3_PORT": "0", "POSTERN_POP3S_PORT": "0", "POSTERN_SUBMISSION": "on",
+            "POSTERN_SUBMISSION_PORT": "0", "POSTERN_SUBMISSIONS_PORT": "0",
             "POSTERN_RATE_LIMITS": "off", "POSTERN_MAILBOX_POW_REQUIRED": "off", "POSTERN_AGENT_POW_DIFFICULTY": "0",
             "POSTERN_AGENT_POW_DYNAMIC": "off", "POSTERN_SANDBOX_MAIL_AUTH": "off", "POSTERN_LOG_LEVEL": "warning",
             "POSTERN_SMTP_CHAOS": "on", "POSTERN_MAIL_MAX_MESSAGES": "500",

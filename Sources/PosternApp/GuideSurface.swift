@@ -20,7 +20,8 @@ enum GuideSurface {
                 smtpAddress: context.smtpAddress, mcp: mcp, oauth: oauth,
                 tempMail: TempMailSurface.guideLine(context.configuration, baseURL: context.identity.baseURL),
                 imap: context.configuration.imap.guideLine(baseURL: context.identity.baseURL),
-                pop3: context.configuration.pop3.guideLine(baseURL: context.identity.baseURL)
+                pop3: context.configuration.pop3.guideLine(baseURL: context.identity.baseURL),
+                submission: context.configuration.submission.guideLine(baseURL: context.identity.baseURL)
             ).utf8)
         router.add(.GET, "/llms.txt", .immediate { _, _, _ in
             HTTPResponse(

@@ -11,12 +11,13 @@ import RemoteHashAuth
 enum LLMsDocument {
     /// The document for the surfaces as configured, whose public base URL is `baseURL`; `tempMail` is the list line of
     /// the temp-mail APIs (``TempMailSurface/guideLine(_:baseURL:)``), `imap` IMAP's
-    /// (``IMAPListenerConfiguration/guideLine(baseURL:)``) and `pop3` POP3's
-    /// (``POP3ListenerConfiguration/guideLine(baseURL:)``), each empty when not served.
+    /// (``IMAPListenerConfiguration/guideLine(baseURL:)``), `pop3` POP3's
+    /// (``POP3ListenerConfiguration/guideLine(baseURL:)``) and `submission` submission's
+    /// (``SubmissionListenerConfiguration/guideLine(baseURL:)``), each empty when not served.
     static func render(
         baseURL: String, agent: AgentAuthConfiguration, mailbox: MailboxConfiguration, remote: RemoteHashConfiguration,
         smtpAddress: String?, mcp: MCPConfiguration, oauth: OAuthConfiguration? = nil, tempMail: String = "",
-        imap: String = "", pop3: String = ""
+        imap: String = "", pop3: String = "", submission: String = ""
     ) -> String {
         """
         # Postern
@@ -37,7 +38,7 @@ enum LLMsDocument {
         with its API key.
         - [OAuth for apps](#\(OAuthLLMsText.anchor)): owners approve third-party apps (OAuth 2.1, PKCE, rotating \
         refresh tokens, EdDSA access tokens).
-        \([tempMail, imap, pop3].filter { !$0.isEmpty }.joined(separator: "\n"))
+        \([tempMail, imap, pop3, submission].filter { !$0.isEmpty }.joined(separator: "\n"))
 
         ## Quick start for an agent
 

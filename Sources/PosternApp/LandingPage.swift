@@ -11,8 +11,8 @@ import ServerKit
 ///
 /// Ids (the browser walk reads them): `#serves`, `#links` (each `a` with an id of its own: `#link-llms`,
 /// `#link-inbox`, `#link-owner`, `#link-openapi`, `#link-demo`), `#doors` (the mail doors served, each `li` with an id:
-/// `#door-mailpit`, `#door-mailosaur`, `#door-mailtm`, `#door-mailcx`, `#door-imap`, `#door-pop3`), `#start` (the
-/// first commands), `#docs`; the demo below starts at `#demo`.
+/// `#door-mailpit`, `#door-mailosaur`, `#door-mailtm`, `#door-mailcx`, `#door-imap`, `#door-pop3`, `#door-submission`),
+/// `#start` (the first commands), `#docs`; the demo below starts at `#demo`.
 enum LandingPage {
     /// One mail door the server serves: where a client points and what it finds there.
     struct Door: Equatable {
@@ -62,10 +62,14 @@ enum LandingPage {
                         ? "mail.cx's REST API (no domain set: POSTERN_MAILCX_DOMAINS)"
                         : "mail.cx's REST API for any address of \(domains.joined(separator: ", "))"))
         }
-        let (imap, pop3) = (configuration.imap, configuration.pop3)
+        let (imap, pop3, submission) = (configuration.imap, configuration.pop3, configuration.submission)
         let listeners = [
             (imap.enabled, "IMAP", imap.port, "STARTTLS", imap.implicitTLSPort, "INBOX, Drafts and Sent for clients"),
             (pop3.enabled, "POP3", pop3.port, "STLS", pop3.implicitTLSPort, "the INBOX, with IMAP's sign-ins"),
+            (
+                submission.enabled, "Submission", submission.port, "STARTTLS", submission.implicitTLSPort,
+                "clients send as the mailbox IMAP signs in to"
+            ),
         ]
         for (enabled, name, port, upgrade, implicitTLSPort, what) in listeners where enabled {
             let ports = IMAPListenerConfiguration.guidePorts(port, upgrade: upgrade, implicitTLSPort: implicitTLSPort)

@@ -6,7 +6,7 @@ import SocketServer
 struct ListenerSockets: Sendable {
     /// A listener with a socket of its own; the raw value is its name in `serve`'s JSON line.
     enum Name: String, CaseIterable, Sendable {
-        case smtp, sandbox, imap, imaps, pop3, pop3s, metrics
+        case smtp, sandbox, imap, imaps, pop3, pop3s, submission, submissions, metrics
     }
 
     private var sockets: [Name: ListeningSocket] = [:]

@@ -4,7 +4,7 @@ import MailClientSetup
 import ServerKit
 
 /// Thunderbird's autoconfig and Outlook's autodiscover (issue 87 item 4), answering with the mail listeners this
-/// runtime bound, at the public URL's host: the name clients already reach the server by. A listener that is off is
+/// runtime bound (IMAP and POP3 incoming, submission outgoing), at the public URL's host: the name clients already reach the server by. A listener that is off is
 /// not announced; with none on, the routes still answer (a document without servers), so that a client learns it
 /// has nothing to set up rather than a 404 it would read as "ask elsewhere".
 enum MailClientSetupSurface {
@@ -20,7 +20,7 @@ enum MailClientSetupSurface {
         let host = URLComponents(string: identity.baseURL)?.host ?? "localhost"
         let announced: [(ListenerSockets.Name, MailClientServer.Kind, MailClientServer.Security)] = [
             (.imaps, .imap, .implicitTLS), (.imap, .imap, .startTLS), (.pop3s, .pop3, .implicitTLS),
-            (.pop3, .pop3, .startTLS),
+            (.pop3, .pop3, .startTLS), (.submissions, .smtp, .implicitTLS), (.submission, .smtp, .startTLS),
         ]
         return announced.compactMap { name, kind, security in
             sockets[name].map { MailClientServer(kind, host: host, port: $0.port, security: security) }

@@ -56,6 +56,8 @@ public struct PosternConfiguration: Sendable {
     public var imap = IMAPListenerConfiguration()
     /// The POP3 listener (issue 70).
     public var pop3 = POP3ListenerConfiguration()
+    /// The submission listener (issue 87).
+    public var submission = SubmissionListenerConfiguration()
     /// Mailpit's API v1: its base path; the composition root adds the operator's token.
     public var mailpit = MailpitConfiguration()
     /// Mailosaur's API (issue 85): its base path; the composition root adds the operator's token and the catch-all.
@@ -119,6 +121,7 @@ public struct PosternConfiguration: Sendable {
         sandbox = try SandboxConfiguration(config: config)
         imap = try IMAPListenerConfiguration(config: config)
         pop3 = try POP3ListenerConfiguration(config: config)
+        submission = try SubmissionListenerConfiguration(config: config)
         mailpit = try MailpitConfiguration(config: config)
         mailosaur = try MailosaurConfiguration(config: config)
         webhooks = try WebhookConfiguration(config: config)
@@ -158,6 +161,7 @@ public struct PosternConfiguration: Sendable {
         try sandbox.validate()
         try imap.validate()
         try pop3.validate()
+        try submission.validate()
         try mailpit.validate()
         try mailosaur.validate()
         try webhooks.validate()
@@ -180,6 +184,7 @@ public struct PosternConfiguration: Sendable {
         try smtp.validate(trustedProxies: listener.trustedProxies)
         try imap.validate(trustedProxies: listener.trustedProxies)
         try pop3.validate(trustedProxies: listener.trustedProxies)
+        try submission.validate(trustedProxies: listener.trustedProxies)
         try smtp.validate(outboundDelivery: outbound.mode != .off)
         try webAuthn.validate(publicURL: identity.publicURL)
         try signInProviders.validate(ownerSignUpOpen: owners.signUpOpen)

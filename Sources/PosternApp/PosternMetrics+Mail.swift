@@ -1,5 +1,6 @@
 import CoreMetrics
 import JMAP
+import MailSubmission
 import MailStore
 import OutboundQueue
 import SMTPServer
@@ -44,6 +45,7 @@ extension PosternMetrics {
             case .mailboxFull: "mailbox_full"
             case .unreadableContent: "unreadable"
             case .noSuchRecipient: "no_recipient"
+            case .reply: "submission_refused"
             }
             Counter(label: "postern_smtp_messages_total", dimensions: [("result", result)]).increment()
         case .recipientRefused(let verdict):
@@ -86,6 +88,20 @@ extension PosternMetrics {
             Counter(label: "postern_jmap_recipients_total", dimensions: [("result", result)]).increment(by: count)
         }
         for (result, count) in [("queued", outcome.queued), ("held", outcome.keptInOutbox)] where count > 0 {
+            Counter(label: "postern_outbound_recipients_total", dimensions: [("result", result)]).increment(by: count)
+        }
+    }
+
+    /// Counts the submission listener's submissions by recipient:
+    /// `postern_submission_recipients_total{result="delivered|outbox|refused"}`, and the outside recipients queued to
+    /// leave or held in the outbox, `postern_outbound_recipients_total{result="queued|held"}`, as JMAP's are counted.
+    @Sendable
+    func smtpSubmission(_ submitted: Submitted) {
+        let counts = [("delivered", submitted.delivered), ("outbox", submitted.kept), ("refused", submitted.undelivered)]
+        for (result, count) in counts where count > 0 {
+            Counter(label: "postern_submission_recipients_total", dimensions: [("result", result)]).increment(by: count)
+        }
+        for (result, count) in [("queued", submitted.queued), ("held", submitted.kept)] where count > 0 {
             Counter(label: "postern_outbound_recipients_total", dimensions: [("result", result)]).increment(by: count)
         }
     }

@@ -168,6 +168,11 @@ public final class PosternRuntime: Service {
         let pop3Host = configuration.pop3.host ?? configuration.listener.host
         try sockets.bind(.pop3, host: pop3Host, port: pop3On ? configuration.pop3.port : nil)
         try sockets.bind(.pop3s, host: pop3Host, port: pop3On ? configuration.pop3.implicitTLSPort : nil)
+        let submissionOn = configuration.submission.enabled && wanted.contains(.submission)
+        let submissionHost = configuration.submission.host ?? configuration.listener.host
+        try sockets.bind(.submission, host: submissionHost, port: submissionOn ? configuration.submission.port : nil)
+        try sockets.bind(
+            .submissions, host: submissionHost, port: submissionOn ? configuration.submission.implicitTLSPort : nil)
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }
@@ -321,12 +326,12 @@ public final class PosternRuntime: Service {
                 metricsEndpoint, configuration, wallClock: serverConfiguration.wallClock, group: group, logger: logger)
             services.append(.listening("metrics listener", server, on: socket, group: group))
         }
-        // The sandbox, IMAP and POP3 present SMTP's certificate (the operator's, else the data directory's
+        // The sandbox, IMAP, POP3 and submission present SMTP's certificate (the operator's, else the data directory's
         // self-signed pair), read once for all of them.
         // What every mail listener's sessions hold for clients' messages before they are stored, together.
         let buffers = BufferBudget(capacity: configuration.smtp.bufferBytes)
         let mailTLS =
-            try [.sandbox, .imap, .pop3].contains { sockets[$0] != nil }
+            try [.sandbox, .imap, .pop3, .submission].contains { sockets[$0] != nil }
             ? SMTPCertificate.configuredOrSelfSigned(configuration, logger: logger) : nil
         if let socket = sockets[.sandbox], let mailTLS {
             let server = sandboxServer(
@@ -345,6 +350,9 @@ public final class PosternRuntime: Service {
                 configuration, sockets: sockets, tls: mailTLS, context: surfaceContext, signIn: mailAccess.signIn,
                 buffers: buffers,
                 draining: drainFlag, group: group)
+            services += submissionListeners(
+                configuration, sockets: sockets, tls: mailTLS, context: surfaceContext, signIn: mailAccess.signIn,
+                buffers: buffers, draining: drainFlag, group: group)
         }
         if wanted.contains(.http) {
             services.append(.listening("HTTP", on: listener, group: group) {
@@ -363,8 +371,8 @@ public final class PosternRuntime: Service {
             group: group, sockets: sockets, drainFlag: drainFlag, keyStore: keyStore, logger: logger)
     }
 
-    /// What both SMTP listeners share: the address, the greeting's hostname and the limits.
-    private static func smtpSettings(
+    /// What the SMTP listeners share: the address, the greeting's hostname and the limits.
+    static func smtpSettings(
         _ configuration: PosternConfiguration, port: Int, clock: @escaping @Sendable () -> Int64,
         buffers: BufferBudget
     ) -> SMTPServerConfiguration {
@@ -434,6 +442,7 @@ public final class PosternRuntime: Service {
 
     /// What `serve` bound, as its JSON line (newline included): `{"http":"http://HOST:PORT","smtp":"HOST:PORT",
     /// "sandbox":"HOST:PORT","imap":"HOST:PORT","imaps":"HOST:PORT","pop3":"HOST:PORT","pop3s":"HOST:PORT",
+    /// "submission":"HOST:PORT","submissions":"HOST:PORT",
     /// "data_dir":"/absolute/path","public_url":"...","pid":N}`, `null` for
     /// a listener that is off. The same line is the data directory's ``RunningServerRecord``.
     public var boundAddressesLine: [UInt8] {
@@ -471,6 +480,13 @@ public final class PosternRuntime: Service {
 
     /// The implicit-TLS IMAP listener's address as `host:port`; nil when IMAP is off or `POSTERN_IMAPS_PORT` unset.
     public var imapsListenAddress: String? { sockets.address(.imaps) }
+
+    /// The submission listener's address as `host:port` (the real port with port 0); nil when it is off.
+    public var submissionListenAddress: String? { sockets.address(.submission) }
+
+    /// The implicit-TLS submission listener's address as `host:port`; nil when submission is off or
+    /// `POSTERN_SUBMISSIONS_PORT` unset.
+    public var submissionsListenAddress: String? { sockets.address(.submissions) }
 
     /// The POP3 listener's address as `host:port` (the real port with port 0); nil when POP3 is off.
     public var pop3ListenAddress: String? { sockets.address(.pop3) }

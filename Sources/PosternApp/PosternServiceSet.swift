@@ -33,9 +33,12 @@ public struct PosternServiceSet: OptionSet, Sendable {
     public static let imap = Self(rawValue: 1 << 9)
     /// The POP3 listener of `POSTERN_POP3`.
     public static let pop3 = Self(rawValue: 1 << 10)
+    /// The submission listener of `POSTERN_SUBMISSION` (and its implicit-TLS port).
+    public static let submission = Self(rawValue: 1 << 11)
 
     /// Everything `postern serve` runs.
     public static let all: Self = [
         .http, .smtp, .sandbox, .metrics, .webhooks, .databaseListeners, .purges, .keyReload, .outbound, .imap, .pop3,
+        .submission,
     ]
 }

@@ -3,9 +3,11 @@
 enum SMTPCommand: Equatable {
     case helo(domain: String)
     case ehlo(domain: String)
-    /// `MAIL FROM:<path>`; `path` is empty for the null reverse path. `declaredSize` is the `SIZE=` value.
-    case mail(path: String, declaredSize: Int?)
-    case rcpt(path: String)
+    /// `MAIL FROM:<path>`; `path` is empty for the null reverse path. `declaredSize` is the `SIZE=` value, `dsn` the
+    /// RFC 3461 parameters (taken only where `DSN` is offered; the session answers 555 elsewhere).
+    case mail(path: String, declaredSize: Int?, dsn: SMTPMailParameters = SMTPMailParameters())
+    /// `RCPT TO:<path>` with its RFC 3461 parameters (likewise).
+    case rcpt(path: String, dsn: SMTPRecipientParameters = SMTPRecipientParameters())
     case data
     case rset
     case noop
@@ -41,7 +43,7 @@ enum SMTPCommand: Equatable {
             guard let (path, parameters) = pathArgument(rest, keyword: "TO:"), !path.isEmpty else {
                 return .invalid(.syntax("RCPT TO:<address>"))
             }
-            return parameters.isEmpty ? .rcpt(path: path) : .invalid(.unsupportedParameter)
+            return parseRecipientParameters(path, parameters)
         case "DATA", "RSET", "QUIT":
             guard rest.isEmpty else { return .invalid(.syntax(verb)) }
             return verb == "DATA" ? .data : verb == "RSET" ? .rset : .quit
@@ -70,21 +72,63 @@ enum SMTPCommand: Equatable {
             return .invalid(.syntax("MAIL FROM:<address>"))
         }
         var declaredSize: Int?
+        var dsn = SMTPMailParameters()
+        var seen = Set<String>()
         for parameter in parameters {
             let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-            switch (parts[0].uppercased(), parts.count == 2 ? parts[1].uppercased() : nil) {
+            let keyword = parts[0].uppercased()
+            guard seen.insert(keyword).inserted else { return .invalid(.syntax("MAIL FROM:<address> [parameters]")) }
+            switch (keyword, parts.count == 2 ? parts[1] : nil) {
             case ("SIZE", let value?):
                 guard value.utf8.count <= 18, let size = Int(value), size >= 0 else {
                     return .invalid(.syntax("MAIL FROM:<address> SIZE=<bytes>"))
                 }
                 declaredSize = size
-            case ("BODY", "7BIT"?), ("BODY", "8BITMIME"?):
+            case ("BODY", let value?) where ["7BIT", "8BITMIME"].contains(value.uppercased()):
                 continue
+            case ("AUTH", _?):
+                continue  // RFC 4954 §5: the submitter's identity as a relay asserts it; the session's own AUTH decides
+            case ("RET", let value?):
+                guard let ret = SMTPMailParameters.Return(rawValue: value.uppercased()) else {
+                    return .invalid(.syntax("MAIL FROM:<address> RET=FULL|HDRS"))
+                }
+                dsn.ret = ret
+            case ("ENVID", let value?):
+                guard value.utf8.count <= SMTPDSN.maxEnvelopeID, let id = SMTPDSN.xtext(value) else {
+                    return .invalid(.syntax("MAIL FROM:<address> ENVID=<xtext>"))
+                }
+                dsn.envelopeID = id
             default:
                 return .invalid(.unsupportedParameter)
             }
         }
-        return .mail(path: path, declaredSize: declaredSize)
+        return .mail(path: path, declaredSize: declaredSize, dsn: dsn)
+    }
+
+    /// `RCPT TO`'s parameters: RFC 3461's `NOTIFY` and `ORCPT`, each at most once; any other is unsupported.
+    private static func parseRecipientParameters(_ path: String, _ parameters: [String]) -> SMTPCommand {
+        var dsn = SMTPRecipientParameters()
+        var seen = Set<String>()
+        for parameter in parameters {
+            let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
+            let keyword = parts[0].uppercased()
+            guard seen.insert(keyword).inserted else { return .invalid(.syntax("RCPT TO:<address> [parameters]")) }
+            switch (keyword, parts.count == 2 ? parts[1] : nil) {
+            case ("NOTIFY", let value?):
+                guard let notify = SMTPDSN.notify(value) else {
+                    return .invalid(.syntax("RCPT TO:<address> NOTIFY=NEVER|SUCCESS,FAILURE,DELAY"))
+                }
+                dsn.notify = notify
+            case ("ORCPT", let value?):
+                guard let original = SMTPDSN.originalRecipient(value) else {
+                    return .invalid(.syntax("RCPT TO:<address> ORCPT=<type>;<xtext>"))
+                }
+                dsn.originalRecipient = original
+            default:
+                return .invalid(.unsupportedParameter)
+            }
+        }
+        return .rcpt(path: path, dsn: dsn)
     }
 
     /// The first space-separated word of `bytes`, when it is printable ASCII.

@@ -22,8 +22,14 @@ public struct SMTPEnvelope: Sendable, Equatable {
     public var heloName: String
     /// The client greeted with `EHLO` (ESMTP), not `HELO`.
     public var extended: Bool
-    /// The session was under TLS (`STARTTLS`).
+    /// The session was under TLS (`STARTTLS`, or the implicit-TLS port).
     public var secured: Bool
+    /// The submission sign-in the session made (``SMTPMailSink/signIn(_:client:)``); nil elsewhere.
+    public var signIn: SMTPSignIn?
+    /// `MAIL FROM`'s RFC 3461 parameters (only where `DSN` is offered).
+    public var dsn: SMTPMailParameters
+    /// Each recipient's RFC 3461 parameters, in the order of ``recipients``.
+    public var recipientDSN: [SMTPRecipientParameters]
     /// The `Received:` field (``SMTPReceivedField``, CRLF-ended) the server puts on top of the message: a sink
     /// stores `traceField + data`, and checks what the client sent (SPF, DKIM) on `data` alone. Filled by the
     /// server when it hands the message over; empty before.
@@ -32,8 +38,13 @@ public struct SMTPEnvelope: Sendable, Equatable {
     /// Creates an envelope.
     public init(
         mailFrom: String, recipients: [String], remoteAddress: String, authenticatedAs: String? = nil,
-        heloName: String = "", extended: Bool = true, secured: Bool = false, traceField: [UInt8] = []
+        heloName: String = "", extended: Bool = true, secured: Bool = false, traceField: [UInt8] = [],
+        signIn: SMTPSignIn? = nil, dsn: SMTPMailParameters = SMTPMailParameters(),
+        recipientDSN: [SMTPRecipientParameters]? = nil
     ) {
+        self.signIn = signIn
+        self.dsn = dsn
+        self.recipientDSN = recipientDSN ?? recipients.map { _ in SMTPRecipientParameters() }
         self.mailFrom = mailFrom
         self.recipients = recipients
         self.remoteAddress = remoteAddress
@@ -71,6 +82,13 @@ public protocol SMTPMailSink: Sendable {
     /// asked once after a successful `AUTH`, and only when the server's rules go by the user
     /// (``SMTPChaosTarget/Scoping/authenticatedUser``). Nil (the default): none.
     func chaosScope(ofIdentity identity: String) async -> String?
+    /// A submission listener's `AUTH` (``SMTPServerConfiguration/submission``): whom `credentials` sign in, the
+    /// client at `client` (the PROXY header's address when a balancer sent one) counted toward the sign-in backoff.
+    /// Must take about as long for a wrong password as for a right one. Default: nobody.
+    func signIn(_ credentials: SMTPAuthCredentials, client: String) async -> SMTPSignInOutcome
+    /// Whether a session signed in as `signIn` may begin a transaction from `mailFrom` (asked at each `MAIL FROM`):
+    /// the credential still good, the mailbox one that sends, `mailFrom` its address. Default: the sign-in ended.
+    func admit(mailFrom: String, as signIn: SMTPSignIn) async -> SMTPSenderVerdict
 }
 
 extension SMTPMailSink {
@@ -82,6 +100,12 @@ extension SMTPMailSink {
 
     /// No user's rules.
     public func chaosScope(ofIdentity identity: String) async -> String? { nil }
+
+    /// A sink that takes no submission signs nobody in.
+    public func signIn(_ credentials: SMTPAuthCredentials, client: String) async -> SMTPSignInOutcome { .refused }
+
+    /// A sink that signs nobody in admits no sender.
+    public func admit(mailFrom: String, as signIn: SMTPSignIn) async -> SMTPSenderVerdict { .signInEnded }
 }
 
 /// Why the sink refuses a message for good; each is a permanent reply, never the temporary `451`.
@@ -92,4 +116,7 @@ public enum SMTPDeliveryRefusal: Error, Sendable, Equatable {
     case unreadableContent
     /// Every recipient stopped existing between `RCPT TO` and the end of the message: `550 5.1.1`.
     case noSuchRecipient
+    /// Refused with the sink's own reply (a submission's refusals: the sender rule, a limit, the quota, the message's
+    /// `From`), 4xx or 5xx as it says.
+    case reply(SMTPSinkReply)
 }

@@ -55,6 +55,8 @@ struct SMTPReply: Equatable {
     static let authCancelled = SMTPReply(501, "5.7.0 Authentication cancelled")
     static let badBase64 = SMTPReply(501, "5.5.2 Cannot decode response")
     static let badCredentials = SMTPReply(535, "5.7.8 Authentication credentials invalid")
+    static let temporaryAuthenticationFailure = SMTPReply(454, "4.7.0 Temporary authentication failure, try again later")
+    static let startTLSFirst = SMTPReply(530, "5.7.0 Must issue a STARTTLS command first")
     static let authRequired = SMTPReply(530, "5.7.0 Authentication required")
     static let tooManyAuthenticationFailures = SMTPReply(421, "4.7.0 Error: too many failed authentication attempts")
     /// `334` with a base64 challenge (empty for PLAIN; `Username:`/`Password:` for LOGIN).

@@ -24,9 +24,11 @@ public final class SMTPServer: Sendable {
     ///   - group: the event loops to serve on; their owner starts and stops them.
     ///   - logger: connection-level events and failed deliveries at debug level; never message text.
     ///   - observer: told of stored and refused messages and recipients (metrics), on a loop; must not block.
+    ///   - draining: read as each connection opens: true answers it `421 4.3.2` and closes it (the drain before a
+    ///     stop, as the mail doors' listeners do). Default: never.
     public init(
         configuration: SMTPServerConfiguration, sink: any SMTPMailSink, group: EventLoopGroup, logger: Logger,
-        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil
+        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil, draining: @escaping @Sendable () -> Bool = { false }
     ) {
         self.configuration = configuration
         var streamConfiguration = StreamServerConfiguration()
@@ -36,7 +38,8 @@ public final class SMTPServer: Sendable {
         streamConfiguration.shutdownGracePeriod = configuration.shutdownGracePeriod
         server = StreamServer(
             configuration: streamConfiguration,
-            service: SMTPService(configuration: configuration, sink: sink, logger: logger, observer: observer),
+            service: SMTPService(
+                configuration: configuration, sink: sink, logger: logger, observer: observer, draining: draining),
             group: group,
             logger: logger)
     }

@@ -63,6 +63,9 @@ public struct SMTPServerConfiguration: Sendable {
 
     /// The certificate STARTTLS (RFC 3207) presents; nil (the default) offers no STARTTLS.
     public var tls: TLSServerContext?
+    /// Whether TLS starts at the first byte, with ``tls`` (RFC 8314's implicit-TLS submission port), rather than at
+    /// `STARTTLS`. Default false.
+    public var implicitTLS = false
     /// Whether `MAIL` needs a successful `AUTH` first (a submission listener: the SMTP sandbox) and `AUTH PLAIN` and
     /// `LOGIN` are offered, checked by the sink's ``SMTPMailSink/authenticate(username:password:)``. Default false:
     /// no AUTH (a receiving MX).
@@ -71,6 +74,12 @@ public struct SMTPServerConfiguration: Sendable {
     /// closed, so one connection cannot try password after password (Postfix's `smtpd_hard_error_limit` does the
     /// same for errors). Default 3.
     public var maxAuthenticationFailures = 3
+    /// Whether the listener is a message submission agent (RFC 6409, on a submission port): with
+    /// ``requiresAuthentication``, `AUTH` offers `XOAUTH2` and `OAUTHBEARER` beside `PLAIN` and `LOGIN` and signs in
+    /// through the sink's ``SMTPMailSink/signIn(_:client:)`` (the client's address given for the backoff), each
+    /// `MAIL FROM` is the sink's to admit (``SMTPMailSink/admit(mailFrom:as:)``), and `DSN` (RFC 3461) is offered,
+    /// its parameters kept on the envelope. Default false.
+    public var submission = false
     /// Where `AUTH` is taken before TLS. Default ``SMTPPlaintextAuthentication/loopbackOnly``.
     public var plaintextAuthentication = SMTPPlaintextAuthentication.loopbackOnly
     /// The failure-injection rules the sessions follow, and whose (issue 71 item 4); nil (the default): none, and a

@@ -9,6 +9,8 @@ public struct SMTPService: StreamService {
     /// The mail store's side: recipient policy and durable delivery.
     public let sink: any SMTPMailSink
     private let logger: Logger
+    /// Read as each connection opens: true answers it `421 4.3.2` and closes it (the drain before a stop).
+    private let draining: @Sendable () -> Bool
 
     /// Creates the service.
     /// - Parameters:
@@ -16,19 +18,21 @@ public struct SMTPService: StreamService {
     ///   - sink: decides recipients and stores messages.
     ///   - logger: failed deliveries at debug level (the error's type only, never message text).
     ///   - observer: told of stored and refused messages and recipients (metrics), on the loop; must not block.
+    ///   - draining: read as each connection opens: true refuses it (`421 4.3.2`). Default: never.
     public init(
         configuration: SMTPServerConfiguration, sink: any SMTPMailSink, logger: Logger,
-        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil
+        observer: (@Sendable (SMTPSessionEvent) -> Void)? = nil, draining: @escaping @Sendable () -> Bool = { false }
     ) {
         shared = SMTPSessionShared(configuration: configuration, observer: observer)
         self.sink = sink
         self.logger = logger
+        self.draining = draining
     }
 
     public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
-        let session = SMTPSessionMachine(shared: shared, peer: peer, refusing: refusing)
+        let session = SMTPSessionMachine(shared: shared, peer: peer, refusing: refusing, draining: draining())
         guard let tls = shared.configuration.tls else { return session }
-        return SMTPTransportMachine(session: session, context: tls)
+        return SMTPTransportMachine(session: session, context: tls, implicit: shared.configuration.implicitTLS)
     }
 
     public func perform(
@@ -58,6 +62,10 @@ public struct SMTPService: StreamService {
                 outcome = .stalled
             case .confirm(let identity):
                 outcome = .confirmed(await sink.isStillAuthenticated(identity))
+            case .signIn(let credentials, let client):
+                outcome = .signedIn(await sink.signIn(credentials, client: client))
+            case .admit(let mailFrom, let signIn):
+                outcome = .admitted(await sink.admit(mailFrom: mailFrom, as: signIn))
             case .deliver(var envelope, let data):
                 envelope.traceField =
                     SMTPReceivedField(envelope: envelope, hostname: configuration.hostname, time: configuration.wallClock())

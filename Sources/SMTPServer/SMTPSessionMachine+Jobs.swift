@@ -13,6 +13,10 @@ extension SMTPSessionMachine {
             case authenticate(username: String, password: String)
             /// Is the credential that `AUTH` proved as `identity` still good (asked at each `MAIL FROM`)?
             case confirm(identity: String)
+            /// A submission listener's `AUTH`: whom do these credentials sign in, for a client at `client`?
+            case signIn(SMTPAuthCredentials, client: String)
+            /// A submission listener's `MAIL FROM:<mailFrom>` of a session signed in as `signIn`: may it begin?
+            case admit(mailFrom: String, signIn: SMTPSignIn)
             /// A failure-injection rule stalls the session: wait this long, then answer ``Completion/Outcome/stalled``.
             case stall(seconds: Int)
         }
@@ -43,6 +47,10 @@ extension SMTPSessionMachine {
             /// Whether the identity's credential is still good: false answers `530` and the session must `AUTH`
             /// again.
             case confirmed(Bool)
+            /// What a submission listener's sign-in came to.
+            case signedIn(SMTPSignInOutcome)
+            /// What the sink says of a submission's `MAIL FROM`.
+            case admitted(SMTPSenderVerdict)
             /// A stall asked for by a failure-injection rule is over.
             case stalled
         }

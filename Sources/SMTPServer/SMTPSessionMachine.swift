@@ -14,14 +14,20 @@ import SocketServer
 /// above its high-water mark: back-pressure). After the last reply (`QUIT`, a timeout, shutdown, a refusal)
 /// the lifecycle closes the session lingering, so that unread input does not reset the connection before the
 /// client has read the reply.
+///
+/// The same machine serves three listeners, by its configuration: a receiving MX (no `AUTH`), the sandbox (`AUTH PLAIN`
+/// and `LOGIN` required, the credential confirmed at each `MAIL FROM`) and a submission listener
+/// (``SMTPServerConfiguration/submission``, RFC 6409: the OAuth mechanisms too, each `MAIL FROM` admitted by the sink
+/// for the sign-in it made, `DSN`'s parameters kept on the envelope).
 public struct SMTPSessionMachine: ConnectionStateMachine {
     /// What the session waits for from the sink.
     enum Pending: Equatable {
-        case verdict(recipient: String)
+        case verdict(recipient: String, dsn: SMTPRecipientParameters)
         /// `AUTH` credentials are being checked.
         case authentication
-        /// `MAIL FROM:<mailFrom>` waits for the sink to say the credential `AUTH` proved is still good.
-        case confirmation(mailFrom: String)
+        /// `MAIL FROM:<mailFrom>` waits for the sink to say the credential `AUTH` proved is still good (on a submission
+        /// listener: that the signed-in mailbox may send from it).
+        case confirmation(mailFrom: String, dsn: SMTPMailParameters)
         /// A message of `bytes` bytes for `recipients` recipients is being stored.
         case delivery(bytes: Int, recipients: Int)
         /// A failure-injection rule stalls the session; then it goes on with `resume`.
@@ -43,7 +49,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     /// A mail transaction: from `MAIL FROM` to the end of the message, `RSET` or a new `HELO`/`EHLO`.
     struct Transaction: Equatable {
         var mailFrom: String
+        /// `MAIL FROM`'s RFC 3461 parameters.
+        var dsn = SMTPMailParameters()
         var recipients: [String] = []
+        /// Each accepted recipient's RFC 3461 parameters, beside ``recipients``.
+        var recipientDSN: [SMTPRecipientParameters] = []
         /// Every `RCPT TO` with its reply code, refused ones too (the transaction's log record).
         var replies: [SMTPTransactionRecord.RecipientReply] = []
         /// Bytes of message text, once read.
@@ -53,6 +63,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     let shared: SMTPSessionShared
     let peer: String
     let refusing: Bool
+    /// The listener drains before a stop: the session is answered `421 4.3.2` at once and closed.
+    let draining: Bool
     /// Output, back-pressure, the client's end of input and the lingering close.
     var lifecycle = ConnectionLifecycle()
     /// Bytes read and not yet parsed.
@@ -72,6 +84,11 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     public private(set) var wantsTLS = false
     /// The identity `AUTH` proved (the sink's), nil before.
     var authenticatedAs: String?
+    /// A submission listener's sign-in, as the sink made it (``authenticatedAs`` is its identity); nil before `AUTH`
+    /// and elsewhere.
+    var signIn: SMTPSignIn?
+    /// A refused token's RFC 7628 error challenge was sent: the client's next line ends the exchange with `535`.
+    var bearerRefusalSent = false
     /// The mechanism of an `AUTH` exchange waiting for the client's next base64 line, and where the exchange stands.
     var authMechanism: String?
     var sasl = PasswordSASL()
@@ -103,10 +120,12 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     ///   - shared: the server's limits and fixed replies.
     ///   - peer: the socket peer's IP address as text (the envelope's `remoteAddress`).
     ///   - refusing: over the connection cap: answer `421` at once and close.
-    public init(shared: SMTPSessionShared, peer: String, refusing: Bool) {
+    ///   - draining: the listener drains before a stop: answer `421 4.3.2` at once and close.
+    public init(shared: SMTPSessionShared, peer: String, refusing: Bool, draining: Bool = false) {
         self.shared = shared
         self.peer = peer
         self.refusing = refusing
+        self.draining = draining
         if shared.configuration.chaos?.scoping == .server { chaosScope = .server }
     }
 
@@ -128,6 +147,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             if refusing {
                 shared.observer?(.sessionRefused)
                 finish(with: .tooManyConnections)
+            } else if draining {
+                finish(with: .shuttingDown)
             } else if let fault = chaos(SMTPChaosPoint(.connect)) {
                 inject(fault, resume: .greeting, into: &actions)
             } else {
@@ -259,23 +280,30 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             endTransaction()
         case .auth(let mechanism, let initialResponse):
             startAuthentication(mechanism, initialResponse, into: &actions)
-        case .mail(let path, let declaredSize):
+        case .mail(let path, let declaredSize, let dsn):
             if !greeted { return reply(.needHello) }
+            if !configuration.submission && !dsn.isEmpty { return reply(.unsupportedParameter) }
             if configuration.requiresAuthentication && authenticatedAs == nil { return reply(.authRequired) }
             if transaction != nil { return reply(.nestedMail) }
             if let declaredSize, declaredSize > configuration.maxMessageBytes { return reply(.tooLarge) }
             if !checked, let fault = chaos(SMTPChaosPoint(.mail, mailFrom: path)) {
                 return inject(fault, resume: .command(command), into: &actions)
             }
+            if let signIn {
+                // A submission: the sink checks the credential again and says whether this mailbox sends from `path`.
+                pending = .confirmation(mailFrom: path, dsn: dsn)
+                return actions.append(.perform(Job(.admit(mailFrom: path, signIn: signIn))))
+            }
             if let identity = authenticatedAs {
                 // The credential may have been revoked since AUTH: each transaction asks the sink again.
-                pending = .confirmation(mailFrom: path)
+                pending = .confirmation(mailFrom: path, dsn: dsn)
                 return actions.append(.perform(Job(.confirm(identity: identity))))
             }
-            transaction = Transaction(mailFrom: path)
+            transaction = Transaction(mailFrom: path, dsn: dsn)
             reply(.senderOK)
-        case .rcpt(let path):
+        case .rcpt(let path, let dsn):
             guard let transaction else { return reply(.needMail) }
+            if !configuration.submission && !dsn.isEmpty { return reply(.unsupportedParameter) }
             if transaction.recipients.contains(path) { return reply(.recipientOK) }
             if transaction.recipients.count >= configuration.maxRecipients {
                 self.transaction?.replies.append(.init(address: path, code: SMTPReply.tooManyRecipients.code))
@@ -285,7 +313,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
                 if case .reply(let code, _, _) = fault { self.transaction?.replies.append(.init(address: path, code: code)) }
                 return inject(fault, resume: .command(command), into: &actions)
             }
-            pending = .verdict(recipient: path)
+            pending = .verdict(recipient: path, dsn: dsn)
             actions.append(.perform(Job(.verdict(recipient: path))))
         case .data:
             guard let transaction else { return reply(.needMail) }
@@ -352,7 +380,8 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         delivering = reader.reservation  // the text is held until it is stored
         let envelope = SMTPEnvelope(
             mailFrom: transaction.mailFrom, recipients: transaction.recipients, remoteAddress: peer,
-            authenticatedAs: authenticatedAs, heloName: heloName, extended: extended, secured: secured)
+            authenticatedAs: authenticatedAs, heloName: heloName, extended: extended, secured: secured, signIn: signIn,
+            dsn: transaction.dsn, recipientDSN: transaction.recipientDSN)
         actions.append(.perform(Job(.deliver(envelope, data: reader.text))))
     }
 
@@ -360,12 +389,13 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private mutating func complete(_ outcome: Completion.Outcome, into actions: inout [ConnectionAction]) {
         if case .delivery? = pending { delivering = nil }
         switch (pending, outcome) {
-        case (.verdict(let recipient)?, .verdict(let verdict)):
+        case (.verdict(let recipient, let dsn)?, .verdict(let verdict)):
             pending = nil
             let answer: SMTPReply
             switch verdict {
             case .accept:
                 transaction?.recipients.append(recipient)
+                transaction?.recipientDSN.append(dsn)
                 answer = .recipientOK
             case .unknownLocal:
                 shared.observer?(.recipientRefused(verdict))
@@ -402,10 +432,26 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
                     reply(.authenticated)
                 }
             }
-        case (.confirmation(let mailFrom)?, .confirmed(let live)):
+        case (.authentication?, .signedIn(let outcome)):
+            pending = nil
+            signedIn(outcome)
+        case (.confirmation(let mailFrom, let dsn)?, .admitted(let verdict)):
+            pending = nil
+            switch verdict {
+            case .accept:
+                transaction = Transaction(mailFrom: mailFrom, dsn: dsn)
+                reply(.senderOK)
+            case .signInEnded:
+                signIn = nil
+                authenticatedAs = nil  // the session must AUTH again, with a credential that is still good
+                reply(.authRequired)
+            case .refused(let refusal):
+                reply(refusal.reply)
+            }
+        case (.confirmation(let mailFrom, let dsn)?, .confirmed(let live)):
             pending = nil
             if live {
-                transaction = Transaction(mailFrom: mailFrom)
+                transaction = Transaction(mailFrom: mailFrom, dsn: dsn)
                 reply(.senderOK)
             } else {
                 authenticatedAs = nil  // the session must AUTH again, with a credential that is still good
@@ -430,6 +476,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
             case .mailboxFull: answer = .mailboxFull
             case .unreadableContent: answer = .unreadableContent
             case .noSuchRecipient: answer = .unknownLocal
+            case .reply(let sinkReply): answer = sinkReply.reply
             }
             endTransaction(result: answer)
             reply(answer)
@@ -449,7 +496,9 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         extended = false
         transaction = nil
         authenticatedAs = nil
+        signIn = nil
         authMechanism = nil
+        bearerRefusalSent = false
         input = []
         scanned = 0
     }

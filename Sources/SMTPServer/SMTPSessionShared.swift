@@ -1,3 +1,4 @@
+import SASL
 import SocketServer
 
 /// What every session of one SMTP server shares: the configuration, the fixed replies built once, and
@@ -13,6 +14,8 @@ public final class SMTPSessionShared: Sendable {
     let heloReply: [UInt8]
     /// The answers to `EHLO`, by whether they offer STARTTLS (+2) and AUTH (+1); see ``ehloReply(startTLS:auth:)``.
     private let ehloReplies: [[UInt8]]
+    /// The SASL mechanisms `AUTH` takes (``mechanisms(_:)``).
+    let mechanisms: [String]
     let commandTimeout: UInt64
     let writeTimeout: UInt64
     let sessionLimit: UInt64
@@ -33,16 +36,23 @@ public final class SMTPSessionShared: Sendable {
         ehloReplies = [(false, false), (false, true), (true, false), (true, true)].map { startTLS, auth in
             var lines = [hostname, "SIZE \(configuration.maxMessageBytes)", "8BITMIME", "PIPELINING"]
             if startTLS { lines.append("STARTTLS") }
-            if auth { lines.append("AUTH PLAIN LOGIN") }
+            if auth { lines.append((["AUTH"] + Self.mechanisms(configuration)).joined(separator: " ")) }
+            if configuration.submission { lines.append("DSN") }
             lines.append("ENHANCEDSTATUSCODES")
             let text = lines.enumerated().map { index, line in
                 "250\(index == lines.count - 1 ? " " : "-")\(line)\r\n"
             }.joined()
             return Array(text.utf8)
         }
+        mechanisms = Self.mechanisms(configuration)
         commandTimeout = ConnectionTimeouts.nanoseconds(configuration.commandTimeout)
         writeTimeout = ConnectionTimeouts.nanoseconds(configuration.writeTimeout)
         sessionLimit = ConnectionTimeouts.nanoseconds(configuration.maxSessionDuration)
+    }
+
+    /// The SASL mechanisms `AUTH` offers: `PLAIN` and `LOGIN`, and the OAuth ones on a submission listener.
+    static func mechanisms(_ configuration: SMTPServerConfiguration) -> [String] {
+        PasswordSASL.mechanisms + (configuration.submission ? BearerSASL.mechanisms : [])
     }
 
     /// The answer to `EHLO` offering STARTTLS when `startTLS` and AUTH when `auth`, built once.

@@ -38,8 +38,10 @@ enum MetricFamilies {
         "postern_smtp_replies_total":
             "SMTP replies to RCPT TO, to the end of a message and to a connection over the cap, by class and command.",
         "postern_jmap_recipients_total": "JMAP submission recipients, by result (delivered, outbox, refused).",
+        "postern_submission_recipients_total":
+            "Submission listener recipients, by result (delivered, outbox, refused).",
         "postern_outbound_recipients_total":
-            "Outside recipients of JMAP submissions, by result (queued or held; then delivered, deferred or failed).",
+            "Outside recipients of submissions, by result (queued or held; then delivered, deferred or failed).",
         "postern_jmap_event_streams": "JMAP event-source streams open now.",
         "postern_web_inbox_event_streams": "Web inbox live-list streams open now.",
         "postern_jmap_events_pushed_total": "JMAP event-source events pushed, by event (state, ping).",

@@ -58,6 +58,8 @@ struct Serve: AsyncParsableCommand {
         let mailListeners = [
             ("IMAP", "imap", runtime.imapListenAddress), ("IMAPS", "imaps", runtime.imapsListenAddress),
             ("POP3", "pop3", runtime.pop3ListenAddress), ("POP3S", "pop3s", runtime.pop3sListenAddress),
+            ("submission", "smtp", runtime.submissionListenAddress),
+            ("submissions", "smtps", runtime.submissionsListenAddress),
         ]
         for case (let name, let scheme, let address?) in mailListeners {
             FileHandle.standardOutput.write(Data("postern \(name) listening on \(scheme)://\(address)\n".utf8))

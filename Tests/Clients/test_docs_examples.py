@@ -272,7 +272,7 @@ def agent_account(server, session):
 
 
 def sending_replies(server):
-    """What docs/imap.md's "Sending from a mail client" quotes of the incoming listener, as a client meets it: no
+    """What docs/imap.md's "Outgoing mail (submission)" says of the incoming listener, as a client meets it: no
     STARTTLS and no AUTH offered, both 502 5.5.1, another domain's recipient 550 5.7.1 (issue 83 item 5)."""
     import smtplib
     with smtplib.SMTP("127.0.0.1", server.smtp_port, timeout=30) as smtp:

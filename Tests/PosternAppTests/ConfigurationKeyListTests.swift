@@ -139,6 +139,9 @@ struct ConfigurationKeyListTests {
             "Sources/PosternApp/SMTPListenerConfiguration.swift": { _ = try SMTPListenerConfiguration(config: $0) },
             "Sources/PosternApp/IMAPListenerConfiguration.swift": { _ = try IMAPListenerConfiguration(config: $0) },
             "Sources/PosternApp/POP3ListenerConfiguration.swift": { _ = try POP3ListenerConfiguration(config: $0) },
+            "Sources/PosternApp/SubmissionListenerConfiguration.swift": {
+                _ = try SubmissionListenerConfiguration(config: $0)
+            },
             "Sources/PosternApp/RecipientPolicyConfiguration.swift": {
                 _ = try RecipientPolicyConfiguration(config: $0)
             },
@@ -206,7 +209,9 @@ struct ConfigurationKeyListTests {
         ("POSTERN_JMAP_EVENT_STREAMS", "0"), ("POSTERN_JMAP_EVENT_STREAMS_PER_CLIENT", "-1"),
         ("POSTERN_JMAP_EVENT_STREAMS", "many"), ("POSTERN_WEB_INBOX_EVENT_STREAMS", "0"),
         ("POSTERN_WEB_INBOX_EVENT_STREAMS_PER_SESSION", "-1"), ("POSTERN_WEB_INBOX_PING_SECONDS", "4"),
-        ("POSTERN_MCP_JMAP_REQUEST", "perhaps"),
+        ("POSTERN_MCP_JMAP_REQUEST", "perhaps"), ("POSTERN_SUBMISSION_PORT", "65536"),
+        ("POSTERN_SUBMISSIONS_PORT", "-1"), ("POSTERN_SUBMISSION_MAX_CONNECTIONS_PER_CLIENT", "-1"),
+        ("POSTERN_SUBMISSION", "sometimes"),
         ("POSTERN_MCP_ALLOWED_ORIGINS", "https://ok.example, app.example"), ("POSTERN_AGENT_POW_SALT", " "),
         ("POSTERN_AGENT_POW_DIFFICULTY", "65"), ("POSTERN_AGENT_POW_MAX_DIFFICULTY", "65"),
         ("POSTERN_AGENT_POW_DYNAMIC", "sometimes"), ("POSTERN_AGENT_INBOX_QUOTA", "-1"),

@@ -13,7 +13,7 @@ import Testing
 struct LLMsDocumentTests {
     static func render(
         powRequired: Bool = true, allowPrivate: Bool = false, smtpAddress: String? = "127.0.0.1:2525",
-        imap: String = "", pop3: String = ""
+        imap: String = "", pop3: String = "", submission: String = ""
     ) -> String {
         var remote = RemoteHashConfiguration(issuer: "http://guide.test", publicURL: "http://guide.test")
         remote.allowPrivate = allowPrivate
@@ -22,7 +22,7 @@ struct LLMsDocumentTests {
             agent: AgentAuthConfiguration(publicURL: "http://guide.test"),
             mailbox: MailboxConfiguration(powDifficulty: 12, domains: ["box.test"], powRequired: powRequired),
             remote: remote, smtpAddress: smtpAddress, mcp: MCPConfiguration(baseURL: "http://guide.test"), imap: imap,
-            pop3: pop3)
+            pop3: pop3, submission: submission)
     }
 
     /// GitHub-style slugs of the headings, in order (duplicates kept, so that a clash shows).
@@ -74,6 +74,21 @@ struct LLMsDocumentTests {
         let line = pop3.guideLine(baseURL: "http://guide.test")
         #expect(line.contains("port 1110 (STLS) and 995 (implicit TLS)") && line.contains("http://guide.test/jmap"))
         #expect(Self.render(imap: imapLine, pop3: line).contains("\n" + imapLine + "\n" + line + "\n"))
+    }
+
+    @Test("submission's line follows POP3's when it is on: its ports, the send scope and the sender rule; absent when off")
+    func submissionLine() {
+        var pop3 = POP3ListenerConfiguration()
+        pop3.enabled = true
+        let pop3Line = pop3.guideLine(baseURL: "http://guide.test")
+        var submission = SubmissionListenerConfiguration()
+        #expect(submission.guideLine(baseURL: "http://guide.test").isEmpty)
+        submission.enabled = true
+        submission.implicitTLSPort = 465
+        let line = submission.guideLine(baseURL: "http://guide.test")
+        #expect(line.contains("port 1587 (STARTTLS) and 465 (implicit TLS)"))
+        #expect(line.contains("http://guide.test/jmap carrying `mail.send`") && line.contains("`From` must be"))
+        #expect(Self.render(pop3: pop3Line, submission: line).contains("\n" + pop3Line + "\n" + line + "\n"))
     }
 
     @Test("every anchor a docs_url or a section names is a heading, each heading once, and every in-page link resolves")

@@ -19,16 +19,20 @@ struct LandingPageTests {
         #expect(html.contains("<code>http://landing.test/mcp</code>"))
     }
 
-    @Test("names every mail door served: the Mailpit, Mailosaur, mail.tm and mail.cx APIs, IMAP and POP3, fixed ports")
+    @Test("names every mail door served: the Mailpit, Mailosaur, mail.tm and mail.cx APIs, IMAP, POP3, submission")
     func mailDoors() throws {
         var configuration = PosternConfiguration()
         configuration.imap.enabled = true
         configuration.imap.implicitTLSPort = 1993
         configuration.pop3.enabled = true
         configuration.pop3.port = 0
+        configuration.submission.enabled = true
+        configuration.submission.implicitTLSPort = 1465
         configuration.mailCX.domains = ["cx.localhost"]
         let doors = LandingPage.doors(configuration)
-        let ids = ["door-mailpit", "door-mailosaur", "door-mailtm", "door-mailcx", "door-imap", "door-pop3"]
+        let ids = [
+            "door-mailpit", "door-mailosaur", "door-mailtm", "door-mailcx", "door-imap", "door-pop3", "door-submission",
+        ]
         #expect(doors.map(\.id) == ids)
         let html = LandingPage.sections(baseURL: "http://landing.test", doors: doors).text
         #expect(html.contains("<ul id=\"doors\">"))
@@ -38,6 +42,9 @@ struct LandingPageTests {
         #expect(html.contains("<li id=\"door-mailcx\"><code>/mailcx/v1</code>") && html.contains("cx.localhost"))
         #expect(html.contains("<code>IMAP on port 1143 (STARTTLS) and 1993 (implicit TLS)</code>"))
         #expect(html.contains("<li id=\"door-pop3\"><code>POP3</code>"))
+        #expect(
+            html.contains(
+                "<li id=\"door-submission\"><code>Submission on port 1587 (STARTTLS) and 1465 (implicit TLS)</code>"))
         for word in ["IMAP", "POP3", "Mailpit", "Mailosaur", "mail.tm", "mail.cx"] {
             #expect(PosternIntro.surfaces.contains(word), "the intro leaves out \(word)")
         }
@@ -47,6 +54,7 @@ struct LandingPageTests {
         configuration.mailCX.basePath = nil
         configuration.imap.enabled = false
         configuration.pop3.enabled = false
+        configuration.submission.enabled = false
         #expect(LandingPage.doors(configuration).isEmpty)
         #expect(!LandingPage.sections(baseURL: "http://landing.test").text.contains("id=\"doors\""))
     }

@@ -111,13 +111,18 @@ struct ServeProcessTests {
         let settings = [
             "POSTERN_SMTP": "on", "POSTERN_SMTP_PORT": "off", "POSTERN_SANDBOX_SMTP_PORT": "0", "POSTERN_IMAP": "on",
             "POSTERN_IMAP_PORT": "0", "POSTERN_IMAPS_PORT": "0", "POSTERN_POP3": "on", "POSTERN_POP3_PORT": "0",
-            "POSTERN_POP3S_PORT": "0",
+            "POSTERN_POP3S_PORT": "0", "POSTERN_SUBMISSION": "on", "POSTERN_SUBMISSION_PORT": "0",
+            "POSTERN_SUBMISSIONS_PORT": "0",
         ]
         try await withServeChild(settings) { child in
             // The JSON line comes last.
             for _ in 0..<200 where !child.output().contains("\"pid\"") { try await Task.sleep(for: .milliseconds(50)) }
             let output = child.output()
-            for (name, scheme) in [("IMAP", "imap"), ("IMAPS", "imaps"), ("POP3", "pop3"), ("POP3S", "pop3s")] {
+            let listeners = [
+                ("IMAP", "imap"), ("IMAPS", "imaps"), ("POP3", "pop3"), ("POP3S", "pop3s"), ("submission", "smtp"),
+                ("submissions", "smtps"),
+            ]
+            for (name, scheme) in listeners {
                 #expect(
                     output.range(
                         of: "\npostern \(name) listening on \(scheme)://127\\.0\\.0\\.1:[1-9][0-9]*\n",

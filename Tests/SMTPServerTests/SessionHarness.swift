@@ -1,3 +1,4 @@
+import SASL
 import SocketServer
 import Synchronization
 import Testing
@@ -56,6 +57,11 @@ struct SessionHarness {
                     return "perform(deliver to \(envelope.recipients.joined(separator: ",")))"
                 case .authenticate(let username, let password): return "perform(authenticate \(username):\(password))"
                 case .confirm(let identity): return "perform(confirm \(identity))"
+                case .signIn(.password(let username, let password), let client):
+                    return "perform(signIn \(username):\(password) from \(client))"
+                case .signIn(.bearer(let username, let token), let client):
+                    return "perform(signIn bearer \(username ?? "-"):\(token) from \(client))"
+                case .admit(let mailFrom, let signIn): return "perform(admit \(mailFrom) as \(signIn.identity))"
                 case .stall(let seconds): return "perform(stall \(seconds)s)"
                 }
             case .shutdownWrite: return "shutdownWrite"
@@ -153,13 +159,19 @@ struct Conversation: Equatable {
                         password == "tm_pro_good" ? "user-1" : password == "tm_pro_once" ? "user-2" : nil)
                 case .confirm(let identity):
                     outcome = .confirmed(identity == "user-1")
+                case .signIn(let credentials, _):
+                    outcome = .signedIn(submissionSignIn(credentials))
+                case .admit(let mailFrom, let signIn):
+                    outcome = .admitted(admit(mailFrom, signIn))
                 case .stall:
                     outcome = .stalled
                 case .deliver(let envelope, let data):
                     result.deliveries.append(envelope)
                     result.messages.append(data)
+                    let foreignFrom = String(decoding: data, as: UTF8.self).contains("From: mallory@")
                     outcome =
                         switch envelope.mailFrom {
+                        case _ where envelope.signIn != nil && foreignFrom: .refused(.reply(Self.foreignFrom))
                         case "fail@remote.test": .deliveryFailed
                         case "full@remote.test": .refused(.mailboxFull)
                         case "bad@remote.test": .refused(.unreadableContent)
@@ -184,6 +196,37 @@ struct Conversation: Equatable {
         result.events = h.events.all
         return result
     }
+
+    /// The scripted submission sink's sign-in: the password `good` signs its user in, `readonly` signs it in to a
+    /// mailbox that sends nothing, `revoked` to one whose credential is gone by `MAIL FROM`; the token `send-token`
+    /// signs in (as the user named, else `owner@local.test`), `read-token` is refused for its scope, `busy` finds the
+    /// store down; anything else is refused.
+    static func submissionSignIn(_ credentials: SMTPAuthCredentials) -> SMTPSignInOutcome {
+        switch credentials {
+        case .password(let username, "good"): .signedIn(SMTPSignIn(identity: username, held: "sends"))
+        case .password(let username, "readonly"): .signedIn(SMTPSignIn(identity: username, held: "readonly"))
+        case .password(let username, "revoked"): .signedIn(SMTPSignIn(identity: username, held: "revoked"))
+        case .password: .refused
+        case .bearer(let username, "send-token"):
+            .signedIn(SMTPSignIn(identity: username ?? "owner@local.test", held: "sends"))
+        case .bearer(_, "read-token"): .tokenRefused(errorChallenge: SASLMessage(base64: "eyJzdGF0dXMiOiJ4In0="))
+        case .bearer(_, "busy"): .unavailable
+        case .bearer: .tokenRefused(errorChallenge: SASLMessage(base64: "e30="))
+        }
+    }
+
+    /// The scripted submission sink's `MAIL FROM`: a read-only mailbox refused `550 5.7.1`, a revoked one ended, any
+    /// address but the mailbox's `553 5.7.1`.
+    static func admit(_ mailFrom: String, _ signIn: SMTPSignIn) -> SMTPSenderVerdict {
+        switch signIn.held as? String {
+        case "readonly": .refused(SMTPSinkReply(550, 7, 1, "A Mail.td account sends nothing"))
+        case "revoked": .signInEnded
+        default: mailFrom == signIn.identity ? .accept : .refused(SMTPSinkReply(553, 7, 1, "Not your address"))
+        }
+    }
+
+    /// The scripted submission sink's refusal of a message whose `From` is mallory's.
+    static let foreignFrom = SMTPSinkReply(550, 7, 1, "The From of the email must be the mailbox")
 
     /// Runs `input` whole and one byte at a time, expects the same outcome, and returns it.
     static func both(

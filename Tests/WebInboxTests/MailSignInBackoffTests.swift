@@ -46,4 +46,24 @@ struct MailSignInBackoffTests {
             at: .imap, username: Self.address, password: Self.password, client: Self.client)
         #expect({ if case .throttled = outcome { true } else { false } }())
     }
+
+    @Test("the submission door counts toward the same backoff, and signs a Mail.td account in as one that sends nothing",
+        arguments: StorageBackend.allCases)
+    func submissionSharesTheBackoff(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
+        try await harness.account(Self.address, password: Self.password)
+        let signedIn = try await harness.mailCredentials.signIn(
+            at: .submission, username: Self.address, password: Self.password, client: Self.client)
+        let opened: MailSignIn.Mailbox? = if case .signedIn(let mailbox) = signedIn { mailbox } else { nil }
+        let mailbox = try #require(opened, "the account's password opens its mailbox at the submission door")
+        #expect(mailbox.address == Self.address && !mailbox.sends)
+        for _ in 0..<6 {
+            let refused = try await harness.mailCredentials.signIn(
+                at: .submission, username: Self.address, password: "wrong-password", client: Self.client)
+            #expect({ if case .refused = refused { true } else { false } }())
+        }
+        let imap = try await harness.mailCredentials.signIn(
+            at: .imap, username: Self.address, password: Self.password, client: Self.client)
+        #expect({ if case .throttled = imap { true } else { false } }())
+    }
 }

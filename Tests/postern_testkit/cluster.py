@@ -24,13 +24,13 @@ loopback and nothing outside DIR.
 
 Every instance gets the settings of deploy/docker-compose.yml (its `x-postern` environment, `${VAR:-default}`
 expanded from the environment `start` runs in), so that the cluster is the compose file's shape on loopback: SMTP,
-the sandbox, IMAP, IMAPS, POP3 and POP3S on, behind HAProxy with the PROXY protocol, POSTERN_DRAIN_SECONDS, the key
+the sandbox, IMAP, IMAPS, POP3, POP3S, submission and submissions on, behind HAProxy with the PROXY protocol, POSTERN_DRAIN_SECONDS, the key
 reload and promotion.
 Over those, every POSTERN_* and JWT_* variable of the environment `start` runs in (POSTERN_RATE_LIMITS, ...); over
 both, what loopback needs: the same POSTERN_DATABASE_URL, POSTERN_KEY_SECRET (random hex made once into
 DIR/key-secret), POSTERN_PUBLIC_URL and JWT_ISSUER (the balancer's URL), POSTERN_TRUSTED_PROXIES=127.0.0.1/32 and
 POSTERN_INSTANCES=N. All of it is kept in DIR/instances.env, which restarts use too; each instance's own ports
-(HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3, POP3S) are chosen at start and kept in cluster.env.
+(HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3, POP3S, submission, submissions) are chosen at start and kept in cluster.env.
 POSTERN_BIN names the binary (default: this checkout's .build/release/postern; `make cluster` builds it).
 CLUSTER_DATABASE=sqlite (with N=1) serves one instance on a SQLite file in DIR/sqlite instead, behind the same
 balancer: the embedded default, for comparison (scripts/bench-cluster). PG_DIR is then empty.
@@ -44,16 +44,17 @@ both with POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY=on: the Patroni suite (Te
 is then DIR/patroni, the directory scripts/patroni switchover, kill-postgres, kill-patroni ... take.
 
 HAProxy's configuration is deploy/haproxy.cfg (the one docker compose uses) rendered for loopback into
-DIR/haproxy.cfg: HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3 and POP3S each on a free port; for HTTP health checks
+DIR/haproxy.cfg: HTTP, SMTP, the sandbox, IMAP, IMAPS, POP3, POP3S, submission and submissions each on a free port; for HTTP health checks
 on GET /readyz, round robin, X-Forwarded-For from HAProxy only, a request retried on another instance only when its
 connection failed before it was sent, and, when no instance is ready (PostgreSQL down), every live one answering
 instead of HAProxy. Its admin socket is DIR/haproxy.sock, its log DIR/haproxy.log.
 
 DIR/cluster.env, KEY=VALUE lines a shell can source: CLUSTER_URL, CLUSTER_SMTP_PORT, CLUSTER_SANDBOX_PORT,
-CLUSTER_IMAP_PORT, CLUSTER_IMAPS_PORT, CLUSTER_POP3_PORT and CLUSTER_POP3S_PORT (HAProxy's mail ports),
+CLUSTER_IMAP_PORT, CLUSTER_IMAPS_PORT, CLUSTER_POP3_PORT, CLUSTER_POP3S_PORT, CLUSTER_SUBMISSION_PORT and
+CLUSTER_SUBMISSIONS_PORT (HAProxy's mail ports),
 CLUSTER_INSTANCES, POSTERN_BIN, POSTERN_DATABASE_URL, PG_DIR, HAPROXY_PORT, HAPROXY_PID, HAPROXY_SOCKET, HAPROXY_CONFIG,
 HAPROXY_LOG, and for each instance I: INSTANCE_<I>_PORT, _SMTP_PORT, _SANDBOX_PORT, _IMAP_PORT, _IMAPS_PORT,
-_POP3_PORT, _POP3S_PORT, _PID, _URL, _DATA_DIR, _LOG, _BIN (the binary it runs) and _SERVER (its HAProxy server,
+_POP3_PORT, _POP3S_PORT, _SUBMISSION_PORT, _SUBMISSIONS_PORT, _PID, _URL, _DATA_DIR, _LOG, _BIN (the binary it runs) and _SERVER (its HAProxy server,
 postern/postern<I>).
 
 Installs Debian's postgresql and haproxy when missing (scripts/bootstrap). As root, PostgreSQL runs as the
@@ -82,16 +83,17 @@ HERE = os.path.join(REPO, "scripts")  # pg-temp and bootstrap, which it runs
 TEMPLATE = os.path.join(REPO, "deploy", "haproxy.cfg")
 COMPOSE = os.path.join(REPO, "deploy", "docker-compose.yml")
 # The template's ports, by service: frontends bind them, servers listen on them.
-HTTP, SMTP, SANDBOX, IMAP, IMAPS, POP3, POP3S = 8080, 2525, 2587, 1143, 1993, 1110, 1995
+HTTP, SMTP, SANDBOX, IMAP, IMAPS, POP3, POP3S, SUBMISSION, SUBMISSIONS = 8080, 2525, 2587, 1143, 1993, 1110, 1995, 1587, 1465
 # Each service's instance variable (its port on an instance) and its name in cluster.env: CLUSTER_<NAME>_PORT
 # (HAProxy's port; HTTP's is CLUSTER_URL) and INSTANCE_<I>_<NAME>_PORT (HTTP's: INSTANCE_<I>_PORT).
 SERVICE_NAMES = {HTTP: ("POSTERN_PORT", None), SMTP: ("POSTERN_SMTP_PORT", "SMTP"),
                  SANDBOX: ("POSTERN_SANDBOX_SMTP_PORT", "SANDBOX"), IMAP: ("POSTERN_IMAP_PORT", "IMAP"),
                  IMAPS: ("POSTERN_IMAPS_PORT", "IMAPS"), POP3: ("POSTERN_POP3_PORT", "POP3"),
-                 POP3S: ("POSTERN_POP3S_PORT", "POP3S")}
+                 POP3S: ("POSTERN_POP3S_PORT", "POP3S"), SUBMISSION: ("POSTERN_SUBMISSION_PORT", "SUBMISSION"),
+                 SUBMISSIONS: ("POSTERN_SUBMISSIONS_PORT", "SUBMISSIONS")}
 SERVICES = tuple(SERVICE_NAMES)
 # The mail backends of deploy/haproxy.cfg, each with its fallback `<name>_live`.
-MAIL_BACKENDS = ("smtp", "sandbox", "imap", "imaps", "pop3", "pop3s")
+MAIL_BACKENDS = ("smtp", "sandbox", "imap", "imaps", "pop3", "pop3s", "submission", "submissions")
 MARKER = ".postern-cluster"  # in every DIR `start` made: `stop` removes no other directory
 BACKEND, FALLBACK = "postern", "postern_live"  # the backends of deploy/haproxy.cfg
 # Set by this script for every instance; the caller's values of these are not passed through.

@@ -244,6 +244,8 @@ def _postern(env, pro_users, owners, data, backend, backend_env):
     base.imaps_port = int(bound["imaps"].rsplit(":", 1)[1]) if bound.get("imaps") else None
     base.pop3_port = int(bound["pop3"].rsplit(":", 1)[1]) if bound.get("pop3") else None
     base.pop3s_port = int(bound["pop3s"].rsplit(":", 1)[1]) if bound.get("pop3s") else None
+    base.submission_port = int(bound["submission"].rsplit(":", 1)[1]) if bound.get("submission") else None
+    base.submissions_port = int(bound["submissions"].rsplit(":", 1)[1]) if bound.get("submissions") else None
     try:
         wait_ready(base, server)
         yield base
