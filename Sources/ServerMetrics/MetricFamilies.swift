@@ -72,5 +72,7 @@ enum MetricFamilies {
             "Concurrent refreshes of one refresh token answered within the race window.",
         "postern_oauth_registrations_total": "OAuth clients registered dynamically.",
         "postern_oauth_revocations_total": "OAuth tokens revoked.",
+        "postern_oauth_client_credentials_total": "OAuth tokens issued with the client credentials grant.",
+        "postern_oauth_introspections_total": "OAuth introspection requests answered, active or not.",
     ]
 }
