@@ -373,14 +373,14 @@ class Cluster:
 
 class Extra:
     """A `postern serve` of the test's own on the cluster's PostgreSQL: the instances' settings plus `overrides`,
-    port 0 for every listener (the instances' IMAP and POP3 are on, at ports a second server would clash on), a
-    temporary data directory."""
+    port 0 for every listener (the instances' IMAP, POP3 and submission are on, at ports a second server would clash
+    on), a temporary data directory."""
 
     def __init__(self, cluster, overrides, workdir, name):
         self.data = tempfile.mkdtemp(prefix=name + "-", dir=workdir)
         env = cluster.files.environment(
             {"POSTERN_SMTP_PORT": "0", "POSTERN_SANDBOX_SMTP_PORT": "0", "POSTERN_IMAP_PORT": "0",
-             "POSTERN_POP3_PORT": "0", **overrides, "POSTERN_PORT": "0",
+             "POSTERN_POP3_PORT": "0", "POSTERN_SUBMISSION_PORT": "0", **overrides, "POSTERN_PORT": "0",
              "POSTERN_DATA_DIR": os.path.join(self.data, "data")})
         self.log_path = os.path.join(self.data, "postern.log")
         with open(self.log_path, "wb") as log:
