@@ -20,7 +20,8 @@ extension JMAPService {
     func emailGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         // Read before the data: a change in between is then reported again by /changes, never lost.
         let stateBefore = try await state(call)
-        let wanted = try properties(arguments, known: Self.emailProperties(for: call), fallback: Self.defaultEmailProperties)
+        let wanted = try properties(
+            arguments, known: Self.emailProperties(for: call), fallback: Self.defaultEmailProperties)
         guard let ids = try getIDs(arguments, call) else {
             throw MethodError("requestTooLarge", "Email/get needs `ids` (from Email/query).")
         }

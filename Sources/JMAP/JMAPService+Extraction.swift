@@ -23,7 +23,9 @@ extension JMAPService {
 
     /// The extractions of the messages of `ids` in `call`'s mailbox, read only when `wanted` names one of the
     /// extraction's properties.
-    func extractions(of ids: [String], wanted: [String], _ call: JMAPCall) async throws -> [String: MessageExtraction]? {
+    func extractions(of ids: [String], wanted: [String], _ call: JMAPCall) async throws
+        -> [String: MessageExtraction]?
+    {
         guard wanted.contains(where: Self.extractionProperties.contains) else { return nil }
         return try await store.extractions(in: .address(call.account.address), ids: ids)
     }
@@ -41,7 +43,9 @@ extension JMAPService {
                 }),
             "links": .array(
                 extraction.links.map { link in
-                    .object([("url", .string(link.url)), ("text", .string(link.text)), ("kind", .string(link.kind.name))])
+                    .object([
+                        ("url", .string(link.url)), ("text", .string(link.text)), ("kind", .string(link.kind.name)),
+                    ])
                 }),
         ]
     }

@@ -11,8 +11,10 @@ package enum HTMLTag {
         let bytes = tag.utf8
         var index = bytes.index(after: bytes.startIndex)
         let end = bytes.endIndex
-        func skipSpaces() { while index < end, isSpace(bytes[index]) { bytes.formIndex(after: &index) } }
-        func skip(while more: (UInt8) -> Bool) { while index < end, more(bytes[index]) { bytes.formIndex(after: &index) } }
+        func skip(while more: (UInt8) -> Bool) {
+            while index < end, more(bytes[index]) { bytes.formIndex(after: &index) }
+        }
+        func skipSpaces() { skip(while: isSpace) }
         skip { !isSpace($0) && $0 != UInt8(ascii: ">") }
         while true {
             skipSpaces()
@@ -57,7 +59,9 @@ package enum HTMLTag {
     /// The lower-cased name of the tag that starts `tag` (at its `<`); empty for an end tag or a declaration.
     package static func name(_ tag: Substring) -> String {
         let bytes = tag.utf8.dropFirst()
-        let ascii = bytes.prefix { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        let ascii = bytes.prefix {
+            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+        }
         // A name of ASCII letters and digits (every element's) is read by its bytes; past it, a letter of another
         // script goes on the name as before.
         guard ascii.endIndex == bytes.endIndex || bytes[ascii.endIndex] < 0x80 else {
