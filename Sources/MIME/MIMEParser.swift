@@ -125,16 +125,21 @@ enum Preview {
     static func make(text: String?, html: String?) -> String {
         let source = text ?? html.map(stripTags) ?? ""
         var output = ""
+        var count = 0  // output.count, kept: counting a String walks it, at each of up to 256 characters
         var space = false
         for character in source {
             if character.isWhitespace {
-                space = !output.isEmpty
+                space = count > 0
                 continue
             }
-            if space { output.append(" ") }
+            if space {
+                output.append(" ")
+                count += 1
+            }
             space = false
             output.append(character)
-            if output.count >= 256 { break }
+            count += 1
+            if count >= 256 { break }
         }
         return String(output.prefix(256))
     }

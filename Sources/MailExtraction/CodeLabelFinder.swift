@@ -131,11 +131,17 @@ enum CodeLabelFinder {
     /// languages.
     static func codeWord(_ word: String) -> Bool {
         if codeWords.contains(word) { return true }
-        for suffix in ["code", "codes", "kode", "kod", "codigo", "código", "koden"] where word.hasSuffix(suffix) {
+        for suffix in codeSuffixes where word.utf8.reversed().starts(with: suffix) {
             return !notCodeCodes.contains(word)
         }
         // `kodunuz`, `kodem`, `koodi`: the code word inflected.
         return (word.hasPrefix("kod") || word.hasPrefix("kood")) && word.count <= 8
+    }
+
+    /// The endings of a code word's compounds, each as its UTF-8 bytes reversed, compared from the word's end byte by
+    /// byte (the words are lower-cased; `código` written decomposed, as mail is not, would not match).
+    private static let codeSuffixes = ["code", "codes", "kode", "kod", "codigo", "código", "koden"].map {
+        Array($0.utf8.reversed())
     }
 
     /// `postcode`, `Gutscheincode`: a compound whose first part says it is not a one-time code.

@@ -45,4 +45,14 @@ struct PreviewStripTests {
         #expect(Preview.stripTags("open <tag never closes") == "open ")
         #expect(Preview.decodingBasicEntities("no entity") == "no entity")
     }
+
+    @Test("a preview collapses white space and stops at 256 characters, a space counted as one")
+    func preview() {
+        #expect(Preview.make(text: "  Hello \r\n\t world  ", html: nil) == "Hello world")
+        let long = String(repeating: "ab ", count: 200)
+        let preview = Preview.make(text: long, html: nil)
+        #expect(preview.count == 256 && preview.hasPrefix("ab ab") && !preview.hasSuffix(" "))
+        #expect(Preview.make(text: nil, html: "<p>Héllo</p>  <p>wörld</p>") == "Héllo wörld")
+        #expect(Preview.make(text: nil, html: nil) == "")
+    }
 }
