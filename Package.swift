@@ -302,7 +302,7 @@ let package = Package(
         ]),
         // How mail clients set themselves up (issue 87): Thunderbird's autoconfig and Outlook's autodiscover, a door of
         // XML documents over the servers the composition root binds.
-        .target(name: "MailClientSetup", dependencies: ["HTTP1", "ServerKit"]),
+        .target(name: "MailClientSetup", dependencies: ["HTTP1", "ServerKit", "Directory", "MIME"]),
         // Mail.td's REST API (CONTRACT.md 2.2): accounts, tokens, Pro users and their API tokens, domains, billing and
         // messages, a door over the accounts' model (issue 82).
         .target(name: "MailTD", dependencies: [

@@ -1,3 +1,4 @@
+import Directory
 import HTTP1
 import ServerKit
 
@@ -34,7 +35,7 @@ public struct MailClientSetupService: Sendable {
     /// Thunderbird's document for the domain of `emailaddress`; 400 without one, 404 for a domain not served here.
     func autoconfig(_ request: HTTPRequest) -> HTTPResponse {
         guard let address = request.queryItems.first(where: { $0.name == "emailaddress" })?.value,
-            let domain = Self.domain(of: address)
+            let domain = AddressParts(address)?.domain
         else {
             return .text(.badRequest, "autoconfig needs ?emailaddress=user@domain\n")
         }
@@ -46,18 +47,11 @@ public struct MailClientSetupService: Sendable {
     /// an address or with one on a domain not served here.
     func autodiscover(_ request: HTTPRequest) -> HTTPResponse {
         guard let address = OutlookAutodiscover.address(inRequest: request.body),
-            let domain = Self.domain(of: address), serves(domain)
+            let domain = AddressParts(address)?.domain, serves(domain)
         else {
             return Self.xml(OutlookAutodiscover.invalidRequest)
         }
         return Self.xml(OutlookAutodiscover.document(address: address, servers: servers))
-    }
-
-    /// The domain of `address`, lower-cased; nil when it has no `@` with text on both sides.
-    static func domain(of address: String) -> String? {
-        guard let at = address.lastIndex(of: "@"), at != address.startIndex else { return nil }
-        let domain = address[address.index(after: at)...]
-        return domain.isEmpty ? nil : domain.lowercased()
     }
 
     private static func xml(_ document: HTML) -> HTTPResponse {

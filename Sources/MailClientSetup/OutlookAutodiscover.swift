@@ -1,4 +1,5 @@
 import Foundation
+import MIME
 import ServerKit
 
 /// Outlook's autodiscover (the "plain old XML" protocol, `POST /autodiscover/autodiscover.xml`): the request names an
@@ -8,8 +9,8 @@ public enum OutlookAutodiscover {
     /// The response schema the answer is written in, which Outlook's request names.
     static let responseSchema = "http://schemas.microsoft.com/exchange/autodiscover/outlook/responseschema/2006a"
 
-    /// The `EMailAddress` of a request (the element in any namespace prefix), trimmed, its five predefined entities
-    /// decoded; nil when there is none, it is empty or the body is not UTF-8.
+    /// The `EMailAddress` of a request (the element in any namespace prefix), trimmed, its character references
+    /// decoded (MIME's `HTMLTag`, which reads XML's five); nil when there is none, it is empty or the body is not UTF-8.
     public static func address(inRequest body: [UInt8]) -> String? {
         guard let text = String(validating: body, as: UTF8.self) else { return nil }
         var rest = Substring(text)
@@ -21,7 +22,7 @@ public enum OutlookAutodiscover {
             rest = rest[open.upperBound...]
             guard isOpening else { continue }
             let value = rest.prefix { $0 != "<" }
-            let address = decoded(value).trimmingCharacters(in: .whitespacesAndNewlines)
+            let address = HTMLTag.decodeReferences(String(value)).trimmingCharacters(in: .whitespacesAndNewlines)
             return address.isEmpty ? nil : address
         }
         return nil
@@ -77,14 +78,5 @@ public enum OutlookAutodiscover {
                   </Protocol>
 
             """
-    }
-
-    /// `text` with XML's five predefined entities decoded (numeric references are left as written: an address has
-    /// no need of them).
-    private static func decoded(_ text: Substring) -> String {
-        guard text.contains("&") else { return String(text) }
-        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }
