@@ -75,8 +75,11 @@ public struct OAuthAccessClaims: JWTTypedClaims, Equatable {
     public static func verify(_ token: String, keys: JWTKeySet, issuer: String, lifetime: Int64, now: Int64)
         throws(JWTError) -> OAuthAccessClaims
     {
-        try keys.verify(
-            token, as: OAuthAccessClaims.self,
-            policy: JWTPolicy(purpose: purpose, issuer: issuer, maximumLifetime: lifetime), now: now)
+        try keys.verify(token, as: OAuthAccessClaims.self, policy: policy(issuer: issuer, lifetime: lifetime), now: now)
+    }
+
+    /// What an access token of `issuer` living at most `lifetime` seconds must be.
+    public static func policy(issuer: String, lifetime: Int64) -> JWTPolicy {
+        JWTPolicy(purpose: purpose, issuer: issuer, maximumLifetime: lifetime)
     }
 }
