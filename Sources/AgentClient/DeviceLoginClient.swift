@@ -49,7 +49,8 @@ public struct DeviceLoginClient: Sendable {
     public func endpoints(issuer: URL) async throws -> Endpoints {
         let url = issuer.appendingPathComponent(".well-known/oauth-authorization-server").absoluteString
         let (status, body) = try await send(url, method: "GET")
-        guard status == 200, let issuer = body["issuer"] as? String, let token = body["token_endpoint"] as? String else {
+        guard status == 200, let issuer = body["issuer"] as? String, let token = body["token_endpoint"] as? String
+        else {
             throw AgentClientError(status: status, message: "the server's OAuth metadata cannot be read", hint: nil)
         }
         guard let device = body["device_authorization_endpoint"] as? String else {
@@ -83,7 +84,8 @@ public struct DeviceLoginClient: Sendable {
         var fields = [("client_id", clientID), ("resource", resource)]
         if let scope { fields.append(("scope", scope)) }
         let (status, body) = try await send(endpoints.deviceAuthorization, form: fields)
-        guard status == 200, let deviceCode = body["device_code"] as? String, let userCode = body["user_code"] as? String,
+        guard status == 200, let deviceCode = body["device_code"] as? String,
+            let userCode = body["user_code"] as? String,
             let uri = body["verification_uri"] as? String, let expiresIn = body["expires_in"] as? Int
         else { throw Self.refusal(status, body) }
         return Authorization(
@@ -105,7 +107,9 @@ public struct DeviceLoginClient: Sendable {
             try await sleep(seconds)
             let (status, body) = try await send(
                 endpoints.token,
-                form: [("grant_type", Self.grantType), ("device_code", authorization.deviceCode), ("client_id", clientID)])
+                form: [
+                    ("grant_type", Self.grantType), ("device_code", authorization.deviceCode), ("client_id", clientID),
+                ])
             if status == 200, let access = body["access_token"] as? String {
                 return Tokens(
                     accessToken: access, refreshToken: body["refresh_token"] as? String,
@@ -117,7 +121,8 @@ public struct DeviceLoginClient: Sendable {
         switch next {
         case .stop(.denied): throw AgentClientError(status: 400, message: "the owner denied the request", hint: nil)
         case .stop(.expired):
-            throw AgentClientError(status: 400, message: "the code expired before the owner answered", hint: "start again")
+            throw AgentClientError(
+                status: 400, message: "the code expired before the owner answered", hint: "start again")
         case .stop(.refused(let code, let description)):
             throw AgentClientError(status: 400, message: code, hint: description)
         case .wait: throw AgentClientError(status: 0, message: "polling ended unexpectedly", hint: nil)

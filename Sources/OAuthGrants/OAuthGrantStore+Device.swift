@@ -63,7 +63,9 @@ extension OAuthGrantStore {
                         .text(resource), .integer(now), .integer(now + lifetime), .integer(interval),
                     ])
             }
-            if inserted == 1 { return DeviceStart(deviceCode: deviceCode, userCode: userCode, expiresAt: now + lifetime) }
+            if inserted == 1 {
+                return DeviceStart(deviceCode: deviceCode, userCode: userCode, expiresAt: now + lifetime)
+            }
         }
         throw DeviceStoreError.userCodesExhausted
     }

@@ -36,9 +36,10 @@ extension OAuthGrantStore {
                             window_ends = CASE WHEN oauth_device_guesses.window_ends <= ? THEN excluded.window_ends
                                 ELSE oauth_device_guesses.window_ends END
                         """, [digest, .integer(now + window), .integer(now), .integer(now)])
-                    let spent = try connection.query(
-                        "SELECT failures FROM oauth_device_guesses WHERE key_digest = ?", [digest]
-                    ).first?.int("failures") ?? 0
+                    let spent =
+                        try connection.query(
+                            "SELECT failures FROM oauth_device_guesses WHERE key_digest = ?", [digest]
+                        ).first?.int("failures") ?? 0
                     if spent > Int64(budget.limit) { within = false }
                 }
                 return within

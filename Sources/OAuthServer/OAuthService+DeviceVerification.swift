@@ -11,15 +11,25 @@ extension OAuthService {
     /// consent page) and `POST /owner/device/consent` (the owner's answer).
     func registerDeviceVerification(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
-        router.add(.GET, "/owner/device", .deferred { [self] request, context, _ in
-            await pageMiddleware(context) { try await deviceForm(request) }
-        })
-        router.add(.POST, "/owner/device", bodyLimit: limit, .deferred { [self] request, context, _ in
-            await pageMiddleware(context) { try await deviceEntry(request, from: context.clientAddress?.description) }
-        })
-        router.add(.POST, "/owner/device/consent", bodyLimit: limit, .deferred { [self] request, context, _ in
-            await pageMiddleware(context) { try await deviceAnswer(request, from: context.clientAddress?.description) }
-        })
+        router.add(
+            .GET, "/owner/device",
+            .deferred { [self] request, context, _ in
+                await pageMiddleware(context) { try await deviceForm(request) }
+            })
+        router.add(
+            .POST, "/owner/device", bodyLimit: limit,
+            .deferred { [self] request, context, _ in
+                await pageMiddleware(context) {
+                    try await deviceEntry(request, from: context.clientAddress?.description)
+                }
+            })
+        router.add(
+            .POST, "/owner/device/consent", bodyLimit: limit,
+            .deferred { [self] request, context, _ in
+                await pageMiddleware(context) {
+                    try await deviceAnswer(request, from: context.clientAddress?.description)
+                }
+            })
     }
 
     /// `GET /owner/device[?user_code=…]`: a browser without an owner session signs in (any of the owner's ways in)
@@ -52,7 +62,8 @@ extension OAuthService {
         let now = clock()
         let budgets = [
             OAuthGrantStore.GuessBudget(key: "session:" + session, limit: configuration.deviceGuessesPerSession),
-            OAuthGrantStore.GuessBudget(key: "address:" + (address ?? "-"), limit: configuration.deviceGuessesPerAddress),
+            OAuthGrantStore.GuessBudget(
+                key: "address:" + (address ?? "-"), limit: configuration.deviceGuessesPerAddress),
         ]
         guard try await grants.spendGuess(budgets, now: now, window: configuration.deviceGuessWindow) else {
             metrics.deviceGuessesRefused.increment()
@@ -82,7 +93,8 @@ extension OAuthService {
             return HTMLPage.redirect(to: Self.deviceSignIn(nil))
         }
         let now = clock()
-        guard let query = OAuthConsentTicket.open(fields["request"] ?? "", ownerID: owner.id, now: now, key: consentKey),
+        guard
+            let query = OAuthConsentTicket.open(fields["request"] ?? "", ownerID: owner.id, now: now, key: consentKey),
             let code = HTTPRequest.items(ofQuery: query).first(where: { $0.name == Self.ticketField })?.value,
             let pending = try await grants.deviceRequest(userCode: code, now: now),
             let subject = try await deviceSubject(pending)
@@ -106,7 +118,8 @@ extension OAuthService {
         case .again(let message, let status):
             return try await consentPage(subject, owner: owner, request: request, status: status, error: message)
         case .foreignInbox:
-            return BrowserPage.message(.forbidden, "Allow access?", "The inbox the device asked for is not one of yours.")
+            return BrowserPage.message(
+                .forbidden, "Allow access?", "The inbox the device asked for is not one of yours.")
         case .chosen(let chosen): choice = chosen
         }
         guard

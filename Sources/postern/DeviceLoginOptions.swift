@@ -22,7 +22,9 @@ struct DeviceLoginOptions: ParsableArguments {
         let client = try DeviceLoginClient()
         let endpoints = try await client.endpoints(issuer: base)
         var clientID = self.clientID ?? ""
-        if self.clientID == nil { clientID = try await client.register(endpoints, name: "postern agent login --device") }
+        if self.clientID == nil {
+            clientID = try await client.register(endpoints, name: "postern agent login --device")
+        }
         let authorization = try await client.start(
             endpoints, clientID: clientID, scope: scope, resource: resource ?? endpoints.issuer + "/mcp")
         var words = "To sign in, open \(authorization.verificationURI) and enter the code \(authorization.userCode)\n"

@@ -21,22 +21,20 @@ struct OAuthDeviceCodeStateTests {
         #expect(state.interval == 20)
     }
 
+    // The transitions mutate, so each answer is taken before it is checked (`#expect` cannot call a mutating method).
+
     @Test("approved: the next poll gets the grant however soon, it is redeemed once, later polls are refused")
     func approvedOnce() {
         var state = Self.fresh()
         #expect(state.poll(now: 1_000) == .pending)
-        let changed1 = state.approve(grantID: "g1", now: 1_001)
-        #expect(changed1)
-        #expect(!state.answerable(now: 1_001))
-        let changed2 = state.approve(grantID: "g2", now: 1_001)
-        #expect(!changed2)
-        let changed3 = state.deny(now: 1_001)
-        #expect(!changed3)
+        let approved = state.approve(grantID: "g1", now: 1_001)
+        let approvedAgain = state.approve(grantID: "g2", now: 1_001)
+        let deniedAfter = state.deny(now: 1_001)
+        #expect(approved && !approvedAgain && !deniedAfter && !state.answerable(now: 1_001))
         #expect(state.poll(now: 1_002) == .approved(grantID: "g1"))
-        let changed4 = state.redeem(now: 1_002)
-        #expect(changed4)
-        let changed5 = state.redeem(now: 1_003)
-        #expect(!changed5)
+        let redeemed = state.redeem(now: 1_002)
+        let redeemedAgain = state.redeem(now: 1_003)
+        #expect(redeemed && !redeemedAgain)
         #expect(state.poll(now: 1_010) == .redeemed)
         #expect(state.poll(now: 2_000) == .redeemed)
     }
@@ -44,22 +42,21 @@ struct OAuthDeviceCodeStateTests {
     @Test("a code is not redeemed before the owner approves it")
     func notBeforeApproval() {
         var state = Self.fresh()
-        let changed6 = state.redeem(now: 1_000)
-        #expect(!changed6)
+        let redeemed = state.redeem(now: 1_000)
+        #expect(!redeemed)
         #expect(state.poll(now: 1_000) == .pending)
     }
 
     @Test("denied: access_denied at every poll; the owner cannot approve it afterwards")
     func denied() {
         var state = Self.fresh()
-        let changed7 = state.deny(now: 1_010)
-        #expect(changed7)
-        let changed8 = state.approve(grantID: "g1", now: 1_011)
-        #expect(!changed8)
+        let denied = state.deny(now: 1_010)
+        let approvedAfter = state.approve(grantID: "g1", now: 1_011)
+        #expect(denied && !approvedAfter)
         #expect(state.poll(now: 1_011) == .denied)
         #expect(state.poll(now: 1_012) == .denied)
-        let changed9 = state.redeem(now: 1_012)
-        #expect(!changed9)
+        let redeemed = state.redeem(now: 1_012)
+        #expect(!redeemed)
     }
 
     @Test("expired at its end: expired_token; nobody answers or redeems it")
@@ -67,18 +64,18 @@ struct OAuthDeviceCodeStateTests {
         var state = Self.fresh()
         #expect(state.answerable(now: 1_599))
         #expect(!state.answerable(now: 1_600))
-        let changed10 = state.approve(grantID: "g1", now: 1_600)
-        #expect(!changed10)
+        let approvedLate = state.approve(grantID: "g1", now: 1_600)
+        #expect(!approvedLate)
         #expect(state.poll(now: 1_600) == .expired)
         var approved = Self.fresh()
-        let changed11 = approved.approve(grantID: "g1", now: 1_500)
-        #expect(changed11)
+        let approvedInTime = approved.approve(grantID: "g1", now: 1_500)
+        #expect(approvedInTime)
         #expect(approved.poll(now: 1_600) == .expired)
-        let changed12 = approved.redeem(now: 1_600)
-        #expect(!changed12)
+        let redeemedLate = approved.redeem(now: 1_600)
+        #expect(!redeemedLate)
         var denied = Self.fresh()
-        let changed13 = denied.deny(now: 1_500)
-        #expect(changed13)
+        let deniedInTime = denied.deny(now: 1_500)
+        #expect(deniedInTime)
         #expect(denied.poll(now: 1_700) == .expired)
     }
 
@@ -86,7 +83,7 @@ struct OAuthDeviceCodeStateTests {
     func revokedAfterApproval() {
         var state = OAuthDeviceCodeState(expiresAt: 1_600, interval: 5, grantID: "g1", denied: true)
         #expect(state.poll(now: 1_001) == .denied)
-        let changed14 = state.redeem(now: 1_001)
-        #expect(!changed14)
+        let redeemed = state.redeem(now: 1_001)
+        #expect(!redeemed)
     }
 }

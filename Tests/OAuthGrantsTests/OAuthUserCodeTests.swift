@@ -42,7 +42,8 @@ struct OAuthUserCodeTests {
     @Test(
         "what an owner types is read case-insensitively with dashes and white space ignored",
         arguments: [
-            ("BCDF-GHJK", "BCDFGHJK"), ("bcdf-ghjk", "BCDFGHJK"), ("BcDf GhJk", "BCDFGHJK"), ("  bcdfghjk\n", "BCDFGHJK"),
+            ("BCDF-GHJK", "BCDFGHJK"), ("bcdf-ghjk", "BCDFGHJK"), ("BcDf GhJk", "BCDFGHJK"),
+            ("  bcdfghjk\n", "BCDFGHJK"),
             ("B-C-D-F-G-H-J-K", "BCDFGHJK"), ("wxzb\tqrst", "WXZBQRST"),
         ])
     func normalised(_ typed: String, _ code: String) {

@@ -53,19 +53,25 @@ struct OAuthDeviceAdversarialTests {
             await poll("unknown \(i)", clientID, "unknown-device-code-\(i)", "invalid_grant")
             await poll("another client's pending code \(i)", other, pendingCode, "invalid_grant")
             await poll("truncated \(i)", clientID, String(pendingCode.dropLast(i + 1)), "invalid_grant")
-            refusals.append((
-                "code-flow client \(i)",
-                await harness.send(
-                    .POST, "/oauth/token",
-                    form: [("grant_type", Flow.deviceGrant), ("device_code", pendingCode), ("client_id", codeClient.id)]),
-                "unauthorized_client"))
+            refusals.append(
+                (
+                    "code-flow client \(i)",
+                    await harness.send(
+                        .POST, "/oauth/token",
+                        form: [
+                            ("grant_type", Flow.deviceGrant), ("device_code", pendingCode),
+                            ("client_id", codeClient.id),
+                        ]),
+                    "unauthorized_client"
+                ))
         }
         // Denied, then polled; denied then approved (refused on the page, still denied at the token endpoint).
         let denied = try await Flow.start(harness, clientID)
         let deniedCode = try #require(denied["device_code"]?.stringValue)
         let deniedPage = try await Flow.enter(harness, try #require(denied["user_code"]?.stringValue))
         _ = try await Flow.answer(harness, deniedPage, inbox: owner.inbox, decision: "deny")
-        #expect(try await Flow.answer(harness, deniedPage, inbox: owner.inbox, decision: "approve").status == .badRequest)
+        #expect(
+            try await Flow.answer(harness, deniedPage, inbox: owner.inbox, decision: "approve").status == .badRequest)
         for i in 0..<10 { await poll("denied \(i)", clientID, deniedCode, "access_denied") }
         // Expired: polled, and approved too late.
         let late = try await Flow.start(harness, clientID)
@@ -88,7 +94,9 @@ struct OAuthDeviceAdversarialTests {
                 statuses.append(try await Flow.enter(harness, guess).status)
             }
         }
-        #expect(statuses.prefix(5).allSatisfy { $0 == .badRequest } && statuses.dropFirst(5).allSatisfy { $0 == .tooManyRequests })
+        #expect(
+            statuses.prefix(5).allSatisfy { $0 == .badRequest }
+                && statuses.dropFirst(5).allSatisfy { $0 == .tooManyRequests })
         let guesses = statuses.count
         #expect(refused == refusals.count && refused + guesses >= 200, "\(refused) + \(guesses)")
         #expect(try await Self.count(harness, "oauth_access_tokens") == 1, "one token: the approved code's")

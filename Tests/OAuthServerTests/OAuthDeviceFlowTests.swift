@@ -120,7 +120,9 @@ struct OAuthDeviceFlowTests {
         #expect(events.contains { $0.action == .appApproved && $0.details?.contains("device_code") == true })
     }
 
-    @Test("denied: access_denied; expired: expired_token; another client's code: invalid_grant", arguments: StorageBackend.allCases)
+    @Test(
+        "denied: access_denied; expired: expired_token; another client's code: invalid_grant",
+        arguments: StorageBackend.allCases)
     func refusals(_ backend: StorageBackend) async throws {
         let harness = try OAuthHarness(backend)
         let clientID = try await Self.deviceClient(harness)
@@ -156,7 +158,9 @@ struct OAuthDeviceFlowTests {
         #expect(OAuthHarness.error(wide) == "invalid_scope")
     }
 
-    @Test("five wrong codes a session, then every entry is refused unread, the right one too", arguments: StorageBackend.allCases)
+    @Test(
+        "five wrong codes a session, then every entry is refused unread, the right one too",
+        arguments: StorageBackend.allCases)
     func guessing(_ backend: StorageBackend) async throws {
         let harness = try OAuthHarness(backend)
         let clientID = try await Self.deviceClient(harness)
@@ -184,13 +188,42 @@ struct OAuthDeviceFlowTests {
         for _ in 0..<6 { #expect(try await Self.enter(harness, userCode).status == .ok) }
     }
 
+    @Test(
+        "the purge drops device codes a day past expiry with a grant approved and never redeemed; a redeemed one stays",
+        arguments: StorageBackend.allCases)
+    func purge(_ backend: StorageBackend) async throws {
+        let harness = try OAuthHarness(backend)
+        let clientID = try await Self.deviceClient(harness)
+        let owner = try await harness.owner()
+        try await harness.signIn()
+        var codes: [String] = []
+        for _ in 0..<2 {
+            let started = try await Self.start(harness, clientID)
+            codes.append(try #require(started["device_code"]?.stringValue))
+            let page = try await Self.enter(harness, try #require(started["user_code"]?.stringValue))
+            #expect(try await Self.answer(harness, page, inbox: owner.inbox, decision: "approve").status == .ok)
+        }
+        #expect(await Self.poll(harness, clientID, codes[0]).status == .ok)
+        let now = harness.clock.now + 600 + 86_401
+        try await harness.test.database.write { try OAuthPurge.run($0, now: now) }
+        let left = try await harness.test.database.read { connection in
+            (
+                try connection.query("SELECT COUNT(*) AS n FROM oauth_device_codes").first?.int("n"),
+                try connection.query("SELECT COUNT(*) AS n FROM oauth_grants").first?.int("n")
+            )
+        }
+        #expect(left.0 == 0 && left.1 == 1, "the redeemed code's grant lives on, the other is gone")
+    }
+
     @Test("off: no endpoint, no page, no metadata, no grant type in registrations")
     func off() async throws {
         let harness = try OAuthHarness(.sqlite) { $0.deviceAuthorization = false }
-        let metadata = try #require(OAuthHarness.json(await harness.send(.GET, "/.well-known/oauth-authorization-server")))
+        let metadata = try #require(
+            OAuthHarness.json(await harness.send(.GET, "/.well-known/oauth-authorization-server")))
         #expect(metadata["device_authorization_endpoint"] == nil)
         #expect(metadata["grant_types_supported"]?.arrayValue?.contains(.string(Self.deviceGrant)) == false)
-        #expect(await harness.send(.POST, "/oauth/device_authorization", form: [("client_id", "x")]).status == .notFound)
+        #expect(
+            await harness.send(.POST, "/oauth/device_authorization", form: [("client_id", "x")]).status == .notFound)
         #expect(await harness.send(.GET, "/owner/device").status == .notFound)
         let registration = await harness.send(
             .POST, "/oauth/register", json: #"{"grant_types":["\#(Self.deviceGrant)"]}"#)
