@@ -211,7 +211,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
-        .target(name: "AgentClient", dependencies: ["OutboundSocket", "AgentPoW", "AuthCrypto", "Fetch"]),
+        .target(name: "AgentClient", dependencies: ["OutboundSocket", "AgentPoW", "AuthCrypto", "Fetch", "HTTP1"]),
         // Stored passwords: Argon2id hashing and verification on the worker pool, with an unknown-user decoy.
         .target(name: "PasswordHashing", dependencies: ["AuthCrypto", "ComputePool"]),
         // The browser pages every signed-in family shares (issue 52): the cookies and CSRF tokens of a family of

@@ -16,6 +16,11 @@ import ServerKit
 /// - `POSTERN_OAUTH_INTROSPECTION` (on or off, default on): ``introspection``.
 /// - `POSTERN_OAUTH_ASSERTION_MAX_SECONDS` (integer, 30 to 3600, default 600): ``assertionMaxLifetime``.
 /// - `POSTERN_OAUTH_SECRET_OVERLAP_SECONDS` (integer, 0 to 30 days, default 86400): ``secretRotationOverlap``.
+/// - `POSTERN_OAUTH_DEVICE_AUTHORIZATION` (on or off, default on): ``deviceAuthorization``.
+/// - `POSTERN_OAUTH_DEVICE_CODE_SECONDS` (integer, 5 to 3600, default 600): ``deviceCodeLifetime``.
+/// - `POSTERN_OAUTH_DEVICE_INTERVAL_SECONDS` (integer, 1 to 60, default 5): ``devicePollInterval``.
+/// - `POSTERN_OAUTH_DEVICE_GUESSES_PER_SESSION` (integer, 1 to 100, default 5): ``deviceGuessesPerSession``.
+/// - `POSTERN_OAUTH_DEVICE_GUESSES_PER_ADDRESS` (integer, 1 to 10000, default 20): ``deviceGuessesPerAddress``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -84,6 +89,22 @@ public struct OAuthConfiguration: Sendable {
     /// How long a confidential client's old secret keeps working after `postern oauth client rotate-secret`, seconds,
     /// unless the command says otherwise. Default 86,400 (a day, for the client's deployments to move over).
     public var secretRotationOverlap: Int64 = 86_400
+    /// Whether the device authorization grant (RFC 8628) is served: `/oauth/device_authorization`, the verification
+    /// page `/owner/device`, the device-code grant at the token endpoint and in registrations; the metadata lists the
+    /// endpoint and the grant type only when on. Default on.
+    public var deviceAuthorization = true
+    /// How long a device code (and its user code) lives, seconds. Default 600 (RFC 8628's example, ten minutes).
+    public var deviceCodeLifetime: Int64 = 600
+    /// The least number of seconds between a device's polls at first (each `slow_down` adds 5). Default 5 (RFC 8628
+    /// section 3.5's default).
+    public var devicePollInterval: Int64 = 5
+    /// Wrong user codes one owner session may enter on `/owner/device` in ``deviceGuessWindow``; the next entry, right
+    /// or wrong, is refused unread. Default 5.
+    public var deviceGuessesPerSession = 5
+    /// Wrong user codes one client address may enter in ``deviceGuessWindow``, whatever the session. Default 20.
+    public var deviceGuessesPerAddress = 20
+    /// The window wrong user codes are counted in, seconds from the first. Default 3,600.
+    public var deviceGuessWindow: Int64 = 3_600
 
     /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
     public init(issuer: String) {
@@ -105,6 +126,11 @@ public struct OAuthConfiguration: Sendable {
         if let on = try config.flag("INTROSPECTION") { introspection = on }
         if let seconds = try config.integer("ASSERTION_MAX_SECONDS") { assertionMaxLifetime = Int64(seconds) }
         if let seconds = try config.integer("SECRET_OVERLAP_SECONDS") { secretRotationOverlap = Int64(seconds) }
+        if let on = try config.flag("DEVICE_AUTHORIZATION") { deviceAuthorization = on }
+        if let seconds = try config.integer("DEVICE_CODE_SECONDS") { deviceCodeLifetime = Int64(seconds) }
+        if let seconds = try config.integer("DEVICE_INTERVAL_SECONDS") { devicePollInterval = Int64(seconds) }
+        if let count = try config.integer("DEVICE_GUESSES_PER_SESSION") { deviceGuessesPerSession = count }
+        if let count = try config.integer("DEVICE_GUESSES_PER_ADDRESS") { deviceGuessesPerAddress = count }
         try validate()
     }
 
@@ -124,6 +150,16 @@ public struct OAuthConfiguration: Sendable {
             throw ConfigurationError(
                 key: "POSTERN_OAUTH_SECRET_OVERLAP_SECONDS", message: "must be from 0 to 2592000 (30 days)")
         }
+        let ranges: [(String, ClosedRange<Int64>, Int64)] = [
+            ("DEVICE_CODE_SECONDS", 5...3600, deviceCodeLifetime),
+            ("DEVICE_INTERVAL_SECONDS", 1...60, devicePollInterval),
+            ("DEVICE_GUESSES_PER_SESSION", 1...100, Int64(deviceGuessesPerSession)),
+            ("DEVICE_GUESSES_PER_ADDRESS", 1...10_000, Int64(deviceGuessesPerAddress)),
+        ]
+        for (key, range, value) in ranges where !range.contains(value) {
+            throw ConfigurationError(
+                key: "POSTERN_OAUTH_" + key, message: "must be from \(range.lowerBound) to \(range.upperBound)")
+        }
     }
 
     /// The `resource` values an authorization may name, byte for byte: `<issuer>/jmap`, `<issuer>/mcp`
@@ -132,4 +168,10 @@ public struct OAuthConfiguration: Sendable {
 
     /// The token endpoint's URL: an audience a `private_key_jwt` assertion may name (besides the issuer).
     public var tokenEndpoint: String { issuer + "/oauth/token" }
+
+    /// The device authorization endpoint's URL (RFC 8628 section 3.1).
+    public var deviceAuthorizationEndpoint: String { issuer + "/oauth/device_authorization" }
+
+    /// The verification page's URL (RFC 8628 `verification_uri`), on the owners' surface.
+    public var deviceVerificationURI: String { issuer + "/owner/device" }
 }

@@ -25,6 +25,11 @@ struct OAuthMetrics: Sendable {
     let introspections: Counter
     /// `postern_oauth_reuse_detections_total{kind="client_assertion"}`: a client assertion's `jti` presented again.
     let assertionReplays: Counter
+    /// `postern_oauth_device_authorizations_total{outcome=...}`: device authorizations started, approved, denied and
+    /// redeemed.
+    let device: [OAuthDeviceOutcome: Counter]
+    /// `postern_oauth_device_guesses_refused_total`: user codes refused unread on `/owner/device` (a budget spent).
+    let deviceGuessesRefused: Counter
     /// `postern_rate_limit_rejections_total{surface="oauth",class=...}`.
     private let rejections: [OAuthService.RateClass: Counter]
 
@@ -44,6 +49,14 @@ struct OAuthMetrics: Sendable {
         assertionReplays = Counter(
             label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "client_assertion")],
             factory: factory)
+        var device: [OAuthDeviceOutcome: Counter] = [:]
+        for outcome in OAuthDeviceOutcome.allCases {
+            device[outcome] = Counter(
+                label: "postern_oauth_device_authorizations_total", dimensions: [("outcome", outcome.rawValue)],
+                factory: factory)
+        }
+        self.device = device
+        deviceGuessesRefused = Counter(label: "postern_oauth_device_guesses_refused_total", factory: factory)
         var rejections: [OAuthService.RateClass: Counter] = [:]
         for rateClass in OAuthService.RateClass.allCases {
             rejections[rateClass] = Counter(
@@ -53,5 +66,12 @@ struct OAuthMetrics: Sendable {
         self.rejections = rejections
     }
 
+    func device(_ outcome: OAuthDeviceOutcome) { device[outcome]?.increment() }
+
     func rateLimited(_ rateClass: OAuthService.RateClass) { rejections[rateClass]?.increment() }
+}
+
+/// What happened to a device authorization, as its counter's `outcome` label says.
+enum OAuthDeviceOutcome: String, CaseIterable, Sendable {
+    case started, approved, denied, redeemed
 }

@@ -138,7 +138,8 @@ public final class OAuthService: Sendable {
     }
 
     /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,
-    /// `POST /oauth/revoke`, `POST /oauth/introspect` when introspection is on (each with a CORS preflight),
+    /// `POST /oauth/revoke`, `POST /oauth/introspect` when introspection is on, `POST /oauth/device_authorization`
+    /// when the device flow is on (each with a CORS preflight; then the verification page `/owner/device` too),
     /// `GET /oauth/authorize` (`POST` is 404) and `POST /oauth/consent`.
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
@@ -159,6 +160,13 @@ public final class OAuthService: Sendable {
             await middleware.run(.endpoint, context) { try await revoke(request) }
         })
         var preflighted = ["/oauth/register", "/oauth/token", "/oauth/revoke"]
+        if configuration.deviceAuthorization {
+            router.add(.POST, "/oauth/device_authorization", bodyLimit: limit, .deferred { [self] request, context, _ in
+                await middleware.run(.endpoint, context) { try await deviceAuthorization(request) }
+            })
+            preflighted.append("/oauth/device_authorization")
+            registerDeviceVerification(into: &router)
+        }
         if configuration.introspection {
             router.add(.POST, "/oauth/introspect", bodyLimit: limit, .deferred { [self] request, context, _ in
                 await middleware.run(.introspect, context) { try await introspect(request) }
@@ -212,14 +220,15 @@ public final class OAuthService: Sendable {
         }
     }
 
-    /// RFC 8414 metadata with the contract's fields (1.2); the client credentials grant, `client_secret_basic`,
+    /// RFC 8414 metadata with the contract's fields (1.2); the device authorization endpoint and grant (RFC 8628
+    /// section 4), the client credentials grant, `client_secret_basic`,
     /// `private_key_jwt` with its signing algorithms, and the introspection endpoint with its methods, only when on.
     static func metadata(_ configuration: OAuthConfiguration, documents: Bool) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let issuer = configuration.issuer
         let credentials = configuration.clientCredentials
         let confidential = credentials || configuration.introspection
-        let grantTypes = ["authorization_code", "refresh_token"] + (credentials ? ["client_credentials"] : [])
+        let grantTypes = supportedGrantTypes(configuration)
         let confidentialMethods = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
         let authMethods = confidential ? confidentialMethods + ["none"] : ["client_secret_post", "none"]
         let algorithms = strings(PublishedKey.Algorithm.allCases.map(\.rawValue))
@@ -236,6 +245,9 @@ public final class OAuthService: Sendable {
             ("code_challenge_methods_supported", strings(["S256"])),
             ("token_endpoint_auth_methods_supported", strings(authMethods)),
         ]
+        if configuration.deviceAuthorization {
+            members.append(("device_authorization_endpoint", .string(configuration.deviceAuthorizationEndpoint)))
+        }
         if confidential {
             members.append(("token_endpoint_auth_signing_alg_values_supported", algorithms))
             members.append(("revocation_endpoint_auth_methods_supported", strings(authMethods)))
