@@ -37,7 +37,7 @@ EMAIL = "keys-only@example.com"
 checks = Checks()
 SECRET = re.compile(r'<pre id="app-password-secret" class="key">([a-z-]+)</pre>')
 OPTION = re.compile(r'<option value="([^"]+)">([^<]+)</option>')
-ROW = re.compile(r'id="app-password-([A-Za-z0-9_-]+)"')
+ROW = re.compile(r'<div class="row app-password" id="app-password-([A-Za-z0-9_-]+)"')
 
 
 def check(condition, what, detail=""):
@@ -153,8 +153,16 @@ def refusals(server, address, both, pop_only):
             "csrf_token": inbox_browser.csrf("/inbox/sign-in"), "kind": "account", "address": address,
             "password": secret})
         check(status == 401, "/inbox/sign-in refuses an app password with the inbox's address: 401", f"{status}")
+    # A registered public client (RFC 7591), so that what is refused is the grant, not the client.
+    parsed = urllib.parse.urlsplit(server)
+    connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
+    connection.request("POST", "/oauth/register", body=json.dumps({
+        "client_name": "mutt", "redirect_uris": ["http://127.0.0.1:9/callback"], "application_type": "native"}),
+        headers={"Content-Type": "application/json"})
+    client_id = json.loads(connection.getresponse().read())["client_id"]
+    connection.close()
     status, text = web(server, "POST", "/oauth/token", {
-        "grant_type": "password", "username": address, "password": both, "client_id": "mutt"})
+        "grant_type": "password", "username": address, "password": both, "client_id": client_id})
     check(status == 400 and json.loads(text).get("error") == "unsupported_grant_type",
           "/oauth/token: the password grant with an app password is 400 unsupported_grant_type", f"{status} {text}")
     basic = base64.b64encode(f"{address}:{both}".encode()).decode()
@@ -163,7 +171,7 @@ def refusals(server, address, both, pop_only):
     check(status == 401 and json.loads(text).get("error") == "invalid_client",
           "/oauth/token: an app password as a client secret is 401 invalid_client", f"{status} {text}")
     for scheme, credential in (("Basic", basic), ("Bearer", both)):
-        status, text = web(server, "GET", "/jmap/session", headers={"Authorization": f"{scheme} {credential}"})
+        status, text = web(server, "GET", "/.well-known/jmap", headers={"Authorization": f"{scheme} {credential}"})
         check(status == 401, f"JMAP refuses an app password ({scheme}): 401", f"{status} {text[:200]}")
 
 
