@@ -8,7 +8,8 @@ POP3 only. Debian's `msmtp`, unmodified, sends through submission (implicit TLS)
 if it was made for it (POP3 `-ERR`, IMAP `NO [AUTHENTICATIONFAILED]`, submission `535 5.7.8`), and none is taken at a
 web sign-in (/owner 401, /inbox 401), at /oauth/token (the password grant 400 `unsupported_grant_type`, as a client
 secret 401 `invalid_client`) or at JMAP (401, Basic or Bearer). Revoked, it opens nothing at once. Sign-ins and
-refusals are on the audit trail as an app password's. Skipped, with the reason, where neomutt or msmtp is missing
+refusals are on the audit trail as an app password's. The Apple Mail profile downloaded from the same page reads back
+(plistlib) with the servers autoconfig names and a new app password that opens IMAP. Skipped, with the reason, where neomutt or msmtp is missing
 (`apt-get install neomutt msmtp`; `scripts/bootstrap --test` installs both)."""
 
 import base64
@@ -16,6 +17,7 @@ import http.client
 import imaplib
 import json
 import os
+import plistlib
 import poplib
 import re
 import shutil
@@ -79,6 +81,33 @@ def make(browser, inbox, name, doors):
     secret = SECRET.search(page)
     rows = ROW.findall(page)
     return response.status, secret.group(1) if secret else None, rows[0] if rows else None
+
+
+def apple_mail(browser, server, inbox, address):
+    """Downloads the Apple Mail profile on /owner/app-passwords and reads it as a device does (plistlib): its mail
+    payload names the servers autoconfig names, and the app password made for it signs in to IMAP."""
+    connection = http.client.HTTPConnection(browser.host, browser.port, timeout=60)
+    connection.request("POST", "/owner/app-passwords/apple-mail", body=urllib.parse.urlencode(
+        {"csrf_token": browser.csrf("/owner/app-passwords"), "inbox": inbox}), headers={
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Cookie": "; ".join(f"{k}={v}" for k, v in browser.cookies.items())})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    check(response.status == 200 and response.getheader("Content-Type") == "application/x-apple-aspen-config"
+          and response.getheader("Content-Disposition", "").startswith("attachment"),
+          "the Apple Mail profile downloads as application/x-apple-aspen-config", f"{response.status}")
+    profile = plistlib.loads(body)
+    mail = profile["PayloadContent"][0]
+    check(profile["PayloadType"] == "Configuration" and mail["PayloadType"] == "com.apple.mail.managed"
+          and mail["EmailAddress"] == address and mail["IncomingMailServerUsername"] == address
+          and mail["IncomingMailServerPortNumber"] == server.imaps_port
+          and mail["OutgoingMailServerPortNumber"] == server.submissions_port
+          and mail["IncomingMailServerHostName"] == urllib.parse.urlsplit(PUBLIC).hostname,
+          "its com.apple.mail.managed payload names IMAP and submission (implicit TLS) as autoconfig does",
+          f"{mail.get('IncomingMailServerPortNumber')} {mail.get('OutgoingMailServerPortNumber')}")
+    check(imap_login(server, address, mail["IncomingPassword"]) == "OK",
+          "the app password made for the profile signs in to IMAP")
 
 
 def imap_login(server, address, secret):
@@ -203,6 +232,7 @@ def main():
                 check(subject in subjects, "neomutt reads it over IMAP with the same app password",
                       f"{subjects}; {drawn!r}")
 
+                apple_mail(browser, server, inbox, address)
                 refusals(server, address, both, pop_only)
 
                 status, _, _ = browser.send("POST", f"/owner/app-passwords/{both_id}/revoke",
