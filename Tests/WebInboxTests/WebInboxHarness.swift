@@ -187,8 +187,9 @@ final class WebInboxHarness: Sendable {
         service.register(into: &router)
         signInMethods.register(into: &router)
         ProDashboardController(
-            inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: signInMethods)
-            .register(into: &router)
+            inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: signInMethods,
+            appPasswords: AppPasswordStore(database: database, limit: 20)
+        ).register(into: &router)
         self.router = router
     }
 
