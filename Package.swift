@@ -229,7 +229,8 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
-            "SignInProviders", "SignInMethods", "EmbeddedResources", .product(name: "Metrics", package: "swift-metrics"),
+            "SignInProviders", "SignInMethods", "EmbeddedResources", "AppPasswords",
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in methods, one owner for every family (issue 67): the passkey ceremonies' routes, the provider flow's
         // start, completion, password question and unlink, the last-way rule and the password's removal, written once
@@ -268,7 +269,7 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
             "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
-            "SignInMethods", "HTMLSanitizing",
+            "SignInMethods", "HTMLSanitizing", "AppPasswords",
         ]),
         // A message's HTML part made harmless to serve (a pure tokenizer that writes only what it understood): the web
         // inbox's frame and Mailpit's /view/{ID}.html.
@@ -320,8 +321,11 @@ let package = Package(
         // the audit; IMAP, POP3 and the web inbox's Mail.td sign-in are given it through their ports.
         .target(name: "MailSignIn", dependencies: [
             "MailboxAccounts", "Directory", "BrowserPages", "Audit", "ClientAddress", "EmailAddresses", "ServerKit",
-            "AuthCrypto", "Base64Coding",
+            "AuthCrypto", "Base64Coding", "AppPasswords",
         ]),
+        // App passwords (issue 87 item 2): the secret's form and digest and the only SQL of app_passwords; the mail
+        // sign-in checks them, the owner pages, the Pro dashboard and the operator's commands make and revoke them.
+        .target(name: "AppPasswords", dependencies: ["AuthCrypto", "Storage"]),
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
         // delivers it through the shared fetcher, the signature and payload, and the five /api/user/webhooks routes.
         .target(name: "Webhooks", dependencies: [
@@ -352,7 +356,7 @@ let package = Package(
         .target(name: "MailboxWebInbox", dependencies: [
             "EmailAddresses",
             "WebInbox", "MailboxAccounts", "MailboxRoutes", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
-            "ServerKit", "BrowserPages", "SignInProviders", "MailSignIn", "ClientAddress",
+            "ServerKit", "BrowserPages", "SignInProviders", "MailSignIn", "ClientAddress", "AppPasswords", "Audit",
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
@@ -432,7 +436,7 @@ let package = Package(
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
-            "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup", "SMTPSubmission",
+            "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup", "SMTPSubmission", "AppPasswords",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -446,14 +450,14 @@ let package = Package(
             "EmailAddresses", "EmbeddedResources", "JMAP", "JSON", "JWT", "MIME", "MailDelivery", "MailStore",
             "MailboxAccounts", "MailSubmission", "OAuthGrants", "OutboundQueue", "Owners", "Passkeys",
             "PasswordHashing", "SMTPOutcomes", "ServerKit",
-            "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox",
+            "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox", "AppPasswords",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(
             name: "postern",
             dependencies: [
                 "PosternApp", "PosternOperations", "AgentAuth", "AgentClient", "Owners", "Audit", "OutboundQueue",
-                "HTTPServer",
+                "HTTPServer", "AppPasswords",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -596,6 +600,9 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "AppPasswordsTests", dependencies: [
+            "AppPasswords", "Storage", "EmbeddedResources", "PosternTestSupport",
+        ]),
         .testTarget(name: "MailClientSetupTests", dependencies: ["MailClientSetup", "HTTP1", "ServerKit"]),
         .testTarget(name: "MailCXTests", dependencies: ["MailCX", "MailStore", "MIME", "JSON", "Directory"]),
         .testTarget(name: "MailTMTests", dependencies: ["MailTM", "MailboxAccounts", "MailStore", "MIME", "JSON", "HTTP1"]),
@@ -608,7 +615,7 @@ let package = Package(
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
             "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "Passkeys", "WebAuthn", "JSON",
-            "SignInProviders",
+            "SignInProviders", "AppPasswords",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [
@@ -619,6 +626,7 @@ let package = Package(
             "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
             "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains", "DNS", "MailSignIn",
+            "AppPasswords",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
@@ -675,7 +683,7 @@ let package = Package(
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", .product(name: "Logging", package: "swift-log"),
+            "ServerMetrics", "AppPasswords", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",

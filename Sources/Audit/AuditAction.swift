@@ -42,6 +42,11 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case agentClientCreated = "client.created"
     /// An owner deleted one of their agent clients (its tokens stop working).
     case agentClientDeleted = "client.deleted"
+    /// An app password was made (by an owner, a Pro user or the operator; the target is its id, the details its inbox
+    /// and doors, never the secret).
+    case appPasswordCreated = "app_password.created"
+    /// An app password was revoked: it opens nothing from now on.
+    case appPasswordRevoked = "app_password.revoked"
     /// A custom domain was added (by an owner or a Pro account).
     case domainAdded = "domain.added"
     /// A custom domain was proven by DNS.
@@ -97,6 +102,8 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .clientCredentialsGranted: "Client took a token"
         case .agentClientCreated: "Agent client created"
         case .agentClientDeleted: "Agent client deleted"
+        case .appPasswordCreated: "App password made"
+        case .appPasswordRevoked: "App password revoked"
         case .domainAdded: "Domain added"
         case .domainVerified: "Domain verified"
         case .domainRemoved: "Domain removed"

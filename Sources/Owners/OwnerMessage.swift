@@ -2,6 +2,7 @@
 enum OwnerMessage {
     static let wrongCredentials = "Wrong email or password."
     static let csrf = "This form expired. Please try again."
+    static let signInAgain = "Sign in again to go on: making an app password needs a recent sign-in."
     static let tooManySignUps = "Too many new accounts from your network. Please try again later."
 
     static func inboxLimit(_ limit: Int) -> String {

@@ -153,8 +153,11 @@ public final class OwnerService: Sendable {
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let next = Self.localPath(request.queryItem("next"))
-        if try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
-        return form(.ok, request, signInForm(next: next))
+        let again = request.queryItem(Self.againParameter) == "1"
+        if !again, try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
+        var page = signInForm(next: next)
+        if again { page.notice = OwnerMessage.signInAgain }
+        return form(.ok, request, page)
     }
 
     /// - Parameter address: the client's address, for the audit trail.

@@ -40,6 +40,10 @@ struct OwnerSurface {
             service: owners, inboxes: shared.ownedInboxes, clients: OAuthConfidentialClients(database: database),
             enabled: configuration.oauth.clientCredentials, clock: clock
         ).register(into: &router)
+        OwnerAppPasswordPages(
+            service: owners, inboxes: shared.ownedInboxes, store: shared.appPasswords,
+            appleMail: MailClientSetupSurface.appleMailProfile(context), clock: clock
+        ).register(into: &router)
         return OwnerSurface(service: owners, providerPages: providerPages)
     }
 }

@@ -9,7 +9,10 @@ struct OwnerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "owner",
         abstract: "Create, list and remove owners (people who hold inboxes and authorize apps); set their passwords.",
-        subcommands: [Create.self, List.self, Show.self, Approve.self, SetPassword.self, Remove.self, Passkeys.self])
+        subcommands: [
+            Create.self, List.self, Show.self, Approve.self, SetPassword.self, Remove.self, Passkeys.self,
+            OwnerAppPasswordCommand.self,
+        ])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
