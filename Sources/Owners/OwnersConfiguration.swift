@@ -3,6 +3,7 @@ import CustomDomains
 import Directory
 import PasswordHashing
 import ServerKit
+import SignInMethods
 import Storage
 
 /// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
@@ -16,6 +17,8 @@ import Storage
 /// - `POSTERN_OWNER_SIGNUP` (`open` or `closed`, default closed): ``signUpOpen``.
 /// - `POSTERN_OWNER_MAX_INBOXES` (integer, 1 to 100, default 50): ``maxInboxes``.
 /// - `POSTERN_OWNER_SIGNUPS_PER_HOUR` (integer, 0 to 1000, default 5): ``signUpsPerHour``.
+/// - `POSTERN_OWNER_SECOND_FACTOR` (`off`, `optional`, `required-for-passwords`, `required-except-passkeys`, default
+///   optional): ``secondFactor``.
 public struct OwnersConfiguration: Sendable {
     /// The public base URL (`POSTERN_PUBLIC_URL`); an https URL marks the cookies `Secure`.
     public var publicURL: String
@@ -37,6 +40,10 @@ public struct OwnersConfiguration: Sendable {
     /// (`POSTERN_OWNER_SIGNUPS_PER_HOUR`; 0 for no limit). Default 5. A token bucket held by each instance (shared out
     /// among `instances`), so a restart forgets it; a refused form (a taken email, a weak password) costs nothing.
     public var signUpsPerHour = 5
+    /// When a sign-in asks for a second factor (TOTP or a recovery code, issue 88) (`POSTERN_OWNER_SECOND_FACTOR`).
+    /// Default ``SecondFactorPolicy/optional``: owners who set one up on `/owner/two-step` are asked for a code after
+    /// their password; a passkey sign-in is never asked.
+    public var secondFactor = SecondFactorPolicy.optional
     /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
     public var maxDomains = 5
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).
@@ -76,6 +83,9 @@ public struct OwnersConfiguration: Sendable {
         if let signUp = try config.choice("SIGNUP", ["open", "closed"]) { signUpOpen = signUp == "open" }
         if let count = try config.integer("MAX_INBOXES") { maxInboxes = count }
         if let count = try config.integer("SIGNUPS_PER_HOUR") { signUpsPerHour = count }
+        if let policy = try config.choice("SECOND_FACTOR", SecondFactorPolicy.allCases.map(\.rawValue)) {
+            secondFactor = SecondFactorPolicy(rawValue: policy) ?? .optional
+        }
         try validate()
     }
 

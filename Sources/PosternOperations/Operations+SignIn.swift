@@ -67,6 +67,8 @@ extension Operations {
             describe(candidate.owner),
             "  password: " + (candidate.hasPassword ? "set" : "none (signs in with a passkey or a provider)"),
             "  email: " + (candidate.emailVerified ? "proven" : "not proven"),
+            "  two-step sign-in: " + describe(secondFactor: try await OwnerSecondFactors(
+                database: database, sealing: nil, clock: { unixNow() }).state(ownerID: candidate.owner.id)),
         ]
         let passkeys = try await PasskeyStore(database: database).credentials(of: .owner(candidate.owner.id))
         lines += passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:))
