@@ -3,8 +3,10 @@
 `otpauth://` URI (read by pyotp.parse_uri), confirms it with pyotp's code and keeps the ten recovery codes shown once.
 A new browser's password sign-in is then sent to the second step: pyotp's code opens the session; the same code on a
 second sign-in is refused (a code signs in once); a recovery code opens one session and is refused the next time.
-Finally `postern owner mfa reset` removes the factor and the password signs in alone again."""
+Finally `postern owner mfa reset` removes the factor and the password signs in alone again. On SQLite and on
+PostgreSQL, where the stored secret is sealed with POSTERN_KEY_SECRET (not the secret's bytes)."""
 
+import base64
 import html
 import os
 import re
@@ -15,6 +17,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, postern
 from postern_testkit.forms import FormDriver
+from postern_testkit.postgres import BACKENDS, psql
 from postern_testkit.server import install_packages
 
 install_packages("pyotp", ["pyotp==2.9.0"], ["pyotp"])
@@ -43,7 +46,12 @@ def second_step(base, code):
     return first, status, location, signed_in
 
 
-with postern(owners=[(EMAIL, PASSWORD)]) as base:
+def run(backend):
+    with postern(owners=[(EMAIL, PASSWORD)], backend=backend) as base:
+        run_on(base)
+
+
+def run_on(base):
     owner = FormDriver(base)
     check(owner.sign_in("/owner/sign-in?next=/owner", EMAIL, PASSWORD) == "/owner",
           "without a second factor the password alone signs in")
@@ -58,6 +66,10 @@ with postern(owners=[(EMAIL, PASSWORD)]) as base:
     status, _, page = post_form(owner, page, "/owner/two-step/confirm", code=app.now())
     codes = re.findall(r"<li><code>([a-z2-7]{5}-[a-z2-7]{5})</code></li>", page)
     check(status == 200 and len(codes) == 10 and len(set(codes)) == 10, "confirmed: ten recovery codes shown once")
+    if base.backend == "postgres":
+        stored = psql("SELECT encode(secret, 'hex') FROM owner_totp", base.backend_env["POSTERN_DATABASE_URL"])
+        plain = base64.b32decode(app.secret + "=" * (-len(app.secret) % 8)).hex()
+        check(len(stored) == 1 and plain not in stored[0][0], "PostgreSQL keeps the secret sealed, not its bytes")
 
     # The confirmation used this step: the next step's code (within the window) signs in.
     code = app.at(time.time() + 30)
@@ -81,5 +93,9 @@ with postern(owners=[(EMAIL, PASSWORD)]) as base:
     check('"owner.mfa_reset"' in audit.stdout, "the reset is on the audit trail")
     check(FormDriver(base).sign_in("/owner/sign-in?next=/owner", EMAIL, PASSWORD) == "/owner",
           "after the reset the password signs in alone")
+
+for backend in BACKENDS:
+    check.context = f"[{backend}] "
+    run(backend)
 
 check.finish("test_owner_totp")
