@@ -168,6 +168,22 @@ struct OwnerTwoStepTests {
         #expect(try await harness.service.browser.sessions.methods(token: token)?.amr == ["pwd", "otp", "mfa"])
     }
 
+    @Test("one code checked by many requests at once is accepted by exactly one", arguments: StorageBackend.allCases)
+    func concurrentReplay(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend)
+        let (secret, _) = try await Self.enrol(harness)
+        harness.clock.advance(30)
+        let ada = try #require(try await harness.service.owners.list().first)
+        let code = Self.code(secret, harness)
+        let factors = harness.service.secondFactors
+        let results = try await withThrowingTaskGroup(of: OwnerSecondFactors.Check.self) { group in
+            for _ in 0..<8 { group.addTask { try await factors.check(ownerID: ada.id, code: code) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.filter { $0 == .totp }.count == 1)
+        #expect(results.filter { $0 == .replayed }.count == 7)
+    }
+
     @Test("off: no second step, and no setup page", arguments: [StorageBackend.sqlite])
     func off(_ backend: StorageBackend) async throws {
         let harness = try await Self.harness(backend, policy: .off)
