@@ -685,7 +685,7 @@ let package = Package(
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", .product(name: "Logging", package: "swift-log"),
+            "ServerMetrics", "TOTP", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",

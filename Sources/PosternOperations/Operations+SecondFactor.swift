@@ -12,7 +12,7 @@ extension Operations {
         /// requires a second factor, they set up a new one at their next sign-in).
         case reset
         /// The owner had none.
-        case none
+        case notSet
         /// No owner has the email.
         case noOwner
     }
@@ -29,7 +29,7 @@ extension Operations {
             return .noOwner
         }
         let factors = OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
-        guard try await factors.remove(ownerID: candidate.owner.id) else { return .none }
+        guard try await factors.remove(ownerID: candidate.owner.id) else { return .notSet }
         recordOperator(
             database, .ownerSecondFactorReset, target: candidate.owner.email,
             details: ["owner_id": candidate.owner.id, "command": "owner mfa reset"], logger: logger)

@@ -67,15 +67,16 @@ extension Operations {
             describe(candidate.owner),
             "  password: " + (candidate.hasPassword ? "set" : "none (signs in with a passkey or a provider)"),
             "  email: " + (candidate.emailVerified ? "proven" : "not proven"),
-            "  two-step sign-in: " + describe(secondFactor: try await OwnerSecondFactors(
-                database: database, sealing: nil, clock: { unixNow() }).state(ownerID: candidate.owner.id)),
         ]
         let passkeys = try await PasskeyStore(database: database).credentials(of: .owner(candidate.owner.id))
         lines += passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:))
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")
+        let secondFactor = try await OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
+            .state(ownerID: candidate.owner.id)
         return lines + identities.map(describe(identity:))
+            + ["  two-step sign-in: " + describe(secondFactor: secondFactor)]
     }
 
     /// One linked sign-in identity, indented under its account: provider, issuer, subject, email, when linked and

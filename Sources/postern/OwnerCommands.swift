@@ -143,7 +143,7 @@ struct OwnerCommand: AsyncParsableCommand {
                 configuration: configuration, email: email, logger: logger)
             {
             case .noOwner: throw CommandFailure("no owner has email '\(email)'")
-            case .none: Terminal.write("\(email) has no second factor; nothing changed")
+            case .notSet: Terminal.write("\(email) has no second factor; nothing changed")
             case .reset: Terminal.write("second factor removed for \(email); they sign in without it")
             }
         }
