@@ -200,6 +200,13 @@ let package = Package(
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
         .target(name: "AgentPoW", dependencies: ["AuthCrypto"]),
+        // A second factor's arithmetic (issue 88 item 3): HOTP and TOTP (RFC 4226, RFC 6238) with the one-step window
+        // and the replay rule, base32 (RFC 4648), the otpauth URI, recovery codes. Pure but for HMAC-SHA1 and random
+        // bytes; the stores and pages that use it are the families' (Owners).
+        .target(name: "TOTP", dependencies: ["AuthCrypto"]),
+        // QR Code symbols (ISO/IEC 18004; issue 88 item 3: the otpauth URI on the setup page): byte mode, level M,
+        // versions 1 to 10, drawn as SVG. Pure, no dependency.
+        .target(name: "QRCode"),
         // Surface 1: Atomic Mail compatible agent signup.
         // Custom domains, one model for every surface: owners' and Mail.td Pro users' claims in one table,
         // the ownership rules once; surfaces answer for their own mailboxes through a port.
@@ -229,7 +236,7 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
-            "SignInProviders", "SignInMethods", "EmbeddedResources", "AppPasswords",
+            "SignInProviders", "SignInMethods", "EmbeddedResources", "AppPasswords", "TOTP", "QRCode",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in methods, one owner for every family (issue 67): the passkey ceremonies' routes, the provider flow's
@@ -591,6 +598,8 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW", "AuthCrypto"]),
+        .testTarget(name: "TOTPTests", dependencies: ["TOTP"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "MailboxRoutes", "MailTD", "OperatorAPI", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
@@ -615,7 +624,7 @@ let package = Package(
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
             "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "Passkeys", "WebAuthn", "JSON",
-            "SignInProviders", "AppPasswords",
+            "SignInProviders", "AppPasswords", "SignInMethods", "TOTP",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [
@@ -683,7 +692,7 @@ let package = Package(
             "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", "AppPasswords", .product(name: "Logging", package: "swift-log"),
+            "ServerMetrics", "AppPasswords", "TOTP", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",

@@ -7,6 +7,17 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case ownerSignInFailed = "owner.signin_failed"
     /// An owner who holds a passkey removed their password: passkeys alone sign them in.
     case ownerPasswordRemoved = "owner.password_removed"
+    /// An owner turned their second factor (TOTP) on, confirming it with a first code (issue 88).
+    case ownerSecondFactorOn = "owner.mfa_enabled"
+    /// An owner turned their second factor off (with a fresh sign-in).
+    case ownerSecondFactorOff = "owner.mfa_disabled"
+    /// An owner made a new set of recovery codes (the old ones stop working).
+    case ownerRecoveryCodesRenewed = "owner.recovery_codes_renewed"
+    /// An owner signed in with one of their recovery codes (one fewer left).
+    case ownerRecoveryCodeUsed = "owner.recovery_code_used"
+    /// The operator removed an owner's second factor (`postern owner mfa reset`): a password signs them in alone
+    /// until they set one up again.
+    case ownerSecondFactorReset = "owner.mfa_reset"
     /// A Pro user signed in to the web inbox with a passkey (details `{"method":"passkey"}`).
     case proSignIn = "pro.signin"
     /// A Pro user who holds a passkey (or a linked provider) removed their password in the Pro dashboard.
@@ -85,6 +96,11 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .ownerSignIn: "Signed in"
         case .ownerSignInFailed: "Sign-in refused"
         case .ownerPasswordRemoved: "Password removed"
+        case .ownerSecondFactorOn: "Two-step sign-in turned on"
+        case .ownerSecondFactorOff: "Two-step sign-in turned off"
+        case .ownerRecoveryCodesRenewed: "New recovery codes made"
+        case .ownerRecoveryCodeUsed: "Signed in with a recovery code"
+        case .ownerSecondFactorReset: "Two-step sign-in reset by the operator"
         case .proSignIn: "Signed in"
         case .proPasswordRemoved: "Password removed"
         case .proSignInFailed: "Sign-in refused"

@@ -1,4 +1,5 @@
 import AuthCrypto
+import SignInMethods
 import Storage
 
 /// Signed-in browser sessions (`owner_sessions`): the cookie carries 32 random bytes, the table only their SHA-256,
@@ -20,20 +21,24 @@ public struct OwnerSessions: Sendable {
     }
 
     /// Opens a session for `ownerID`; returns the cookie value.
-    /// - Parameter provider: the sign-in provider it came in through (its name; migration 0057); nil for a password or
-    ///   passkey sign-in.
-    public func open(ownerID: String, provider: String? = nil) async throws -> String {
+    /// - Parameters:
+    ///   - provider: the sign-in provider it came in through (its name; migration 0057); nil for a password or
+    ///     passkey sign-in.
+    ///   - methods: how it was earned (migration 0074), read back by ``methods(token:)``.
+    public func open(ownerID: String, provider: String? = nil, methods: AuthenticationMethods = []) async throws
+        -> String
+    {
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { [lifetime] connection in
             try connection.run(
                 """
-                INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at, provider)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at, provider, methods)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .blob(Self.digest(token)), .text(ownerID), .integer(now), .integer(now + lifetime),
-                    provider.map { .text($0) } ?? .null,
+                    provider.map { .text($0) } ?? .null, .text(methods.stored),
                 ])
         }
         return token
@@ -60,13 +65,24 @@ public struct OwnerSessions: Sendable {
     /// When the unexpired session `token` was opened (Unix seconds): every owner session is opened by a sign-in that
     /// proved the owner (password, passkey, provider) or by the sign-up that set the password; nil when there is none.
     public func openedAt(token: String) async throws -> Int64? {
+        try await unexpired(token, "created_at")?.int("created_at")
+    }
+
+    /// How the unexpired session `token` was earned (its `amr`, ``AuthenticationMethods``): empty for a session
+    /// opened before migration 0074 or by a sign-up; nil when there is no such session.
+    public func methods(token: String) async throws -> AuthenticationMethods? {
+        try await unexpired(token, "methods").map { AuthenticationMethods(stored: $0.text("methods") ?? "") }
+    }
+
+    /// `column` of the unexpired session `token` (a constant of ours, never input); nil when there is none.
+    private func unexpired(_ token: String, _ column: StaticString) async throws -> SQLRow? {
         guard token.utf8.count == 43 else { return nil }
         let now = clock()
         return try await database.read { connection in
             try connection.query(
-                "SELECT created_at FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
+                "SELECT \(column) FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
                 [.blob(Self.digest(token)), .integer(now)]
-            ).first?.int("created_at")
+            ).first
         }
     }
 

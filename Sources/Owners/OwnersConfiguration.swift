@@ -3,6 +3,7 @@ import CustomDomains
 import Directory
 import PasswordHashing
 import ServerKit
+import SignInMethods
 import Storage
 
 /// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
@@ -18,6 +19,8 @@ import Storage
 /// - `POSTERN_OWNER_SIGNUPS_PER_HOUR` (integer, 0 to 1000, default 5): ``signUpsPerHour``.
 /// - `POSTERN_OWNER_FRESH_PROOF_SECONDS` (integer, 30 to 3600, default 300): ``freshProof``.
 /// - `POSTERN_OWNER_MAX_APP_PASSWORDS` (integer, 1 to 100, default 20): ``maxAppPasswords``.
+/// - `POSTERN_OWNER_SECOND_FACTOR` (`off`, `optional`, `required-for-passwords`, `required-except-passkeys`, default
+///   optional): ``secondFactor``.
 public struct OwnersConfiguration: Sendable {
     /// The public base URL (`POSTERN_PUBLIC_URL`); an https URL marks the cookies `Secure`.
     public var publicURL: String
@@ -45,6 +48,10 @@ public struct OwnersConfiguration: Sendable {
     /// Most app passwords one owner (or one Pro user) may have at once (`POSTERN_OWNER_MAX_APP_PASSWORDS`, 1 to 100).
     /// Default 20.
     public var maxAppPasswords = 20
+    /// When a sign-in asks for a second factor (TOTP or a recovery code, issue 88) (`POSTERN_OWNER_SECOND_FACTOR`).
+    /// Default ``SecondFactorPolicy/optional``: owners who set one up on `/owner/two-step` are asked for a code after
+    /// their password; a passkey sign-in is never asked.
+    public var secondFactor = SecondFactorPolicy.optional
     /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
     public var maxDomains = 5
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).
@@ -86,6 +93,9 @@ public struct OwnersConfiguration: Sendable {
         if let count = try config.integer("SIGNUPS_PER_HOUR") { signUpsPerHour = count }
         if let seconds = try config.integer("FRESH_PROOF_SECONDS") { freshProof = FreshProof(window: Int64(seconds)) }
         if let count = try config.integer("MAX_APP_PASSWORDS") { maxAppPasswords = count }
+        if let policy = try config.choice("SECOND_FACTOR", SecondFactorPolicy.allCases.map(\.rawValue)) {
+            secondFactor = SecondFactorPolicy(rawValue: policy) ?? .optional
+        }
         try validate()
     }
 

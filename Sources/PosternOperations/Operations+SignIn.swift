@@ -73,7 +73,10 @@ extension Operations {
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")
+        let secondFactor = try await OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
+            .state(ownerID: candidate.owner.id)
         return lines + identities.map(describe(identity:))
+            + ["  two-step sign-in: " + describe(secondFactor: secondFactor)]
     }
 
     /// One linked sign-in identity, indented under its account: provider, issuer, subject, email, when linked and
