@@ -7,7 +7,7 @@ enum OwnerMessage {
     static let secondFactorRequired =
         "This server asks for a second step at sign-in: set up an authenticator app to continue."
     static let secondFactorProofNeeded =
-        "Changing two-step sign-in needs a recent sign-in: sign out, sign in again, then change it within 5 minutes."
+        "Changing two-step sign-in needs a recent sign-in: sign out, sign in again, then change it."
     static let secondStepStartOver = "Your two-step sign-in changed meanwhile. Please sign in again."
     static let tooManySignUps = "Too many new accounts from your network. Please try again later."
 

@@ -6,8 +6,8 @@ import SignInProviders
 import TOTP
 
 /// The routes of `/owner/two-step` (issue 88 item 3): an owner's second factor, seen, set up, confirmed, its recovery
-/// codes renewed, turned off. Every change needs a session whose sign-in is recent
-/// (``SignInMethods/SignInMethodsController/proofWindow``, the rule that adds a passkey): a stolen session cookie
+/// codes renewed, turned off. Every change needs a session whose sign-in is recent (``OwnerService/freshlyProven(_:)``,
+/// the rule that makes an app password, `POSTERN_OWNER_FRESH_PROOF_SECONDS`): a stolen session cookie
 /// alone neither reads a secret nor turns the factor off. Setting up shows the secret and its `otpauth://` URI in the
 /// answer to the post (`no-store`), never in a URL; a first code turns it on and the ten recovery codes are shown
 /// that once. With ``OwnersConfiguration/secondFactor`` `off` the pages are not found.
@@ -43,7 +43,7 @@ public struct OwnerTwoStepPages: Sendable {
     }
 
     private func fresh(_ request: HTTPRequest) async throws -> Bool {
-        try await service.signInMethods().hasFreshProof(request)
+        try await service.freshlyProven(request)
     }
 
     private func respond(_ request: HTTPRequest, _ owner: Owner, _ main: HTML, status: HTTPStatus = .ok)
