@@ -16,6 +16,9 @@ import ServerKit
 /// - `POSTERN_OAUTH_INTROSPECTION` (on or off, default on): ``introspection``.
 /// - `POSTERN_OAUTH_ASSERTION_MAX_SECONDS` (integer, 30 to 3600, default 600): ``assertionMaxLifetime``.
 /// - `POSTERN_OAUTH_SECRET_OVERLAP_SECONDS` (integer, 0 to 30 days, default 86400): ``secretRotationOverlap``.
+/// - `POSTERN_OAUTH_TOKEN_EXCHANGE` (on or off, default on): ``tokenExchange``.
+/// - `POSTERN_OAUTH_TOKEN_EXCHANGE_MAX_DEPTH` (integer, 1 to 10, default 3): ``tokenExchangeMaxDepth``.
+/// - `POSTERN_OAUTH_JWT_BEARER` (on or off, default off): ``jwtBearer``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -84,6 +87,17 @@ public struct OAuthConfiguration: Sendable {
     /// How long a confidential client's old secret keeps working after `postern oauth client rotate-secret`, seconds,
     /// unless the command says otherwise. Default 86,400 (a day, for the client's deployments to move over).
     public var secretRotationOverlap: Int64 = 86_400
+    /// Whether token exchange (RFC 8693, `urn:ietf:params:oauth:grant-type:token-exchange`) is served: an agent
+    /// client the owner allowed on `/owner/actors` trades the owner's access token for one that names it in `act`.
+    /// The metadata lists the grant only when on. Default on (no client acts for anyone until an owner allows it).
+    public var tokenExchange = true
+    /// The most actors a token exchange may nest in `act` (an agent is 1, its sub-agent 2, ...). Default 3.
+    public var tokenExchangeMaxDepth = 3
+    /// Whether the JWT bearer grant (RFC 7523 section 2.1) takes identity assertions (ID-JAG, MCP's enterprise-managed
+    /// authorization) signed by a sign-in provider the operator configured, and whether token exchange takes one as a
+    /// subject. Default off: it lets that provider speak for an owner without the owner present, which an operator
+    /// turns on knowingly.
+    public var jwtBearer = false
 
     /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
     public init(issuer: String) {
@@ -105,6 +119,9 @@ public struct OAuthConfiguration: Sendable {
         if let on = try config.flag("INTROSPECTION") { introspection = on }
         if let seconds = try config.integer("ASSERTION_MAX_SECONDS") { assertionMaxLifetime = Int64(seconds) }
         if let seconds = try config.integer("SECRET_OVERLAP_SECONDS") { secretRotationOverlap = Int64(seconds) }
+        if let on = try config.flag("TOKEN_EXCHANGE") { tokenExchange = on }
+        if let depth = try config.integer("TOKEN_EXCHANGE_MAX_DEPTH") { tokenExchangeMaxDepth = depth }
+        if let on = try config.flag("JWT_BEARER") { jwtBearer = on }
         try validate()
     }
 
@@ -124,11 +141,17 @@ public struct OAuthConfiguration: Sendable {
             throw ConfigurationError(
                 key: "POSTERN_OAUTH_SECRET_OVERLAP_SECONDS", message: "must be from 0 to 2592000 (30 days)")
         }
+        guard (1...10).contains(tokenExchangeMaxDepth) else {
+            throw ConfigurationError(key: "POSTERN_OAUTH_TOKEN_EXCHANGE_MAX_DEPTH", message: "must be from 1 to 10")
+        }
     }
 
     /// The `resource` values an authorization may name, byte for byte: `<issuer>/jmap`, `<issuer>/mcp`
     /// (`urn:atomicmail:agent:{accountId}` is checked by ``OAuthResource``).
     public var serviceResources: [String] { [issuer + "/jmap", issuer + "/mcp"] }
+
+    /// Whether confidential clients authenticate at all: some grant or endpoint that serves them is on.
+    public var confidentialClientsServed: Bool { clientCredentials || introspection || tokenExchange || jwtBearer }
 
     /// The token endpoint's URL: an audience a `private_key_jwt` assertion may name (besides the issuer).
     public var tokenEndpoint: String { issuer + "/oauth/token" }

@@ -25,6 +25,13 @@ struct OAuthMetrics: Sendable {
     let introspections: Counter
     /// `postern_oauth_reuse_detections_total{kind="client_assertion"}`: a client assertion's `jti` presented again.
     let assertionReplays: Counter
+    /// `postern_oauth_delegated_tokens_total{grant="token_exchange"}`: tokens minted by token exchange (RFC 8693).
+    let tokenExchanges: Counter
+    /// `postern_oauth_delegated_tokens_total{grant="jwt_bearer"}`: tokens minted for an identity assertion (RFC 7523).
+    let jwtBearerGrants: Counter
+    /// `postern_oauth_reuse_detections_total{kind="identity_assertion"}`: an identity assertion's `jti` presented
+    /// again.
+    let identityAssertionReplays: Counter
     /// `postern_rate_limit_rejections_total{surface="oauth",class=...}`.
     private let rejections: [OAuthService.RateClass: Counter]
 
@@ -43,6 +50,13 @@ struct OAuthMetrics: Sendable {
         introspections = Counter(label: "postern_oauth_introspections_total", factory: factory)
         assertionReplays = Counter(
             label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "client_assertion")],
+            factory: factory)
+        tokenExchanges = Counter(
+            label: "postern_oauth_delegated_tokens_total", dimensions: [("grant", "token_exchange")], factory: factory)
+        jwtBearerGrants = Counter(
+            label: "postern_oauth_delegated_tokens_total", dimensions: [("grant", "jwt_bearer")], factory: factory)
+        identityAssertionReplays = Counter(
+            label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "identity_assertion")],
             factory: factory)
         var rejections: [OAuthService.RateClass: Counter] = [:]
         for rateClass in OAuthService.RateClass.allCases {

@@ -20,6 +20,8 @@ extension OAuthService {
         case ("refresh_token"?, .registered(let client)): return try await refresh(fields, client)
         case ("client_credentials"?, .confidential(let client)) where configuration.clientCredentials:
             return try await clientCredentials(fields, client, from: address)
+        case (let grant?, _) where delegationGrantTypes.contains(grant):
+            return try await delegation(grant, fields, authenticated, from: address)
         case (nil, _), (""?, _): throw OAuthError.invalidRequest("grant_type is required.")
         case ("authorization_code"?, .confidential), ("refresh_token"?, .confidential):
             throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
@@ -34,6 +36,7 @@ extension OAuthService {
     /// The grant types served, in the order the metadata lists them.
     var supportedGrantTypes: [String] {
         ["authorization_code", "refresh_token"] + (configuration.clientCredentials ? ["client_credentials"] : [])
+            + delegationGrantTypes
     }
 
     // MARK: - authorization_code

@@ -40,6 +40,10 @@ struct OwnerSurface {
             service: owners, inboxes: shared.ownedInboxes, clients: OAuthConfidentialClients(database: database),
             enabled: configuration.oauth.clientCredentials, clock: clock
         ).register(into: &router)
+        OwnerActorPages(
+            service: owners, grants: shared.grants, clients: OAuthConfidentialClients(database: database),
+            enabled: configuration.oauth.tokenExchange || configuration.oauth.jwtBearer, clock: clock
+        ).register(into: &router)
         return OwnerSurface(service: owners, providerPages: providerPages)
     }
 }

@@ -73,6 +73,8 @@ enum MetricFamilies {
         "postern_oauth_registrations_total": "OAuth clients registered dynamically.",
         "postern_oauth_revocations_total": "OAuth tokens revoked.",
         "postern_oauth_client_credentials_total": "OAuth tokens issued with the client credentials grant.",
+        "postern_oauth_delegated_tokens_total":
+            "OAuth tokens minted for an actor, by grant (token_exchange: RFC 8693; jwt_bearer: an identity assertion).",
         "postern_oauth_introspections_total": "OAuth introspection requests answered, active or not.",
     ]
 }

@@ -39,6 +39,7 @@ struct OAuthRegistrationTests {
         let off = try OAuthHarness(backend) {
             $0.clientCredentials = false
             $0.introspection = false
+            $0.tokenExchange = false
         }
         let bare = try #require(OAuthHarness.json(await off.send(.GET, "/.well-known/oauth-authorization-server")))
         #expect(bare.objectValue?.map(\.0).sorted() == contract)
