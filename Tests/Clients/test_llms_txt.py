@@ -189,7 +189,7 @@ def mcp(section, base, api_key):
 
 def oauth(section, base, capability):
     lines = curl_lines(section)
-    check(len(lines) == 4, "oauth: four curl lines (metadata, register, revoke, client credentials)")
+    check(len(lines) == 5, "oauth: five curl lines (metadata, register, revoke, client credentials, token exchange)")
     status, _, metadata = run(lines[0], {})
     check(status == 200 and metadata["issuer"] == base and metadata["registration_endpoint"] == base + "/oauth/register",
           f"oauth: the metadata names this server ({status})")
@@ -209,6 +209,12 @@ def oauth(section, base, capability):
                                       "client_secret": fields.get("client_secret", "").split("  ", 1)[0]})
     check(status == 200 and token.get("scope") == "mail.read" and "refresh_token" not in token,
           f"oauth: the client credentials line gets a mail.read token ({status})")
+    # The token exchange line reaches the grant: a subject that is no owner's token is RFC 8693's invalid_request.
+    status, _, refused = run(lines[4], {"agent client_id": fields.get("client_id", ""),
+                                        "secret": fields.get("client_secret", "").split("  ", 1)[0],
+                                        "owner access token": "not-a-token"})
+    check(status == 400 and refused.get("error") == "invalid_request",
+          f"oauth: the token exchange line refuses a subject that is no owner's token ({status} {refused})")
 
 
 def oauth_resource(section, base):
