@@ -139,6 +139,36 @@ struct OAuthTokenExchangeTests {
         #expect(events.filter { $0.action == .tokenExchanged }.count == 1)
     }
 
+    @Test("an actor_token is the agent's own private_key_jwt assertion, each used once", arguments: StorageBackend.allCases)
+    func actorToken(_ backend: StorageBackend) async throws {
+        let fixture = try await ExchangeFixture(backend)
+        let signer = try OAuthClientAssertionTests.Signer()
+        let keyed = try await ExchangeFixture.client(
+            fixture.harness, owner: fixture.owner.id, inbox: fixture.owner.inbox, method: .privateKeyJWT,
+            jwks: signer.jwks)
+        #expect(try await fixture.allow(keyed.id) == .allowed)
+        let now = fixture.harness.clock.now
+        func send(_ actor: String) async throws -> HTTPResponse {
+            await fixture.harness.send(
+                .POST, "/oauth/token",
+                form: [
+                    ("grant_type", ExchangeFixture.exchangeGrant), ("subject_token", fixture.subject),
+                    ("subject_token_type", ExchangeFixture.accessTokenType),
+                    ("client_assertion_type", OAuthClientCredential.jwtBearerType),
+                    ("client_assertion", try signer.assertion(keyed.id, now: now)), ("actor_token", actor),
+                    ("actor_token_type", "urn:ietf:params:oauth:token-type:jwt"),
+                ])
+        }
+        let actor = try signer.assertion(keyed.id, now: now)
+        let first = try await send(actor)
+        #expect(try ExchangeFixture.claims(try ExchangeFixture.token(first))["act"] == .object([("sub", .string(keyed.id))]))
+        #expect(OAuthHarness.error(try await send(actor)) == "invalid_request")
+        let stranger = try OAuthClientAssertionTests.Signer().assertion(keyed.id, now: now)
+        #expect(OAuthHarness.error(try await send(stranger)) == "invalid_request")
+        let otherClient = try signer.assertion(fixture.agent.id, now: now)
+        #expect(OAuthHarness.error(try await send(otherClient)) == "invalid_request")
+    }
+
     @Test("off, neither grant is served nor listed", arguments: StorageBackend.allCases)
     func off(_ backend: StorageBackend) async throws {
         let fixture = try await ExchangeFixture(backend) {
