@@ -9,6 +9,9 @@ public struct OAuthDelegatedToken: Sendable, Equatable {
     public let jti: String
     /// What it dies with: an `oauth_grants` id, or the `jti` of the assertion-rooted token (its own, for that one).
     public let grantID: String
+    /// The `jti` of the token it was exchanged from, when that was an access token (revoking a delegated token takes
+    /// the tokens exchanged from it along); nil for an identity assertion's.
+    public let parentJTI: String?
     /// The owner it acts for (`sub`).
     public let ownerID: String
     /// The client holding it (`client_id`): the current actor.
@@ -28,11 +31,12 @@ public struct OAuthDelegatedToken: Sendable, Equatable {
 
     /// A token to write before it is handed out.
     public init(
-        jti: String, grantID: String, ownerID: String, clientID: String, act: OAuthActorChain?,
+        jti: String, grantID: String, parentJTI: String?, ownerID: String, clientID: String, act: OAuthActorChain?,
         permissions: MailPermissions, resource: String, agentID: String?, boundAccountID: String?, expiresAt: Int64
     ) {
         self.jti = jti
         self.grantID = grantID
+        self.parentJTI = parentJTI
         self.ownerID = ownerID
         self.clientID = clientID
         self.act = act

@@ -112,17 +112,59 @@ extension OAuthGrantStore {
         _ = try await database.write { connection in
             try connection.run(
                 """
-                INSERT INTO oauth_delegated_tokens (jti, grant_id, owner_id, client_id, act_chain, scope, resource,
-                    agent_id, bound_account_id, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO oauth_delegated_tokens (jti, grant_id, parent_jti, owner_id, client_id, act_chain, scope,
+                    resource, agent_id, bound_account_id, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .text(token.jti), .text(token.grantID), .text(token.ownerID), .text(token.clientID),
+                    .text(token.jti), .text(token.grantID), token.parentJTI.map { .text($0) } ?? .null,
+                    .text(token.ownerID), .text(token.clientID),
                     .text(token.act?.stored ?? ""), .text(token.permissions.scope), .text(token.resource),
                     token.agentID.map { .text($0) } ?? .null, token.boundAccountID.map { .text($0) } ?? .null,
                     .integer(now), .integer(token.expiresAt),
                 ])
         }
+    }
+
+    /// Revokes the delegated token `jti` when `clientID` holds it and it is live (RFC 7009 by its holder), with every
+    /// token exchanged from it, and from those, in one transaction; the observer is told the grants they are kept
+    /// under. False when there was none to revoke. The owner's grant is untouched.
+    /// - Throws: storage errors.
+    @discardableResult
+    public func revokeDelegatedToken(jti: String, clientID: String, now: Int64) async throws -> Bool {
+        let grants = try await database.write { connection in
+            try connection.transaction { () throws -> Set<String> in
+                guard
+                    let row = try connection.query(
+                        """
+                        SELECT grant_id FROM oauth_delegated_tokens
+                        WHERE jti = ? AND client_id = ? AND revoked_at IS NULL
+                        """,
+                        [.text(jti), .text(clientID)]
+                    ).first, let grant = row.text("grant_id")
+                else { return [] }
+                var grants: Set<String> = [grant]
+                var pending = [jti]
+                try connection.run(
+                    "UPDATE oauth_delegated_tokens SET revoked_at = ? WHERE jti = ?", [.integer(now), .text(jti)])
+                while let parent = pending.popLast() {
+                    for child in try connection.query(
+                        "SELECT jti, grant_id FROM oauth_delegated_tokens WHERE parent_jti = ? AND revoked_at IS NULL",
+                        [.text(parent)])
+                    {
+                        guard let childJTI = child.text("jti") else { continue }
+                        try connection.run(
+                            "UPDATE oauth_delegated_tokens SET revoked_at = ? WHERE jti = ?",
+                            [.integer(now), .text(childJTI)])
+                        if let childGrant = child.text("grant_id") { grants.insert(childGrant) }
+                        pending.append(childJTI)
+                    }
+                }
+                return grants
+            }
+        }
+        for grant in grants { observer?.grantRevoked(grant) }
+        return !grants.isEmpty
     }
 
     /// The delegated token `jti` as a grant record: revoked when it, the owner's grant it descends from or the

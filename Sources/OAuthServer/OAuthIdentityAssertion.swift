@@ -67,7 +67,9 @@ public enum OAuthIdentityAssertion {
         guard let subject = claims["sub"]?.stringValue, (1...255).contains(subject.utf8.count) else {
             throw JWTError(.missingClaim, "sub is not a string of 1 to 255 bytes")
         }
-        guard try OAuthClientAssertion.audiences(of: claims).contains(audience) else { throw JWTError(.wrongAudience, "aud does not name this server") }
+        guard try OAuthClientAssertion.audiences(of: claims).contains(audience) else {
+            throw JWTError(.wrongAudience, "aud does not name this server")
+        }
         guard let client = claims["client_id"]?.stringValue, client.utf8.elementsEqual(clientID.utf8) else {
             throw JWTError(.wrongAuthorizedParty, "client_id is not the client presenting it")
         }

@@ -37,7 +37,8 @@ extension OAuthService {
         let jti = SecureRandom.identifier(byteCount: 16)
         let minted = try await mintDelegated(
             OAuthDelegatedToken(
-                jti: jti, grantID: jti, ownerID: asserted.ownerID, clientID: client.clientID, act: nil,
+                jti: jti, grantID: jti, parentJTI: nil, ownerID: asserted.ownerID, clientID: client.clientID,
+                act: nil,
                 permissions: decision.permissions, resource: decision.resource, agentID: nil, boundAccountID: nil,
                 expiresAt: now + configuration.accessTokenLifetime),
             now: now)

@@ -47,6 +47,8 @@ extension OAuthService {
         let rules: OAuthTokenExchangeRules.Subject
         /// The owner's grant it descends from; nil for an identity assertion (the new token is its own root).
         let grantID: String?
+        /// Its `jti`, when it is an access token.
+        let jti: String?
         let agentID: String?
         let boundAccountID: String?
     }
@@ -84,7 +86,7 @@ extension OAuthService {
                     ownerID: verified.ownerID, permissions: verified.assertion.permissions ?? .all,
                     resource: verified.assertion.resource, expiresAt: verified.assertion.expiresAt,
                     mayAct: verified.assertion.mayAct),
-                grantID: nil, agentID: nil, boundAccountID: nil)
+                grantID: nil, jti: nil, agentID: nil, boundAccountID: nil)
         case nil, ""?: throw OAuthError.invalidRequest("subject_token_type is required.")
         default: throw OAuthError.invalidRequest("subject_token_type must be \(Self.accessTokenType).")
         }
@@ -94,7 +96,8 @@ extension OAuthService {
         let jti = SecureRandom.identifier(byteCount: 16)
         let minted = try await mintDelegated(
             OAuthDelegatedToken(
-                jti: jti, grantID: subject.grantID ?? jti, ownerID: subject.rules.ownerID, clientID: client.clientID,
+                jti: jti, grantID: subject.grantID ?? jti, parentJTI: subject.jti, ownerID: subject.rules.ownerID,
+                clientID: client.clientID,
                 act: decision.act, permissions: decision.permissions, resource: decision.resource,
                 agentID: subject.agentID, boundAccountID: subject.boundAccountID, expiresAt: decision.expiresAt),
             now: now)
@@ -131,7 +134,7 @@ extension OAuthService {
             rules: .init(
                 ownerID: claims.ownerID, permissions: claims.permissions, resource: claims.resource,
                 expiresAt: min(times.exp, record.grantExpiresAt), act: claims.act, mayAct: mayAct),
-            grantID: record.grantID, agentID: record.agentID, boundAccountID: record.boundAccountID)
+            grantID: record.grantID, jti: claims.jti, agentID: record.agentID, boundAccountID: record.boundAccountID)
     }
 
     /// An `actor_token`, when given: `client`'s own `private_key_jwt` assertion (`actor_token_type` jwt), verified

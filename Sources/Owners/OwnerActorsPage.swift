@@ -26,10 +26,11 @@ struct OwnerActorsPage {
             """
         main += "<section class=\"card\" id=\"actors\">\n<h2>Clients that may act for you</h2>\n"
         if actors.isEmpty { main += "<p>None: no agent can take a token acting for you.</p>\n" }
+        let operators = " (the operator's)"
         for actor in actors {
             main += """
                 <div class="row" id="actor-\(actor.clientID)">
-                <p><strong>\(actor.name)</strong> <code>\(actor.clientID)</code>\(actor.ownClient ? "" : " (the operator's)")</p>
+                <p><strong>\(actor.name)</strong> <code>\(actor.clientID)</code>\(actor.ownClient ? "" : operators)</p>
                 <form method="post" action="/owner/actors/\(actor.clientID)/remove">
                 <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
                 <button type="submit">Remove</button>

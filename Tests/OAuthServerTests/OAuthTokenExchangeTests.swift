@@ -169,6 +169,30 @@ struct OAuthTokenExchangeTests {
         #expect(OAuthHarness.error(try await send(otherClient)) == "invalid_request")
     }
 
+    @Test(
+        "the agent revokes its exchanged token (RFC 7009): it and a sub-agent's token from it die, the owner's lives",
+        arguments: StorageBackend.allCases)
+    func holderRevokes(_ backend: StorageBackend) async throws {
+        let fixture = try await ExchangeFixture(backend)
+        let sub = try await ExchangeFixture.client(fixture.harness, owner: fixture.owner.id, inbox: fixture.owner.inbox)
+        #expect(try await fixture.allow(sub.id) == .allowed)
+        let first = try ExchangeFixture.token(await fixture.exchange(fixture.subject, as: fixture.agent))
+        let below = try ExchangeFixture.token(await fixture.exchange(first, as: sub))
+        let sibling = try ExchangeFixture.token(await fixture.exchange(fixture.subject, as: fixture.agent))
+        func revoke(_ token: String, as client: (id: String, secret: String)) async -> HTTPResponse {
+            await fixture.harness.send(
+                .POST, "/oauth/revoke", form: [("token", token)],
+                headers: [ConfidentialFixture.basic(client.id, client.secret)])
+        }
+        #expect(await revoke(first, as: sub).status == .ok)
+        #expect(await fixture.introspect(first)?["active"] == .bool(true), "another client's revocation changes nothing")
+        #expect(await revoke(first, as: fixture.agent).status == .ok)
+        #expect(await fixture.introspect(first)?["active"] == .bool(false))
+        #expect(await fixture.introspect(below)?["active"] == .bool(false))
+        #expect(await fixture.introspect(sibling)?["active"] == .bool(true))
+        #expect(await fixture.introspect(fixture.subject)?["active"] == .bool(true))
+    }
+
     @Test("off, neither grant is served nor listed", arguments: StorageBackend.allCases)
     func off(_ backend: StorageBackend) async throws {
         let fixture = try await ExchangeFixture(backend) {

@@ -11,6 +11,7 @@ CREATE TABLE oauth_owner_actors (
 CREATE TABLE oauth_delegated_tokens (
     jti        TEXT    PRIMARY KEY NOT NULL,
     grant_id   TEXT    NOT NULL,
+    parent_jti TEXT,
     owner_id   TEXT    NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
     client_id  TEXT    NOT NULL REFERENCES oauth_confidential_clients(client_id) ON DELETE CASCADE,
     act_chain  TEXT    NOT NULL,
@@ -24,6 +25,7 @@ CREATE TABLE oauth_delegated_tokens (
 );
 CREATE INDEX oauth_delegated_tokens_by_owner ON oauth_delegated_tokens (owner_id, client_id);
 CREATE INDEX oauth_delegated_tokens_by_expiry ON oauth_delegated_tokens (expires_at);
+CREATE INDEX oauth_delegated_tokens_by_parent ON oauth_delegated_tokens (parent_jti);
 
 CREATE OR REPLACE FUNCTION oauth_delegated_token_revoked() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
