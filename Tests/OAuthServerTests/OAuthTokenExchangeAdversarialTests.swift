@@ -110,14 +110,12 @@ struct OAuthTokenExchangeAdversarialTests {
         // Depth past the limit: three agents deep, a fourth may not nest.
         var chained = fixture.subject
         for _ in 0..<2 {
-            let next = try await ExchangeFixture.client(harness, owner: fixture.owner.id, inbox: fixture.owner.inbox)
-            #expect(try await fixture.allow(next.id) == .allowed)
+            let next = try await fixture.allowedAgent()
             if chained == fixture.subject { chained = try ExchangeFixture.token(await fixture.exchange(chained, as: agent)) }
             chained = try ExchangeFixture.token(await fixture.exchange(chained, as: next))
         }
         #expect(try ExchangeFixture.claims(chained)["act"]?["act"]?["act"]?["sub"] != nil)
-        let fourth = try await ExchangeFixture.client(harness, owner: fixture.owner.id, inbox: fixture.owner.inbox)
-        #expect(try await fixture.allow(fourth.id) == .allowed)
+        let fourth = try await fixture.allowedAgent()
         for i in 0..<10 { add("depth past the limit \(i)", "invalid_request") { await fixture.exchange(chained, as: fourth) } }
         // Malformed requests.
         for i in 0..<5 {

@@ -137,6 +137,13 @@ struct ExchangeFixture {
         return (made.client.clientID, made.secret ?? "")
     }
 
+    /// Another agent client of the owner, allowed to act for them.
+    func allowedAgent() async throws -> (id: String, secret: String) {
+        let made = try await Self.client(harness, owner: owner.id, inbox: owner.inbox)
+        #expect(try await allow(made.id) == .allowed)
+        return made
+    }
+
     /// Lets `clientID` act for the fixture's owner.
     func allow(_ clientID: String) async throws -> OAuthGrantStore.ActorAllowance {
         try await harness.service.grants.allowActor(ownerID: owner.id, clientID: clientID, now: harness.clock.now)

@@ -56,9 +56,8 @@ struct OAuthTokenExchangeTests {
         arguments: StorageBackend.allCases)
     func nesting(_ backend: StorageBackend) async throws {
         let fixture = try await ExchangeFixture(backend) { $0.tokenExchangeMaxDepth = 2 }
-        let sub = try await ExchangeFixture.client(fixture.harness, owner: fixture.owner.id, inbox: fixture.owner.inbox)
+        let sub = try await fixture.allowedAgent()
         let third = try await ExchangeFixture.client(fixture.harness, owner: nil, inbox: nil)
-        #expect(try await fixture.allow(sub.id) == .allowed)
         #expect(try await fixture.allow(third.id) == .allowed)
         let first = try ExchangeFixture.token(await fixture.exchange(fixture.subject, as: fixture.agent))
         let second = try ExchangeFixture.token(await fixture.exchange(first, as: sub))
@@ -79,8 +78,7 @@ struct OAuthTokenExchangeTests {
         arguments: StorageBackend.allCases)
     func revocationCascade(_ backend: StorageBackend) async throws {
         let fixture = try await ExchangeFixture(backend)
-        let sub = try await ExchangeFixture.client(fixture.harness, owner: fixture.owner.id, inbox: fixture.owner.inbox)
-        #expect(try await fixture.allow(sub.id) == .allowed)
+        let sub = try await fixture.allowedAgent()
         let first = try ExchangeFixture.token(await fixture.exchange(fixture.subject, as: fixture.agent))
         let second = try ExchangeFixture.token(await fixture.exchange(first, as: sub))
         let cache = OAuthGrantCache()
@@ -174,8 +172,7 @@ struct OAuthTokenExchangeTests {
         arguments: StorageBackend.allCases)
     func holderRevokes(_ backend: StorageBackend) async throws {
         let fixture = try await ExchangeFixture(backend)
-        let sub = try await ExchangeFixture.client(fixture.harness, owner: fixture.owner.id, inbox: fixture.owner.inbox)
-        #expect(try await fixture.allow(sub.id) == .allowed)
+        let sub = try await fixture.allowedAgent()
         let first = try ExchangeFixture.token(await fixture.exchange(fixture.subject, as: fixture.agent))
         let below = try ExchangeFixture.token(await fixture.exchange(first, as: sub))
         let sibling = try ExchangeFixture.token(await fixture.exchange(fixture.subject, as: fixture.agent))
