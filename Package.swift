@@ -689,7 +689,7 @@ let package = Package(
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "PosternOperations", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "MailTM", "MailCX", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
-            "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
+            "OAuthResource", "OAuthGrants", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
             "ServerMetrics", "AppPasswords", "TOTP", .product(name: "Logging", package: "swift-log"),

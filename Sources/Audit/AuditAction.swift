@@ -58,6 +58,16 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case appPasswordCreated = "app_password.created"
     /// An app password was revoked: it opens nothing from now on.
     case appPasswordRevoked = "app_password.revoked"
+    /// An agent client took a token acting for an owner by token exchange (RFC 8693); the actor is the client, the
+    /// target the new token's `jti`, the details its scope, resource, `act` and subject token type.
+    case tokenExchanged = "app.token_exchange"
+    /// An agent client took a token for an owner with an identity assertion (the JWT bearer grant, ID-JAG); the
+    /// details name the assertion's issuer.
+    case identityAssertionGranted = "app.jwt_bearer"
+    /// An owner let an agent client act for them (`/owner/actors`; the target is its client id).
+    case actorAllowed = "actor.allowed"
+    /// An owner took an agent client's leave to act for them away (its delegated tokens stop working).
+    case actorRemoved = "actor.removed"
     /// A custom domain was added (by an owner or a Pro account).
     case domainAdded = "domain.added"
     /// A custom domain was proven by DNS.
@@ -120,6 +130,10 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .agentClientDeleted: "Agent client deleted"
         case .appPasswordCreated: "App password made"
         case .appPasswordRevoked: "App password revoked"
+        case .tokenExchanged: "Agent took a token acting for you"
+        case .identityAssertionGranted: "Agent took a token with an identity assertion"
+        case .actorAllowed: "Agent allowed to act for you"
+        case .actorRemoved: "Agent no longer acts for you"
         case .domainAdded: "Domain added"
         case .domainVerified: "Domain verified"
         case .domainRemoved: "Domain removed"

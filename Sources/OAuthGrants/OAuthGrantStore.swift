@@ -304,8 +304,8 @@ public struct OAuthGrantStore: Sendable {
 
     // MARK: - Resource servers
 
-    /// The grant of access token `jti` as stored, live or not (an owner's grant, or a client's own client credentials
-    /// grant); nil when no token of that id was issued.
+    /// The grant of access token `jti` as stored, live or not (an owner's grant, a client's own client credentials
+    /// grant, or a delegated token's, migration 0072); nil when no token of that id was issued.
     /// - Throws: storage errors.
     public func record(jti: String) async throws -> OAuthGrantRecord? {
         try await database.read { connection in
@@ -317,6 +317,7 @@ public struct OAuthGrantStore: Sendable {
                 WHERE t.jti = ?
                 """, [.text(jti)]
             ).first.flatMap(OAuthGrantRecord.init(row:)) ?? Self.clientGrantRecord(jti: jti, connection)
+                ?? Self.delegatedRecord(jti: jti, connection)
         }
     }
 

@@ -35,6 +35,7 @@ public enum OAuthPurge {
                 [.integer(now - 30 * 86_400), .integer(now - 30 * 86_400)])
             + connection.run("DELETE FROM oauth_client_grants WHERE expires_at < ?", [.integer(now - 86_400)])
             + connection.run("DELETE FROM oauth_assertion_jtis WHERE expires_at < ?", [.integer(now)])
+            + connection.run("DELETE FROM oauth_delegated_tokens WHERE expires_at < ?", [.integer(now - 86_400)])
             + OAuthClientRecords.trimUnused(connection, now: now, unusedLifetime: unusedClientLifetime)
     }
 }

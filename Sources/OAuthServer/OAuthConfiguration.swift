@@ -21,6 +21,9 @@ import ServerKit
 /// - `POSTERN_OAUTH_DEVICE_INTERVAL_SECONDS` (integer, 1 to 60, default 5): ``devicePollInterval``.
 /// - `POSTERN_OAUTH_DEVICE_GUESSES_PER_SESSION` (integer, 1 to 100, default 5): ``deviceGuessesPerSession``.
 /// - `POSTERN_OAUTH_DEVICE_GUESSES_PER_ADDRESS` (integer, 1 to 10000, default 20): ``deviceGuessesPerAddress``.
+/// - `POSTERN_OAUTH_TOKEN_EXCHANGE` (on or off, default on): ``tokenExchange``.
+/// - `POSTERN_OAUTH_TOKEN_EXCHANGE_MAX_DEPTH` (integer, 1 to 10, default 3): ``tokenExchangeMaxDepth``.
+/// - `POSTERN_OAUTH_JWT_BEARER` (on or off, default off): ``jwtBearer``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -105,6 +108,17 @@ public struct OAuthConfiguration: Sendable {
     public var deviceGuessesPerAddress = 20
     /// The window wrong user codes are counted in, seconds from the first. Default 3,600.
     public var deviceGuessWindow: Int64 = 3_600
+    /// Whether token exchange (RFC 8693, `urn:ietf:params:oauth:grant-type:token-exchange`) is served: an agent
+    /// client the owner allowed on `/owner/actors` trades the owner's access token for one that names it in `act`.
+    /// The metadata lists the grant only when on. Default on (no client acts for anyone until an owner allows it).
+    public var tokenExchange = true
+    /// The most actors a token exchange may nest in `act` (an agent is 1, its sub-agent 2, ...). Default 3.
+    public var tokenExchangeMaxDepth = 3
+    /// Whether the JWT bearer grant (RFC 7523 section 2.1) takes identity assertions (ID-JAG, MCP's enterprise-managed
+    /// authorization) signed by a sign-in provider the operator configured, and whether token exchange takes one as a
+    /// subject. Default off: it lets that provider speak for an owner without the owner present, which an operator
+    /// turns on knowingly.
+    public var jwtBearer = false
 
     /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
     public init(issuer: String) {
@@ -131,6 +145,9 @@ public struct OAuthConfiguration: Sendable {
         if let seconds = try config.integer("DEVICE_INTERVAL_SECONDS") { devicePollInterval = Int64(seconds) }
         if let count = try config.integer("DEVICE_GUESSES_PER_SESSION") { deviceGuessesPerSession = count }
         if let count = try config.integer("DEVICE_GUESSES_PER_ADDRESS") { deviceGuessesPerAddress = count }
+        if let on = try config.flag("TOKEN_EXCHANGE") { tokenExchange = on }
+        if let depth = try config.integer("TOKEN_EXCHANGE_MAX_DEPTH") { tokenExchangeMaxDepth = depth }
+        if let on = try config.flag("JWT_BEARER") { jwtBearer = on }
         try validate()
     }
 
@@ -155,6 +172,7 @@ public struct OAuthConfiguration: Sendable {
             ("DEVICE_INTERVAL_SECONDS", 1...60, devicePollInterval),
             ("DEVICE_GUESSES_PER_SESSION", 1...100, Int64(deviceGuessesPerSession)),
             ("DEVICE_GUESSES_PER_ADDRESS", 1...10_000, Int64(deviceGuessesPerAddress)),
+            ("TOKEN_EXCHANGE_MAX_DEPTH", 1...10, Int64(tokenExchangeMaxDepth)),
         ]
         for (key, range, value) in ranges where !range.contains(value) {
             throw ConfigurationError(
@@ -165,6 +183,9 @@ public struct OAuthConfiguration: Sendable {
     /// The `resource` values an authorization may name, byte for byte: `<issuer>/jmap`, `<issuer>/mcp`
     /// (`urn:atomicmail:agent:{accountId}` is checked by ``OAuthResource``).
     public var serviceResources: [String] { [issuer + "/jmap", issuer + "/mcp"] }
+
+    /// Whether confidential clients authenticate at all: some grant or endpoint that serves them is on.
+    public var confidentialClientsServed: Bool { clientCredentials || introspection || tokenExchange || jwtBearer }
 
     /// The token endpoint's URL: an audience a `private_key_jwt` assertion may name (besides the issuer).
     public var tokenEndpoint: String { issuer + "/oauth/token" }

@@ -64,6 +64,7 @@ public enum OAuthLLMsText {
 
             \(c.clientCredentials ? clientCredentials(c) : "")\(c.deviceAuthorization ? device(c) : "")\
             \(c.introspection ? introspection(base) : "")\
+            \(c.tokenExchange ? tokenExchange(c) : "")\
             Errors are `{"error","error_description"}` with status 400 (`invalid_request`, `invalid_client`, \
             `invalid_grant`, `invalid_scope`, `invalid_target`, `unsupported_grant_type`, `unauthorized_client`, \
             `invalid_redirect_uri`, `invalid_client_metadata`), 429 with `Retry-After`, 503 when busy. The metadata, \
@@ -124,6 +125,28 @@ public enum OAuthLLMsText {
         and `client_assertion`: a JWT (RS256, ES256 or EdDSA, a `kid` of the registered keys) with `iss` and `sub` \
         the client id, `aud` `\(base)`, `exp` at most \(c.assertionMaxLifetime) s ahead and a `jti` used once. The `mcp` Python \
         SDK's `ClientCredentialsOAuthProvider` and `PrivateKeyJWTOAuthProvider` do all of this from `\(base)/mcp`.
+
+
+        """
+    }
+
+    /// How an agent acting for its owner trades the owner's token for one that names it (RFC 8693).
+    static func tokenExchange(_ c: OAuthConfiguration) -> String {
+        let base = c.issuer
+        return """
+        ### An agent acting for its owner exchanges the owner's token
+
+        An agent client the owner allowed on `\(base)/owner/actors` trades the owner's access token for its own \
+        (token exchange, RFC 8693): its `sub` is the owner, `act` `{"sub":"<agent client_id>"}`, its scope and \
+        audience the owner's token's or narrower, its expiry no later; it dies when the owner revokes the grant. A \
+        sub-agent exchanges that token in turn (`act` nests, at most \(c.tokenExchangeMaxDepth) deep). Another \
+        client is `unauthorized_client`; a wider scope `invalid_scope`; another audience `invalid_target`.
+
+        ```bash
+        curl -s -u '<agent client_id>:<secret>' -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \\
+          -d subject_token=<owner access token> \\
+          -d subject_token_type=urn:ietf:params:oauth:token-type:access_token -d scope=mail.read \(base)/oauth/token
+        ```
 
 
         """

@@ -30,6 +30,13 @@ struct OAuthMetrics: Sendable {
     let device: [OAuthDeviceOutcome: Counter]
     /// `postern_oauth_device_guesses_refused_total`: user codes refused unread on `/owner/device` (a budget spent).
     let deviceGuessesRefused: Counter
+    /// `postern_oauth_delegated_tokens_total{grant="token_exchange"}`: tokens minted by token exchange (RFC 8693).
+    let tokenExchanges: Counter
+    /// `postern_oauth_delegated_tokens_total{grant="jwt_bearer"}`: tokens minted for an identity assertion (RFC 7523).
+    let jwtBearerGrants: Counter
+    /// `postern_oauth_reuse_detections_total{kind="identity_assertion"}`: an identity assertion's `jti` presented
+    /// again.
+    let identityAssertionReplays: Counter
     /// `postern_rate_limit_rejections_total{surface="oauth",class=...}`.
     private let rejections: [OAuthService.RateClass: Counter]
 
@@ -57,6 +64,13 @@ struct OAuthMetrics: Sendable {
         }
         self.device = device
         deviceGuessesRefused = Counter(label: "postern_oauth_device_guesses_refused_total", factory: factory)
+        tokenExchanges = Counter(
+            label: "postern_oauth_delegated_tokens_total", dimensions: [("grant", "token_exchange")], factory: factory)
+        jwtBearerGrants = Counter(
+            label: "postern_oauth_delegated_tokens_total", dimensions: [("grant", "jwt_bearer")], factory: factory)
+        identityAssertionReplays = Counter(
+            label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "identity_assertion")],
+            factory: factory)
         var rejections: [OAuthService.RateClass: Counter] = [:]
         for rateClass in OAuthService.RateClass.allCases {
             rejections[rateClass] = Counter(

@@ -50,20 +50,24 @@ extension OAuthService {
         ]
     }
 
-    /// An access token of this issuer whose grant (an owner's, or a client's own) is live and agrees with it.
+    /// An access token of this issuer whose grant (an owner's, a client's own, or a delegated token's) is live and
+    /// agrees with it; a delegated token's answer carries its `act`.
     private func accessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
         let policy = OAuthAccessClaims.policy(issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime)
         guard let verified = try? keys.verifyWithLifetime(token, as: OAuthAccessClaims.self, policy: policy, now: now),
             case let claims = verified.claims,
             let record = try await grants.record(jti: claims.jti), record.isLive(at: now), record.matches(claims)
         else { return nil }
-        return [
+        var members: [(String, JSONValue)] = [
             ("active", .bool(true)), ("scope", .string(claims.permissions.scope)),
             ("client_id", .string(claims.clientID)), ("sub", .string(claims.ownerID)),
             ("aud", .string(claims.resource)), ("iss", .string(configuration.issuer)),
             ("exp", .int(verified.expiresAt)), ("iat", .int(verified.issuedAt)), ("jti", .string(claims.jti)),
             ("token_type", .string("Bearer")),
         ]
+        // A delegated token says who acts (RFC 8693 section 4.1; RFC 7662 lets the answer carry any claim).
+        if let act = claims.act { members.append(("act", act.claim)) }
+        return members
     }
 
     /// A capability token of the agent surface whose inbox is still a local mailbox.

@@ -25,6 +25,8 @@ extension OAuthService {
             return try await redeemDeviceCode(fields, client)
         case (OAuthClientRegistration.deviceCodeGrantType?, .confidential) where configuration.deviceAuthorization:
             throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
+        case (let grant?, _) where delegationGrantTypes.contains(grant):
+            return try await delegation(grant, fields, authenticated, from: address)
         case (nil, _), (""?, _): throw OAuthError.invalidRequest("grant_type is required.")
         case ("authorization_code"?, .confidential), ("refresh_token"?, .confidential):
             throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
@@ -37,9 +39,9 @@ extension OAuthService {
     }
 
     /// The grant types served, in the order the metadata lists them.
-    var supportedGrantTypes: [String] { Self.supportedGrantTypes(configuration) }
+    var supportedGrantTypes: [String] { Self.supportedGrantTypes(configuration) + delegationGrantTypes }
 
-    /// The grant types `configuration` serves, in the order the metadata lists them.
+    /// The grant types `configuration` serves besides the delegation grants, in the order the metadata lists them.
     static func supportedGrantTypes(_ configuration: OAuthConfiguration) -> [String] {
         ["authorization_code", "refresh_token"] + (configuration.clientCredentials ? ["client_credentials"] : [])
             + (configuration.deviceAuthorization ? [OAuthClientRegistration.deviceCodeGrantType] : [])

@@ -35,6 +35,8 @@ public final class OAuthService: Sendable {
     let clientKeys: OAuthClientKeys
     /// How introspection recognises capability tokens; nil: it does not.
     let capabilityTokens: OAuthCapabilityTokens?
+    /// The sign-in providers trusted to assert identities (ID-JAG); nil: none (the JWT bearer grant is off).
+    let identityIssuers: (any OAuthIdentityIssuers)?
     let pool: WorkerPool
     let browser: OwnerBrowser
     let inboxes: any OwnedInboxes
@@ -76,6 +78,8 @@ public final class OAuthService: Sendable {
     ///   - clientKeyDocuments: the fetcher of confidential clients' `jwks_uri` documents (the outbound fetcher, its
     ///     address policy, no redirects, a size cap); nil: such clients cannot authenticate.
     ///   - capabilityTokens: how introspection recognises capability tokens; nil: they are inactive to it.
+    ///   - identityIssuers: the sign-in providers whose identity assertions the JWT bearer grant and token exchange
+    ///     take (when ``OAuthConfiguration/jwtBearer`` is on); nil: none.
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, grants: OAuthGrantStore,
@@ -84,7 +88,8 @@ public final class OAuthService: Sendable {
         clock: @escaping @Sendable () -> Int64,
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
-        clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil
+        clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
+        identityIssuers: (any OAuthIdentityIssuers)? = nil
     ) throws {
         self.configuration = configuration
         self.audit = audit
@@ -95,6 +100,7 @@ public final class OAuthService: Sendable {
         confidentialClients = OAuthConfidentialClients(database: database)
         clientKeys = OAuthClientKeys(fetcher: clientKeyDocuments)
         self.capabilityTokens = capabilityTokens
+        self.identityIssuers = identityIssuers
         self.pool = pool
         self.browser = browser
         self.inboxes = inboxes
@@ -134,7 +140,9 @@ public final class OAuthService: Sendable {
                 return (unavailable, failure.shouldLog)
             },
             onUnexpectedError: onUnexpectedError)
-        metadata = Self.metadata(configuration, documents: metadataDocuments != nil)
+        metadata = Self.metadata(
+            configuration, documents: metadataDocuments != nil,
+            delegation: Self.delegationGrantTypes(configuration, identityIssuers: identityIssuers != nil))
     }
 
     /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,
@@ -223,12 +231,13 @@ public final class OAuthService: Sendable {
     /// RFC 8414 metadata with the contract's fields (1.2); the device authorization endpoint and grant (RFC 8628
     /// section 4), the client credentials grant, `client_secret_basic`,
     /// `private_key_jwt` with its signing algorithms, and the introspection endpoint with its methods, only when on.
-    static func metadata(_ configuration: OAuthConfiguration, documents: Bool) -> JSONValue {
+    /// - Parameter delegation: the delegation grant types served (``delegationGrantTypes(_:identityIssuers:)``).
+    static func metadata(_ configuration: OAuthConfiguration, documents: Bool, delegation: [String]) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let issuer = configuration.issuer
         let credentials = configuration.clientCredentials
-        let confidential = credentials || configuration.introspection
-        let grantTypes = supportedGrantTypes(configuration)
+        let confidential = configuration.confidentialClientsServed
+        let grantTypes = supportedGrantTypes(configuration) + delegation
         let confidentialMethods = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
         let authMethods = confidential ? confidentialMethods + ["none"] : ["client_secret_post", "none"]
         let algorithms = strings(PublishedKey.Algorithm.allCases.map(\.rawValue))

@@ -46,6 +46,9 @@ struct OwnerSurface {
         OwnerAppPasswordPages(
             service: owners, inboxes: shared.ownedInboxes, store: shared.appPasswords,
             appleMail: MailClientSetupSurface.appleMailProfile(context), clock: clock
+        OwnerActorPages(
+            service: owners, grants: shared.grants, clients: OAuthConfidentialClients(database: database),
+            enabled: configuration.oauth.tokenExchange || configuration.oauth.jwtBearer, clock: clock
         ).register(into: &router)
         return OwnerSurface(service: owners, providerPages: providerPages)
     }

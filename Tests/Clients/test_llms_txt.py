@@ -189,8 +189,8 @@ def mcp(section, base, api_key):
 
 def oauth(section, base, capability):
     lines = curl_lines(section)
-    check(len(lines) == 7, "oauth: seven curl lines (metadata, register, revoke, client credentials, and the device "
-          "flow's register, device authorization, poll)")
+    check(len(lines) == 8, "oauth: eight curl lines (metadata, register, revoke, client credentials, the device "
+          "flow's register, device authorization, poll, and token exchange)")
     status, _, metadata = run(lines[0], {})
     check(status == 200 and metadata["issuer"] == base and metadata["registration_endpoint"] == base + "/oauth/register",
           f"oauth: the metadata names this server ({status})")
@@ -221,6 +221,12 @@ def oauth(section, base, capability):
                                        "device code": started.get("device_code", "")})
     check(status == 400 and polled.get("error") == "authorization_pending",
           f"oauth: the poll line answers authorization_pending until the owner approves ({status} {polled})")
+    # The token exchange line reaches the grant: a subject that is no owner's token is RFC 8693's invalid_request.
+    status, _, refused = run(lines[7], {"agent client_id": fields.get("client_id", ""),
+                                        "secret": fields.get("client_secret", "").split("  ", 1)[0],
+                                        "owner access token": "not-a-token"})
+    check(status == 400 and refused.get("error") == "invalid_request",
+          f"oauth: the token exchange line refuses a subject that is no owner's token ({status} {refused})")
 
 
 def oauth_resource(section, base):

@@ -255,6 +255,7 @@ struct OAuthClientCredentialsTests {
             let harness = try OAuthHarness(.sqlite) {
                 $0.clientCredentials = credentials
                 $0.introspection = introspection
+                $0.tokenExchange = false
             }
             let body = try #require(OAuthHarness.json(await harness.send(.GET, "/.well-known/oauth-authorization-server")))
             let grants = body["grant_types_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -43,7 +43,7 @@ final class OAuthHarness: @unchecked Sendable {
     init(
         _ backend: StorageBackend, documents: (any OAuthDocumentFetching)? = nil,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        configure: (inout OAuthConfiguration) -> Void = { _ in }
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase()
         let clock = clock
@@ -61,7 +61,8 @@ final class OAuthHarness: @unchecked Sendable {
             activeRSA: nil, activeEdDSA: "ed-test")
         service = try Self.service(
             test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock, documents: documents,
-            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, configure: configure)
+            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers,
+            configure: configure)
         var router = ContextRouter()
         owners.register(into: &router)
         service.register(into: &router)
@@ -72,7 +73,7 @@ final class OAuthHarness: @unchecked Sendable {
         _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: any OwnedInboxes,
         pool: WorkerPool, clock: TestClock, documents: (any OAuthDocumentFetching)? = nil,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        configure: (inout OAuthConfiguration) -> Void = { _ in }
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws -> OAuthService {
         var configuration = OAuthConfiguration(issuer: issuer)
         configuration.rateLimitsEnabled = false
@@ -82,7 +83,7 @@ final class OAuthHarness: @unchecked Sendable {
             pool: pool, browser: owners.browser,
             inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }),
-            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens)
+            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers)
     }
 
     // MARK: - Requests

@@ -40,6 +40,7 @@ struct OAuthRegistrationTests {
             $0.clientCredentials = false
             $0.introspection = false
             $0.deviceAuthorization = false
+            $0.tokenExchange = false
         }
         let bare = try #require(OAuthHarness.json(await off.send(.GET, "/.well-known/oauth-authorization-server")))
         #expect(bare.objectValue?.map(\.0).sorted() == contract)
