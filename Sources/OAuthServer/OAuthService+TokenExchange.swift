@@ -119,11 +119,11 @@ extension OAuthService {
     /// - Throws: ``OAuthError`` `invalid_request`.
     func accessTokenSubject(_ token: String, now: Int64) async throws -> ExchangeSubject {
         let refused = OAuthError.invalidRequest("subject_token is not a live access token of an owner of this server.")
-        guard
-            let claims = try? OAuthAccessClaims.verify(
-                token, keys: keys, issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime, now: now),
+        let policy = OAuthAccessClaims.policy(issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime)
+        guard let verified = try? keys.verifyWithLifetime(token, as: OAuthAccessClaims.self, policy: policy, now: now),
+            case let claims = verified.claims,
             let record = try await grants.record(jti: claims.jti), record.isLive(at: now), record.matches(claims),
-            record.clientInboxIDs == nil, let times = Self.verifiedTimes(token)
+            record.clientInboxIDs == nil
         else { throw refused }
         var mayAct: OAuthTokenExchangeRules.MayAct?
         if let value = OAuthJWTPayload.read(token)?["may_act"] {
@@ -133,7 +133,7 @@ extension OAuthService {
         return ExchangeSubject(
             rules: .init(
                 ownerID: claims.ownerID, permissions: claims.permissions, resource: claims.resource,
-                expiresAt: min(times.exp, record.grantExpiresAt), act: claims.act, mayAct: mayAct),
+                expiresAt: min(verified.expiresAt, record.grantExpiresAt), act: claims.act, mayAct: mayAct),
             grantID: record.grantID, jti: claims.jti, agentID: record.agentID, boundAccountID: record.boundAccountID)
     }
 

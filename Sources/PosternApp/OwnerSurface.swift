@@ -46,6 +46,7 @@ struct OwnerSurface {
         OwnerAppPasswordPages(
             service: owners, inboxes: shared.ownedInboxes, store: shared.appPasswords,
             appleMail: MailClientSetupSurface.appleMailProfile(context), clock: clock
+        ).register(into: &router)
         OwnerActorPages(
             service: owners, grants: shared.grants, clients: OAuthConfidentialClients(database: database),
             enabled: configuration.oauth.tokenExchange || configuration.oauth.jwtBearer, clock: clock
