@@ -9,7 +9,7 @@ import Testing
 struct BatchedWriterTests {
     struct Refused: Error {}
 
-    /// Holds the writer's queue until `release` is signalled, and runs `writes` meanwhile; returns their results.
+    /// Holds the writer's queue while `writes` queue up, in their order, then lets it go; returns their results.
     static func batched(
         _ database: Database, _ writes: [@Sendable (any SQLConnection) throws -> Int]
     ) async -> [Result<Int, any Error>] {
@@ -20,8 +20,9 @@ struct BatchedWriterTests {
                 group.addTask {
                     do { return (index, .success(try await database.write(write))) } catch { return (index, .failure(error)) }
                 }
+                // Queued in their order: each before the next starts.
+                while database.batchedWriter.queuedCount <= index { await Task.yield() }
             }
-            while database.batchedWriter.queuedCount < writes.count { await Task.yield() }
             hold.signal()
             var results: [Result<Int, any Error>?] = Array(repeating: nil, count: writes.count)
             for await (index, result) in group { results[index] = result }
