@@ -16,6 +16,7 @@ import ServerKit
 /// - `POSTERN_OAUTH_INTROSPECTION` (on or off, default on): ``introspection``.
 /// - `POSTERN_OAUTH_ASSERTION_MAX_SECONDS` (integer, 30 to 3600, default 600): ``assertionMaxLifetime``.
 /// - `POSTERN_OAUTH_SECRET_OVERLAP_SECONDS` (integer, 0 to 30 days, default 86400): ``secretRotationOverlap``.
+/// - `POSTERN_OAUTH_OPENID` (on or off, default on): ``openIDProvider``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -84,6 +85,11 @@ public struct OAuthConfiguration: Sendable {
     /// How long a confidential client's old secret keeps working after `postern oauth client rotate-secret`, seconds,
     /// unless the command says otherwise. Default 86,400 (a day, for the client's deployments to move over).
     public var secretRotationOverlap: Int64 = 86_400
+    /// Whether the server is the OpenID Provider of the operator's relying parties (issue 88): the operator's
+    /// confidential clients made with `--redirect-uri` sign owners in (ID tokens, userinfo, logout); the metadata and
+    /// `/.well-known/openid-configuration` say so only when on. Default on (a server with no such client signs no one
+    /// in).
+    public var openIDProvider = true
 
     /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
     public init(issuer: String) {
@@ -105,6 +111,7 @@ public struct OAuthConfiguration: Sendable {
         if let on = try config.flag("INTROSPECTION") { introspection = on }
         if let seconds = try config.integer("ASSERTION_MAX_SECONDS") { assertionMaxLifetime = Int64(seconds) }
         if let seconds = try config.integer("SECRET_OVERLAP_SECONDS") { secretRotationOverlap = Int64(seconds) }
+        if let on = try config.flag("OPENID") { openIDProvider = on }
         try validate()
     }
 

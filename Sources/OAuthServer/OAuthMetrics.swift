@@ -25,6 +25,9 @@ struct OAuthMetrics: Sendable {
     let introspections: Counter
     /// `postern_oauth_reuse_detections_total{kind="client_assertion"}`: a client assertion's `jti` presented again.
     let assertionReplays: Counter
+    /// `postern_oidc_events_total{event=...}`: OpenID Provider outcomes (issue 88), one counter per
+    /// ``OAuthMetrics/openIDEvents`` word.
+    private let openID: [String: Counter]
     /// `postern_rate_limit_rejections_total{surface="oauth",class=...}`.
     private let rejections: [OAuthService.RateClass: Counter]
 
@@ -44,6 +47,10 @@ struct OAuthMetrics: Sendable {
         assertionReplays = Counter(
             label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "client_assertion")],
             factory: factory)
+        openID = Dictionary(
+            uniqueKeysWithValues: Self.openIDEvents.map {
+                ($0, Counter(label: "postern_oidc_events_total", dimensions: [("event", $0)], factory: factory))
+            })
         var rejections: [OAuthService.RateClass: Counter] = [:]
         for rateClass in OAuthService.RateClass.allCases {
             rejections[rateClass] = Counter(
@@ -54,4 +61,13 @@ struct OAuthMetrics: Sendable {
     }
 
     func rateLimited(_ rateClass: OAuthService.RateClass) { rejections[rateClass]?.increment() }
+
+    /// The OpenID Provider's events: a browser sent to sign in, a prompt error, a refusal by a client's sign-in
+    /// policy, a code issued, an ID token issued, a code presented again, a logout, a logout token delivered or not.
+    static let openIDEvents = [
+        "sign_in", "login_required", "consent_required", "access_denied", "code", "id_token", "code_reuse",
+        "logout", "backchannel_delivered", "backchannel_failed",
+    ]
+
+    func openIDEvent(_ event: String) { openID[event]?.increment() }
 }

@@ -20,6 +20,8 @@ extension OAuthService {
         case ("refresh_token"?, .registered(let client)): return try await refresh(fields, client)
         case ("client_credentials"?, .confidential(let client)) where configuration.clientCredentials:
             return try await clientCredentials(fields, client, from: address)
+        case ("authorization_code"?, .confidential(let client)) where openID != nil:
+            return try await exchangeOpenIDCode(fields, client)
         case (nil, _), (""?, _): throw OAuthError.invalidRequest("grant_type is required.")
         case ("authorization_code"?, .confidential), ("refresh_token"?, .confidential):
             throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")

@@ -153,8 +153,16 @@ public final class OwnerService: Sendable {
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let next = Self.localPath(request.queryItem("next"))
-        if try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
-        return form(.ok, request, signInForm(next: next))
+        // `again`: a relying party asked for a new sign-in (OpenID `prompt=login`, `max_age`): the form even with a
+        // session, whose sign-in then replaces it.
+        if request.queryItem("again") == nil, try await browser.owner(of: request) != nil {
+            return HTMLPage.redirect(to: next)
+        }
+        var page = signInForm(next: next)
+        if let email = request.queryItem("email"), !AuditText.containsControl(email), email.utf8.count <= 254 {
+            page.email = email
+        }
+        return form(.ok, request, page)
     }
 
     /// - Parameter address: the client's address, for the audit trail.
@@ -268,12 +276,15 @@ public final class OwnerService: Sendable {
 
     /// A new session (never the one the browser brought: no fixation), its cookie, and the pre-session CSRF cookie
     /// dropped; then `next`.
-    /// - Parameter extra: other `Set-Cookie` values to send (a provider sign-in's pre-session cookie dropped).
+    /// - Parameters:
+    ///   - extra: other `Set-Cookie` values to send (a provider sign-in's pre-session cookie dropped).
+    ///   - method: how the sign-in proved the owner; nil: as ``OwnerSessions/open(ownerID:provider:method:)`` takes it.
     func startSession(
-        _ owner: Owner, _ request: HTTPRequest, next: String, setCookies extra: [String] = [], provider: String? = nil
+        _ owner: Owner, _ request: HTTPRequest, next: String, setCookies extra: [String] = [], provider: String? = nil,
+        method: OwnerSessionProof.Method? = nil
     ) async throws -> HTTPResponse {
         if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
-        let token = try await browser.sessions.open(ownerID: owner.id, provider: provider)
+        let token = try await browser.sessions.open(ownerID: owner.id, provider: provider, method: method)
         return HTMLPage.redirect(
             to: next,
             setCookies: [
@@ -316,6 +327,12 @@ public final class OwnerService: Sendable {
     /// in: every page that needs an owner, the authorization server's included, sends the browser here.
     public static func signInPath(next: String) -> String {
         "/owner/sign-in?next=" + PercentEncoding.encode(next)
+    }
+
+    /// ``signInPath(next:)`` for a relying party's sign-in (issue 88): with `again`, the form is shown even to a
+    /// signed-in browser (a new sign-in is asked for); `email` fills the form's email (OpenID `login_hint`).
+    public static func signInPath(next: String, again: Bool, email: String?) -> String {
+        signInPath(next: next) + (again ? "&again=1" : "") + (email.map { "&email=" + PercentEncoding.encode($0) } ?? "")
     }
 
     /// `next` when it is a path on this server (one leading `/`, no `//` or `\`, printable ASCII), else `/owner`: a

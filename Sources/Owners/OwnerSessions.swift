@@ -20,20 +20,26 @@ public struct OwnerSessions: Sendable {
     }
 
     /// Opens a session for `ownerID`; returns the cookie value.
-    /// - Parameter provider: the sign-in provider it came in through (its name; migration 0057); nil for a password or
-    ///   passkey sign-in.
-    public func open(ownerID: String, provider: String? = nil) async throws -> String {
+    /// - Parameters:
+    ///   - provider: the sign-in provider it came in through (its name; migration 0057); nil for a password or
+    ///     passkey sign-in.
+    ///   - method: how the sign-in proved the owner (migration 0073; what an ID token's `amr` says); nil: a provider
+    ///     sign-in when `provider` is set, else a password.
+    public func open(ownerID: String, provider: String? = nil, method: OwnerSessionProof.Method? = nil) async throws
+        -> String
+    {
+        let method = method ?? (provider == nil ? .password : .provider)
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { [lifetime] connection in
             try connection.run(
                 """
-                INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at, provider)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at, provider, method)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .blob(Self.digest(token)), .text(ownerID), .integer(now), .integer(now + lifetime),
-                    provider.map { .text($0) } ?? .null,
+                    provider.map { .text($0) } ?? .null, .text(method.rawValue),
                 ])
         }
         return token
@@ -67,6 +73,25 @@ public struct OwnerSessions: Sendable {
                 "SELECT created_at FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
                 [.blob(Self.digest(token)), .integer(now)]
             ).first?.int("created_at")
+        }
+    }
+
+    /// When and how the unexpired session `token` proved its owner (an OpenID relying party's `auth_time` and `amr`);
+    /// nil when there is none.
+    public func proof(token: String) async throws -> OwnerSessionProof? {
+        guard token.utf8.count == 43 else { return nil }
+        let now = clock()
+        return try await database.read { connection in
+            guard
+                let row = try connection.query(
+                    "SELECT created_at, provider, method FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
+                    [.blob(Self.digest(token)), .integer(now)]
+                ).first, let openedAt = row.int("created_at")
+            else { return nil }
+            let method =
+                row.text("method").flatMap(OwnerSessionProof.Method.init(rawValue:))
+                ?? (row.text("provider") == nil ? .password : .provider)
+            return OwnerSessionProof(openedAt: openedAt, method: method, digest: Self.digest(token))
         }
     }
 

@@ -126,7 +126,8 @@ struct OwnerSignInFamily: SignInFamily {
         switch method {
         case .passkey:
             response = try await service.startSession(
-                owner, request, next: OwnerService.localPath(request.formFields()["next"]), setCookies: setCookies)
+                owner, request, next: OwnerService.localPath(request.formFields()["next"]), setCookies: setCookies,
+                method: .passkey)
         case .provider(let provider, let returnTo):
             response = try await service.startSession(
                 owner, request, next: returnTo, setCookies: setCookies, provider: provider.name)

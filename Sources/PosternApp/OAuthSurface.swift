@@ -25,7 +25,9 @@ enum OAuthSurface {
             clientKeyDocuments: configuration.oauth.clientCredentials ? documents : nil,
             capabilityTokens: OAuthCapabilityTokens(
                 issuer: identity.issuer, audience: agent.audience, lifetime: agent.capabilityTTL,
-                directory: shared.agentInboxes))
+                directory: shared.agentInboxes),
+            openIDOwners: configuration.oauth.openIDProvider ? owners.owners : nil,
+            logoutDelivery: configuration.oauth.openIDProvider ? documents : nil)
         oauth.register(into: &router)
         OAuthAgentsService(
             verifier: shared.verifier, inboxes: shared.ownedInboxes, publicURL: identity.baseURL,
