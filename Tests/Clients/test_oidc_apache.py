@@ -36,7 +36,7 @@ def start_apache(root, port, issuer, client_id, secret):
     for directory in (root, os.path.join(root, "htdocs"), pages):
         os.chmod(directory, 0o755)
     os.chmod(os.path.join(pages, "index.shtml"), 0o644)
-    modules = ["mpm_event", "authn_core", "authz_core", "authz_user", "include", "mime", "auth_openidc"]
+    modules = ["mpm_event", "authn_core", "authz_core", "authz_user", "include", "mime", "dir", "auth_openidc"]
     loads = "\n".join(f"LoadModule {name}_module {MODULES}/mod_{name}.so" for name in modules)
     config = os.path.join(root, "apache2.conf")
     with open(config, "w") as out:
@@ -91,6 +91,7 @@ def main():
         return
     port = free_port()
     with postern(owners=[(OWNER, PASSWORD)]) as base:
+        base.env = {}  # postern_command runs the CLI with the server's settings
         out = postern_command(base, "oauth", "client", "create", "--name", "Apache",
                               "--redirect-uri", f"http://127.0.0.1:{port}/protected/redirect_uri")
         fields = dict(line.split(": ", 1) for line in out.splitlines() if line.startswith("client_"))
@@ -100,6 +101,8 @@ def main():
         apache = start_apache(root, port, str(base), client_id, secret)
         try:
             browser = FormDriver(str(base))
+            # As a browser asks: mod_auth_openidc answers 401, not a redirect, to a client that takes no HTML.
+            browser.opener.addheaders.append(("Accept", "text/html,application/xhtml+xml"))
             protected = f"http://127.0.0.1:{port}/protected/"
             status, location, _ = browser.request("GET", protected)
             check(status == 302 and location.startswith(str(base) + "/oauth/authorize?"),
