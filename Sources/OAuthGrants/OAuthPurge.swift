@@ -4,7 +4,8 @@ import Storage
 /// registrations nobody used within a day, codes a day past their expiry (kept that long so that a late replay is
 /// still recognised) and the consents whose code expired unredeemed, access-token rows past their expiry, refresh
 /// tokens past theirs, grants a month after they ended (their codes and tokens go with them), client credentials
-/// grants a day after their token expired, and client assertion ids once they expired.
+/// grants a day after their token expired, client assertion ids once they expired; and the OpenID Provider's codes a
+/// day past their expiry, its access-token rows past theirs, and the sign-ins of owner sessions that ended.
 public enum OAuthPurge {
     /// Deletes them; returns how many rows went.
     public static func run(_ connection: any SQLConnection, now: Int64, unusedClientLifetime: Int64 = 86_400) throws
@@ -26,5 +27,6 @@ public enum OAuthPurge {
             + connection.run("DELETE FROM oauth_client_grants WHERE expires_at < ?", [.integer(now - 86_400)])
             + connection.run("DELETE FROM oauth_assertion_jtis WHERE expires_at < ?", [.integer(now)])
             + OAuthClientRecords.trimUnused(connection, now: now, unusedLifetime: unusedClientLifetime)
+            + OIDCSignIns.purge(connection, now: now)
     }
 }

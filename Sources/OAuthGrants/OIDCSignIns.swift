@@ -199,11 +199,16 @@ public struct OIDCSignIns: Sendable {
         }
     }
 
-    /// Deletes expired codes and access tokens; returns how many rows went.
-    public func purge(now: Int64) async throws -> Int {
-        try await database.write { connection in
-            try connection.run("DELETE FROM oidc_codes WHERE expires_at <= ?", [.integer(now)])
-                + connection.run("DELETE FROM oidc_access_tokens WHERE expires_at <= ?", [.integer(now)])
-        }
+    /// Deletes codes a day past their expiry (a late replay is still recognised until then), access-token rows past
+    /// theirs, and the sign-ins of owner sessions that no longer exist (signed out, expired and purged); returns how
+    /// many rows went. ``OAuthPurge`` runs it.
+    static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
+        try connection.run("DELETE FROM oidc_codes WHERE expires_at < ?", [.integer(now - 86_400)])
+            + connection.run("DELETE FROM oidc_access_tokens WHERE expires_at < ?", [.integer(now)])
+            + connection.run(
+                """
+                DELETE FROM oidc_session_clients
+                WHERE NOT EXISTS (SELECT 1 FROM owner_sessions s WHERE s.token_digest = oidc_session_clients.session_digest)
+                """, [])
     }
 }

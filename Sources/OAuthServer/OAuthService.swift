@@ -142,6 +142,13 @@ public final class OAuthService: Sendable {
             onUnexpectedError: onUnexpectedError)
         openID = openIDOwners.map { OIDCProvider(database: database, owners: $0, logout: logoutDelivery) }
         metadata = Self.metadata(configuration, documents: metadataDocuments != nil, openID: openID != nil)
+        if openID != nil {
+            // An owner who signs out on the owner pages ends their sign-ins at the relying parties too.
+            browser.signOuts.add { [weak self] digest in
+                guard let self else { return }
+                await backChannelLogout(session: digest, now: clock())
+            }
+        }
     }
 
     /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,

@@ -209,11 +209,12 @@ public final class OwnerService: Sendable {
             return BrowserPage.message(.forbidden, "Sign out", OwnerMessage.csrf)
         }
         var next: String?
-        if let token = request.cookie(OwnerBrowser.sessionCookie),
+        if let token = request.cookie(OwnerBrowser.sessionCookie) {
             let provider = try await browser.sessions.close(token: token)
-        {
+            // The relying parties this session signed in to are told (OpenID back-channel logout).
+            await browser.signOuts.signedOut(token: token)
             // Postern's session is over whatever follows; with the provider's _LOGOUT on, it is ended there next.
-            next = await providerLogout(provider)
+            if let provider { next = await providerLogout(provider) }
         }
         let clear = browser.clearCookie(OwnerBrowser.sessionCookie)
         // The provider's end-session page is another site: a 303 there from this form's answer is one the page's CSP

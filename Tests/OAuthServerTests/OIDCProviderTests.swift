@@ -231,4 +231,20 @@ struct OIDCProviderTests {
                 ("post_logout_redirect_uri", "https://evil.example/")]))
         #expect(unregistered.status == .badRequest)
     }
+
+    @Test("signing out on the owner pages delivers a logout token to the relying party the session signed in to")
+    func ownerSignOut() async throws {
+        let fixture = try await RelyingPartyFixture(.sqlite)
+        try await fixture.harness.signIn()
+        let consent = await fixture.authorize()
+        // The consent page's CSRF token is the session's, which the sign-out form takes too.
+        let csrf = try #require(OAuthHarness.hidden("csrf_token", in: consent))
+        let code = try #require(OAuthHarness.location(try await fixture.approve(consent))["code"])
+        #expect(await fixture.token(code).status == .ok)
+        let out = await fixture.harness.send(.POST, "/owner/sign-out", form: [("csrf_token", csrf)])
+        #expect(out.status == .seeOther)
+        let delivered = fixture.recorder.delivered.withLock { $0 }
+        #expect(delivered.count == 1)
+        #expect(try fixture.verified(try #require(delivered.first?.token)).sub == fixture.ownerID)
+    }
 }
