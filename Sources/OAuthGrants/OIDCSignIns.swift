@@ -39,6 +39,20 @@ public struct OIDCSignIns: Sendable {
         }
     }
 
+    /// Every consent `ownerID` gave a relying party, oldest first (`postern owner show`).
+    public func consents(ownerID: String) async throws -> [(clientID: String, scopes: [String], grantedAt: Int64)] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT client_id, scope, granted_at FROM oidc_consents WHERE owner_id = ? ORDER BY granted_at, client_id",
+                [.text(ownerID)]
+            ).compactMap { row in
+                guard let client = row.text("client_id"), let scope = row.text("scope"), let at = row.int("granted_at")
+                else { return nil }
+                return (client, scope.split(separator: " ").map(String.init), at)
+            }
+        }
+    }
+
     /// Forgets `ownerID`'s consent to `clientID` (the next sign-in asks again); false when none was remembered.
     @discardableResult
     public func revokeConsent(ownerID: String, clientID: String) async throws -> Bool {

@@ -40,7 +40,7 @@ extension OAuthService {
         case (nil, _?): throw OAuthError.invalidGrant("code_verifier was sent, but the request had no code_challenge.")
         case (nil, nil): break  // a legacy client's request without PKCE (checked at the authorization endpoint)
         }
-        guard let owner = try await provider.owners.owner(id: signIn.ownerID) else {
+        guard let owner = try await provider.owners.linkCandidate(id: signIn.ownerID) else {
             throw OAuthError.invalidGrant("The owner no longer exists.")
         }
         let jti = SecureRandom.identifier(byteCount: 16)
@@ -53,7 +53,7 @@ extension OAuthService {
             access["client_id"] = .string(signIn.clientID)
             let accessToken = try keys.sign(access, for: .oauthAccess)
             let idToken = OIDCIDToken(
-                issuer: issuer, signIn: signIn, email: owner.email, emailVerified: owner.approvedAt != nil,
+                issuer: issuer, signIn: signIn, email: owner.owner.email, emailVerified: owner.emailVerified,
                 issuedAt: now, lifetime: OIDCProvider.idTokenLifetime, accessToken: accessToken,
                 algorithm: party.idTokenAlgorithm, sessionID: Self.sessionID(signIn.sessionDigest))
             return (accessToken, try keys.sign(idToken.claims, algorithm: Self.jwtAlgorithm(party.idTokenAlgorithm)))
@@ -90,11 +90,11 @@ extension OAuthService {
             audience: userinfoEndpoint)
         guard let claims = try? keys.verify(token, policy: policy, now: now), let jti = claims.jti,
             let live = try await provider.signIns.accessToken(jti: jti, now: now), live.ownerID == claims.sub,
-            let owner = try await provider.owners.owner(id: live.ownerID)
+            let owner = try await provider.owners.linkCandidate(id: live.ownerID)
         else { return Self.bearerRefusal("invalid_token") }
         let members: [(String, JSONValue)] =
-            [("sub", .string(owner.id))]
-            + OIDCIDToken.profileClaims(scopes: live.scopes, email: owner.email, emailVerified: owner.approvedAt != nil)
+            [("sub", .string(owner.owner.id))]
+            + OIDCIDToken.profileClaims(scopes: live.scopes, email: owner.owner.email, emailVerified: owner.emailVerified)
         return OAuthJSON.response(.ok, .object(members))
     }
 

@@ -13,7 +13,8 @@ struct OIDCIDToken: Sendable, Equatable {
     let signIn: OIDCSignIn
     /// The owner's email (`email`, with the `email` scope; also `preferred_username` with `profile`).
     let email: String
-    /// Whether the operator vouched for the owner (made or approved it): `email_verified`.
+    /// Whether the owner's email is proven (the operator made the owner, or a sign-in provider vouched for that
+    /// address): `email_verified`.
     let emailVerified: Bool
     /// `iat`, Unix seconds.
     let issuedAt: Int64
@@ -44,7 +45,7 @@ struct OIDCIDToken: Sendable, Equatable {
     }
 
     /// What the `email` and `profile` scopes release (the ID token and userinfo say the same): the owner's email and
-    /// whether the operator vouched for it; `preferred_username`, the email (owners have no other name).
+    /// whether it is proven; `preferred_username`, the email (owners have no other name).
     static func profileClaims(scopes: [String], email: String, emailVerified: Bool) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = []
         if scopes.contains("email") {

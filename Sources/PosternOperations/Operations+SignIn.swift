@@ -1,5 +1,6 @@
 import DNS
 import Logging
+import OAuthGrants
 import Owners
 import Passkeys
 import PosternApp
@@ -73,7 +74,18 @@ extension Operations {
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")
-        return lines + identities.map(describe(identity:))
+        lines += identities.map(describe(identity:))
+        // The OpenID relying parties the owner allowed (issue 88), a legacy client that omits PKCE named as such.
+        let consents = try await OIDCSignIns(database: database).consents(ownerID: candidate.owner.id)
+        lines.append("  OpenID apps allowed: \(consents.count)")
+        let parties = OIDCRelyingParties(database: database)
+        for consent in consents {
+            let party = try await parties.party(id: consent.clientID)
+            lines.append(
+                "  app \(consent.clientID)  \(party?.name ?? "?")  \(consent.scopes.joined(separator: " "))  allowed "
+                    + RFC3339.format(consent.grantedAt) + (party?.legacyNoPKCE == true ? "  legacy-no-pkce" : ""))
+        }
+        return lines
     }
 
     /// One linked sign-in identity, indented under its account: provider, issuer, subject, email, when linked and

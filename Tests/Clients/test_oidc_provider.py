@@ -323,6 +323,56 @@ def strict_rp(provider):
     check(discovery == provider.meta, "the RFC 8414 document and the OpenID configuration are one")
 
 
+def operator_settings(provider):
+    """What the operator decides per client: a legacy client alone may omit PKCE (audited, listed, on owner show);
+    a listed sign-in policy refuses other owners; second-factor refuses a password session."""
+    base = provider.base
+    redirect = "http://127.0.0.1:9/legacy"
+
+    def make(*arguments):
+        out = postern_command(base, "oauth", "client", "create", "--first-party", "--redirect-uri", redirect,
+                              *arguments)
+        fields = dict(line.split(": ", 1) for line in out.splitlines() if line.startswith("client_"))
+        return fields["client_id"], fields["client_secret"].split("  ", 1)[0], out
+
+    def authorize(client_id, pkce):
+        fields = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect, "scope": "openid",
+                  "state": "s"}
+        if pkce:
+            fields |= {"code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "S256"}
+        _, location, _ = provider.browser.request("GET", "/oauth/authorize?" + urllib.parse.urlencode(fields))
+        return query(location)
+
+    legacy, secret, out = make("--name", "Roundcube", "--legacy-no-pkce")
+    check("legacy-no-pkce" in out, "oauth client create --legacy-no-pkce says so")
+    code = authorize(legacy, pkce=False).get("code")
+    status, _, body = http(base, "POST", "/oauth/token", urllib.parse.urlencode(
+        {"grant_type": "authorization_code", "code": code or "", "redirect_uri": redirect}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic " + base64.b64encode(
+            f"{legacy}:{secret}".encode()).decode()})
+    check(code and status == 200 and "id_token" in body, f"a legacy client signs in without PKCE ({status})")
+    modern, _, _ = make("--name", "Modern")
+    answer = authorize(modern, pkce=False)
+    check(answer.get("error") == "invalid_request" and "code" not in answer,
+          f"any other client without PKCE is invalid_request at its redirect URI ({answer})")
+    listed = postern_command(base, "oauth", "client", "list")
+    check(any(legacy in line and "legacy-no-pkce" in line for line in listed.splitlines()),
+          "oauth client list marks the legacy client")
+    events = [json.loads(line) for line in postern_command(base, "audit", "--json").splitlines()
+              if line.startswith("{")]
+    check(any(e["action"] == "operator.command" and (e.get("details") or {}).get("client_id") == legacy
+              and (e.get("details") or {}).get("legacy_no_pkce") == "true" for e in events),
+          "the audit trail records the legacy client")
+    shown = postern_command(base, "owner", "show", "--email", OWNER)
+    check(any(provider.client_id in line for line in shown.splitlines()),
+          f"owner show lists the OpenID app the owner allowed ({shown.strip()[-300:]})")
+    other, _, _ = make("--name", "Bob only", "--sign-in", "listed", "--sign-in-owner", "bob@example.com")
+    check(authorize(other, pkce=True).get("error") == "access_denied", "a listed policy refuses an owner not listed")
+    strong, _, _ = make("--name", "Passkeys only", "--sign-in", "second-factor")
+    check(authorize(strong, pkce=True).get("error") == "access_denied",
+          "second-factor refuses a password session (a passkey is the second factor until TOTP)")
+
+
 def main():
     install_authlib()
     with mock_provider(require_client_registration=True) as issuer:
@@ -330,10 +380,11 @@ def main():
     backchannel = BackChannel()
     env = {"POSTERN_OAUTH_CIMD_ALLOW_HOSTS": "127.0.0.1", "POSTERN_KEY_RELOAD_SECONDS": "1"}
     try:
-        with postern(env=env, owners=[(OWNER, PASSWORD)]) as base:
+        with postern(env=env, owners=[(OWNER, PASSWORD), ("bob@example.com", "bob-password-1")]) as base:
             base.env = env  # postern_command runs the CLI with the server's settings
             provider = Postern(base, backchannel)
             strict_rp(provider)
+            operator_settings(provider)
             ours = conformance(provider, backchannel)
     finally:
         backchannel.close()
