@@ -53,12 +53,21 @@ public struct OIDCSignIns: Sendable {
         }
     }
 
-    /// Forgets `ownerID`'s consent to `clientID` (the next sign-in asks again); false when none was remembered.
+    /// Forgets `ownerID`'s consent to `clientID` (the next sign-in asks again) and revokes the access tokens the app
+    /// holds for the owner (userinfo refuses them at once); false when no consent was remembered.
     @discardableResult
-    public func revokeConsent(ownerID: String, clientID: String) async throws -> Bool {
+    public func revokeConsent(ownerID: String, clientID: String, now: Int64) async throws -> Bool {
         try await database.write { connection in
-            try connection.run(
-                "DELETE FROM oidc_consents WHERE owner_id = ? AND client_id = ?", [.text(ownerID), .text(clientID)]) == 1
+            try connection.transaction {
+                try connection.run(
+                    """
+                    UPDATE oidc_access_tokens SET revoked_at = ?
+                    WHERE owner_id = ? AND client_id = ? AND revoked_at IS NULL
+                    """, [.integer(now), .text(ownerID), .text(clientID)])
+                return try connection.run(
+                    "DELETE FROM oidc_consents WHERE owner_id = ? AND client_id = ?", [.text(ownerID), .text(clientID)])
+                    == 1
+            }
         }
     }
 

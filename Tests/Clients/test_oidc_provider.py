@@ -366,6 +366,20 @@ def operator_settings(provider):
     shown = postern_command(base, "owner", "show", "--email", OWNER)
     check(any(provider.client_id in line for line in shown.splitlines()),
           f"owner show lists the OpenID app the owner allowed ({shown.strip()[-300:]})")
+    # The owner revokes the app on /owner: its consent is forgotten (prompt=none is consent_required again) and its
+    # access token stops opening userinfo.
+    token, _, _, _ = sign_in_flow(provider)
+    _, _, html = provider.browser.request("GET", "/owner")
+    action = f"/owner/openid-apps/{provider.client_id}/revoke"
+    form = provider.browser.forms(html).form(action)
+    status, _, _ = provider.browser.request("POST", action, provider.browser.hidden(form))
+    url, _ = provider.rp().create_authorization_url(provider.meta["authorization_endpoint"],
+                                                    code_verifier=secrets.token_urlsafe(48), nonce="r", prompt="none")
+    _, location, _ = provider.browser.request("GET", url)
+    status_info, _, _ = http(base, "GET", "/oauth/userinfo", bearer=token["access_token"])
+    check(status == 303 and query(location).get("error") == "consent_required" and status_info == 401,
+          f"the owner revokes the app on /owner: consent asked again, its token refused ({status}, {location}, "
+          f"{status_info})")
     other, _, _ = make("--name", "Bob only", "--sign-in", "listed", "--sign-in-owner", "bob@example.com")
     check(authorize(other, pkce=True).get("error") == "access_denied", "a listed policy refuses an owner not listed")
     strong, _, _ = make("--name", "Passkeys only", "--sign-in", "second-factor")
