@@ -216,11 +216,7 @@ public struct OwnerInboxPages: Sendable {
     ) async throws
         -> HTTPResponse
     {
-        guard let id = parameters["grantId"], try await grants.revoke(id: id, ownerID: owner.id) else {
-            return BrowserPage.message(.notFound, Self.title, "No such app.")
-        }
-        await service.audit.owner(owner.id, .appRevoked, target: id, client: client)
-        return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.revoked.code)])
+        try await revoked(parameters["grantId"], owner, client) { try await grants.revoke(id: $0, ownerID: owner.id) }
     }
 
     private func revokeOpenID(
@@ -228,9 +224,16 @@ public struct OwnerInboxPages: Sendable {
     ) async throws
         -> HTTPResponse
     {
-        guard let id = parameters["clientId"], try await grants.revokeOpenID(clientID: id, ownerID: owner.id) else {
-            return BrowserPage.message(.notFound, Self.title, "No such app.")
+        try await revoked(parameters["clientId"], owner, client) {
+            try await grants.revokeOpenID(clientID: $0, ownerID: owner.id)
         }
+    }
+
+    /// Revokes app `id` with `revoke` (false: not the owner's), records `app.revoked` and goes back to `/owner`.
+    private func revoked(
+        _ id: String?, _ owner: Owner, _ client: String?, _ revoke: (String) async throws -> Bool
+    ) async throws -> HTTPResponse {
+        guard let id, try await revoke(id) else { return BrowserPage.message(.notFound, Self.title, "No such app.") }
         await service.audit.owner(owner.id, .appRevoked, target: id, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.revoked.code)])
     }
