@@ -29,7 +29,10 @@ struct RelyingPartyFixture {
     let secret: String
     static let callback = "https://rp.example/cb"
 
-    init(_ backend: StorageBackend, firstParty: Bool = false, legacy: Bool = false) async throws {
+    init(
+        _ backend: StorageBackend, firstParty: Bool = false, legacy: Bool = false,
+        algorithm: OIDCRelyingParty.SigningAlgorithm = .rs256
+    ) async throws {
         harness = try OAuthHarness(backend, openID: recorder)
         ownerID = try await harness.owner().id
         let (client, secret) = try await OAuthConfidentialClients(database: harness.test.database).create(
@@ -42,7 +45,7 @@ struct RelyingPartyFixture {
             OIDCRelyingParty(
                 clientID: client.clientID, name: client.name, redirectURIs: [Self.callback],
                 postLogoutRedirectURIs: ["https://rp.example/bye"], backchannelLogoutURI: "http://127.0.0.1:9/logout",
-                firstParty: firstParty, legacyNoPKCE: legacy))
+                idTokenAlgorithm: algorithm, firstParty: firstParty, legacyNoPKCE: legacy))
     }
 
     var basic: (String, String) {
@@ -246,5 +249,19 @@ struct OIDCProviderTests {
         let delivered = fixture.recorder.delivered.withLock { $0 }
         #expect(delivered.count == 1)
         #expect(try fixture.verified(try #require(delivered.first?.token)).sub == fixture.ownerID)
+    }
+
+    @Test("a client registered for EdDSA gets Ed25519 ID tokens whose at_hash is the left half of SHA-512")
+    func edDSA() async throws {
+        let fixture = try await RelyingPartyFixture(.sqlite, firstParty: true, algorithm: .edDSA)
+        try await fixture.harness.signIn()
+        let code = try #require(OAuthHarness.location(await fixture.authorize())["code"])
+        let body = try #require(OAuthHarness.json(await fixture.token(code)))
+        let idToken = try #require(body["id_token"]?.stringValue)
+        let header = try #require(idToken.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) })
+        #expect(try JSONValue.parse(header)["alg"]?.stringValue == "EdDSA")
+        let claims = try fixture.verified(idToken)
+        let accessToken = try #require(body["access_token"]?.stringValue)
+        #expect(claims["at_hash"]?.stringValue == Base64URL.encode(Array(SHA512.hash(accessToken).prefix(32))))
     }
 }
