@@ -200,6 +200,13 @@ let package = Package(
         // The agent proof-of-work rules of CONTRACT.md 1.2 (scrypt, difficulty, nonce), shared by the agent surface
         // that checks them and the agent client that solves them.
         .target(name: "AgentPoW", dependencies: ["AuthCrypto"]),
+        // A second factor's arithmetic (issue 88 item 3): HOTP and TOTP (RFC 4226, RFC 6238) with the one-step window
+        // and the replay rule, base32 (RFC 4648), the otpauth URI, recovery codes. Pure but for HMAC-SHA1 and random
+        // bytes; the stores and pages that use it are the families' (Owners).
+        .target(name: "TOTP", dependencies: ["AuthCrypto"]),
+        // QR Code symbols (ISO/IEC 18004; issue 88 item 3: the otpauth URI on the setup page): byte mode, level M,
+        // versions 1 to 10, drawn as SVG. Pure, no dependency.
+        .target(name: "QRCode"),
         // Surface 1: Atomic Mail compatible agent signup.
         // Custom domains, one model for every surface: owners' and Mail.td Pro users' claims in one table,
         // the ownership rules once; surfaces answer for their own mailboxes through a port.
@@ -211,7 +218,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The agent side of surface 1 (`postern agent signup|login|revoke`): proof-of-work solver and HTTP client.
-        .target(name: "AgentClient", dependencies: ["OutboundSocket", "AgentPoW", "AuthCrypto", "Fetch"]),
+        .target(name: "AgentClient", dependencies: ["OutboundSocket", "AgentPoW", "AuthCrypto", "Fetch", "HTTP1"]),
         // Stored passwords: Argon2id hashing and verification on the worker pool, with an unknown-user decoy.
         .target(name: "PasswordHashing", dependencies: ["AuthCrypto", "ComputePool"]),
         // The browser pages every signed-in family shares (issue 52): the cookies and CSRF tokens of a family of
@@ -229,7 +236,8 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
-            "SignInProviders", "SignInMethods", "EmbeddedResources", .product(name: "Metrics", package: "swift-metrics"),
+            "SignInProviders", "SignInMethods", "EmbeddedResources", "AppPasswords", "TOTP", "QRCode",
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in methods, one owner for every family (issue 67): the passkey ceremonies' routes, the provider flow's
         // start, completion, password question and unlink, the last-way rule and the password's removal, written once
@@ -258,7 +266,7 @@ let package = Package(
         // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
         .target(name: "OAuthServer", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners", "Fetch",
-            "OAuthGrants", "Audit", "BrowserPages",
+            "OAuthGrants", "Audit", "BrowserPages", "SignInMethods",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The web inbox (issue 41): server-rendered pages at /inbox where owners, Mail.td accounts, Pro users and
@@ -268,7 +276,7 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
             "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
-            "SignInMethods", "HTMLSanitizing",
+            "SignInMethods", "HTMLSanitizing", "AppPasswords",
         ]),
         // A message's HTML part made harmless to serve (a pure tokenizer that writes only what it understood): the web
         // inbox's frame and Mailpit's /view/{ID}.html.
@@ -320,8 +328,11 @@ let package = Package(
         // the audit; IMAP, POP3 and the web inbox's Mail.td sign-in are given it through their ports.
         .target(name: "MailSignIn", dependencies: [
             "MailboxAccounts", "Directory", "BrowserPages", "Audit", "ClientAddress", "EmailAddresses", "ServerKit",
-            "AuthCrypto", "Base64Coding",
+            "AuthCrypto", "Base64Coding", "AppPasswords",
         ]),
+        // App passwords (issue 87 item 2): the secret's form and digest and the only SQL of app_passwords; the mail
+        // sign-in checks them, the owner pages, the Pro dashboard and the operator's commands make and revoke them.
+        .target(name: "AppPasswords", dependencies: ["AuthCrypto", "Storage"]),
         // Mail.td Pro webhooks: the durable queue (fed by the mail store's delivery transaction), the dispatcher that
         // delivers it through the shared fetcher, the signature and payload, and the five /api/user/webhooks routes.
         .target(name: "Webhooks", dependencies: [
@@ -352,7 +363,7 @@ let package = Package(
         .target(name: "MailboxWebInbox", dependencies: [
             "EmailAddresses",
             "WebInbox", "MailboxAccounts", "MailboxRoutes", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
-            "ServerKit", "BrowserPages", "SignInProviders", "MailSignIn", "ClientAddress",
+            "ServerKit", "BrowserPages", "SignInProviders", "MailSignIn", "ClientAddress", "AppPasswords", "Audit",
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.
@@ -432,7 +443,7 @@ let package = Package(
             "OAuthServer", "OAuthResource", "OAuthGrants", "Audit", "AuthCrypto", "MIME", "CustomDomains",
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
-            "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup", "SMTPSubmission",
+            "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup", "SMTPSubmission", "AppPasswords",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -446,14 +457,14 @@ let package = Package(
             "EmailAddresses", "EmbeddedResources", "JMAP", "JSON", "JWT", "MIME", "MailDelivery", "MailStore",
             "MailboxAccounts", "MailSubmission", "OAuthGrants", "OutboundQueue", "Owners", "Passkeys",
             "PasswordHashing", "SMTPOutcomes", "ServerKit",
-            "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox",
+            "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox", "AppPasswords",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(
             name: "postern",
             dependencies: [
                 "PosternApp", "PosternOperations", "AgentAuth", "AgentClient", "Owners", "Audit", "OutboundQueue",
-                "HTTPServer",
+                "HTTPServer", "AppPasswords",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -587,6 +598,8 @@ let package = Package(
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW", "AuthCrypto"]),
+        .testTarget(name: "TOTPTests", dependencies: ["TOTP"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
             "MailboxAccounts", "MailboxRoutes", "MailTD", "OperatorAPI", "ServerKit", "ClientAddress", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage", "EmbeddedResources",
@@ -595,6 +608,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .testTarget(name: "AppPasswordsTests", dependencies: [
+            "AppPasswords", "Storage", "EmbeddedResources", "PosternTestSupport",
         ]),
         .testTarget(name: "MailClientSetupTests", dependencies: ["MailClientSetup", "HTTP1", "ServerKit"]),
         .testTarget(name: "MailCXTests", dependencies: ["MailCX", "MailStore", "MIME", "JSON", "Directory"]),
@@ -608,7 +624,7 @@ let package = Package(
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
             "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "Passkeys", "WebAuthn", "JSON",
-            "SignInProviders",
+            "SignInProviders", "AppPasswords", "SignInMethods", "TOTP",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [
@@ -619,6 +635,7 @@ let package = Package(
             "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
             "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains", "DNS", "MailSignIn",
+            "AppPasswords",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
@@ -672,10 +689,10 @@ let package = Package(
         .testTarget(name: "PosternAppTests", dependencies: [
             "PosternApp", "PosternOperations", "WebAuthn", "Passkeys", "AgentAuth", "AgentClient", "MailboxAccounts", "MailTM", "MailCX", "Webhooks", "MailSandbox", "RemoteHashAuth", "HTTP1", "HTTPServer", "SocketServer", "JWT", "JSON",
             "JMAP", "MCPServer", "Directory", "AuthCrypto", "Storage", "EmbeddedResources", "PosternTestSupport",
-            "OAuthResource", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
+            "OAuthResource", "OAuthGrants", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", .product(name: "Logging", package: "swift-log"),
+            "ServerMetrics", "AppPasswords", "TOTP", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",

@@ -87,6 +87,12 @@ public struct AgentClient: Sendable {
     ) throws {
         self.solver = solver
         self.salt = salt
+        self.http = try Self.fetcher(timeout: timeout)
+    }
+
+    /// The HTTP client of `postern agent`: plain HTTP or TLS with the system trust store, private and loopback
+    /// addresses allowed, each request within `timeout`.
+    static func fetcher(timeout: Duration) throws -> Fetcher {
         var configuration = FetchConfiguration(policy: AddressPolicy(allowPrivate: true))
         configuration.totalTimeout = timeout
         configuration.connectTimeout = min(timeout, .seconds(10))
@@ -95,7 +101,7 @@ public struct AgentClient: Sendable {
         configuration.concurrentFetches = 2
         configuration.userAgent = "postern-agent/1.0"
         // A client on the operator's machine, of a server named by its URL: the system's resolver, not a server's.
-        self.http = try Fetcher(configuration: configuration, resolver: SystemResolver(maxOutstanding: 4))
+        return try Fetcher(configuration: configuration, resolver: SystemResolver(maxOutstanding: 4))
     }
 
     /// The salt text used when a challenge body has none.

@@ -7,6 +7,17 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case ownerSignInFailed = "owner.signin_failed"
     /// An owner who holds a passkey removed their password: passkeys alone sign them in.
     case ownerPasswordRemoved = "owner.password_removed"
+    /// An owner turned their second factor (TOTP) on, confirming it with a first code (issue 88).
+    case ownerSecondFactorOn = "owner.mfa_enabled"
+    /// An owner turned their second factor off (with a fresh sign-in).
+    case ownerSecondFactorOff = "owner.mfa_disabled"
+    /// An owner made a new set of recovery codes (the old ones stop working).
+    case ownerRecoveryCodesRenewed = "owner.recovery_codes_renewed"
+    /// An owner signed in with one of their recovery codes (one fewer left).
+    case ownerRecoveryCodeUsed = "owner.recovery_code_used"
+    /// The operator removed an owner's second factor (`postern owner mfa reset`): a password signs them in alone
+    /// until they set one up again.
+    case ownerSecondFactorReset = "owner.mfa_reset"
     /// A Pro user signed in to the web inbox with a passkey (details `{"method":"passkey"}`).
     case proSignIn = "pro.signin"
     /// A Pro user who holds a passkey (or a linked provider) removed their password in the Pro dashboard.
@@ -42,6 +53,21 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case agentClientCreated = "client.created"
     /// An owner deleted one of their agent clients (its tokens stop working).
     case agentClientDeleted = "client.deleted"
+    /// An app password was made (by an owner, a Pro user or the operator; the target is its id, the details its inbox
+    /// and doors, never the secret).
+    case appPasswordCreated = "app_password.created"
+    /// An app password was revoked: it opens nothing from now on.
+    case appPasswordRevoked = "app_password.revoked"
+    /// An agent client took a token acting for an owner by token exchange (RFC 8693); the actor is the client, the
+    /// target the new token's `jti`, the details its scope, resource, `act` and subject token type.
+    case tokenExchanged = "app.token_exchange"
+    /// An agent client took a token for an owner with an identity assertion (the JWT bearer grant, ID-JAG); the
+    /// details name the assertion's issuer.
+    case identityAssertionGranted = "app.jwt_bearer"
+    /// An owner let an agent client act for them (`/owner/actors`; the target is its client id).
+    case actorAllowed = "actor.allowed"
+    /// An owner took an agent client's leave to act for them away (its delegated tokens stop working).
+    case actorRemoved = "actor.removed"
     /// A custom domain was added (by an owner or a Pro account).
     case domainAdded = "domain.added"
     /// A custom domain was proven by DNS.
@@ -80,6 +106,11 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .ownerSignIn: "Signed in"
         case .ownerSignInFailed: "Sign-in refused"
         case .ownerPasswordRemoved: "Password removed"
+        case .ownerSecondFactorOn: "Two-step sign-in turned on"
+        case .ownerSecondFactorOff: "Two-step sign-in turned off"
+        case .ownerRecoveryCodesRenewed: "New recovery codes made"
+        case .ownerRecoveryCodeUsed: "Signed in with a recovery code"
+        case .ownerSecondFactorReset: "Two-step sign-in reset by the operator"
         case .proSignIn: "Signed in"
         case .proPasswordRemoved: "Password removed"
         case .proSignInFailed: "Sign-in refused"
@@ -97,6 +128,12 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .clientCredentialsGranted: "Client took a token"
         case .agentClientCreated: "Agent client created"
         case .agentClientDeleted: "Agent client deleted"
+        case .appPasswordCreated: "App password made"
+        case .appPasswordRevoked: "App password revoked"
+        case .tokenExchanged: "Agent took a token acting for you"
+        case .identityAssertionGranted: "Agent took a token with an identity assertion"
+        case .actorAllowed: "Agent allowed to act for you"
+        case .actorRemoved: "Agent no longer acts for you"
         case .domainAdded: "Domain added"
         case .domainVerified: "Domain verified"
         case .domainRemoved: "Domain removed"

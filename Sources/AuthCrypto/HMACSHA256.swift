@@ -21,19 +21,28 @@ public enum HMACSHA256 {
     public static func authenticationCode(
         key: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>
     ) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
-            var length: UInt32 = 0
-            // A non-null key pointer even for an empty key: OpenSSL treats NULL as "reuse the old key".
-            let empty: UInt8 = 0
-            let result = withUnsafePointer(to: empty) { emptyPointer in
-                HMAC(
-                    EVP_sha256(), UnsafeRawPointer(key.baseAddress ?? emptyPointer), Int32(key.count),
-                    message.baseAddress ?? emptyPointer, message.count, output.baseAddress, &length)
-            }
-            guard result != nil, length == byteCount else {
-                fatalError("HMAC(SHA-256) failed: \(drainOpenSSLErrors(fallback: "no reason"))")
-            }
-            initialized = byteCount
+        oneShotHMAC(EVP_sha256(), key: key, message: message, byteCount: byteCount, name: "SHA-256")
+    }
+}
+
+/// One HMAC of `message` under `key` with the digest `type` through OpenSSL's one-shot `HMAC`; a failure (no memory)
+/// stops the process, as ``oneShotDigest(_:_:byteCount:name:)`` does.
+func oneShotHMAC(
+    _ type: OpaquePointer?, key: UnsafeBufferPointer<UInt8>, message: UnsafeBufferPointer<UInt8>, byteCount: Int,
+    name: String
+) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
+        var length: UInt32 = 0
+        // A non-null key pointer even for an empty key: OpenSSL treats NULL as "reuse the old key".
+        let empty: UInt8 = 0
+        let result = withUnsafePointer(to: empty) { emptyPointer in
+            HMAC(
+                type, UnsafeRawPointer(key.baseAddress ?? emptyPointer), Int32(key.count),
+                message.baseAddress ?? emptyPointer, message.count, output.baseAddress, &length)
         }
+        guard result != nil, length == byteCount else {
+            fatalError("HMAC(\(name)) failed: \(drainOpenSSLErrors(fallback: "no reason"))")
+        }
+        initialized = byteCount
     }
 }

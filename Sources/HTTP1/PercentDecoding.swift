@@ -6,11 +6,16 @@ public enum PercentDecoding {
     /// A `%` not followed by two hex digits is kept as it is, as browsers do. Invalid UTF-8 after
     /// decoding is repaired with U+FFFD rather than refused: callers validate the text they need.
     public static func decode<S: StringProtocol>(_ text: S, plusAsSpace: Bool) -> String {
-        let utf8 = Array(text.utf8)
+        decode(bytes: text.utf8, plusAsSpace: plusAsSpace)
+    }
+
+    /// ``decode(_:plusAsSpace:)`` of UTF-8 bytes.
+    public static func decode<Bytes: Collection<UInt8>>(bytes: Bytes, plusAsSpace: Bool) -> String {
         // Fast path: nothing to decode.
-        if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
-            return String(text)
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
+            return String(decoding: bytes, as: UTF8.self)
         }
+        let utf8 = Array(bytes)
         var out = [UInt8]()
         out.reserveCapacity(utf8.count)
         var i = 0

@@ -31,12 +31,31 @@ extension JWTKeySet {
     public func verify<Claims: JWTTypedClaims>(
         _ token: String, as type: Claims.Type, policy: JWTPolicy, now: Int64, leeway: Int64 = 30
     ) throws(JWTError) -> Claims {
+        try verifyWithLifetime(token, as: type, policy: policy, now: now, leeway: leeway).claims
+    }
+
+    /// ``verify(_:as:policy:now:leeway:)`` with the `iat` and `exp` its checks read, for an answer that tells them
+    /// (introspection) without reading the payload a second time.
+    public func verifyWithLifetime<Claims: JWTTypedClaims>(
+        _ token: String, as type: Claims.Type, policy: JWTPolicy, now: Int64, leeway: Int64 = 30
+    ) throws(JWTError) -> JWTVerified<Claims> {
         precondition(policy.purpose == Claims.purpose, "a policy of another purpose than the claims' type")
         precondition(
             !Claims.readsAudienceAndScope || (policy.audience == nil && policy.scope == nil),
             "a policy naming an audience or scope for claims that read them")
         let claims = try verify(
             token, policy: policy, now: now, leeway: leeway, checkingAudienceAndScope: !Claims.readsAudienceAndScope)
-        return try Claims(verified: claims)
+        // The checks required both (`.missingClaim` otherwise).
+        guard let issuedAt = claims.iat, let expiresAt = claims.exp else {
+            throw JWTError(.missingClaim, "iat or exp is missing")
+        }
+        return JWTVerified(claims: try Claims(verified: claims), issuedAt: issuedAt, expiresAt: expiresAt)
     }
+}
+
+/// A token verified and read as `Claims`, with its `iat` and `exp` (Unix seconds).
+public struct JWTVerified<Claims: JWTTypedClaims>: Sendable {
+    public let claims: Claims
+    public let issuedAt: Int64
+    public let expiresAt: Int64
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Directory
 import HTTP1
 import ServerKit
@@ -52,6 +53,16 @@ public struct MailClientSetupService: Sendable {
             return Self.xml(OutlookAutodiscover.invalidRequest)
         }
         return Self.xml(OutlookAutodiscover.document(address: address, servers: servers))
+    }
+
+    /// Apple Mail's profile (``AppleMobileConfig``) of the mailbox at `address` with `password`, fresh ids each time;
+    /// nil when this server announces no IMAP or no submission server.
+    public func appleMailProfile(address: String, password: String) -> [UInt8]? {
+        let ids = AppleMobileConfig.Identifiers(
+            profile: UUID().uuidString.uppercased(), account: UUID().uuidString.uppercased())
+        return AppleMobileConfig.document(
+            address: address, password: password, servers: servers, displayName: displayName, ids: ids
+        ).map { Array($0.text.utf8) }
     }
 
     private static func xml(_ document: HTML) -> HTTPResponse {

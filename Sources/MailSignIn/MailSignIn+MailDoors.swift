@@ -1,3 +1,4 @@
+import BrowserPages
 import ClientAddress
 import Directory
 import EmailAddresses
@@ -20,13 +21,21 @@ extension MailSignIn {
         let keys = Self.accountKeys(address: username, client: ClientAddressKey(peer: client))
         let isAPIToken = password.hasPrefix(MailboxAccountService.apiTokenPrefix)
         var opened: (id: String, address: String)?
+        var app: AppPasswordOpening?
         let attempt = try await throttle.attempt(keys, now: clock()) {
+            // An app password is found by its digest; a password of its form that is none is a Mail.td password.
+            if let found = try await appPasswords?.find(password) {
+                app = AppPasswordOpening(
+                    password: found, mailbox: try await appPasswordMailbox(found, door: door, username: username))
+                return app?.mailbox != nil
+            }
             opened =
                 try await isAPIToken
                 ? accounts.signInAccount(address: username, apiToken: password)
                 : accounts.signInAccount(address: username, password: password)
             return opened != nil
         }
+        if let app { return try await appPasswordOutcome(app, attempt: attempt, door, username, client: client) }
         let found = try await signedInAccount(attempt == .passed ? opened : nil)
         guard let found else {
             await record(.mailboxSignInFailed, door: door, actor: username, client: client)
@@ -50,6 +59,22 @@ extension MailSignIn {
             Mailbox(
                 address: recipient.address, quota: recipient.quota, standing: standing, accountID: account.id,
                 sends: false))
+    }
+
+    /// What an app password's attempt came to: its mailbox (its last use noted, at most once a minute), or the refusal,
+    /// each on the audit trail as an app password's.
+    private func appPasswordOutcome(
+        _ app: AppPasswordOpening, attempt: SignInThrottle.Attempt, _ door: Door, _ username: String, client: String
+    ) async throws -> Outcome {
+        guard case .passed = attempt, let mailbox = app.mailbox else {
+            await record(.mailboxSignInFailed, door: door, actor: username, client: client, credential: "app_password")
+            return .refused
+        }
+        try await appPasswords?.markUsed(app.password, now: clock())
+        await record(
+            .mailboxSignIn, door: door, actor: mailbox.accountID, target: mailbox.address, client: client,
+            credential: "app_password")
+        return .signedIn(mailbox)
     }
 
     /// The mailbox an OAuth access token from Postern's own `/oauth/token` opens at `door` (`AUTHENTICATE

@@ -1,3 +1,4 @@
+import AppPasswords
 import Audit
 import BrowserPages
 import ClientAddress
@@ -9,7 +10,7 @@ import ServerKit
 /// The one owner of mail credentials (issue 82): which credential opens which mailbox at the mail doors, with their
 /// backoff and their audit. Built once by the composition root and handed to IMAP and POP3 (through `MailDoorSignIn`)
 /// and to the web inbox's Mail.td sign-in (through `WebInboxSignIn`), and to the submission listener (issue 87, through
-/// `SubmissionSignIn`); app passwords are next.
+/// `SubmissionSignIn`).
 ///
 /// What it accepts, each checked by the owner of the credential, never by its text alone:
 /// - an agent inbox's address with its API key (as JMAP and MCP check it, by its digest; the name must be the key's
@@ -18,7 +19,10 @@ import ServerKit
 ///   exists or not) or with a `tm_pro_` API token of the Pro user who owns it (the Mail.td routes' bearer check);
 /// - an owner's inbox with an OAuth access token (JMAP's and MCP's verifier: issuer, the `/jmap` or inbox-bound
 ///   audience, a live grant, `mail.read`; `mail.send` at the submission door), by `AUTHENTICATE OAUTHBEARER`/`XOAUTH2`
-///   or as `LOGIN`'s password.
+///   or as `LOGIN`'s password;
+/// - an app password (issue 87 item 2) with the address of the one inbox it was made for, at the doors it was made
+///   for, while its holder (an owner, a Pro user) holds that inbox (``appPasswordMailbox(_:door:username:)``); found by
+///   its digest, checked again for the session's standing, refused everywhere else.
 ///
 /// A signed-in mailbox says whether its holder may send from it (``Mailbox/sends``): an agent's key and an owner's token
 /// with `mail.send` may; a Mail.td account, which sends nothing on Mail.td, may not (its password or Pro token signs in
@@ -75,6 +79,8 @@ public struct MailSignIn: Sendable {
     /// The per-client buckets of the mail doors' sign-ins; nil when rate limits are off.
     let limiter: RateLimitTable<MailboxRateClass>?
     let audit: AuditTrail
+    /// App passwords; nil: none is accepted.
+    let appPasswords: AppPasswordStore?
     let clock: @Sendable () -> Int64
 
     /// - Parameters:
@@ -84,11 +90,14 @@ public struct MailSignIn: Sendable {
     ///   - directory: every local mailbox.
     ///   - throttle: the sign-in backoff (the web inbox's settings).
     ///   - audit: where each mail door's sign-in and refusal is recorded.
+    ///   - appPasswords: the app passwords; nil accepts none.
     ///   - clock: Unix seconds, for the backoff.
     public init(
         accounts: MailboxAccountService, agents: AgentKeys, owners: OwnerTokens, directory: LocalDirectory,
-        throttle: SignInThrottle, audit: AuditTrail, clock: @escaping @Sendable () -> Int64
+        throttle: SignInThrottle, audit: AuditTrail, appPasswords: AppPasswordStore? = nil,
+        clock: @escaping @Sendable () -> Int64
     ) {
+        self.appPasswords = appPasswords
         self.accounts = accounts
         self.agents = agents
         self.owners = owners

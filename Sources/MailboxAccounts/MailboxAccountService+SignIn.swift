@@ -85,6 +85,15 @@ extension MailboxAccountService {
         return (user.tokenEpoch, active ? user.email : nil)
     }
 
+    /// The id of the account at `address` (as stored) while Pro user `proUserID` is active and owns it; nil otherwise.
+    /// The app passwords a Pro user makes open such an account (issue 87).
+    public func accountID(address: String, proUserID: String) async throws -> String? {
+        guard try await activeProUserIfAny(proUserID) != nil, let record = try await store.account(address: address),
+            record.ownerID == proUserID
+        else { return nil }
+        return record.id
+    }
+
     /// The email of Pro user `id` while the user exists and is active; nil otherwise.
     public func activeProUserEmail(_ id: String) async throws -> String? {
         try await activeProUserIfAny(id)?.email

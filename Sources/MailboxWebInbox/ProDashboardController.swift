@@ -1,3 +1,4 @@
+import AppPasswords
 import HTTP1
 import MailSandbox
 import MailboxAccounts
@@ -19,6 +20,8 @@ public struct ProDashboardController: Sendable {
     let port: MailboxProDashboard
     /// "Sign-in methods" (the Pro mount of the sign-in methods); nil shows none.
     let signInMethods: ProSignInMethods?
+    /// The app passwords (issue 87); nil shows none and makes none.
+    let appPasswords: AppPasswordStore?
 
     /// - Parameters:
     ///   - inbox: the web inbox whose sessions and frame the dashboard is served in (built with `linksDashboard`).
@@ -26,12 +29,14 @@ public struct ProDashboardController: Sendable {
     ///   - webhooks: the Pro users' webhooks.
     ///   - sandboxes: the Pro users' SMTP sandboxes.
     ///   - signInMethods: the Pro users' sign-in methods, whose section the dashboard shows; nil shows none.
+    ///   - appPasswords: the app passwords, whose section the dashboard shows; nil shows none.
     public init(
         inbox: WebInboxService, surface: MailboxService, webhooks: WebhooksController, sandboxes: MailSandbox,
-        signInMethods: ProSignInMethods? = nil
+        signInMethods: ProSignInMethods? = nil, appPasswords: AppPasswordStore? = nil
     ) {
         self.inbox = inbox
         self.signInMethods = signInMethods
+        self.appPasswords = appPasswords
         port = MailboxProDashboard(surface: surface, webhooks: webhooks, sandboxes: sandboxes)
     }
 
@@ -56,6 +61,11 @@ public struct ProDashboardController: Sendable {
         router.add(
             .POST, path + "/domains/{id}/delete", bodyLimit: limit,
             dashboard { [self] in try await deleteDomain($0, $1) })
+        router.add(
+            .POST, path + "/app-passwords", bodyLimit: limit, dashboard { [self] in try await createAppPassword($0, $1) })
+        router.add(
+            .POST, path + "/app-passwords/{id}/revoke", bodyLimit: limit,
+            dashboard { [self] in try await revokeAppPassword($0, $1) })
         router.add(.POST, path + "/webhook", bodyLimit: limit, dashboard { [self] in try await createWebhook($0, $1) })
         router.add(
             .POST, path + "/webhook/{id}/rotate", bodyLimit: limit,
@@ -84,11 +94,20 @@ public struct ProDashboardController: Sendable {
     func dashboardPage(_ call: Call, _ port: MailboxProDashboard) async throws -> HTTPResponse {
         let user = call.proUserID
         let webhook = try await port.webhook(proUserID: user)
+        let flash = try await call.takeFlash() ?? WebInboxFlash()
+        let accounts = try await port.accounts(proUserID: user)
+        var appPasswords: ProAppPasswordsSection?
+        if let store = self.appPasswords {
+            appPasswords = ProAppPasswordsSection(
+                passwords: try await store.list(.proUser(user)), accounts: accounts.map(\.address),
+                shown: flash.appPassword)
+        }
         let page = ProDashboardPage(
-            accounts: try await port.accounts(proUserID: user), tokens: try await port.tokens(proUserID: user),
+            accounts: accounts, tokens: try await port.tokens(proUserID: user),
             domains: try await port.domains(proUserID: user), webhook: webhook?.webhook,
             deliveries: webhook?.deliveries ?? [], sandbox: try await port.sandbox(proUserID: user),
-            flash: try await call.takeFlash() ?? WebInboxFlash(), signInMethods: try await signInMethods?.section(call) ?? .empty)
+            flash: flash, signInMethods: try await signInMethods?.section(call) ?? .empty,
+            appPasswords: appPasswords)
         // "Sign-in methods" loads the passkey forms' script, from this origin only.
         return HTMLPage.response(.ok, page.render(call), policy: signInMethods?.offersPasskeys == true ? .script(.self) : .page)
     }
@@ -175,7 +194,7 @@ public struct ProDashboardController: Sendable {
 
     /// Runs a post's `action`, keeps its flash (or the refusal's words in `#error`) for the session, and answers with
     /// a 303 to the dashboard. Not the user's: the 404 (``dashboard(_:)``).
-    private func answer(_ call: Call, _ action: () async throws -> WebInboxFlash) async throws
+    func answer(_ call: Call, _ action: () async throws -> WebInboxFlash) async throws
         -> HTTPResponse
     {
         let flash: WebInboxFlash

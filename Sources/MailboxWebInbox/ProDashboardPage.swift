@@ -25,12 +25,15 @@ struct ProDashboardPage {
     /// "Sign-in methods": the user's password, passkeys and linked providers
     /// (``ProSignInMethods/section(_:)``); empty without passkeys and providers.
     var signInMethods: HTML = .empty
+    /// "App passwords" (issue 87); nil shows none.
+    var appPasswords: ProAppPasswordsSection?
 
     func render(_ call: WebInboxProUserCall) -> HTML {
         let csrf = call.csrfToken
         let main = [
             HTML.notice(flash.notice),
-            accountsSection(), signInMethods, tokensSection(csrf), domainsSection(csrf), webhookSection(csrf), sandboxSection(),
+            accountsSection(), signInMethods, tokensSection(csrf), appPasswords?.render(csrf) ?? .empty,
+            domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
         return call.document("Pro dashboard", main: main, css: Self.css)
     }

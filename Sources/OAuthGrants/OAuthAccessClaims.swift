@@ -22,8 +22,11 @@ public struct OAuthAccessClaims: JWTTypedClaims, Equatable {
     public let resource: String
     /// What the token may do (`scope`, `mail.read` and/or `mail.send`).
     public let permissions: MailPermissions
-    /// The token's id (`jti`): its `oauth_access_tokens` row.
+    /// The token's id (`jti`): its `oauth_access_tokens` row (or, delegated, its `oauth_delegated_tokens` row).
     public let jti: String
+    /// Who acts for the owner (`act`, RFC 8693): set on a token minted by token exchange, where `client_id` is the
+    /// current actor; nil on every other token.
+    public let act: OAuthActorChain?
 
     /// - Parameters:
     ///   - ownerID: `sub`.
@@ -31,18 +34,24 @@ public struct OAuthAccessClaims: JWTTypedClaims, Equatable {
     ///   - resource: `aud`.
     ///   - permissions: `scope`.
     ///   - jti: the token id.
-    public init(ownerID: String, clientID: String, resource: String, permissions: MailPermissions, jti: String) {
+    ///   - act: the actors of a delegated token (`act`), nil for any other.
+    public init(
+        ownerID: String, clientID: String, resource: String, permissions: MailPermissions, jti: String,
+        act: OAuthActorChain? = nil
+    ) {
         self.ownerID = ownerID
         self.clientID = clientID
         self.resource = resource
         self.permissions = permissions
         self.jti = jti
+        self.act = act
     }
 
     /// Reads `sub`, `jti`, `aud`, `scope` and `client_id` of a token whose signature, issuer, purpose and lifetime
     /// were checked.
     /// - Throws: `JWTError` `.wrongAudience` when `aud` is not one string; `.wrongScope` when `scope` is not a
-    ///   string of `mail.read` and `mail.send` only; `.missingClaim` when `sub`, `jti` or `client_id` is not a string.
+    ///   string of `mail.read` and `mail.send` only; `.missingClaim` when `sub`, `jti` or `client_id` is not a string;
+    ///   `.malformed` when `act` is present and not a chain of objects with a string `sub`.
     public init(verified claims: JWTClaims) throws(JWTError) {
         guard let resource = claims["aud"]?.stringValue else { throw JWTError(.wrongAudience, "aud is not a string") }
         guard let scope = claims["scope"]?.stringValue, let permissions = MailPermissions(scope: scope) else {
@@ -51,11 +60,18 @@ public struct OAuthAccessClaims: JWTTypedClaims, Equatable {
         guard let owner = claims.sub, let jti = claims.jti, let client = claims["client_id"]?.stringValue else {
             throw JWTError(.missingClaim, "sub, jti or client_id is missing")
         }
-        self.init(ownerID: owner, clientID: client, resource: resource, permissions: permissions, jti: jti)
+        var act: OAuthActorChain?
+        if let claim = claims["act"] {
+            guard let chain = OAuthActorChain(claim: claim) else {
+                throw JWTError(.malformed, "act is not an actor chain")
+            }
+            act = chain
+        }
+        self.init(ownerID: owner, clientID: client, resource: resource, permissions: permissions, jti: jti, act: act)
     }
 
     /// The claims to sign, in the order RFC 9068 tokens of this server carry them: `iss`, `sub`, `iat`, `exp`,
-    /// `jti`, `pur`, `aud`, `client_id`, `scope`.
+    /// `jti`, `pur`, `aud`, `client_id`, `scope`, and `act` on a delegated token.
     /// - Parameters:
     ///   - issuer: `iss`, the authorization server's issuer.
     ///   - issuedAt: `iat`, Unix seconds.
@@ -66,6 +82,7 @@ public struct OAuthAccessClaims: JWTTypedClaims, Equatable {
         claims["aud"] = .string(resource)
         claims["client_id"] = .string(clientID)
         claims["scope"] = .string(permissions.scope)
+        if let act { claims["act"] = act.claim }
         return claims
     }
 
@@ -75,8 +92,11 @@ public struct OAuthAccessClaims: JWTTypedClaims, Equatable {
     public static func verify(_ token: String, keys: JWTKeySet, issuer: String, lifetime: Int64, now: Int64)
         throws(JWTError) -> OAuthAccessClaims
     {
-        try keys.verify(
-            token, as: OAuthAccessClaims.self,
-            policy: JWTPolicy(purpose: purpose, issuer: issuer, maximumLifetime: lifetime), now: now)
+        try keys.verify(token, as: OAuthAccessClaims.self, policy: policy(issuer: issuer, lifetime: lifetime), now: now)
+    }
+
+    /// What an access token of `issuer` living at most `lifetime` seconds must be.
+    public static func policy(issuer: String, lifetime: Int64) -> JWTPolicy {
+        JWTPolicy(purpose: purpose, issuer: issuer, maximumLifetime: lifetime)
     }
 }

@@ -29,12 +29,14 @@ public struct OAuthGrantRecord: Sendable, Equatable {
     public let clientInboxIDs: [String]?
     /// For a client's own grant whose client an owner made: that owner (who must still hold each bound inbox).
     public let clientOwnerID: String?
+    /// For a delegated token (token exchange, RFC 8693): the actors its `act` claim must name; nil for any other.
+    public let act: OAuthActorChain?
 
     /// A record as read, or as a test builds one.
     public init(
         grantID: String, ownerID: String, clientID: String, agentID: String?, boundAccountID: String?,
         permissions: MailPermissions?, resource: String, grantExpiresAt: Int64, tokenExpiresAt: Int64, revoked: Bool,
-        clientInboxIDs: [String]? = nil, clientOwnerID: String? = nil
+        clientInboxIDs: [String]? = nil, clientOwnerID: String? = nil, act: OAuthActorChain? = nil
     ) {
         self.grantID = grantID
         self.ownerID = ownerID
@@ -48,6 +50,7 @@ public struct OAuthGrantRecord: Sendable, Equatable {
         self.revoked = revoked
         self.clientInboxIDs = clientInboxIDs
         self.clientOwnerID = clientOwnerID
+        self.act = act
     }
 
     /// Whether the grant still opens anything at `now`.
@@ -55,12 +58,12 @@ public struct OAuthGrantRecord: Sendable, Equatable {
         !revoked && grantExpiresAt > now && tokenExpiresAt > now
     }
 
-    /// Whether `claims` are what the authorization server minted for this grant: same owner, client and resource,
-    /// and no permission beyond the grant's.
+    /// Whether `claims` are what the authorization server minted for this grant: same owner, client, resource and
+    /// actors (`act`, none on a token that was not exchanged), and no permission beyond the grant's.
     public func matches(_ claims: OAuthAccessClaims) -> Bool {
         guard let permissions else { return false }
         return ownerID == claims.ownerID && clientID == claims.clientID && resource == claims.resource
-            && permissions.isSuperset(of: claims.permissions)
+            && permissions.isSuperset(of: claims.permissions) && act == claims.act
     }
 }
 

@@ -16,7 +16,7 @@ public struct OAuthGrantStore: Sendable {
     let observer: (any OAuthGrantRevocationObserver)?
 
     /// - Parameters:
-    ///   - database: a database with migrations 0016 and 0026 applied.
+    ///   - database: a database with migrations 0016, 0026, 0069 and 0071 applied.
     ///   - observer: told each grant revoked here, after the write (the instance's cache of live grants).
     public init(database: any SQLDatabase, observer: (any OAuthGrantRevocationObserver)? = nil) {
         self.database = database
@@ -42,17 +42,7 @@ public struct OAuthGrantStore: Sendable {
         let code = OAuthDigest.newToken()
         try await database.write { connection in
             try connection.transaction {
-                try connection.run(
-                    """
-                    INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at,
-                        expires_at, bound_account_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(grant.id), .text(ownerID), .text(clientID), agentID.map { .text($0) } ?? .null,
-                        .text(permissions.scope), .text(resource), .integer(now), .integer(grant.expiresAt),
-                        boundAccountID.map { .text($0) } ?? .null,
-                    ])
+                try Self.insertGrant(grant, connection)
                 try connection.run(
                     """
                     INSERT INTO oauth_codes (code_digest, grant_id, redirect_uri, code_challenge, expires_at)
@@ -62,9 +52,6 @@ public struct OAuthGrantStore: Sendable {
                         .blob(OAuthDigest.of(code)), .text(grant.id), .text(redirectURI), .text(codeChallenge),
                         .integer(now + codeLifetime),
                     ])
-                try connection.run(
-                    "UPDATE oauth_clients SET first_granted_at = ? WHERE client_id = ? AND first_granted_at IS NULL",
-                    [.integer(now), .text(clientID)])
             }
         }
         return (grant, code)
@@ -317,8 +304,8 @@ public struct OAuthGrantStore: Sendable {
 
     // MARK: - Resource servers
 
-    /// The grant of access token `jti` as stored, live or not (an owner's grant, or a client's own client credentials
-    /// grant); nil when no token of that id was issued.
+    /// The grant of access token `jti` as stored, live or not (an owner's grant, a client's own client credentials
+    /// grant, or a delegated token's, migration 0072); nil when no token of that id was issued.
     /// - Throws: storage errors.
     public func record(jti: String) async throws -> OAuthGrantRecord? {
         try await database.read { connection in
@@ -330,14 +317,15 @@ public struct OAuthGrantStore: Sendable {
                 WHERE t.jti = ?
                 """, [.text(jti)]
             ).first.flatMap(OAuthGrantRecord.init(row:)) ?? Self.clientGrantRecord(jti: jti, connection)
+                ?? Self.delegatedRecord(jti: jti, connection)
         }
     }
 
     // MARK: - Owners
 
     /// The live (unrevoked, unexpired) grants of `ownerID` with their clients' names, newest first. A consent whose
-    /// authorization code was never redeemed is no connected app (the app never got a token; the purge drops it once
-    /// the code expired).
+    /// authorization code (or device code) was never redeemed is no connected app (the app never got a token; the
+    /// purge drops it once the code expired).
     /// - Throws: storage errors.
     public func connectedApps(ownerID: String, now: Int64) async throws -> [OAuthConnectedApp] {
         try await database.read { connection in
@@ -348,6 +336,7 @@ public struct OAuthGrantStore: Sendable {
                 FROM oauth_grants g JOIN oauth_clients c ON c.client_id = g.client_id
                 WHERE g.owner_id = ? AND g.revoked_at IS NULL AND g.expires_at > ?
                 AND NOT EXISTS (SELECT 1 FROM oauth_codes k WHERE k.grant_id = g.id AND k.used_at IS NULL)
+                AND NOT EXISTS (SELECT 1 FROM oauth_device_codes d WHERE d.grant_id = g.id AND d.redeemed_at IS NULL)
                 ORDER BY g.created_at DESC, g.id
                 """,
                 [.text(ownerID), .integer(now)]
@@ -387,6 +376,25 @@ public struct OAuthGrantStore: Sendable {
         return OAuthGrant(
             id: id, ownerID: owner, clientID: client, agentID: row.text("agent_id"), permissions: permissions,
             resource: resource, createdAt: created, expiresAt: expires, boundAccountID: row.text("bound_account_id"))
+    }
+
+    /// Writes the grant an owner approved and marks its client used (so that the trim of unused registrations keeps
+    /// it).
+    static func insertGrant(_ grant: OAuthGrant, _ connection: any SQLConnection) throws {
+        try connection.run(
+            """
+            INSERT INTO oauth_grants (id, owner_id, client_id, agent_id, scope, resource, created_at,
+                expires_at, bound_account_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(grant.id), .text(grant.ownerID), .text(grant.clientID), grant.agentID.map { .text($0) } ?? .null,
+                .text(grant.permissions.scope), .text(grant.resource), .integer(grant.createdAt),
+                .integer(grant.expiresAt), grant.boundAccountID.map { .text($0) } ?? .null,
+            ])
+        try connection.run(
+            "UPDATE oauth_clients SET first_granted_at = ? WHERE client_id = ? AND first_granted_at IS NULL",
+            [.integer(grant.createdAt), .text(grant.clientID)])
     }
 
     static func insert(_ issue: OAuthIssue, grantID: String, now: Int64, _ connection: any SQLConnection) throws {

@@ -15,7 +15,8 @@ public struct OIDCSignIn: Sendable, Equatable {
     public let scopes: [String]
     /// When the session signed in (`auth_time`).
     public let authTime: Int64
-    /// How it signed in (an RFC 8176 `amr` word: `pwd`, `hwk`, `fed`).
+    /// How it signed in: the session's methods as stored (`AuthenticationMethods.stored`, RFC 8176 `amr` words
+    /// separated by spaces, `mfa` last when two or more were used: `pwd`, `hwk`, `fed`, `pwd otp mfa`).
     public let method: String
     /// SHA-256 of the owner session's token: which session signed into the relying party (back-channel logout).
     public let sessionDigest: [UInt8]

@@ -26,6 +26,9 @@ public struct OAuthClient: Sendable, Equatable {
     /// Whether it registered the `refresh_token` grant type (the default): one that did not gets no refresh token
     /// and is `unauthorized_client` at a refresh (RFC 6749 section 5.2).
     public var refreshes = true
+    /// Whether it registered the device-code grant type (RFC 8628): only such a client may start a device
+    /// authorization (`unauthorized_client` otherwise).
+    public var takesDeviceCodes = false
 
     /// Whether `secret` is this client's secret (constant-time; false for public clients).
     func secretMatches(_ secret: String?) -> Bool {

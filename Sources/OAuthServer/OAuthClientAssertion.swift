@@ -45,15 +45,7 @@ public enum OAuthClientAssertion {
         guard let subject = claims["sub"]?.stringValue, subject.utf8.elementsEqual(clientID.utf8) else {
             throw JWTError(.wrongIssuer, "sub is not the client id")
         }
-        let named: [String]
-        switch claims["aud"] {
-        case nil: throw JWTError(.missingClaim, "aud is missing")
-        case .string(let audience)?: named = [audience]
-        case .array(let values)?:
-            named = values.compactMap(\.stringValue)
-            guard named.count == values.count else { throw JWTError(.malformed, "aud is not a string or strings") }
-        default: throw JWTError(.malformed, "aud is not a string or strings")
-        }
+        let named = try Self.audiences(of: claims)
         guard named.contains(where: audiences.contains) else {
             throw JWTError(.wrongAudience, "aud names neither the token endpoint nor the issuer")
         }
@@ -77,6 +69,20 @@ public enum OAuthClientAssertion {
             throw JWTError(.malformed, "jti is not 1 to 256 bytes")
         }
         return Verified(jti: jti, expiresAt: exp)
+    }
+
+    /// The audiences `aud` names: a string, or an array of strings (RFC 7519 section 4.1.3).
+    /// - Throws: `JWTError` `.missingClaim` without `aud`, `.malformed` for anything else.
+    static func audiences(of claims: JWTClaims) throws(JWTError) -> [String] {
+        switch claims["aud"] {
+        case nil: throw JWTError(.missingClaim, "aud is missing")
+        case .string(let audience)?: return [audience]
+        case .array(let values)?:
+            let named = values.compactMap(\.stringValue)
+            guard named.count == values.count else { throw JWTError(.malformed, "aud is not a string or strings") }
+            return named
+        default: throw JWTError(.malformed, "aud is not a string or strings")
+        }
     }
 
     /// The `sub` of `assertion` read without checking anything (the client it claims to be, to find its keys by);

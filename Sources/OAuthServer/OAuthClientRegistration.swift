@@ -3,13 +3,14 @@ import ServerKit
 
 /// A dynamic client registration request (RFC 7591) checked against the rules of contract 1.6 and
 /// docs/decisions/0024: an omitted `token_endpoint_auth_method` is `none`; redirect URIs are https, or http on
-/// a loopback host; unknown members are ignored. Pure: the endpoint stores what this accepts.
+/// a loopback host, and required unless the client takes only device codes (RFC 8628); unknown members are ignored. Pure: the endpoint stores what this accepts.
 public struct OAuthClientRegistration: Sendable, Equatable {
     /// The redirect URIs, deduplicated, in order; compared by exact string equality at authorize.
     public let redirectURIs: [String]
     /// How the client authenticates; `none` when the request named no method.
     public let authMethod: OAuthClient.AuthMethod
-    /// Of `authorization_code` and `refresh_token`; both when the request named none.
+    /// Of `authorization_code`, `refresh_token` and (when the device flow is on) ``deviceCodeGrantType``; the first two
+    /// when the request named none.
     public let grantTypes: [String]
     /// `["code"]`.
     public let responseTypes: [String]
@@ -19,6 +20,8 @@ public struct OAuthClientRegistration: Sendable, Equatable {
     public let scopes: [String]?
 
     static let grantTypesSupported = ["authorization_code", "refresh_token"]
+    /// The device authorization grant's type (RFC 8628 section 3.4).
+    public static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 
     /// Checks `body` (the raw request body).
     /// - Throws: ``OAuthError`` `invalid_redirect_uri` for a missing, empty or refused redirect URI list,
@@ -32,8 +35,19 @@ public struct OAuthClientRegistration: Sendable, Equatable {
 
     /// Checks the members of a JSON object already parsed (a client metadata document).
     init(members body: RequestBody, configuration: OAuthConfiguration) throws(OAuthError) {
-        guard case .array(let uris)? = body["redirect_uris"], !uris.isEmpty else {
-            throw .invalidRedirectURI("redirect_uris must be a non-empty array of strings.")
+        let supported = Self.grantTypesSupported + (configuration.deviceAuthorization ? [Self.deviceCodeGrantType] : [])
+        grantTypes = try Self.strings(body, "grant_types", allowed: supported) ?? Self.grantTypesSupported
+        guard grantTypes.contains("authorization_code") || grantTypes.contains(Self.deviceCodeGrantType) else {
+            throw .invalidClientMetadata(
+                "grant_types must include authorization_code"
+                    + (configuration.deviceAuthorization ? " or \(Self.deviceCodeGrantType)." : "."))
+        }
+        // A device-flow client (RFC 8628) redirects nowhere: redirect URIs only when it takes codes.
+        let uris: [RequestBody.Value]
+        switch body["redirect_uris"] {
+        case nil where !grantTypes.contains("authorization_code"): uris = []
+        case .array(let values)? where !values.isEmpty || !grantTypes.contains("authorization_code"): uris = values
+        default: throw .invalidRedirectURI("redirect_uris must be a non-empty array of strings.")
         }
         guard uris.count <= configuration.maxRedirectURIs else {
             throw .invalidRedirectURI("At most \(configuration.maxRedirectURIs) redirect URIs.")
@@ -76,10 +90,6 @@ public struct OAuthClientRegistration: Sendable, Equatable {
             throw error
         } catch {
             throw .invalidClientMetadata("Member \((error as? RequestBody.TypeMismatch)?.name ?? "") has the wrong type.")
-        }
-        grantTypes = try Self.strings(body, "grant_types", allowed: Self.grantTypesSupported) ?? Self.grantTypesSupported
-        guard grantTypes.contains("authorization_code") else {
-            throw .invalidClientMetadata("grant_types must include authorization_code.")
         }
         responseTypes = try Self.strings(body, "response_types", allowed: ["code"]) ?? ["code"]
         self.redirectURIs = redirectURIs

@@ -64,6 +64,7 @@ public struct OAuthClientStore: Sendable {
             redirectURIs: uris, scopes: scopes)
         if let grantTypes = metadata?["grant_types"]?.arrayValue {
             client.refreshes = grantTypes.contains(.string("refresh_token"))
+            client.takesDeviceCodes = grantTypes.contains(.string(OAuthClientRegistration.deviceCodeGrantType))
         }
         return client
     }

@@ -17,6 +17,14 @@ import ServerKit
 /// - `POSTERN_OAUTH_ASSERTION_MAX_SECONDS` (integer, 30 to 3600, default 600): ``assertionMaxLifetime``.
 /// - `POSTERN_OAUTH_SECRET_OVERLAP_SECONDS` (integer, 0 to 30 days, default 86400): ``secretRotationOverlap``.
 /// - `POSTERN_OAUTH_OPENID` (on or off, default on): ``openIDProvider``.
+/// - `POSTERN_OAUTH_DEVICE_AUTHORIZATION` (on or off, default on): ``deviceAuthorization``.
+/// - `POSTERN_OAUTH_DEVICE_CODE_SECONDS` (integer, 5 to 3600, default 600): ``deviceCodeLifetime``.
+/// - `POSTERN_OAUTH_DEVICE_INTERVAL_SECONDS` (integer, 1 to 60, default 5): ``devicePollInterval``.
+/// - `POSTERN_OAUTH_DEVICE_GUESSES_PER_SESSION` (integer, 1 to 100, default 5): ``deviceGuessesPerSession``.
+/// - `POSTERN_OAUTH_DEVICE_GUESSES_PER_ADDRESS` (integer, 1 to 10000, default 20): ``deviceGuessesPerAddress``.
+/// - `POSTERN_OAUTH_TOKEN_EXCHANGE` (on or off, default on): ``tokenExchange``.
+/// - `POSTERN_OAUTH_TOKEN_EXCHANGE_MAX_DEPTH` (integer, 1 to 10, default 3): ``tokenExchangeMaxDepth``.
+/// - `POSTERN_OAUTH_JWT_BEARER` (on or off, default off): ``jwtBearer``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -90,6 +98,33 @@ public struct OAuthConfiguration: Sendable {
     /// `/.well-known/openid-configuration` say so only when on. Default on (a server with no such client signs no one
     /// in).
     public var openIDProvider = true
+    /// Whether the device authorization grant (RFC 8628) is served: `/oauth/device_authorization`, the verification
+    /// page `/owner/device`, the device-code grant at the token endpoint and in registrations; the metadata lists the
+    /// endpoint and the grant type only when on. Default on.
+    public var deviceAuthorization = true
+    /// How long a device code (and its user code) lives, seconds. Default 600 (RFC 8628's example, ten minutes).
+    public var deviceCodeLifetime: Int64 = 600
+    /// The least number of seconds between a device's polls at first (each `slow_down` adds 5). Default 5 (RFC 8628
+    /// section 3.5's default).
+    public var devicePollInterval: Int64 = 5
+    /// Wrong user codes one owner session may enter on `/owner/device` in ``deviceGuessWindow``; the next entry, right
+    /// or wrong, is refused unread. Default 5.
+    public var deviceGuessesPerSession = 5
+    /// Wrong user codes one client address may enter in ``deviceGuessWindow``, whatever the session. Default 20.
+    public var deviceGuessesPerAddress = 20
+    /// The window wrong user codes are counted in, seconds from the first. Default 3,600.
+    public var deviceGuessWindow: Int64 = 3_600
+    /// Whether token exchange (RFC 8693, `urn:ietf:params:oauth:grant-type:token-exchange`) is served: an agent
+    /// client the owner allowed on `/owner/actors` trades the owner's access token for one that names it in `act`.
+    /// The metadata lists the grant only when on. Default on (no client acts for anyone until an owner allows it).
+    public var tokenExchange = true
+    /// The most actors a token exchange may nest in `act` (an agent is 1, its sub-agent 2, ...). Default 3.
+    public var tokenExchangeMaxDepth = 3
+    /// Whether the JWT bearer grant (RFC 7523 section 2.1) takes identity assertions (ID-JAG, MCP's enterprise-managed
+    /// authorization) signed by a sign-in provider the operator configured, and whether token exchange takes one as a
+    /// subject. Default off: it lets that provider speak for an owner without the owner present, which an operator
+    /// turns on knowingly.
+    public var jwtBearer = false
 
     /// - Parameter issuer: the public base URL without a trailing slash, for example `https://auth.example.com`.
     public init(issuer: String) {
@@ -112,6 +147,14 @@ public struct OAuthConfiguration: Sendable {
         if let seconds = try config.integer("ASSERTION_MAX_SECONDS") { assertionMaxLifetime = Int64(seconds) }
         if let seconds = try config.integer("SECRET_OVERLAP_SECONDS") { secretRotationOverlap = Int64(seconds) }
         if let on = try config.flag("OPENID") { openIDProvider = on }
+        if let on = try config.flag("DEVICE_AUTHORIZATION") { deviceAuthorization = on }
+        if let seconds = try config.integer("DEVICE_CODE_SECONDS") { deviceCodeLifetime = Int64(seconds) }
+        if let seconds = try config.integer("DEVICE_INTERVAL_SECONDS") { devicePollInterval = Int64(seconds) }
+        if let count = try config.integer("DEVICE_GUESSES_PER_SESSION") { deviceGuessesPerSession = count }
+        if let count = try config.integer("DEVICE_GUESSES_PER_ADDRESS") { deviceGuessesPerAddress = count }
+        if let on = try config.flag("TOKEN_EXCHANGE") { tokenExchange = on }
+        if let depth = try config.integer("TOKEN_EXCHANGE_MAX_DEPTH") { tokenExchangeMaxDepth = depth }
+        if let on = try config.flag("JWT_BEARER") { jwtBearer = on }
         try validate()
     }
 
@@ -131,12 +174,32 @@ public struct OAuthConfiguration: Sendable {
             throw ConfigurationError(
                 key: "POSTERN_OAUTH_SECRET_OVERLAP_SECONDS", message: "must be from 0 to 2592000 (30 days)")
         }
+        let ranges: [(String, ClosedRange<Int64>, Int64)] = [
+            ("DEVICE_CODE_SECONDS", 5...3600, deviceCodeLifetime),
+            ("DEVICE_INTERVAL_SECONDS", 1...60, devicePollInterval),
+            ("DEVICE_GUESSES_PER_SESSION", 1...100, Int64(deviceGuessesPerSession)),
+            ("DEVICE_GUESSES_PER_ADDRESS", 1...10_000, Int64(deviceGuessesPerAddress)),
+            ("TOKEN_EXCHANGE_MAX_DEPTH", 1...10, Int64(tokenExchangeMaxDepth)),
+        ]
+        for (key, range, value) in ranges where !range.contains(value) {
+            throw ConfigurationError(
+                key: "POSTERN_OAUTH_" + key, message: "must be from \(range.lowerBound) to \(range.upperBound)")
+        }
     }
 
     /// The `resource` values an authorization may name, byte for byte: `<issuer>/jmap`, `<issuer>/mcp`
     /// (`urn:atomicmail:agent:{accountId}` is checked by ``OAuthResource``).
     public var serviceResources: [String] { [issuer + "/jmap", issuer + "/mcp"] }
 
+    /// Whether confidential clients authenticate at all: some grant or endpoint that serves them is on.
+    public var confidentialClientsServed: Bool { clientCredentials || introspection || tokenExchange || jwtBearer }
+
     /// The token endpoint's URL: an audience a `private_key_jwt` assertion may name (besides the issuer).
     public var tokenEndpoint: String { issuer + "/oauth/token" }
+
+    /// The device authorization endpoint's URL (RFC 8628 section 3.1).
+    public var deviceAuthorizationEndpoint: String { issuer + "/oauth/device_authorization" }
+
+    /// The verification page's URL (RFC 8628 `verification_uri`), on the owners' surface.
+    public var deviceVerificationURI: String { issuer + "/owner/device" }
 }

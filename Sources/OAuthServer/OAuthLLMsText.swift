@@ -62,13 +62,46 @@ public enum OAuthLLMsText {
             6. `POST \(base)/oauth/revoke` with `client_id` and `token` (refresh or access): revokes the grant; 200 \
             even for an unknown token.
 
-            \(c.clientCredentials ? clientCredentials(c) : "")\(c.introspection ? introspection(base) : "")\
+            \(c.clientCredentials ? clientCredentials(c) : "")\(c.deviceAuthorization ? device(c) : "")\
+            \(c.introspection ? introspection(base) : "")\
+            \(c.tokenExchange ? tokenExchange(c) : "")\
             Errors are `{"error","error_description"}` with status 400 (`invalid_request`, `invalid_client`, \
             `invalid_grant`, `invalid_scope`, `invalid_target`, `unsupported_grant_type`, `unauthorized_client`, \
             `invalid_redirect_uri`, `invalid_client_metadata`), 429 with `Retry-After`, 503 when busy. The metadata, \
             token, register, revoke and JWKS endpoints send `Access-Control-Allow-Origin: *`.
 
             """
+    }
+
+    /// How an agent without a browser signs in for its owner: the device authorization grant (RFC 8628).
+    static func device(_ c: OAuthConfiguration) -> String {
+        let base = c.issuer
+        let grant = "urn:ietf:params:oauth:grant-type:device_code"
+        return """
+        ### An agent without a browser signs in like this, for its owner (device flow)
+
+        An agent in a sandbox or a CLI that acts for a person uses the device flow (RFC 8628): it shows a code, the \
+        owner approves it from any browser, the agent polls for the tokens. Register a client for the device-code \
+        grant (no redirect URIs needed), ask for a code, show it, poll:
+
+        ```bash
+        curl -s -X POST \(base)/oauth/register -H 'Content-Type: application/json' \\
+          -d '{"client_name":"My CLI","grant_types":["\(grant)","refresh_token"]}'
+        curl -s -d 'client_id=<client id>' -d scope=mail.read -d resource=\(base)/mcp \(base)/oauth/device_authorization
+        # {"device_code":"…","user_code":"BCDF-GHJK","verification_uri":"\(base)/owner/device",
+        #  "verification_uri_complete":"\(base)/owner/device?user_code=BCDF-GHJK","expires_in":\(c.deviceCodeLifetime),"interval":\(c.devicePollInterval)}
+        curl -s -d grant_type=\(grant) -d 'device_code=<device code>' -d 'client_id=<client id>' \\
+          \(base)/oauth/token
+        ```
+
+        Show the owner `verification_uri` and `user_code` (or `verification_uri_complete`); they sign in, enter the \
+        code and answer the same consent page as the code flow. Poll no faster than `interval`: \
+        `authorization_pending` means ask again, `slow_down` means wait 5 s longer from now on, `access_denied` and \
+        `expired_token` (after \(c.deviceCodeLifetime) s) end it; once approved the answer is the code flow's tokens, \
+        once (`invalid_grant` after). `postern agent login --device --url \(base)` does all of this.
+
+
+        """
     }
 
     /// How an agent without a browser signs in: the client credentials grant of a client the operator made.
@@ -92,6 +125,28 @@ public enum OAuthLLMsText {
         and `client_assertion`: a JWT (RS256, ES256 or EdDSA, a `kid` of the registered keys) with `iss` and `sub` \
         the client id, `aud` `\(base)`, `exp` at most \(c.assertionMaxLifetime) s ahead and a `jti` used once. The `mcp` Python \
         SDK's `ClientCredentialsOAuthProvider` and `PrivateKeyJWTOAuthProvider` do all of this from `\(base)/mcp`.
+
+
+        """
+    }
+
+    /// How an agent acting for its owner trades the owner's token for one that names it (RFC 8693).
+    static func tokenExchange(_ c: OAuthConfiguration) -> String {
+        let base = c.issuer
+        return """
+        ### An agent acting for its owner exchanges the owner's token
+
+        An agent client the owner allowed on `\(base)/owner/actors` trades the owner's access token for its own \
+        (token exchange, RFC 8693): its `sub` is the owner, `act` `{"sub":"<agent client_id>"}`, its scope and \
+        audience the owner's token's or narrower, its expiry no later; it dies when the owner revokes the grant. A \
+        sub-agent exchanges that token in turn (`act` nests, at most \(c.tokenExchangeMaxDepth) deep). Another \
+        client is `unauthorized_client`; a wider scope `invalid_scope`; another audience `invalid_target`.
+
+        ```bash
+        curl -s -u '<agent client_id>:<secret>' -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \\
+          -d subject_token=<owner access token> \\
+          -d subject_token_type=urn:ietf:params:oauth:token-type:access_token -d scope=mail.read \(base)/oauth/token
+        ```
 
 
         """

@@ -28,6 +28,18 @@ struct OAuthMetrics: Sendable {
     /// `postern_oidc_events_total{event=...}`: OpenID Provider outcomes (issue 88), one counter per
     /// ``OAuthMetrics/openIDEvents`` word.
     private let openID: [String: Counter]
+    /// `postern_oauth_device_authorizations_total{outcome=...}`: device authorizations started, approved, denied and
+    /// redeemed.
+    let device: [OAuthDeviceOutcome: Counter]
+    /// `postern_oauth_device_guesses_refused_total`: user codes refused unread on `/owner/device` (a budget spent).
+    let deviceGuessesRefused: Counter
+    /// `postern_oauth_delegated_tokens_total{grant="token_exchange"}`: tokens minted by token exchange (RFC 8693).
+    let tokenExchanges: Counter
+    /// `postern_oauth_delegated_tokens_total{grant="jwt_bearer"}`: tokens minted for an identity assertion (RFC 7523).
+    let jwtBearerGrants: Counter
+    /// `postern_oauth_reuse_detections_total{kind="identity_assertion"}`: an identity assertion's `jti` presented
+    /// again.
+    let identityAssertionReplays: Counter
     /// `postern_rate_limit_rejections_total{surface="oauth",class=...}`.
     private let rejections: [OAuthService.RateClass: Counter]
 
@@ -51,6 +63,21 @@ struct OAuthMetrics: Sendable {
             uniqueKeysWithValues: Self.openIDEvents.map {
                 ($0, Counter(label: "postern_oidc_events_total", dimensions: [("event", $0)], factory: factory))
             })
+        var device: [OAuthDeviceOutcome: Counter] = [:]
+        for outcome in OAuthDeviceOutcome.allCases {
+            device[outcome] = Counter(
+                label: "postern_oauth_device_authorizations_total", dimensions: [("outcome", outcome.rawValue)],
+                factory: factory)
+        }
+        self.device = device
+        deviceGuessesRefused = Counter(label: "postern_oauth_device_guesses_refused_total", factory: factory)
+        tokenExchanges = Counter(
+            label: "postern_oauth_delegated_tokens_total", dimensions: [("grant", "token_exchange")], factory: factory)
+        jwtBearerGrants = Counter(
+            label: "postern_oauth_delegated_tokens_total", dimensions: [("grant", "jwt_bearer")], factory: factory)
+        identityAssertionReplays = Counter(
+            label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "identity_assertion")],
+            factory: factory)
         var rejections: [OAuthService.RateClass: Counter] = [:]
         for rateClass in OAuthService.RateClass.allCases {
             rejections[rateClass] = Counter(
@@ -59,6 +86,8 @@ struct OAuthMetrics: Sendable {
         }
         self.rejections = rejections
     }
+
+    func device(_ outcome: OAuthDeviceOutcome) { device[outcome]?.increment() }
 
     func rateLimited(_ rateClass: OAuthService.RateClass) { rejections[rateClass]?.increment() }
 
@@ -70,4 +99,9 @@ struct OAuthMetrics: Sendable {
     ]
 
     func openIDEvent(_ event: String) { openID[event]?.increment() }
+}
+
+/// What happened to a device authorization, as its counter's `outcome` label says.
+enum OAuthDeviceOutcome: String, CaseIterable, Sendable {
+    case started, approved, denied, redeemed
 }

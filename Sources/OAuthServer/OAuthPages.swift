@@ -10,13 +10,18 @@ enum OAuthPages {
     /// The consent form (the form contract of issue 28): `scope` checkboxes, `account_id` radios or `new_inbox`,
     /// `reach` all|inbox (every inbox the owner holds with this one as default, or only this one; absent for an
     /// inbox resource, which is bound already), `decision` approve|deny, the CSRF token and the signed `request`;
-    /// posts to `/oauth/consent`.
+    /// posts to `/oauth/consent` (the code flow) or `/owner/device` (a device authorization, RFC 8628).
     struct Consent {
         var clientName: String?
         var clientID: String
         /// The host of a metadata-document client's URL (whose owner vouches for the name); nil for registered ones.
         var clientHost: String?
-        var redirectURI: String
+        /// Where the code flow's answer goes; nil for a device authorization.
+        var redirectURI: String?
+        /// The user code of a device authorization (`BCDF-GHJK`), shown for the owner to compare with the device's.
+        var userCode: String?
+        /// Where the form posts: `/oauth/consent`, or `/owner/device` for a device authorization.
+        var action: String
         var scopes: [String]
         var resource: String
         /// The inboxes the owner may pick; one only for an inbox resource.
@@ -29,8 +34,6 @@ enum OAuthPages {
         var error: String?
 
         func render() -> HTML {
-            let host = OAuthURL.host(redirectURI)
-            let loopback = OAuthRedirectURI.loopbackHosts.contains(host.lowercased())
             let words = [
                 "mail.read": "Read mail in the inbox (messages, mailboxes, search)",
                 "mail.send": "Send mail from the inbox",
@@ -80,11 +83,9 @@ enum OAuthPages {
                 <p id="client"><strong id="client-name">\(clientName ?? "An unnamed app")</strong> \
                 \(clientHost.map { host -> HTML in "from <strong id=\"client-host\">\(host)</strong> " })\
                 (client <code>\(clientID)</code>) asks to use your mail.</p>
-                <p id="redirect-host">After you answer, you go back to <strong>\(host)</strong>.\
-                \(loopback ? " This app runs on your own computer." : "")</p>
-                \(hostNotice(redirectHost: host))
+                \(destination)
                 <p id="resource">Access to: <code>\(resource)</code></p>
-                <form method="post" action="/oauth/consent" id="consent-form">
+                <form method="post" action="\(action)" id="consent-form">
                 <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
                 <input type="hidden" name="request" value="\(ticket)">
                 <h2>Permissions</h2>
@@ -99,6 +100,23 @@ enum OAuthPages {
                 </div>
                 """
             return OwnerPageShell.document(title: "Allow access?", main: main, owner: owner, csrfToken: csrfToken)
+        }
+
+        /// Where the answer goes: back to the app's host, or (a device authorization) to the device showing the code.
+        private var destination: HTML {
+            guard let redirectURI else {
+                return """
+                    <p id="device-code">Your device shows the code <strong id="user-code">\(userCode ?? "")</strong>. \
+                    Allow only if it is the code on the device you are signing in, and you started that sign-in.</p>
+                    """
+            }
+            let host = OAuthURL.host(redirectURI)
+            let loopback = OAuthRedirectURI.loopbackHosts.contains(host.lowercased())
+            return """
+                <p id="redirect-host">After you answer, you go back to <strong>\(host)</strong>.\
+                \(loopback ? " This app runs on your own computer." : "")</p>
+                \(hostNotice(redirectHost: host))
+                """
         }
 
         /// For a metadata-document client whose redirect URI is on another host than its `client_id` URL: a notice

@@ -21,7 +21,7 @@ extension OAuthService {
         guard let (owner, _) = try await browser.owner(of: request) else {
             return HTMLPage.redirect(to: Self.signIn(query: query))
         }
-        return try await consentPage(authorization, owner: owner, query: query, request: request, status: .ok)
+        return try await consentPage(authorization.subject(query: query), owner: owner, request: request, status: .ok)
     }
 
     /// `POST /oauth/consent`: checks the CSRF token, the session, the signed request and the whole authorization
@@ -55,47 +55,18 @@ extension OAuthService {
         default:
             return BrowserPage.message(.badRequest, "Allow access?", "Choose Allow or Deny.")
         }
-        func again(_ message: String, _ status: HTTPStatus = .badRequest) async throws -> HTTPResponse {
-            try await consentPage(
-                authorization, owner: owner, query: query, request: request, status: status, error: message)
+        let subject = authorization.subject(query: query)
+        let choice: ConsentChoice
+        switch try await choose(fields, request: request, owner: owner, subject: subject, client: client) {
+        case .again(let message, let status):
+            return try await consentPage(subject, owner: owner, request: request, status: status, error: message)
+        case .foreignInbox:
+            return redirect(authorization.redirectURI, state: authorization.state, error: OAuthError(
+                "access_denied", "The inbox of resource is not one of this owner's."))
+        case .chosen(let chosen): choice = chosen
         }
-        let scopes = authorization.scopes.filter(request.formValues("scope").contains)
-        guard let permissions = MailPermissions(scope: scopes.joined(separator: " ")) else {
-            return try await again("Tick at least one permission, or choose Deny.")
-        }
-        // Every inbox the owner holds (Atomic's user-scoped grant) or only the one picked; an inbox resource is
-        // bound to its inbox already.
-        let inboxOnly: Bool
-        switch (authorization.target, fields["reach"]) {
-        case (.inbox, _): inboxOnly = true
-        case (.service, "all"?): inboxOnly = false
-        case (.service, "inbox"?): inboxOnly = true
-        case (.service, _): return try await again("Choose every inbox you hold, or only this one.")
-        }
-        let agentID: String
-        if case .inbox(let accountID) = authorization.target {
-            guard try await inboxes.inbox(accountID: accountID, ownerID: owner.id) != nil else {
-                return redirect(authorization.redirectURI, state: authorization.state, error: OAuthError(
-                    "access_denied", "The inbox of resource is not one of this owner's."))
-            }
-            agentID = accountID
-        } else if let username = fields["new_inbox"], !username.isEmpty {
-            do {
-                let inbox = try await inboxes.createInbox(username: username, ownerID: owner.id).inbox
-                agentID = inbox.accountID
-                await audit.owner(owner.id, .inboxCreated, target: inbox.address, client: client)
-            } catch let error as OwnedInboxError {
-                if case .limitReached = error { return try await again(Self.words(error), .forbidden) }
-                return try await again(Self.words(error), .unprocessableEntity)
-            }
-        } else if let accountID = fields["account_id"], !accountID.isEmpty,
-            let held = try await inboxes.inbox(accountID: accountID, ownerID: owner.id)
-        {
-            // Only an inbox the owner holds, as the directory spells its id: the grant may be bound to it.
-            agentID = held.accountID
-        } else {
-            return try await again("Pick one of your inboxes or name a new one.")
-        }
+        let (agentID, permissions, scopes) = (choice.agentID, choice.permissions, choice.permissions.names)
+        let inboxOnly = choice.inboxOnly
         let (grant, code) = try await grants.approve(
             ownerID: owner.id, clientID: authorization.clientID, agentID: agentID,
             boundAccountID: inboxOnly ? agentID : nil, permissions: permissions,
@@ -140,38 +111,6 @@ extension OAuthService {
         response.headers.replaceOrAdd("Location", OAuthURL.appending(parameters, to: redirectURI))
         response.headers.replaceOrAdd("Cache-Control", "no-store")
         return response
-    }
-
-    func consentPage(
-        _ authorization: OAuthAuthorizationRequest, owner: Owner, query: String, request: HTTPRequest,
-        status: HTTPStatus, error: String? = nil
-    ) async throws -> HTTPResponse {
-        let client = authorization.client
-        var inboxes = try await inboxes.inboxes(ownerID: owner.id)
-        if case .inbox(let accountID) = authorization.target {
-            inboxes = inboxes.filter { $0.accountID == accountID }
-            guard !inboxes.isEmpty else {
-                return respond(.init(OAuthError("access_denied", "The inbox of resource is not one of yours.")))
-            }
-        }
-        let (csrf, setCookie) = browser.csrf(for: request)
-        let page = OAuthPages.Consent(
-            clientName: client.name, clientID: client.clientID,
-            clientHost: OAuthClientMetadataDocument.isDocumentURL(client.clientID)
-                ? OAuthURL.host(client.clientID) : nil,
-            redirectURI: authorization.redirectURI,
-            scopes: authorization.scopes, resource: authorization.resource, inboxes: inboxes,
-            mayCreate: authorization.target == .service(authorization.resource),
-            ticket: OAuthConsentTicket.seal(
-                query: query, ownerID: owner.id, expires: clock() + configuration.consentLifetime, key: consentKey),
-            csrfToken: csrf, owner: owner, error: error)
-        // The consent POST answers with a redirect to the app: browsers hold form-action to redirects too.
-        // Only a checked redirect URI's origin is named: its host is LDH, and the policy refuses a source that could
-        // end or widen the directive.
-        let origin = (OAuthRedirectURI(authorization.redirectURI)?.cspSource).flatMap(ContentSecurityPolicy.Source.url)
-        return HTMLPage.response(
-            status, page.render(), policy: origin.map { ContentSecurityPolicy.page.formAction(adding: $0) } ?? .page,
-            setCookies: setCookie.map { [$0] } ?? [])
     }
 
     /// The sign-in page that comes back to `/oauth/authorize?<query>`.

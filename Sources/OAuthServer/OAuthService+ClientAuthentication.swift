@@ -18,8 +18,9 @@ extension OAuthService {
         return (fields, try await authenticate(credential, endpoint: endpoint))
     }
 
-    /// Whether the operator's confidential clients authenticate here (client credentials or introspection is on).
-    var confidentialClientsServed: Bool { configuration.clientCredentials || configuration.introspection }
+    /// Whether the operator's confidential clients authenticate here (client credentials, introspection, token
+    /// exchange or the JWT bearer grant is on).
+    var confidentialClientsServed: Bool { configuration.confidentialClientsServed }
 
     /// The client `credential` proves.
     ///
@@ -77,7 +78,7 @@ extension OAuthService {
     /// Verifies `assertion` with `client`'s keys (inline, or its `jwks_uri`'s, fetched again once for an unknown
     /// `kid`), for this server's issuer, token endpoint or the endpoint called.
     /// - Throws: ``OAuthError`` `invalid_client`.
-    private func verifyAssertion(
+    func verifyAssertion(
         _ assertion: String, of client: OAuthConfidentialClient, endpoint: String, now: Int64
     ) async throws -> OAuthClientAssertion.Verified {
         let audiences = [configuration.issuer, configuration.tokenEndpoint, endpoint]

@@ -50,41 +50,40 @@ extension OAuthService {
         ]
     }
 
-    /// An access token of this issuer whose grant (an owner's, or a client's own) is live and agrees with it.
+    /// An access token of this issuer whose grant (an owner's, a client's own, or a delegated token's) is live and
+    /// agrees with it; a delegated token's answer carries its `act`.
     private func accessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
-        guard
-            let claims = try? OAuthAccessClaims.verify(
-                token, keys: keys, issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime, now: now),
-            let record = try await grants.record(jti: claims.jti), record.isLive(at: now), record.matches(claims),
-            let times = Self.verifiedTimes(token)
+        let policy = OAuthAccessClaims.policy(issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime)
+        guard let verified = try? keys.verifyWithLifetime(token, as: OAuthAccessClaims.self, policy: policy, now: now),
+            case let claims = verified.claims,
+            let record = try await grants.record(jti: claims.jti), record.isLive(at: now), record.matches(claims)
         else { return nil }
-        return [
+        var members: [(String, JSONValue)] = [
             ("active", .bool(true)), ("scope", .string(claims.permissions.scope)),
             ("client_id", .string(claims.clientID)), ("sub", .string(claims.ownerID)),
-            ("aud", .string(claims.resource)), ("iss", .string(configuration.issuer)), ("exp", .int(times.exp)),
-            ("iat", .int(times.iat)), ("jti", .string(claims.jti)), ("token_type", .string("Bearer")),
+            ("aud", .string(claims.resource)), ("iss", .string(configuration.issuer)),
+            ("exp", .int(verified.expiresAt)), ("iat", .int(verified.issuedAt)), ("jti", .string(claims.jti)),
+            ("token_type", .string("Bearer")),
         ]
+        // A delegated token says who acts (RFC 8693 section 4.1; RFC 7662 lets the answer carry any claim).
+        if let act = claims.act { members.append(("act", act.claim)) }
+        return members
     }
 
     /// A capability token of the agent surface whose inbox is still a local mailbox.
     private func capabilityIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
         guard let capabilityTokens,
-            let claims = try? keys.verify(token, as: CapabilityClaims.self, policy: capabilityTokens.policy, now: now),
+            let verified = try? keys.verifyWithLifetime(
+                token, as: CapabilityClaims.self, policy: capabilityTokens.policy, now: now),
+            case let claims = verified.claims,
             case .local = try await capabilityTokens.directory.resolve(claims.inbox),
-            let times = Self.verifiedTimes(token), let audience = capabilityTokens.policy.audience
+            let audience = capabilityTokens.policy.audience
         else { return nil }
         return [
             ("active", .bool(true)), ("scope", .string(CapabilityClaims.jmapScope)), ("sub", .string(claims.accountID)),
-            ("aud", .string(audience)), ("iss", .string(capabilityTokens.policy.issuer)), ("exp", .int(times.exp)),
-            ("iat", .int(times.iat)), ("username", .string(claims.inbox)), ("token_type", .string("Bearer")),
+            ("aud", .string(audience)), ("iss", .string(capabilityTokens.policy.issuer)),
+            ("exp", .int(verified.expiresAt)), ("iat", .int(verified.issuedAt)), ("username", .string(claims.inbox)),
+            ("token_type", .string("Bearer")),
         ]
-    }
-
-    /// `exp` and `iat` of a token whose signature and lifetime were verified already (its payload read again).
-    static func verifiedTimes(_ token: String) -> (exp: Int64, iat: Int64)? {
-        guard let claims = OAuthJWTPayload.read(token), let exp = claims["exp"]?.intValue,
-            let iat = claims["iat"]?.intValue
-        else { return nil }
-        return (exp, iat)
     }
 }

@@ -5,6 +5,7 @@ import HTTP1
 import OAuthGrants
 import Owners
 import ServerKit
+import SignInMethods
 
 extension OAuthService {
     /// `GET /oauth/authorize` for an OpenID relying party (issue 88): nil when `client_id` names none (the OAuth
@@ -125,7 +126,7 @@ extension OAuthService {
         let signIn = OIDCSignIn(
             clientID: authorization.party.clientID, ownerID: owner.id, redirectURI: authorization.redirectURI,
             codeChallenge: authorization.codeChallenge, nonce: authorization.nonce, scopes: authorization.scopes,
-            authTime: proof.openedAt, method: proof.method.rawValue, sessionDigest: proof.digest)
+            authTime: proof.openedAt, method: proof.methods.stored, sessionDigest: proof.digest)
         let code = try await provider.signIns.issueCode(signIn, now: now, lifetime: configuration.codeLifetime)
         metrics.openIDEvent("code")
         var parameters = [("code", code)]
@@ -141,8 +142,10 @@ extension OAuthService {
         case .listed(let owners):
             return owners.contains(owner.id) ? nil : OAuthError("access_denied", "You may not sign in to this app.")
         case .secondFactor:
-            return proof.method == .passkey
-                ? nil : OAuthError("access_denied", "This app needs a sign-in with a passkey (a second factor).")
+            // A passkey (possession and user verification in one), or two methods (a password and a TOTP code).
+            return proof.methods.isMultiFactor || proof.methods.contains(.passkey)
+                ? nil
+                : OAuthError("access_denied", "This app needs a sign-in with a passkey or a second factor (a code).")
         }
     }
 

@@ -8,7 +8,8 @@ import OAuthGrants
 extension OAuthService {
     /// `POST /oauth/revoke` (RFC 7009; contract 1.5): a refresh token or an access token of the calling client
     /// revokes its whole grant; an unknown token, or another client's, is 200 and changes nothing.
-    /// A confidential client's own client credentials token revokes its grant likewise.
+    /// A confidential client's own client credentials token revokes its grant likewise; a token it holds from token
+    /// exchange or the JWT bearer grant is revoked with the tokens exchanged from it (the owner's grant stays).
     func revoke(_ request: HTTPRequest) async throws -> HTTPResponse {
         let endpoint = configuration.issuer + "/oauth/revoke"
         let (fields, authenticated) = try await authenticatedForm(request, endpoint: endpoint)
@@ -18,10 +19,12 @@ extension OAuthService {
         switch authenticated {
         case .registered(let registered): client = registered
         case .confidential(let confidential):
-            if let jti = accessTokenID(token, now: now),
-                try await grants.revokeClientGrant(jti: jti, clientID: confidential.clientID, now: now)
-            {
-                metrics.revocations.increment()
+            if let jti = accessTokenID(token, now: now) {
+                var revoked = try await grants.revokeClientGrant(jti: jti, clientID: confidential.clientID, now: now)
+                if !revoked {
+                    revoked = try await grants.revokeDelegatedToken(jti: jti, clientID: confidential.clientID, now: now)
+                }
+                if revoked { metrics.revocations.increment() }
             }
             return OAuthJSON.response(.ok, .object([]))
         }

@@ -7,8 +7,9 @@ import JWT
 import OAuthGrants
 
 extension OAuthService {
-    /// `POST /oauth/token` (contract 1.4): `authorization_code` with PKCE and `refresh_token` with rotation for
-    /// registered clients, `client_credentials` for the operator's confidential clients (when on). Every answer is
+    /// `POST /oauth/token` (contract 1.4): `authorization_code` with PKCE, `refresh_token` with rotation and (when on)
+    /// the device code (RFC 8628) for registered clients, `client_credentials` for the operator's confidential clients
+    /// (when on). Every answer is
     /// `Cache-Control: no-store`; errors are `{"error","error_description"}` with 400 (401 for `invalid_client`
     /// over Basic).
     /// - Parameter address: the client's address, for the audit line of a client credentials grant.
@@ -22,6 +23,12 @@ extension OAuthService {
             return try await clientCredentials(fields, client, from: address)
         case ("authorization_code"?, .confidential(let client)) where openID != nil:
             return try await exchangeOpenIDCode(fields, client)
+        case (OAuthClientRegistration.deviceCodeGrantType?, .registered(let client)) where configuration.deviceAuthorization:
+            return try await redeemDeviceCode(fields, client)
+        case (OAuthClientRegistration.deviceCodeGrantType?, .confidential) where configuration.deviceAuthorization:
+            throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
+        case (let grant?, _) where delegationGrantTypes.contains(grant):
+            return try await delegation(grant, fields, authenticated, from: address)
         case (nil, _), (""?, _): throw OAuthError.invalidRequest("grant_type is required.")
         case ("authorization_code"?, .confidential), ("refresh_token"?, .confidential):
             throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
@@ -34,8 +41,12 @@ extension OAuthService {
     }
 
     /// The grant types served, in the order the metadata lists them.
-    var supportedGrantTypes: [String] {
+    var supportedGrantTypes: [String] { Self.supportedGrantTypes(configuration) + delegationGrantTypes }
+
+    /// The grant types `configuration` serves besides the delegation grants, in the order the metadata lists them.
+    static func supportedGrantTypes(_ configuration: OAuthConfiguration) -> [String] {
         ["authorization_code", "refresh_token"] + (configuration.clientCredentials ? ["client_credentials"] : [])
+            + (configuration.deviceAuthorization ? [OAuthClientRegistration.deviceCodeGrantType] : [])
     }
 
     // MARK: - authorization_code

@@ -35,6 +35,8 @@ public final class OAuthService: Sendable {
     let clientKeys: OAuthClientKeys
     /// How introspection recognises capability tokens; nil: it does not.
     let capabilityTokens: OAuthCapabilityTokens?
+    /// The sign-in providers trusted to assert identities (ID-JAG); nil: none (the JWT bearer grant is off).
+    let identityIssuers: (any OAuthIdentityIssuers)?
     let pool: WorkerPool
     let browser: OwnerBrowser
     let inboxes: any OwnedInboxes
@@ -79,6 +81,8 @@ public final class OAuthService: Sendable {
     ///   - clientKeyDocuments: the fetcher of confidential clients' `jwks_uri` documents (the outbound fetcher, its
     ///     address policy, no redirects, a size cap); nil: such clients cannot authenticate.
     ///   - capabilityTokens: how introspection recognises capability tokens; nil: they are inactive to it.
+    ///   - identityIssuers: the sign-in providers whose identity assertions the JWT bearer grant and token exchange
+    ///     take (when ``OAuthConfiguration/jwtBearer`` is on); nil: none.
     ///   - openIDOwners: the owners, whose identity relying parties are told; nil: no OpenID Provider (issue 88).
     ///   - logoutDelivery: the deliverer of back-channel logout tokens; nil: none are sent.
     /// - Throws: storage errors reading or creating the consent key.
@@ -90,7 +94,8 @@ public final class OAuthService: Sendable {
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        openIDOwners: OwnerStore? = nil, logoutDelivery: (any OIDCLogoutDelivering)? = nil
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, openIDOwners: OwnerStore? = nil,
+        logoutDelivery: (any OIDCLogoutDelivering)? = nil
     ) throws {
         self.configuration = configuration
         self.audit = audit
@@ -101,6 +106,7 @@ public final class OAuthService: Sendable {
         confidentialClients = OAuthConfidentialClients(database: database)
         clientKeys = OAuthClientKeys(fetcher: clientKeyDocuments)
         self.capabilityTokens = capabilityTokens
+        self.identityIssuers = identityIssuers
         self.pool = pool
         self.browser = browser
         self.inboxes = inboxes
@@ -141,7 +147,10 @@ public final class OAuthService: Sendable {
             },
             onUnexpectedError: onUnexpectedError)
         openID = openIDOwners.map { OIDCProvider(database: database, owners: $0, logout: logoutDelivery) }
-        metadata = Self.metadata(configuration, documents: metadataDocuments != nil, openID: openID != nil)
+        metadata = Self.metadata(
+            configuration, documents: metadataDocuments != nil,
+            delegation: Self.delegationGrantTypes(configuration, identityIssuers: identityIssuers != nil),
+            openID: openID != nil)
         if openID != nil {
             // An owner who signs out on the owner pages ends their sign-ins at the relying parties too.
             browser.signOuts.add { [weak self] digest in
@@ -152,7 +161,8 @@ public final class OAuthService: Sendable {
     }
 
     /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,
-    /// `POST /oauth/revoke`, `POST /oauth/introspect` when introspection is on (each with a CORS preflight),
+    /// `POST /oauth/revoke`, `POST /oauth/introspect` when introspection is on, `POST /oauth/device_authorization`
+    /// when the device flow is on (each with a CORS preflight; then the verification page `/owner/device` too),
     /// `GET /oauth/authorize` (`POST` is 404) and `POST /oauth/consent`.
     public func register(into router: inout ContextRouter) {
         let limit = configuration.bodyLimit
@@ -173,6 +183,13 @@ public final class OAuthService: Sendable {
             await middleware.run(.endpoint, context) { try await revoke(request) }
         })
         var preflighted = ["/oauth/register", "/oauth/token", "/oauth/revoke"]
+        if configuration.deviceAuthorization {
+            router.add(.POST, "/oauth/device_authorization", bodyLimit: limit, .deferred { [self] request, context, _ in
+                await middleware.run(.endpoint, context) { try await deviceAuthorization(request) }
+            })
+            preflighted.append("/oauth/device_authorization")
+            registerDeviceVerification(into: &router)
+        }
         if configuration.introspection {
             router.add(.POST, "/oauth/introspect", bodyLimit: limit, .deferred { [self] request, context, _ in
                 await middleware.run(.introspect, context) { try await introspect(request) }
@@ -227,14 +244,20 @@ public final class OAuthService: Sendable {
         }
     }
 
-    /// RFC 8414 metadata with the contract's fields (1.2); the client credentials grant, `client_secret_basic`,
+    /// RFC 8414 metadata with the contract's fields (1.2); the device authorization endpoint and grant (RFC 8628
+    /// section 4), the client credentials grant, `client_secret_basic`,
     /// `private_key_jwt` with its signing algorithms, and the introspection endpoint with its methods, only when on.
-    static func metadata(_ configuration: OAuthConfiguration, documents: Bool, openID: Bool = false) -> JSONValue {
+    /// - Parameters:
+    ///   - delegation: the delegation grant types served (``delegationGrantTypes(_:identityIssuers:)``).
+    ///   - openID: whether the OpenID Provider's members are added (issue 88).
+    static func metadata(
+        _ configuration: OAuthConfiguration, documents: Bool, delegation: [String], openID: Bool = false
+    ) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let issuer = configuration.issuer
         let credentials = configuration.clientCredentials
-        let confidential = credentials || configuration.introspection
-        let grantTypes = ["authorization_code", "refresh_token"] + (credentials ? ["client_credentials"] : [])
+        let confidential = configuration.confidentialClientsServed
+        let grantTypes = supportedGrantTypes(configuration) + delegation
         let confidentialMethods = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
         let authMethods = confidential ? confidentialMethods + ["none"] : ["client_secret_post", "none"]
         let algorithms = strings(PublishedKey.Algorithm.allCases.map(\.rawValue))
@@ -251,6 +274,9 @@ public final class OAuthService: Sendable {
             ("code_challenge_methods_supported", strings(["S256"])),
             ("token_endpoint_auth_methods_supported", strings(authMethods)),
         ]
+        if configuration.deviceAuthorization {
+            members.append(("device_authorization_endpoint", .string(configuration.deviceAuthorizationEndpoint)))
+        }
         if confidential {
             members.append(("token_endpoint_auth_signing_alg_values_supported", algorithms))
             members.append(("revocation_endpoint_auth_methods_supported", strings(authMethods)))

@@ -3,6 +3,7 @@ import JSON
 import JWT
 import OAuthGrants
 import Owners
+import SignInMethods
 
 /// The claims of an ID token (OpenID Connect Core 1.0 section 2) for an owner's sign-in to a relying party. Pure:
 /// the caller signs them with the active key of the relying party's algorithm.
@@ -37,8 +38,9 @@ struct OIDCIDToken: Sendable, Equatable {
         ]
         if let nonce = signIn.nonce { members.append(("nonce", .string(nonce))) }
         if let accessToken { members.append(("at_hash", .string(Self.halfHash(accessToken, algorithm: algorithm)))) }
-        members.append(("amr", .array([.string(signIn.method)])))
-        members.append(("acr", .string(Self.acr(method: signIn.method))))
+        let methods = AuthenticationMethods(stored: signIn.method)
+        members.append(("amr", .array(methods.amr.map(JSONValue.string))))
+        members.append(("acr", .string(Self.acr(methods))))
         members.append(("sid", .string(sessionID)))
         members += Self.profileClaims(scopes: signIn.scopes, email: email, emailVerified: emailVerified)
         return JWTClaims(members)
@@ -63,12 +65,14 @@ struct OIDCIDToken: Sendable, Equatable {
         return Base64URL.encode(Array(digest.prefix(digest.count / 2)))
     }
 
-    /// `acr`: `phr` (phishing-resistant, OpenID EAP ACR Values 1.0) for a passkey; `1` (one factor) otherwise.
-    static func acr(method: String) -> String {
-        method == OwnerSessionProof.Method.passkey.rawValue ? "phr" : "1"
+    /// `acr`: `phr` (phishing-resistant, OpenID EAP ACR Values 1.0) for a sign-in with a passkey; `2` (two factors)
+    /// for any other sign-in with two methods or more (a password and a TOTP code: not phishing-resistant, the code
+    /// can be relayed); `1` (one factor) otherwise.
+    static func acr(_ methods: AuthenticationMethods) -> String {
+        methods.contains(.passkey) ? "phr" : methods.isMultiFactor ? "2" : "1"
     }
 
-    /// The `acr` values a sign-in may carry (`acr_values_supported`).
-    static let acrValues = ["phr", "1"]
+    /// The `acr` values a sign-in may carry (`acr_values_supported`), strongest first.
+    static let acrValues = ["phr", "2", "1"]
 }
 

@@ -23,6 +23,8 @@ public enum OwnerPageShell {
                     PageFrame.Link("/owner", "Your inboxes", current: title == "Your inboxes"),
                     PageFrame.Link("/owner/domains", "Your domains", current: title == "Your domains"),
                     PageFrame.Link("/owner/clients", "Agent clients", current: title == "Agent clients"),
+                    PageFrame.Link("/owner/app-passwords", "App passwords", current: title == "App passwords"),
+                    PageFrame.Link("/owner/actors", "Acting for you", current: title == OwnerActorsPage.title),
                     PageFrame.Link("/inbox", "Read mail", id: "read-mail", current: title == "Read mail"),
                 ])
         }

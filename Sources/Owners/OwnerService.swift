@@ -10,6 +10,7 @@ import Metrics
 import Passkeys
 import PasswordHashing
 import ServerKit
+import SignInMethods
 import SignInProviders
 import Storage
 import WebAuthn
@@ -22,6 +23,9 @@ public final class OwnerService: Sendable {
     public let owners: OwnerStore
     /// Cookies, sessions and CSRF, shared with every owner-facing page.
     public let browser: OwnerBrowser
+    /// Owners' second factor (TOTP and recovery codes, issue 88), asked for as ``OwnersConfiguration/secondFactor``
+    /// says.
+    public let secondFactors: OwnerSecondFactors
     /// Owners' custom domains (Atomic custom domains).
     public let domains: OwnerDomains
     /// Where sign-ins and the owner pages' changes are recorded (``AuditTrail``); disabled unless given.
@@ -71,6 +75,8 @@ public final class OwnerService: Sendable {
     ///   - identities: the linked provider identities (the runtime's), shown and counted as ways in; nil counts none.
     ///   - providerLogout: the end-session URL a provider's session signs out to, by the provider's name; nil (the
     ///     default) for none.
+    ///   - secretSealing: how the owners' TOTP secrets are sealed at rest (PostgreSQL: `POSTERN_KEY_SECRET`); nil
+    ///     (the default, SQLite) keeps them in the clear.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool,
@@ -79,7 +85,8 @@ public final class OwnerService: Sendable {
         metricsFactory: (any MetricsFactory)? = nil, onUnexpectedError: UnexpectedErrorReporter? = nil,
         audit: AuditTrail = .disabled, pages: PageRoutes? = nil, passkeyStore: PasskeyStore? = nil,
         relyingParty: RelyingParty? = nil, signInButtons: [SignInProvider] = [], identities: SignInIdentityStore? = nil,
-        providerLogout: @escaping @Sendable (_ provider: String) async -> String? = { _ in nil }
+        providerLogout: @escaping @Sendable (_ provider: String) async -> String? = { _ in nil },
+        secretSealing: OwnerSecretSealing? = nil
     ) throws {
         self.configuration = configuration
         self.providerLogout = providerLogout
@@ -92,6 +99,7 @@ public final class OwnerService: Sendable {
             sessions: OwnerSessions(database: database, lifetime: configuration.sessionLifetime, clock: clock),
             key: try SharedSecrets(database: database).secret(named: "owners.csrf") { SecureRandom.bytes(32) },
             secure: configuration.secureCookies)
+        secondFactors = OwnerSecondFactors(database: database, sealing: secretSealing, clock: clock)
         domains = OwnerDomains(
             claims: customDomains, resolver: resolver,
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,
@@ -141,6 +149,7 @@ public final class OwnerService: Sendable {
             })
         router.add(.POST, "/owner/sign-out", bodyLimit: limit, pages.limited { [self] request, _ in try await signOut(request) })
         registerPasskeys(into: &router)
+        registerSecondStep(into: &router)
         if configuration.signUpOpen {
             router.add(.GET, "/owner/sign-up", pages.limited { [self] request, _ in try await signUpPage(request) })
             router.add(
@@ -153,12 +162,13 @@ public final class OwnerService: Sendable {
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let next = Self.localPath(request.queryItem("next"))
-        // `again`: a relying party asked for a new sign-in (OpenID `prompt=login`, `max_age`): the form even with a
+        // `again`: a page that needs a fresh sign-in (`again=1`, ``proofPath(next:)``, which says why) or a relying
+        // party that asked for a new sign-in (`again=login`: OpenID `prompt=login`, `max_age`): the form even with a
         // session, whose sign-in then replaces it.
-        if request.queryItem("again") == nil, try await browser.owner(of: request) != nil {
-            return HTMLPage.redirect(to: next)
-        }
+        let again = request.queryItem(Self.againParameter)
+        if again == nil, try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
         var page = signInForm(next: next)
+        if again == "1" { page.notice = OwnerMessage.signInAgain }
         if let email = request.queryItem("email"), !AuditText.containsControl(email), email.utf8.count <= 254 {
             page.email = email
         }
@@ -185,8 +195,12 @@ public final class OwnerService: Sendable {
         }
         switch try await owners.signIn(email: email, password: password, client: client) {
         case .signedIn(let owner):
+            // With a second factor on (or required), the session waits for a code (``OwnerSecondStepPending``).
+            if let secondStep = try await secondStep(owner, by: .password, provider: nil, next: page.next) {
+                return secondStep
+            }
             signIns("success")
-            let response = try await startSession(owner, request, next: page.next)
+            let response = try await startSession(owner, request, next: page.next, methods: .password)
             await audit.owner(owner.id, .ownerSignIn, target: owner.email, client: address)
             return response
         case .refused:
@@ -261,7 +275,7 @@ public final class OwnerService: Sendable {
         }
         do {
             let owner = try await owners.create(email: fields["email"] ?? "", password: fields["password"] ?? "")
-            return try await startSession(owner, request, next: page.next)
+            return try await startSession(owner, request, next: page.next, methods: .password)
         } catch OwnerError.emailTaken {
             // Answered as a new account is, with no words that tell it from one, and charged as one (the sign-up is
             // not given back): whether an email has an account costs a sign-up to learn, as making one does.
@@ -279,19 +293,27 @@ public final class OwnerService: Sendable {
     /// dropped; then `next`.
     /// - Parameters:
     ///   - extra: other `Set-Cookie` values to send (a provider sign-in's pre-session cookie dropped).
-    ///   - method: how the sign-in proved the owner; nil: as ``OwnerSessions/open(ownerID:provider:method:)`` takes it.
+    ///   - methods: how the session was earned (``OwnerSessions/methods(token:)``).
     func startSession(
         _ owner: Owner, _ request: HTTPRequest, next: String, setCookies extra: [String] = [], provider: String? = nil,
-        method: OwnerSessionProof.Method? = nil
+        methods: AuthenticationMethods
     ) async throws -> HTTPResponse {
-        if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
-        let token = try await browser.sessions.open(ownerID: owner.id, provider: provider, method: method)
-        return HTMLPage.redirect(
+        HTMLPage.redirect(
             to: next,
-            setCookies: [
-                browser.sessionCookie(token, lifetime: configuration.sessionLifetime),
-                browser.clearCookie(OwnerBrowser.csrfCookie),
-            ] + extra)
+            setCookies: try await openSession(owner, request, provider: provider, methods: methods) + extra)
+    }
+
+    /// Opens a new session of `owner` (closing the one `request` brought): the `Set-Cookie` values that carry it and
+    /// drop the pre-session CSRF cookie.
+    func openSession(_ owner: Owner, _ request: HTTPRequest, provider: String?, methods: AuthenticationMethods)
+        async throws -> [String]
+    {
+        if let old = request.cookie(OwnerBrowser.sessionCookie) { try await browser.sessions.close(token: old) }
+        let token = try await browser.sessions.open(ownerID: owner.id, provider: provider, methods: methods)
+        return [
+            browser.sessionCookie(token, lifetime: configuration.sessionLifetime),
+            browser.clearCookie(OwnerBrowser.csrfCookie),
+        ]
     }
 
     /// What a sign-up with a taken email answers: `next`, as a new account's, with the cookies a new session would
@@ -333,7 +355,8 @@ public final class OwnerService: Sendable {
     /// ``signInPath(next:)`` for a relying party's sign-in (issue 88): with `again`, the form is shown even to a
     /// signed-in browser (a new sign-in is asked for); `email` fills the form's email (OpenID `login_hint`).
     public static func signInPath(next: String, again: Bool, email: String?) -> String {
-        signInPath(next: next) + (again ? "&again=1" : "") + (email.map { "&email=" + PercentEncoding.encode($0) } ?? "")
+        signInPath(next: next) + (again ? "&\(againParameter)=login" : "")
+            + (email.map { "&email=" + PercentEncoding.encode($0) } ?? "")
     }
 
     /// `next` when it is a path on this server (one leading `/`, no `//` or `\`, printable ASCII), else `/owner`: a

@@ -1,4 +1,5 @@
 import AuthCrypto
+import SignInMethods
 import Storage
 
 /// Signed-in browser sessions (`owner_sessions`): the cookie carries 32 random bytes, the table only their SHA-256,
@@ -23,23 +24,21 @@ public struct OwnerSessions: Sendable {
     /// - Parameters:
     ///   - provider: the sign-in provider it came in through (its name; migration 0057); nil for a password or
     ///     passkey sign-in.
-    ///   - method: how the sign-in proved the owner (migration 0073; what an ID token's `amr` says); nil: a provider
-    ///     sign-in when `provider` is set, else a password.
-    public func open(ownerID: String, provider: String? = nil, method: OwnerSessionProof.Method? = nil) async throws
+    ///   - methods: how it was earned (migration 0074), read back by ``methods(token:)`` and ``proof(token:)``.
+    public func open(ownerID: String, provider: String? = nil, methods: AuthenticationMethods = []) async throws
         -> String
     {
-        let method = method ?? (provider == nil ? .password : .provider)
         let token = Base64URL.encode(SecureRandom.bytes(32))
         let now = clock()
         _ = try await database.write { [lifetime] connection in
             try connection.run(
                 """
-                INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at, provider, method)
+                INSERT INTO owner_sessions (token_digest, owner_id, created_at, expires_at, provider, methods)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .blob(Self.digest(token)), .text(ownerID), .integer(now), .integer(now + lifetime),
-                    provider.map { .text($0) } ?? .null, .text(method.rawValue),
+                    provider.map { .text($0) } ?? .null, .text(methods.stored),
                 ])
         }
         return token
@@ -66,33 +65,39 @@ public struct OwnerSessions: Sendable {
     /// When the unexpired session `token` was opened (Unix seconds): every owner session is opened by a sign-in that
     /// proved the owner (password, passkey, provider) or by the sign-up that set the password; nil when there is none.
     public func openedAt(token: String) async throws -> Int64? {
+        try await unexpired(token, "created_at")?.int("created_at")
+    }
+
+    /// How the unexpired session `token` was earned (its `amr`, ``AuthenticationMethods``): empty for a session
+    /// opened before migration 0074 or by a sign-up; nil when there is no such session.
+    public func methods(token: String) async throws -> AuthenticationMethods? {
+        try await unexpired(token, "methods").map { AuthenticationMethods(stored: $0.text("methods") ?? "") }
+    }
+
+    /// `column` (or columns) of the unexpired session `token` (a constant of ours, never input); nil when there is
+    /// none.
+    private func unexpired(_ token: String, _ column: StaticString) async throws -> SQLRow? {
         guard token.utf8.count == 43 else { return nil }
         let now = clock()
         return try await database.read { connection in
             try connection.query(
-                "SELECT created_at FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
+                "SELECT \(column) FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
                 [.blob(Self.digest(token)), .integer(now)]
-            ).first?.int("created_at")
+            ).first
         }
     }
 
     /// When and how the unexpired session `token` proved its owner (an OpenID relying party's `auth_time` and `amr`);
-    /// nil when there is none.
+    /// nil when there is none. A session that recorded no methods (opened by a sign-up, which set the password) counts
+    /// as a password's, or a provider's when it came in through one.
     public func proof(token: String) async throws -> OwnerSessionProof? {
-        guard token.utf8.count == 43 else { return nil }
-        let now = clock()
-        return try await database.read { connection in
-            guard
-                let row = try connection.query(
-                    "SELECT created_at, provider, method FROM owner_sessions WHERE token_digest = ? AND expires_at > ?",
-                    [.blob(Self.digest(token)), .integer(now)]
-                ).first, let openedAt = row.int("created_at")
-            else { return nil }
-            let method =
-                row.text("method").flatMap(OwnerSessionProof.Method.init(rawValue:))
-                ?? (row.text("provider") == nil ? .password : .provider)
-            return OwnerSessionProof(openedAt: openedAt, method: method, digest: Self.digest(token))
-        }
+        guard let row = try await unexpired(token, "created_at, provider, methods"),
+            let openedAt = row.int("created_at")
+        else { return nil }
+        let stored = AuthenticationMethods(stored: row.text("methods") ?? "")
+        let methods: AuthenticationMethods =
+            !stored.isEmpty ? stored : row.text("provider") == nil ? .password : .provider
+        return OwnerSessionProof(openedAt: openedAt, methods: methods, digest: Self.digest(token))
     }
 
     /// Ends session `token` (signing out); nothing when there is none.

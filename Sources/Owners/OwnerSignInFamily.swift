@@ -127,10 +127,18 @@ struct OwnerSignInFamily: SignInFamily {
         case .passkey:
             response = try await service.startSession(
                 owner, request, next: OwnerService.localPath(request.formFields()["next"]), setCookies: setCookies,
-                method: .passkey)
+                methods: .passkey)
         case .provider(let provider, let returnTo):
-            response = try await service.startSession(
-                owner, request, next: returnTo, setCookies: setCookies, provider: provider.name)
+            // A policy that asks a provider's sign-in for a code too (``SecondFactorPolicy``) sends it to the second
+            // step first.
+            if let secondStep = try await service.secondStep(
+                owner, by: .provider, provider: provider.name, next: returnTo, setCookies: setCookies)
+            {
+                return SignInSession(response: secondStep, auditTarget: owner.email, opened: false)
+            } else {
+                response = try await service.startSession(
+                    owner, request, next: returnTo, setCookies: setCookies, provider: provider.name, methods: .provider)
+            }
         }
         return SignInSession(response: response, auditTarget: owner.email)
     }

@@ -11,6 +11,8 @@ struct OwnerSignInForm {
     var signingUp = false
     var email = ""
     var error: String?
+    /// Why the form is shown to a signed-in owner: a page asked for a fresh sign-in (``OwnerService/proofPath(next:)``).
+    var notice: String?
     var csrfToken = ""
     /// Whether the passkey sign-in is offered (the server has an RP ID).
     var passkeys = false
@@ -28,7 +30,7 @@ struct OwnerSignInForm {
         }
         let main: HTML = """
             <section class="card" id="sign-in">
-            \(HTML.notice(error, .error))
+            \(HTML.notice(error, .error))\(HTML.notice(notice, .warning))
             <form method="post" action="\(action)" id="sign-in-form">
             <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(csrfToken)">
             <input type="hidden" name="next" value="\(next)">

@@ -15,9 +15,21 @@ struct OwnerSignInMethodsSection {
     var passkeys: HTML
     /// Empty without providers.
     var providers: HTML
+    /// The second factor's line and its link to `/owner/two-step`; empty when the policy is `off`.
+    var twoStep: HTML = .empty
 
     func render() -> HTML {
-        BrowserPage.signInMethods([password, passkeys, providers])
+        BrowserPage.signInMethods([password, passkeys, providers, twoStep])
+    }
+
+    /// The second factor's line: on or off, and the page that changes it.
+    static func twoStep(on: Bool) -> HTML {
+        """
+        <h3>Two-step sign-in</h3>
+        <p id="two-step-state">\(on ? "On: a password sign-in asks for a code from your app." : "Off.") \
+        <a href="/owner/two-step" id="two-step-link">\(on ? "Manage" : "Set up")</a></p>
+
+        """
     }
 }
 
@@ -95,7 +107,8 @@ extension OwnerService {
     /// The "Sign-in methods" section of `/owner` for `owner`; empty when neither passkeys nor providers are offered.
     /// - Throws: storage errors.
     func signInMethods(of owner: Owner, csrfToken: String) async throws -> HTML {
-        guard passkeyStore != nil || !signInButtons.isEmpty else { return .empty }
+        let secondFactorOffered = configuration.secondFactor != .off
+        guard passkeyStore != nil || !signInButtons.isEmpty || secondFactorOffered else { return .empty }
         let ways = try await signInWays(of: owner.id)
         var passkeyPart: HTML = .empty
         if let passkeyStore {
@@ -116,7 +129,9 @@ extension OwnerService {
                     "you sign in with your passkeys or linked providers. If you lose them, the operator can set a new "
                     + "password for you."
             ).render(),
-            passkeys: passkeyPart, providers: providerPart
+            passkeys: passkeyPart, providers: providerPart,
+            twoStep: secondFactorOffered
+                ? OwnerSignInMethodsSection.twoStep(on: try await secondFactors.state(ownerID: owner.id).isOn) : .empty
         ).render()
     }
 }

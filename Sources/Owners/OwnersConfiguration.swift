@@ -3,6 +3,7 @@ import CustomDomains
 import Directory
 import PasswordHashing
 import ServerKit
+import SignInMethods
 import Storage
 
 /// Everything the owners' side (people who sign in and hold agent inboxes) can be told; every default is stated here.
@@ -16,6 +17,10 @@ import Storage
 /// - `POSTERN_OWNER_SIGNUP` (`open` or `closed`, default closed): ``signUpOpen``.
 /// - `POSTERN_OWNER_MAX_INBOXES` (integer, 1 to 100, default 50): ``maxInboxes``.
 /// - `POSTERN_OWNER_SIGNUPS_PER_HOUR` (integer, 0 to 1000, default 5): ``signUpsPerHour``.
+/// - `POSTERN_OWNER_FRESH_PROOF_SECONDS` (integer, 30 to 3600, default 300): ``freshProof``.
+/// - `POSTERN_OWNER_MAX_APP_PASSWORDS` (integer, 1 to 100, default 20): ``maxAppPasswords``.
+/// - `POSTERN_OWNER_SECOND_FACTOR` (`off`, `optional`, `required-for-passwords`, `required-except-passkeys`, default
+///   optional): ``secondFactor``.
 public struct OwnersConfiguration: Sendable {
     /// The public base URL (`POSTERN_PUBLIC_URL`); an https URL marks the cookies `Secure`.
     public var publicURL: String
@@ -37,6 +42,16 @@ public struct OwnersConfiguration: Sendable {
     /// (`POSTERN_OWNER_SIGNUPS_PER_HOUR`; 0 for no limit). Default 5. A token bucket held by each instance (shared out
     /// among `instances`), so a restart forgets it; a refused form (a taken email, a weak password) costs nothing.
     public var signUpsPerHour = 5
+    /// How recent a sign-in must be for a session to make an app password (owners' and Pro users' alike;
+    /// `POSTERN_OWNER_FRESH_PROOF_SECONDS`, 30 to 3600). Default 300 seconds: an older session signs in again first.
+    public var freshProof = FreshProof(window: 300)
+    /// Most app passwords one owner (or one Pro user) may have at once (`POSTERN_OWNER_MAX_APP_PASSWORDS`, 1 to 100).
+    /// Default 20.
+    public var maxAppPasswords = 20
+    /// When a sign-in asks for a second factor (TOTP or a recovery code, issue 88) (`POSTERN_OWNER_SECOND_FACTOR`).
+    /// Default ``SecondFactorPolicy/optional``: owners who set one up on `/owner/two-step` are asked for a code after
+    /// their password; a passkey sign-in is never asked.
+    public var secondFactor = SecondFactorPolicy.optional
     /// Most custom domains one owner may add. Default 5 (Mail.td's Pro limit, the one documented number).
     public var maxDomains = 5
     /// The host a custom domain's MX must name (`POSTERN_MX_HOST`).
@@ -76,6 +91,11 @@ public struct OwnersConfiguration: Sendable {
         if let signUp = try config.choice("SIGNUP", ["open", "closed"]) { signUpOpen = signUp == "open" }
         if let count = try config.integer("MAX_INBOXES") { maxInboxes = count }
         if let count = try config.integer("SIGNUPS_PER_HOUR") { signUpsPerHour = count }
+        if let seconds = try config.integer("FRESH_PROOF_SECONDS") { freshProof = FreshProof(window: Int64(seconds)) }
+        if let count = try config.integer("MAX_APP_PASSWORDS") { maxAppPasswords = count }
+        if let policy = try config.choice("SECOND_FACTOR", SecondFactorPolicy.allCases.map(\.rawValue)) {
+            secondFactor = SecondFactorPolicy(rawValue: policy) ?? .optional
+        }
         try validate()
     }
 
@@ -87,6 +107,12 @@ public struct OwnersConfiguration: Sendable {
         }
         guard (0...1000).contains(signUpsPerHour) else {
             throw ConfigurationError(key: "POSTERN_OWNER_SIGNUPS_PER_HOUR", message: "must be from 0 to 1000")
+        }
+        guard (30...3600).contains(freshProof.window) else {
+            throw ConfigurationError(key: "POSTERN_OWNER_FRESH_PROOF_SECONDS", message: "must be from 30 to 3600")
+        }
+        guard (1...100).contains(maxAppPasswords) else {
+            throw ConfigurationError(key: "POSTERN_OWNER_MAX_APP_PASSWORDS", message: "must be from 1 to 100")
         }
     }
 

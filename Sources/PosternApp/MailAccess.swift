@@ -28,6 +28,6 @@ struct MailAccess {
             owners: MailSignIn.OwnerTokens(verifier: owners.verifier, principals: owners.principals),
             directory: context.mail.directory,
             throttle: SignInThrottle(database: context.database, backoff: configuration.webInbox.backoff), audit: audit,
-            clock: context.clock)
+            appPasswords: Surfaces.appPasswords(configuration, database: context.database), clock: context.clock)
     }
 }

@@ -22,10 +22,11 @@ enum OAuthSurface {
             inboxes: CappedOwnedInboxes(shared.ownedInboxes, limit: shared.ownerSettings.maxInboxes),
             metadataDocuments: configuration.oauth.clientMetadataDocuments ? documents : nil,
             clock: context.clock, onUnexpectedError: Surfaces.reporter("oauth", logger), audit: shared.audit,
-            clientKeyDocuments: configuration.oauth.clientCredentials ? documents : nil,
+            clientKeyDocuments: configuration.oauth.confidentialClientsServed ? documents : nil,
             capabilityTokens: OAuthCapabilityTokens(
                 issuer: identity.issuer, audience: agent.audience, lifetime: agent.capabilityTTL,
                 directory: shared.agentInboxes),
+            identityIssuers: shared.signIn.map { SignInIdentityIssuers(flow: $0, identities: shared.signInIdentities) },
             openIDOwners: configuration.oauth.openIDProvider ? owners.owners : nil,
             logoutDelivery: configuration.oauth.openIDProvider ? documents : nil)
         oauth.register(into: &router)

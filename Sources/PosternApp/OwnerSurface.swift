@@ -2,6 +2,7 @@ import OAuthGrants
 import Owners
 import Passkeys
 import ServerKit
+import SigningKeys
 
 /// The owner pages, `/owner`: the owners' account, their agent inboxes and grants, their custom domains, and their
 /// side of the sign-in providers' routes.
@@ -25,7 +26,8 @@ struct OwnerSurface {
             passkeyStore: PasskeyStore(database: database),
             relyingParty: configuration.webAuthn.relyingParty(publicURL: context.identity.baseURL),
             signInButtons: signIn?.providers(for: .owners) ?? [], identities: shared.signInIdentities,
-            providerLogout: { [signIn] provider in await signIn?.endSessionURL(provider: provider) })
+            providerLogout: { [signIn] provider in await signIn?.endSessionURL(provider: provider) },
+            secretSealing: context.sealer.map(Self.sealing))
         owners.register(into: &router)
         let providerPages = signIn.map {
             OwnerProviderPages(service: owners, flow: $0, identities: shared.signInIdentities)
@@ -39,10 +41,27 @@ struct OwnerSurface {
             agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: shared.ownedInboxes).register(into: &router)
+        OwnerTwoStepPages(service: owners).register(into: &router)
         OwnerClientPages(
             service: owners, inboxes: shared.ownedInboxes, clients: OAuthConfidentialClients(database: database),
             enabled: configuration.oauth.clientCredentials, clock: clock
         ).register(into: &router)
+        OwnerAppPasswordPages(
+            service: owners, inboxes: shared.ownedInboxes, store: shared.appPasswords,
+            appleMail: MailClientSetupSurface.appleMailProfile(context), clock: clock
+        ).register(into: &router)
+        OwnerActorPages(
+            service: owners, grants: shared.grants, clients: OAuthConfidentialClients(database: database),
+            enabled: configuration.oauth.tokenExchange || configuration.oauth.jwtBearer, clock: clock
+        ).register(into: &router)
         return OwnerSurface(service: owners, providerPages: providerPages)
+    }
+
+    /// The owners' TOTP secrets sealed with the signing keys' sealer (AES-256-GCM under `POSTERN_KEY_SECRET`), each
+    /// bound to its owner.
+    static func sealing(_ sealer: KeySealer) -> OwnerSecretSealing {
+        OwnerSecretSealing(
+            seal: { secret, binding in try sealer.seal(secret, binding: binding, name: "an owner's TOTP secret") },
+            open: { sealed, binding in try sealer.open(sealed, binding: binding, name: "an owner's TOTP secret") })
     }
 }

@@ -236,7 +236,7 @@ public final class PosternRuntime: Service {
             pool: pool, resolver: resolver, fetcher: fetcher, mail: mail, grantCache: grants,
             smtpAddress: sockets.address(.smtp), sandboxPort: sockets[.sandbox]?.port,
             mailClientServers: MailClientSetupSurface.servers(sockets, identity: identity), chaos: chaos,
-            metrics: metrics, clock: now, logger: logger)
+            sealer: sealer, metrics: metrics, clock: now, logger: logger)
         // Mail.td's accounts and the one owner of mail credentials: every HTTP door and the mail listeners share them.
         let mailAccess = MailAccess(
             surfaceContext, audit: Surfaces.auditTrail(database: database, clock: now, logger: logger))

@@ -1,4 +1,5 @@
 import AgentAuth
+import AppPasswords
 import Audit
 import BrowserPages
 import Directory
@@ -34,6 +35,8 @@ struct SharedSurfaceParts {
     let resource: OAuthResourceConfiguration
     let verifier: OAuthAccessVerifier
     let ownerPrincipals: OwnerPrincipals
+    /// The app passwords the owner pages and the Pro dashboard make and revoke.
+    let appPasswords: AppPasswordStore
 
     /// - Throws: `FetchError` when a sign-in provider's trusted-roots file cannot be read.
     init(_ context: SurfaceContext) throws {
@@ -60,5 +63,6 @@ struct SharedSurfaceParts {
         resource = access.resource
         verifier = access.verifier
         ownerPrincipals = access.principals
+        appPasswords = Surfaces.appPasswords(configuration, database: database)
     }
 }

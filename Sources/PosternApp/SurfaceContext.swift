@@ -7,6 +7,7 @@ import MailClientSetup
 import OAuthResource
 import SMTPServer
 import ServerMetrics
+import SigningKeys
 import Storage
 
 /// What the runtime builds once and hands every surface (``Surfaces/register(into:_:)``): the configuration and the
@@ -38,6 +39,9 @@ struct SurfaceContext {
     let mailClientServers: [MailClientServer]
     /// The SMTP failure-injection rules both listeners ask (`POSTERN_SMTP_CHAOS`); nil when off.
     let chaos: SMTPChaos?
+    /// What seals secrets kept in the database (`POSTERN_KEY_SECRET`): the signing keys' one, on PostgreSQL; nil on
+    /// SQLite. The owners' TOTP secrets are sealed with it.
+    var sealer: KeySealer? = nil
     let metrics: PosternMetrics
     let clock: @Sendable () -> Int64
     let logger: Logger

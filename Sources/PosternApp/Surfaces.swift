@@ -1,4 +1,5 @@
 import AgentAuth
+import AppPasswords
 import Audit
 import ComputePool
 import CustomDomains
@@ -156,6 +157,12 @@ package enum Surfaces {
             queue: WebhookQueue(database: database, retryDelaySeconds: c.webhooks.retrySeconds),
             transport: FetcherWebhookTransport(fetcher: fetcher, policy: c.outboundAddresses.policy), changes: changes,
             clock: clock, logger: logger)
+    }
+
+    /// The app passwords (issue 87 item 2): the mail sign-in checks them, the owner pages and the Pro dashboard make
+    /// and revoke them, each holder at most `POSTERN_OWNER_MAX_APP_PASSWORDS`.
+    package static func appPasswords(_ c: PosternConfiguration, database: any SQLDatabase) -> AppPasswordStore {
+        AppPasswordStore(database: database, limit: c.owners.maxAppPasswords)
     }
 
     static func ownersConfiguration(_ c: PosternConfiguration, identity: PublicIdentity) -> OwnersConfiguration {

@@ -21,6 +21,7 @@ enum WebInboxSurface {
         settings.publicURL = context.identity.baseURL
         settings.sessionLifetime = shared.ownerSettings.sessionLifetime
         settings.backoff = shared.ownerSettings.backoff
+        settings.freshProof = shared.ownerSettings.freshProof
         let accounts = MailboxWebInboxSignIn(
             accounts: mailbox.service.accounts, credentials: credentials, sandbox: mailbox.sandbox,
             directory: context.mail.directory)
@@ -57,7 +58,7 @@ enum WebInboxSurface {
         }
         ProDashboardController(
             inbox: inbox, surface: mailbox.service, webhooks: mailbox.webhooks, sandboxes: mailbox.sandbox,
-            signInMethods: proSignIn
+            signInMethods: proSignIn, appPasswords: shared.appPasswords
         ).register(into: &router)
     }
 }

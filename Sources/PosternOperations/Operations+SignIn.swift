@@ -57,7 +57,8 @@ extension Operations {
 
     /// `postern owner show`: the owner with `email` (as `owner list` shows them), whether they have a password and a
     /// proven email, their passkeys, oldest first (``describe(passkey:)``, issue 56), and their linked sign-in
-    /// identities (issue 54): every way they sign in. Nil when no owner has that email.
+    /// identities (issue 54): every way they sign in; the OpenID apps they allowed (issue 88); last, their two-step
+    /// sign-in. Nil when no owner has that email.
     /// - Throws: storage errors.
     public static func showOwner(configuration: PosternConfiguration, email: String, logger: Logger) async throws
         -> [String]?
@@ -85,7 +86,9 @@ extension Operations {
                 "  app \(consent.clientID)  \(party?.name ?? "?")  \(consent.scopes.joined(separator: " "))  allowed "
                     + RFC3339.format(consent.grantedAt) + (party?.legacyNoPKCE == true ? "  legacy-no-pkce" : ""))
         }
-        return lines
+        let secondFactor = try await OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
+            .state(ownerID: candidate.owner.id)
+        return lines + ["  two-step sign-in: " + describe(secondFactor: secondFactor)]
     }
 
     /// One linked sign-in identity, indented under its account: provider, issuer, subject, email, when linked and

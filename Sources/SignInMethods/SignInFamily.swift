@@ -126,11 +126,15 @@ public enum SignInMethod: Sendable {
 public struct SignInSession: Sendable {
     public var response: HTTPResponse
     public var auditTarget: String
+    /// False when no session opened yet: the answer sends the browser to a second factor (issue 88), whose step
+    /// counts and records the sign-in once it passes.
+    public var opened: Bool
 
     /// Memberwise.
-    public init(response: HTTPResponse, auditTarget: String) {
+    public init(response: HTTPResponse, auditTarget: String, opened: Bool = true) {
         self.response = response
         self.auditTarget = auditTarget
+        self.opened = opened
     }
 }
 

@@ -263,6 +263,7 @@ extension SignInMethodsController: SignInSurfacePages {
             let session = try await family.startSession(
                 account, request, by: .provider(provider, returnTo: returnTo), setCookies: setCookies)
         else { return refusedPage(SignInMessage.failed, setCookies: setCookies) }
+        guard session.opened else { return session.response }  // a second factor comes first
         family.countSignIn("success")
         await record(
             account, family.actor.signIn, target: session.auditTarget, client: client,

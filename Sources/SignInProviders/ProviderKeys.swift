@@ -114,6 +114,16 @@ public actor ProviderKeys {
         }
     }
 
+    /// The provider's published keys, kept or fetched, for a token other than an id_token that the provider signs (an
+    /// identity assertion, ID-JAG). `refresh` (the token's `kid` was unknown) reads the discovery document and the
+    /// JWKS again, unless the keys kept were fetched less than ``refetchInterval`` seconds ago.
+    /// - Throws: ``ProviderError``.
+    public func publishedKeys(refresh: Bool) async throws(ProviderError) -> PublishedKeySet {
+        let now = clock()
+        if let keys, now - keys.fetchedAt < (refresh ? Self.refetchInterval : Self.documentLifetime) { return keys.0 }
+        return try await fetchKeys(refresh ? try await currentDiscovery() : try await discovery())
+    }
+
     /// Fetches the JWKS and keeps it.
     private func fetchKeys(_ metadata: ProviderMetadata) async throws(ProviderError) -> PublishedKeySet {
         let body = try await fetch(metadata.jwksURI, document: "jwks")

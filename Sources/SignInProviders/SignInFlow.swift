@@ -1,6 +1,7 @@
 import AuthCrypto
 import Fetch
 import HTTP1
+import JWT
 
 /// The outbound calls a sign-in makes to a provider: GETs for its discovery document and keys, the POST of the
 /// token exchange, and the GETs with the access token (userinfo, GitHub's user and emails). ``Fetch/Fetcher`` is the
@@ -126,6 +127,19 @@ public final class SignInFlow: Sendable {
         }
         self.keys = keys
         self.transports = transports
+    }
+
+    /// The published keys of the OpenID Connect provider signing owners in whose configured issuer is exactly
+    /// `issuer` (what an identity assertion it signed is checked with); nil when there is none or its keys cannot be
+    /// fetched.
+    /// - Parameter refresh: fetch them again (an unknown `kid`), at most once a minute.
+    public func publishedKeys(issuer: String, refresh: Bool) async -> PublishedKeySet? {
+        guard
+            let provider = configuration.providers.first(where: {
+                $0.surfaces.contains(.owners) && $0.kind == .oidc(issuer: issuer)
+            }), let keys = keys[provider.name]
+        else { return nil }
+        return try? await keys.publishedKeys(refresh: refresh)
     }
 
     /// The providers whose button `surface` shows, in configured order: those that sign into it.

@@ -16,6 +16,8 @@ public final class Database: SQLDatabase {
     /// The path the database was opened at.
     public let path: String
     let writer: ConfinedConnection<SQLiteConnection>
+    /// `write`'s way to the writer: group commit (``BatchedWriter``).
+    let batchedWriter: BatchedWriter
     private let readers: LeastBusy<SQLiteConnection>
     /// Receives debug-level lines about the store.
     public let logger: Logger
@@ -26,6 +28,7 @@ public final class Database: SQLDatabase {
     ) {
         self.path = path
         self.writer = writer
+        self.batchedWriter = BatchedWriter(writer)
         self.readers = LeastBusy(readers)
         self.logger = logger
     }
@@ -68,14 +71,14 @@ public final class Database: SQLDatabase {
         writer.close()
     }
 
-    /// Runs `body` on the writer queue with the writer connection.
+    /// Runs `body` on the writer queue with the writer connection, and returns once what it wrote is durable.
     ///
-    /// Use `connection.transaction { ... }` for more than one statement. A transaction left open by
-    /// `body` is rolled back when it returns.
-    /// - Throws: what `body` throws (typically `StorageError`).
+    /// Use `connection.transaction { ... }` for more than one statement. Writes that queue up together share one
+    /// commit (``BatchedWriter``); each behaves as if alone.
+    /// - Throws: what `body` throws (typically `StorageError`), or the commit's error.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await writer.async(body)
+        try await batchedWriter.write(body)
     }
 
     /// Runs `body` on one reader's queue with a read-only connection.

@@ -11,6 +11,11 @@ public final class SQLiteConnection: SQLConnection {
     public var dialect: SQLDialect { .sqlite }
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// The writer runs a batch of writes in one transaction (``BatchedWriter``): a write's `transaction` is then a
+    /// savepoint of it.
+    var batching = false
+    /// A write's savepoint is open in the batch.
+    private var savepointOpen = false
     private static let statementCacheLimit = 128
 
     /// How a connection is opened.
@@ -118,7 +123,21 @@ public final class SQLiteConnection: SQLConnection {
     }
 
     private func inTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
-        try runTransaction(begin: begin, alreadyOpen: !isAutocommit, body)
+        guard batching else { return try runTransaction(begin: begin, alreadyOpen: !isAutocommit, body) }
+        // In a batch (``BatchedWriter``): a savepoint of the batch's transaction, rolled back alone.
+        guard !savepointOpen else { throw StorageError(.misuse, "a transaction is already open on this connection") }
+        try execute("SAVEPOINT batched_write")
+        savepointOpen = true
+        defer { savepointOpen = false }
+        do {
+            let value = try body()
+            try execute("RELEASE batched_write")
+            return value
+        } catch {
+            // Unless SQLite rolled the whole batch back already (the writer sees it and answers for it).
+            if !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK TO batched_write; RELEASE batched_write", nil, nil, nil) }
+            throw error
+        }
     }
 
     /// The rowid of the most recent successful INSERT on this connection.

@@ -1,3 +1,4 @@
+import Owners
 import BrowserPages
 import ServerKit
 
@@ -14,6 +15,9 @@ public struct WebInboxConfiguration: Sendable {
     public var publicURL: String
     /// Seconds a web-inbox session lasts from sign-in. Default 12 hours.
     public var sessionLifetime: Int64 = 12 * 3600
+    /// How recent a Pro user's sign-in must be for the dashboard to make an app password: the owners'
+    /// (`POSTERN_OWNER_FRESH_PROOF_SECONDS`), set by the composition root. Default 300 seconds.
+    public var freshProof = FreshProof(window: 300)
     /// Seconds a one-time link stays usable. Default 10 minutes.
     public var linkLifetime: Int64 = 600
     /// Seconds a signed `cid:` image URL of an HTML part stays valid. Default 1 hour.

@@ -10,6 +10,8 @@ public struct WebInboxFlash: Sendable, Equatable {
     public var token: String?
     /// A webhook signing secret just made or rotated: `#webhook-secret-shown`.
     public var webhookSecret: String?
+    /// An app password just made: `#app-password-shown`.
+    public var appPassword: String?
 
     /// The letter of a notice of each kind in ``encoded`` (`n` and `e` as before the kinds, `a` for amber).
     private static let letters: [(PageNotice.Kind, String)] = [(.success, "n"), (.warning, "a"), (.error, "e")]
@@ -23,14 +25,18 @@ public struct WebInboxFlash: Sendable, Equatable {
         if let notice, let letter = Self.letters.first(where: { $0.0 == notice.kind })?.1 { add(letter, notice.text) }
         add("t", token)
         add("w", webhookSecret)
+        add("p", appPassword)
         return Array(lines.joined(separator: "\n").utf8)
     }
 
     /// Memberwise.
-    public init(_ notice: PageNotice? = nil, token: String? = nil, webhookSecret: String? = nil) {
+    public init(
+        _ notice: PageNotice? = nil, token: String? = nil, webhookSecret: String? = nil, appPassword: String? = nil
+    ) {
         self.notice = notice
         self.token = token
         self.webhookSecret = webhookSecret
+        self.appPassword = appPassword
     }
 
     /// An action done as asked, saying `text`.
@@ -56,6 +62,7 @@ public struct WebInboxFlash: Sendable, Equatable {
             switch letter {
             case "t": token = value
             case "w": webhookSecret = value
+            case "p": appPassword = value
             default: return nil
             }
         }

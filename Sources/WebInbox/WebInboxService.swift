@@ -241,8 +241,13 @@ public final class WebInboxService: Sendable {
     }
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        if try await viewer(of: request) != nil { return HTMLPage.redirect(to: "/inbox") }
-        return form(.ok, request, signInForm())
+        // `again=1`: a page that needs a fresh sign-in (the Pro dashboard's app passwords) sent the browser here; the
+        // form shows to a signed-in user too and comes back to the dashboard.
+        let again = request.queryItem("again") == "1"
+        if !again, try await viewer(of: request) != nil { return HTMLPage.redirect(to: "/inbox") }
+        var page = signInForm()
+        page.again = again
+        return form(.ok, request, page)
     }
 
     /// `kind` `account` (`address`, `password`) or `pro` (`email` and `password`, or `token`): one answer for every
@@ -282,7 +287,9 @@ public final class WebInboxService: Sendable {
             page.error = "Those credentials are not right."
             return form(.unauthorized, request, page)
         }
-        return try await startSession(principal, binding, request)
+        let next = fields["next"] == Self.dashboardPath ? Self.dashboardPath : "/inbox"
+        return HTMLPage.redirect(
+            to: next, setCookies: sessionCookies(try await openSession(principal, binding, request)))
     }
 
     func signOut(_ request: HTTPRequest) async throws -> HTTPResponse {

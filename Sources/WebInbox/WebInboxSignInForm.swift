@@ -16,6 +16,9 @@ struct WebInboxSignInForm {
     var email = ""
     var error: String?
     var csrfToken = ""
+    /// Whether the Pro dashboard asked for a fresh sign-in (``WebInboxService/proofPath``): a notice says why, and the
+    /// Pro form comes back to the dashboard.
+    var again = false
 
     func render() -> HTML {
         let csrf: HTML = "<input type=\"hidden\" name=\"\(BrowserForms.csrfField)\" value=\"\(csrfToken)\">"
@@ -27,6 +30,7 @@ struct WebInboxSignInForm {
                 <form method="post" action="/inbox/sign-in" id="pro-sign-in-form">
                 \(csrf)
                 <input type="hidden" name="kind" value="pro">
+                \(again ? "<input type=\"hidden\" name=\"next\" value=\"\(WebInboxService.dashboardPath)\">" as HTML : .empty)
                 <label for="pro-email">Email</label>
                 <input id="pro-email" name="email" type="email" autocomplete="\(passkeys ? "username webauthn" : "email")" value="\(email)">
                 <label for="pro-password">Password</label>
@@ -40,8 +44,9 @@ struct WebInboxSignInForm {
                 </section>
                 """
         }
+        let notice = again ? "Sign in again to go on: making an app password needs a recent sign-in." : nil
         let main: HTML = """
-            \(HTML.notice(error, .error))
+            \(HTML.notice(error, .error))\(HTML.notice(notice, .warning))
             <div class="split">
             <section class="card" id="account-sign-in">
             <h2>Mailbox</h2>

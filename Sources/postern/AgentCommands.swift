@@ -5,8 +5,8 @@ import Foundation
 import PosternApp
 import PosternOperations
 
-/// `postern agent signup|login`: an agent client that solves the proof of work on all cores; `list` and `revoke`: the
-/// agent accounts of this server.
+/// `postern agent signup|login`: an agent client that solves the proof of work on all cores (or, `login --device`,
+/// takes OAuth tokens with the device flow); `list` and `revoke`: the agent accounts of this server.
 struct Agent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: """
@@ -49,16 +49,35 @@ struct Agent: AsyncParsableCommand {
 
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Log in with an API key; prints the inbox and a capability token.")
+            abstract: """
+                Log in with an API key (prints the inbox and a capability token), or with --device as an OAuth client \
+                without a browser: the owner approves a code on another device (prints the OAuth tokens).
+                """)
         @Option(help: "Base URL of the auth server.") var url: String
-        @Option(name: .customLong("api-key"), help: "The API key printed at signup.") var apiKey: String
+        @Option(name: .customLong("api-key"), help: "The API key printed at signup.") var apiKey: String?
         @Option(help: "Proof-of-work salt text when the server's challenge body has none.")
         var salt: String = AgentAuthConfiguration.defaultPoWSalt
         @Flag(help: "Print one JSON object on standard output and nothing else (the progress stays on standard error).")
         var json = false
+        @OptionGroup var device: DeviceLoginOptions
+
+        func validate() throws {
+            guard (apiKey != nil) != device.device else {
+                throw ValidationError("give exactly one of --api-key and --device")
+            }
+        }
 
         func run() async throws {
             let base = try baseURL(url)
+            guard let apiKey else {
+                do {
+                    let (tokens, clientID) = try await device.login(base)
+                    report(tokens, clientID: clientID, json)
+                } catch let error as AgentClientError {
+                    fail(error.status == 0 ? AgentCLIError.words(for: error, url: url, username: nil) : "\(error)")
+                }
+                return
+            }
             defer { AgentClientEvents.endProgressLine() }
             do {
                 let client = try AgentClient(salt: salt)
@@ -124,6 +143,24 @@ private func report(_ credentials: AgentCredentials, _ json: Bool) {
     ]
     if let apiKey = credentials.apiKey { object["api_key"] = apiKey }
     if let username = credentials.username { object["username"] = username }
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    Terminal.writeJSON(Array(data))
+}
+
+private func report(_ tokens: DeviceLoginClient.Tokens, clientID: String, _ json: Bool) {
+    guard json else {
+        Terminal.write("client_id: \(clientID)")
+        Terminal.write("access_token (expires in \(tokens.expiresIn) s): \(tokens.accessToken)")
+        if let refresh = tokens.refreshToken { Terminal.write("refresh_token: \(refresh)") }
+        if let scope = tokens.scope { Terminal.write("scope: \(scope)") }
+        return
+    }
+    var object: [String: Any] = [
+        "client_id": clientID, "access_token": tokens.accessToken, "token_type": "Bearer",
+        "expires_in": tokens.expiresIn,
+    ]
+    if let refresh = tokens.refreshToken { object["refresh_token"] = refresh }
+    if let scope = tokens.scope { object["scope"] = scope }
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     Terminal.writeJSON(Array(data))
 }

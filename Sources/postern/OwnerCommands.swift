@@ -3,13 +3,16 @@ import Owners
 import PosternApp
 import PosternOperations
 
-/// `postern owner create|list|show|approve|set-password|remove` and `owner passkeys remove`: the people who sign in to the owner pages and authorize
+/// `postern owner create|list|show|approve|set-password|remove`, `owner passkeys remove` and `owner mfa reset`: the people who sign in to the owner pages and authorize
 /// apps (OAuth).
 struct OwnerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "owner",
         abstract: "Create, list and remove owners (people who hold inboxes and authorize apps); set their passwords.",
-        subcommands: [Create.self, List.self, Show.self, Approve.self, SetPassword.self, Remove.self, Passkeys.self])
+        subcommands: [
+            Create.self, List.self, Show.self, Approve.self, SetPassword.self, Remove.self, Passkeys.self, MFA.self,
+            OwnerAppPasswordCommand.self,
+        ])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an owner who signs in with email and password.")
@@ -116,6 +119,35 @@ struct OwnerCommand: AsyncParsableCommand {
         func run() async throws {
             try await removal.run(holder: "owner") {
                 try await Operations.removeOwnerPasskey(configuration: $0, email: $1, id: $2, logger: $3)
+            }
+        }
+    }
+
+    struct MFA: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mfa", abstract: "Manage an owner's second factor (TOTP).", subcommands: [ResetMFA.self])
+    }
+
+    struct ResetMFA: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset",
+            abstract: "Remove an owner's second factor (a lost authenticator app and recovery codes).",
+            discussion: """
+                Their TOTP secret and recovery codes are deleted; their password, passkeys and sessions are \
+                untouched. They sign in with their password alone (or, when POSTERN_OWNER_SECOND_FACTOR requires \
+                one, set up a new app at their next sign-in). Recorded on the audit trail as owner.mfa_reset.
+                """)
+        @OptionGroup var options: DataOptions
+        @Option(help: "The owner's email.") var email: String
+
+        func run() async throws {
+            let (configuration, logger) = try await options.loadWithLogger()
+            switch try await Operations.resetOwnerSecondFactor(
+                configuration: configuration, email: email, logger: logger)
+            {
+            case .noOwner: throw CommandFailure("no owner has email '\(email)'")
+            case .notSet: Terminal.write("\(email) has no second factor; nothing changed")
+            case .reset: Terminal.write("second factor removed for \(email); they sign in without it")
             }
         }
     }

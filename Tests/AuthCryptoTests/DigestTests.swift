@@ -92,6 +92,21 @@ struct DigestTests {
         #expect(results.first?.hasPrefix(vector.mac) == true)
     }
 
+    @Test("HMAC-SHA1 RFC 2202 vectors 1, 2 and 6 (a key longer than the block)")
+    func hmacSHA1() {
+        let vectors: [([UInt8], String, String)] = [
+            (Array(repeating: 0x0b, count: 20), "Hi There", "b617318655057264e28bc0b6fb378c8ef146be00"),
+            (Array("Jefe".utf8), "what do ya want for nothing?", "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79"),
+            (
+                Array(repeating: 0xaa, count: 80), "Test Using Larger Than Block-Size Key - Hash Key First",
+                "aa4ae5e15272d00e95705637ce8a3b55ed402112"
+            ),
+        ]
+        for (key, data, mac) in vectors {
+            #expect(Hex.encode(HMACSHA1.authenticationCode(key: key, message: Array(data.utf8))) == mac)
+        }
+    }
+
     @Test("HMAC with an empty key and empty message matches the known value")
     func hmacEmpty() {
         #expect(

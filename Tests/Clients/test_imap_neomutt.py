@@ -37,12 +37,13 @@ SEARCHES = [
 ]
 
 
-def settings(directory, server, address):
-    """A muttrc for the account: IMAP in the clear on loopback, nothing cached, no question asked on the way out."""
+def settings(directory, server, address, password=PASSWORD):
+    """A muttrc for the account (its password, or an app password): IMAP in the clear on loopback, nothing cached, no
+    question asked on the way out."""
     path = os.path.join(directory, "muttrc")
     with open(path, "w") as file:
         file.write(f"""set imap_user="{address}"
-set imap_pass="{PASSWORD}"
+set imap_pass="{password}"
 set folder="imap://127.0.0.1:{server.imap_port}/"
 set spoolfile="+INBOX"
 set ssl_starttls=no

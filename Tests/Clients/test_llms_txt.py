@@ -189,7 +189,8 @@ def mcp(section, base, api_key):
 
 def oauth(section, base, capability):
     lines = curl_lines(section)
-    check(len(lines) == 4, "oauth: four curl lines (metadata, register, revoke, client credentials)")
+    check(len(lines) == 8, "oauth: eight curl lines (metadata, register, revoke, client credentials, the device "
+          "flow's register, device authorization, poll, and token exchange)")
     status, _, metadata = run(lines[0], {})
     check(status == 200 and metadata["issuer"] == base and metadata["registration_endpoint"] == base + "/oauth/register",
           f"oauth: the metadata names this server ({status})")
@@ -209,6 +210,23 @@ def oauth(section, base, capability):
                                       "client_secret": fields.get("client_secret", "").split("  ", 1)[0]})
     check(status == 200 and token.get("scope") == "mail.read" and "refresh_token" not in token,
           f"oauth: the client credentials line gets a mail.read token ({status})")
+    # The device flow (RFC 8628): a client for it, a code, and a poll that waits for the owner.
+    status, _, device = run(lines[4], {})
+    check(status == 201 and "urn:ietf:params:oauth:grant-type:device_code" in device.get("grant_types", []),
+          f"oauth: register a device-flow client with the section's line ({status})")
+    status, _, started = run(lines[5], {"client id": device.get("client_id", "")})
+    check(status == 200 and re.fullmatch(r"[B-Z]{4}-[B-Z]{4}", started.get("user_code", "")) is not None,
+          f"oauth: the device authorization line gets a user code ({status} {started})")
+    status, _, polled = run(lines[6], {"client id": device.get("client_id", ""),
+                                       "device code": started.get("device_code", "")})
+    check(status == 400 and polled.get("error") == "authorization_pending",
+          f"oauth: the poll line answers authorization_pending until the owner approves ({status} {polled})")
+    # The token exchange line reaches the grant: a subject that is no owner's token is RFC 8693's invalid_request.
+    status, _, refused = run(lines[7], {"agent client_id": fields.get("client_id", ""),
+                                        "secret": fields.get("client_secret", "").split("  ", 1)[0],
+                                        "owner access token": "not-a-token"})
+    check(status == 400 and refused.get("error") == "invalid_request",
+          f"oauth: the token exchange line refuses a subject that is no owner's token ({status} {refused})")
 
 
 def oauth_resource(section, base):

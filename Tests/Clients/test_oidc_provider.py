@@ -17,9 +17,11 @@ against `.build/debug/postern` (or $POSTERN_BIN).
 
 import hashlib
 import base64
+import html
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import json
 import os
+import re
 import secrets
 import sys
 import threading
@@ -29,6 +31,7 @@ import urllib.parse
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, FormDriver, http, postern
 from postern_testkit.oidc_mock import mock_provider, postern_command
+from postern_testkit.server import install_packages
 from test_oauth_authlib import install as install_authlib
 
 check = Checks()
@@ -247,7 +250,7 @@ def conformance(provider, backchannel=None):
                                                         nonce="n5", prompt="login")
         status, location, _ = provider.browser.request("GET", url)
         record("prompt=login forces a new sign-in", status == 303 and location.startswith("/owner/sign-in")
-               and "again=1" in location, f"({status} {location})")
+               and "again=login" in location, f"({status} {location})")
         time.sleep(2)
         provider.signed_in_at = None  # set again only if the flow below is sent to the sign-in form
         token, nonce, _, location = sign_in_flow(provider, {"max_age": 1})
@@ -382,9 +385,47 @@ def operator_settings(provider):
           f"{status_info})")
     other, _, _ = make("--name", "Bob only", "--sign-in", "listed", "--sign-in-owner", "bob@example.com")
     check(authorize(other, pkce=True).get("error") == "access_denied", "a listed policy refuses an owner not listed")
-    strong, _, _ = make("--name", "Passkeys only", "--sign-in", "second-factor")
+    strong, strong_secret, _ = make("--name", "Second factor", "--sign-in", "second-factor")
     check(authorize(strong, pkce=True).get("error") == "access_denied",
-          "second-factor refuses a password session (a passkey is the second factor until TOTP)")
+          "second-factor refuses a password session")
+    two_step(provider, strong, strong_secret, redirect)
+
+
+def two_step(provider, client_id, secret, redirect):
+    """A password and a TOTP code (pyotp as the authenticator app) sign in to the second-factor client: its ID token
+    says amr ["pwd", "otp", "mfa"] and acr 2. The factor is removed afterwards (postern owner mfa reset)."""
+    install_packages("pyotp", ["pyotp==2.9.0"], ["pyotp"])
+    import pyotp
+    _, _, page = provider.browser.request("GET", "/owner/two-step")
+    setup = provider.browser.forms(page).form("/owner/two-step/setup")
+    _, _, page = provider.browser.request("POST", "/owner/two-step/setup", provider.browser.hidden(setup))
+    app = pyotp.parse_uri(html.unescape(re.search(r'id="totp-uri" href="([^"]+)"', page).group(1)))
+    confirm = provider.browser.forms(page).form("/owner/two-step/confirm")
+    provider.browser.request("POST", "/owner/two-step/confirm", provider.browser.hidden(confirm) | {"code": app.now()})
+    browser = FormDriver(str(provider.base))
+    first = browser.sign_in("/owner/sign-in?next=/owner", OWNER, PASSWORD)
+    _, _, page = browser.request("GET", first)
+    form = browser.forms(page).form(first)
+    status, _, _ = browser.request("POST", first, browser.hidden(form) | {"code": app.at(time.time() + 30)})
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    fields = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect, "scope": "openid",
+              "state": "s", "nonce": "totp", "code_challenge": challenge, "code_challenge_method": "S256"}
+    _, location, _ = browser.request("GET", "/oauth/authorize?" + urllib.parse.urlencode(fields))
+    _, _, body = http(provider.base, "POST", "/oauth/token", urllib.parse.urlencode(
+        {"grant_type": "authorization_code", "code": query(location).get("code", ""), "redirect_uri": redirect,
+         "code_verifier": verifier}).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic " + base64.b64encode(
+            f"{client_id}:{secret}".encode()).decode()})
+    claims = {}
+    if "id_token" in body:
+        from authlib.jose import jwt
+        claims = jwt.decode(body["id_token"], provider.jwks())
+    check(first == "/owner/sign-in/second-step" and status == 303 and claims.get("amr") == ["pwd", "otp", "mfa"]
+          and claims.get("acr") == "2" and claims.get("nonce") == "totp",
+          f"a password and a TOTP code pass second-factor: amr pwd otp mfa, acr 2 ({first}, {status}, {location}, "
+          f"{dict(claims)})")
+    postern_command(provider.base, "owner", "mfa", "reset", "--email", OWNER)
 
 
 def main():

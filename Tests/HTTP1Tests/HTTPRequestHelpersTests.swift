@@ -71,6 +71,16 @@ struct HTTPRequestHelpersTests {
         #expect(fields.count == 3)
     }
 
+    @Test("form fields are split as bytes: UTF-8 kept, escaped UTF-8 decoded, broken UTF-8 repaired, empty pairs skipped")
+    func formFieldBytes() {
+        let body: [UInt8] = Array("caf%C3%A9=th%C3%A9&&na\u{EF}ve=1&=v&bad=".utf8) + [0xC3] + Array("&x=%zz%4".utf8)
+        let request = HTTPRequest(method: .POST, target: "/", headers: HTTPHeaders(), body: body)
+        let fields = request.formFields()
+        #expect(fields == ["café": "thé", "na\u{EF}ve": "1", "": "v", "bad": "\u{FFFD}", "x": "%zz%4"])
+        #expect(request.formValues("x") == ["%zz%4"])
+        #expect(HTTPRequest.items(ofQuery: "a=1&a=2&b").map(\.value) == ["1", "2", ""])
+    }
+
     @Test("Accept lists application/json unless its quality is zero")
     func accepts() {
         #expect(request("/", [("Accept", "text/html, application/json;q=0.9")]).acceptsJSON)

@@ -255,6 +255,7 @@ struct OAuthClientCredentialsTests {
             let harness = try OAuthHarness(.sqlite) {
                 $0.clientCredentials = credentials
                 $0.introspection = introspection
+                $0.tokenExchange = false
             }
             let body = try #require(OAuthHarness.json(await harness.send(.GET, "/.well-known/oauth-authorization-server")))
             let grants = body["grant_types_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -364,7 +365,9 @@ struct OAuthClientCredentialsAdversarialTests {
             for _ in 0..<4 {
                 let response = await fixture.harness.send(
                     .POST, "/oauth/token", form: [("grant_type", grantType), ("resource", fixture.mcp)], headers: [good])
-                let expected = ["authorization_code", "refresh_token"].contains(grantType)
+                // The device-code grant is served (to registered clients): a confidential client may not use it.
+                let expected = ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]
+                    .contains(grantType)
                     ? "unauthorized_client" : "unsupported_grant_type"
                 #expect(OAuthHarness.error(response) == expected, "\(grantType)")
                 if OAuthHarness.error(response) == expected { refused += 1 }

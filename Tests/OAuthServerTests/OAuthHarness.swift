@@ -43,7 +43,8 @@ final class OAuthHarness: @unchecked Sendable {
     init(
         _ backend: StorageBackend, documents: (any OAuthDocumentFetching)? = nil,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        openID: (any OIDCLogoutDelivering)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, openID: (any OIDCLogoutDelivering)? = nil,
+        configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase()
         let clock = clock
@@ -63,7 +64,8 @@ final class OAuthHarness: @unchecked Sendable {
             activeHMAC: nil, activeRSA: openID == nil ? nil : "rsa-test", activeEdDSA: "ed-test")
         service = try Self.service(
             test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock, documents: documents,
-            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, openID: openID,
+            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers,
+            openID: openID,
             configure: configure)
         var router = ContextRouter()
         owners.register(into: &router)
@@ -75,7 +77,8 @@ final class OAuthHarness: @unchecked Sendable {
         _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: any OwnedInboxes,
         pool: WorkerPool, clock: TestClock, documents: (any OAuthDocumentFetching)? = nil,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        openID: (any OIDCLogoutDelivering)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, openID: (any OIDCLogoutDelivering)? = nil,
+        configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws -> OAuthService {
         var configuration = OAuthConfiguration(issuer: issuer)
         configuration.rateLimitsEnabled = false
@@ -85,7 +88,7 @@ final class OAuthHarness: @unchecked Sendable {
             pool: pool, browser: owners.browser,
             inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }),
-            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens,
+            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers,
             openIDOwners: openID == nil ? nil : owners.owners, logoutDelivery: openID)
     }
 

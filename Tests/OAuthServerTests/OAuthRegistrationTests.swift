@@ -29,9 +29,9 @@ struct OAuthRegistrationTests {
             "issuer", "jwks_uri", "registration_endpoint", "response_types_supported", "revocation_endpoint",
             "scopes_supported", "token_endpoint", "token_endpoint_auth_methods_supported", "token_profiles_supported",
         ]
-        // Client credentials and introspection (issue 86, on by default) add their own members only.
+        // Client credentials, introspection and the device flow (issue 86, on by default) add their own members only.
         #expect(body.objectValue?.map(\.0).sorted() == (contract + [
-            "introspection_endpoint", "introspection_endpoint_auth_methods_supported",
+            "device_authorization_endpoint", "introspection_endpoint", "introspection_endpoint_auth_methods_supported",
             "introspection_endpoint_auth_signing_alg_values_supported", "revocation_endpoint_auth_methods_supported",
             "revocation_endpoint_auth_signing_alg_values_supported",
             "token_endpoint_auth_signing_alg_values_supported",
@@ -39,6 +39,8 @@ struct OAuthRegistrationTests {
         let off = try OAuthHarness(backend) {
             $0.clientCredentials = false
             $0.introspection = false
+            $0.deviceAuthorization = false
+            $0.tokenExchange = false
         }
         let bare = try #require(OAuthHarness.json(await off.send(.GET, "/.well-known/oauth-authorization-server")))
         #expect(bare.objectValue?.map(\.0).sorted() == contract)

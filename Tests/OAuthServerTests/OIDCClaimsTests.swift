@@ -38,18 +38,36 @@ struct OIDCClaimsTests {
 
     @Test("openid alone releases no email; a password sign-in is acr 1; no nonce, no nonce claim")
     func narrow() {
-        let signIn = OIDCSignIn(
-            clientID: "rp-1", ownerID: "o", redirectURI: "https://rp.example/cb", codeChallenge: nil, nonce: nil,
-            scopes: ["openid"], authTime: 10, method: "pwd", sessionDigest: Array(repeating: 1, count: 32))
-        let claims = OIDCIDToken(
-            issuer: "https://auth.example", signIn: signIn, email: "ann@example.com", emailVerified: false,
-            issuedAt: 20, lifetime: 300, accessToken: nil, algorithm: .rs256, sessionID: "s"
-        ).claims
+        let claims = Self.openIDOnly(method: "pwd")
         #expect(claims["email"] == nil)
         #expect(claims["nonce"] == nil)
         #expect(claims["at_hash"] == nil)
         #expect(claims["acr"]?.stringValue == "1")
         #expect(claims["amr"] == .array([.string("pwd")]))
+    }
+
+    @Test("amr is the session's methods with mfa for two or more; acr phr with a passkey, 2 for two others, else 1",
+        arguments: [
+            ("pwd", ["pwd"], "1"), ("fed", ["fed"], "1"), ("hwk", ["hwk"], "phr"),
+            ("pwd otp mfa", ["pwd", "otp", "mfa"], "2"), ("otp fed mfa", ["otp", "fed", "mfa"], "2"),
+            ("hwk otp mfa", ["hwk", "otp", "mfa"], "phr"),
+        ])
+    func methods(stored: String, amr: [String], acr: String) {
+        let claims = Self.openIDOnly(method: stored)
+        #expect(claims["amr"] == .array(amr.map(JSONValue.string)))
+        #expect(claims["acr"]?.stringValue == acr)
+    }
+
+    /// The claims of an ID token for a sign-in with the `openid` scope alone, no nonce, no access token, whose session
+    /// stored `method`.
+    static func openIDOnly(method: String) -> JWTClaims {
+        let signIn = OIDCSignIn(
+            clientID: "rp-1", ownerID: "o", redirectURI: "https://rp.example/cb", codeChallenge: nil, nonce: nil,
+            scopes: ["openid"], authTime: 10, method: method, sessionDigest: Array(repeating: 1, count: 32))
+        return OIDCIDToken(
+            issuer: "https://auth.example", signIn: signIn, email: "ann@example.com", emailVerified: false,
+            issuedAt: 20, lifetime: 300, accessToken: nil, algorithm: .rs256, sessionID: "s"
+        ).claims
     }
 
     typealias Row = (prompts: Set<String>, maxAge: Int64?, session: Int64?, hint: String?, consented: Bool,
@@ -97,7 +115,7 @@ struct OIDCClaimsTests {
         #expect(OIDCPrompt.decide(request, session: fresh, consented: true, firstParty: false, now: 1_000) == .issue)
         let back = OAuthService.openIDSignIn(
             query: "client_id=rp&prompt=login&scope=openid", again: true, now: 950, hint: nil)
-        #expect(back == "/owner/sign-in?next=%2Foauth%2Fauthorize%3Fclient_id%3Drp%26scope%3Dopenid%26login_since%3D950&again=1")
+        #expect(back == "/owner/sign-in?next=%2Foauth%2Fauthorize%3Fclient_id%3Drp%26scope%3Dopenid%26login_since%3D950&again=login")
     }
 
     static let party = OIDCRelyingParty(clientID: "rp", name: "RP", redirectURIs: ["https://rp.example/cb"])

@@ -174,7 +174,7 @@ struct OIDCProviderTests {
         let stale = await fixture.authorize([("prompt", "none"), ("max_age", "60")])
         #expect(OAuthHarness.location(stale)["error"] == "login_required")
         let forced = await fixture.authorize([("max_age", "60")])
-        #expect(forced.headers["Location"]?.contains("&again=1") == true)
+        #expect(forced.headers["Location"]?.contains("&again=login") == true)
         let login = await fixture.authorize([("prompt", "login")])
         #expect(login.headers["Location"]?.contains("login_since%3D") == true)
     }

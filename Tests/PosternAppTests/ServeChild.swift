@@ -10,7 +10,8 @@ final class ServeChild {
     private let pipe = Pipe()
     private let text = OutputText()
 
-    /// Starts the process and waits up to 20 s for its port.
+    /// Starts the process and waits up to 60 s for its port (a debug build migrating a fresh database on a machine
+    /// busy with builds has taken more than 20).
     /// - Throws: ``ServeChildError/noPort(_:)`` with the output when no port was printed.
     init(
         executable: URL, arguments: [String], environment: [String: String], workingDirectory: URL? = nil
@@ -28,7 +29,7 @@ final class ServeChild {
             text.state.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
         }
         var found: Int?
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while found == nil, Date() < deadline, process.isRunning {
             found = text.state.withLock { text in
                 text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression).flatMap {

@@ -198,4 +198,21 @@ struct ProviderKeysTests {
         let http = await #expect(throws: ProviderError.self) { try await strict.discovery() }
         #expect(http == .discovery(DiscoveryError(.badEndpoint, member: "authorization_endpoint")))
     }
+
+    @Test("published keys for an identity assertion: kept, fetched again on refresh at most once a minute (issue 86)")
+    func publishedKeys() async throws {
+        let provider = try Provider(keys: [TestSigner.rs256.jwk])
+        let keys = provider.keys()
+        let edToken = try provider.token(.edDSA, kid: "ed1")
+        #expect(try await keys.publishedKeys(refresh: false).keys.count == 1)
+        #expect(try await keys.publishedKeys(refresh: false).keys.count == 1)
+        #expect(provider.fetches("/jwks") == 1)
+        provider.publish([TestSigner.rs256.jwk, TestSigner.edDSA.jwk])
+        // Less than a minute after the last fetch, a refresh keeps the keys: the new kid is still unknown.
+        await #expect(throws: JWTError.self) { _ = try await keys.publishedKeys(refresh: true).verify(edToken) }
+        #expect(provider.fetches("/jwks") == 1)
+        provider.clock.advance(ProviderKeys.refetchInterval)
+        #expect(try await keys.publishedKeys(refresh: true).verify(edToken).sub == "alice")
+        #expect(provider.fetches("/jwks") == 2)
+    }
 }

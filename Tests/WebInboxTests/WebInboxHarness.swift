@@ -1,4 +1,5 @@
 import AgentAuth
+import AppPasswords
 import Audit
 import AuthCrypto
 import BrowserPages
@@ -147,7 +148,8 @@ final class WebInboxHarness: Sendable {
                 verifier: NoAccessTokens(),
                 principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
             directory: directory, throttle: SignInThrottle(database: database, backoff: settings.backoff),
-            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }), clock: { clock.now })
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }),
+            appPasswords: AppPasswordStore(database: database, limit: 20), clock: { clock.now })
         let accounts = MailboxWebInboxSignIn(
             accounts: mailbox.accounts, credentials: mailCredentials, sandbox: sandbox, directory: directory)  // the root's
         let passkeys = relyingParty.map {
@@ -185,8 +187,9 @@ final class WebInboxHarness: Sendable {
         service.register(into: &router)
         signInMethods.register(into: &router)
         ProDashboardController(
-            inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: signInMethods)
-            .register(into: &router)
+            inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: signInMethods,
+            appPasswords: AppPasswordStore(database: database, limit: 20)
+        ).register(into: &router)
         self.router = router
     }
 

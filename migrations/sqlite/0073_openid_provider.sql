@@ -2,10 +2,6 @@
 -- Codes and access tokens are stored only as SHA-256 digests or ids; the sessions a relying party signed into are
 -- named by the digest of the owner session's token (owner_sessions.token_digest), never the token.
 
--- How an owner session was proved (the ID token's `amr`): 'pwd' a password, 'hwk' a passkey, 'fed' a sign-in provider.
--- NULL: a session opened before this migration (taken as 'fed' when provider is set, else 'pwd').
-ALTER TABLE owner_sessions ADD COLUMN method TEXT CHECK (method IS NULL OR method IN ('pwd', 'hwk', 'fed'));
-
 -- The operator's confidential clients that are OpenID relying parties (`postern oauth client create --redirect-uri`).
 CREATE TABLE oidc_relying_parties (
     client_id                 TEXT    PRIMARY KEY NOT NULL
@@ -45,7 +41,7 @@ CREATE TABLE oidc_codes (
     nonce          TEXT,
     scope          TEXT    NOT NULL,
     auth_time      INTEGER NOT NULL,
-    method         TEXT    NOT NULL,                               -- as owner_sessions.method
+    method         TEXT    NOT NULL,                               -- as owner_sessions.methods (0074)
     session_digest BLOB    NOT NULL CHECK (length(session_digest) = 32),
     expires_at     INTEGER NOT NULL,
     used_at        INTEGER,
