@@ -266,7 +266,7 @@ let package = Package(
         // token (codes with PKCE, rotating refresh tokens), revocation; EdDSA access tokens on the worker pool.
         .target(name: "OAuthServer", dependencies: [
             "HTTP1", "ServerKit", "JWT", "JSON", "AuthCrypto", "Storage", "ComputePool", "Directory", "Owners", "Fetch",
-            "OAuthGrants", "Audit", "BrowserPages",
+            "OAuthGrants", "Audit", "BrowserPages", "SignInMethods",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The web inbox (issue 41): server-rendered pages at /inbox where owners, Mail.td accounts, Pro users and

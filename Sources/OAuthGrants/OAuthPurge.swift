@@ -5,7 +5,9 @@ import Storage
 /// still recognised) and the consents whose code expired unredeemed, access-token rows past their expiry, refresh
 /// tokens past theirs, grants a month after they ended (their codes and tokens go with them), client credentials
 /// grants a day after their token expired, client assertion ids once they expired, device codes a day past their
-/// expiry (with the grants approved for them and never redeemed) and wrong user-code counts once their window ended.
+/// expiry (with the grants approved for them and never redeemed) and wrong user-code counts once their window ended;
+/// and the OpenID Provider's codes a day past their expiry, its access-token rows past theirs, and the sign-ins of
+/// owner sessions that ended.
 public enum OAuthPurge {
     /// Deletes them; returns how many rows went.
     public static func run(_ connection: any SQLConnection, now: Int64, unusedClientLifetime: Int64 = 86_400) throws
@@ -37,5 +39,6 @@ public enum OAuthPurge {
             + connection.run("DELETE FROM oauth_assertion_jtis WHERE expires_at < ?", [.integer(now)])
             + connection.run("DELETE FROM oauth_delegated_tokens WHERE expires_at < ?", [.integer(now - 86_400)])
             + OAuthClientRecords.trimUnused(connection, now: now, unusedLifetime: unusedClientLifetime)
+            + OIDCSignIns.purge(connection, now: now)
     }
 }

@@ -16,6 +16,7 @@ import ServerKit
 /// - `POSTERN_OAUTH_INTROSPECTION` (on or off, default on): ``introspection``.
 /// - `POSTERN_OAUTH_ASSERTION_MAX_SECONDS` (integer, 30 to 3600, default 600): ``assertionMaxLifetime``.
 /// - `POSTERN_OAUTH_SECRET_OVERLAP_SECONDS` (integer, 0 to 30 days, default 86400): ``secretRotationOverlap``.
+/// - `POSTERN_OAUTH_OPENID` (on or off, default on): ``openIDProvider``.
 /// - `POSTERN_OAUTH_DEVICE_AUTHORIZATION` (on or off, default on): ``deviceAuthorization``.
 /// - `POSTERN_OAUTH_DEVICE_CODE_SECONDS` (integer, 5 to 3600, default 600): ``deviceCodeLifetime``.
 /// - `POSTERN_OAUTH_DEVICE_INTERVAL_SECONDS` (integer, 1 to 60, default 5): ``devicePollInterval``.
@@ -92,6 +93,11 @@ public struct OAuthConfiguration: Sendable {
     /// How long a confidential client's old secret keeps working after `postern oauth client rotate-secret`, seconds,
     /// unless the command says otherwise. Default 86,400 (a day, for the client's deployments to move over).
     public var secretRotationOverlap: Int64 = 86_400
+    /// Whether the server is the OpenID Provider of the operator's relying parties (issue 88): the operator's
+    /// confidential clients made with `--redirect-uri` sign owners in (ID tokens, userinfo, logout); the metadata and
+    /// `/.well-known/openid-configuration` say so only when on. Default on (a server with no such client signs no one
+    /// in).
+    public var openIDProvider = true
     /// Whether the device authorization grant (RFC 8628) is served: `/oauth/device_authorization`, the verification
     /// page `/owner/device`, the device-code grant at the token endpoint and in registrations; the metadata lists the
     /// endpoint and the grant type only when on. Default on.
@@ -140,6 +146,7 @@ public struct OAuthConfiguration: Sendable {
         if let on = try config.flag("INTROSPECTION") { introspection = on }
         if let seconds = try config.integer("ASSERTION_MAX_SECONDS") { assertionMaxLifetime = Int64(seconds) }
         if let seconds = try config.integer("SECRET_OVERLAP_SECONDS") { secretRotationOverlap = Int64(seconds) }
+        if let on = try config.flag("OPENID") { openIDProvider = on }
         if let on = try config.flag("DEVICE_AUTHORIZATION") { deviceAuthorization = on }
         if let seconds = try config.integer("DEVICE_CODE_SECONDS") { deviceCodeLifetime = Int64(seconds) }
         if let seconds = try config.integer("DEVICE_INTERVAL_SECONDS") { devicePollInterval = Int64(seconds) }

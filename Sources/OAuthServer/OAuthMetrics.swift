@@ -25,6 +25,9 @@ struct OAuthMetrics: Sendable {
     let introspections: Counter
     /// `postern_oauth_reuse_detections_total{kind="client_assertion"}`: a client assertion's `jti` presented again.
     let assertionReplays: Counter
+    /// `postern_oidc_events_total{event=...}`: OpenID Provider outcomes (issue 88), one counter per
+    /// ``OAuthMetrics/openIDEvents`` word.
+    private let openID: [String: Counter]
     /// `postern_oauth_device_authorizations_total{outcome=...}`: device authorizations started, approved, denied and
     /// redeemed.
     let device: [OAuthDeviceOutcome: Counter]
@@ -56,6 +59,10 @@ struct OAuthMetrics: Sendable {
         assertionReplays = Counter(
             label: "postern_oauth_reuse_detections_total", dimensions: [("kind", "client_assertion")],
             factory: factory)
+        openID = Dictionary(
+            uniqueKeysWithValues: Self.openIDEvents.map {
+                ($0, Counter(label: "postern_oidc_events_total", dimensions: [("event", $0)], factory: factory))
+            })
         var device: [OAuthDeviceOutcome: Counter] = [:]
         for outcome in OAuthDeviceOutcome.allCases {
             device[outcome] = Counter(
@@ -83,6 +90,15 @@ struct OAuthMetrics: Sendable {
     func device(_ outcome: OAuthDeviceOutcome) { device[outcome]?.increment() }
 
     func rateLimited(_ rateClass: OAuthService.RateClass) { rejections[rateClass]?.increment() }
+
+    /// The OpenID Provider's events: a browser sent to sign in, a prompt error, a refusal by a client's sign-in
+    /// policy, a code issued, an ID token issued, a code presented again, a logout, a logout token delivered or not.
+    static let openIDEvents = [
+        "sign_in", "login_required", "consent_required", "access_denied", "code", "id_token", "code_reuse",
+        "logout", "backchannel_delivered", "backchannel_failed",
+    ]
+
+    func openIDEvent(_ event: String) { openID[event]?.increment() }
 }
 
 /// What happened to a device authorization, as its counter's `outcome` label says.

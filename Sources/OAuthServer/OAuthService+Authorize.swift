@@ -11,6 +11,7 @@ extension OAuthService {
     /// consent page: RFC 9700 section 4.11.2); a browser without an owner session goes to the sign-in page and
     /// comes back; then the consent page.
     func authorize(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let openIDResponse = try await authorizeOpenID(request) { return openIDResponse }
         let query = request.query ?? ""
         let authorization: OAuthAuthorizationRequest
         switch try await check(request.queryItems) {

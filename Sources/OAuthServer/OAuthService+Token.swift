@@ -21,6 +21,8 @@ extension OAuthService {
         case ("refresh_token"?, .registered(let client)): return try await refresh(fields, client)
         case ("client_credentials"?, .confidential(let client)) where configuration.clientCredentials:
             return try await clientCredentials(fields, client, from: address)
+        case ("authorization_code"?, .confidential(let client)) where openID != nil:
+            return try await exchangeOpenIDCode(fields, client)
         case (OAuthClientRegistration.deviceCodeGrantType?, .registered(let client)) where configuration.deviceAuthorization:
             return try await redeemDeviceCode(fields, client)
         case (OAuthClientRegistration.deviceCodeGrantType?, .confidential) where configuration.deviceAuthorization:

@@ -47,8 +47,11 @@ public final class OAuthService: Sendable {
     /// The key the consent form's copy of the authorization request is signed with (shared by every instance).
     let consentKey: [UInt8]
     let middleware: SurfaceMiddleware<RateClass>
-    /// The metadata document, built once.
+    /// The metadata document, built once (with the OpenID Provider's members when it is on: the RFC 8414 document and
+    /// `/.well-known/openid-configuration` are the one document).
     let metadata: JSONValue
+    /// The OpenID Provider of the operator's relying parties (issue 88); nil: off.
+    let openID: OIDCProvider?
 
     /// What a request draws on: registrations have their own hourly bucket per address, introspection (a resource
     /// server's, one address for many tokens) its own per minute.
@@ -80,6 +83,8 @@ public final class OAuthService: Sendable {
     ///   - capabilityTokens: how introspection recognises capability tokens; nil: they are inactive to it.
     ///   - identityIssuers: the sign-in providers whose identity assertions the JWT bearer grant and token exchange
     ///     take (when ``OAuthConfiguration/jwtBearer`` is on); nil: none.
+    ///   - openIDOwners: the owners, whose identity relying parties are told; nil: no OpenID Provider (issue 88).
+    ///   - logoutDelivery: the deliverer of back-channel logout tokens; nil: none are sent.
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, grants: OAuthGrantStore,
@@ -89,7 +94,8 @@ public final class OAuthService: Sendable {
         monotonicClock: MonotonicClock = .system, metricsFactory: (any MetricsFactory)? = nil,
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        identityIssuers: (any OAuthIdentityIssuers)? = nil
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, openIDOwners: OwnerStore? = nil,
+        logoutDelivery: (any OIDCLogoutDelivering)? = nil
     ) throws {
         self.configuration = configuration
         self.audit = audit
@@ -140,9 +146,18 @@ public final class OAuthService: Sendable {
                 return (unavailable, failure.shouldLog)
             },
             onUnexpectedError: onUnexpectedError)
+        openID = openIDOwners.map { OIDCProvider(database: database, owners: $0, logout: logoutDelivery) }
         metadata = Self.metadata(
             configuration, documents: metadataDocuments != nil,
-            delegation: Self.delegationGrantTypes(configuration, identityIssuers: identityIssuers != nil))
+            delegation: Self.delegationGrantTypes(configuration, identityIssuers: identityIssuers != nil),
+            openID: openID != nil)
+        if openID != nil {
+            // An owner who signs out on the owner pages ends their sign-ins at the relying parties too.
+            browser.signOuts.add { [weak self] digest in
+                guard let self else { return }
+                await backChannelLogout(session: digest, now: clock())
+            }
+        }
     }
 
     /// Adds the routes: `GET /.well-known/oauth-authorization-server`, `POST /oauth/register`, `POST /oauth/token`,
@@ -192,6 +207,7 @@ public final class OAuthService: Sendable {
         router.add(.POST, "/oauth/consent", bodyLimit: limit, .deferred { [self] request, context, _ in
             await pageMiddleware(context) { try await consent(request, client: context.clientAddress?.description) }
         })
+        if openID != nil { registerOpenID(into: &router) }
     }
 
     /// What an unmatched `/oauth/` request or an HTTP-layer refusal there (413, 431, a malformed request) gets: the
@@ -231,8 +247,12 @@ public final class OAuthService: Sendable {
     /// RFC 8414 metadata with the contract's fields (1.2); the device authorization endpoint and grant (RFC 8628
     /// section 4), the client credentials grant, `client_secret_basic`,
     /// `private_key_jwt` with its signing algorithms, and the introspection endpoint with its methods, only when on.
-    /// - Parameter delegation: the delegation grant types served (``delegationGrantTypes(_:identityIssuers:)``).
-    static func metadata(_ configuration: OAuthConfiguration, documents: Bool, delegation: [String]) -> JSONValue {
+    /// - Parameters:
+    ///   - delegation: the delegation grant types served (``delegationGrantTypes(_:identityIssuers:)``).
+    ///   - openID: whether the OpenID Provider's members are added (issue 88).
+    static func metadata(
+        _ configuration: OAuthConfiguration, documents: Bool, delegation: [String], openID: Bool = false
+    ) -> JSONValue {
         func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         let issuer = configuration.issuer
         let credentials = configuration.clientCredentials
@@ -273,6 +293,7 @@ public final class OAuthService: Sendable {
             ("client_id_metadata_document_supported", .bool(documents)),
             ("token_profiles_supported", strings(["at+jwt"])),
         ]
+        if openID { members = openIDMetadata(members, issuer: issuer) }
         return .object(members)
     }
 }

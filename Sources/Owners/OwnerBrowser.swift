@@ -19,6 +19,8 @@ public struct OwnerBrowser: Sendable {
 
     /// The sessions the cookie opens.
     public let sessions: OwnerSessions
+    /// Who is told when an owner signs out (the OpenID Provider's back-channel logout).
+    public let signOuts = OwnerSignOutListeners()
     /// The cookies and CSRF tokens.
     public let forms: BrowserForms
     /// The key of the CSRF tokens, which also seals an API key's flash (``OwnerKeyFlash``).

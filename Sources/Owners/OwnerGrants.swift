@@ -9,13 +9,41 @@ public typealias OwnerGrant = OAuthConnectedApp
 public struct OwnerGrants: Sendable {
     let store: OAuthGrantStore
     let clock: @Sendable () -> Int64
+    /// The OpenID apps the owner allowed (issue 88); nil: none are listed.
+    let openID: (consents: OIDCSignIns, parties: OIDCRelyingParties)?
 
     /// - Parameters:
     ///   - store: the grant model.
     ///   - clock: Unix seconds (what "live" is measured against, and the revocation's time).
-    public init(store: OAuthGrantStore, clock: @escaping @Sendable () -> Int64) {
+    ///   - openID: the OpenID Provider's consents and relying parties, to list and revoke the apps the owner signs in
+    ///     to; nil when the provider is off.
+    public init(
+        store: OAuthGrantStore, clock: @escaping @Sendable () -> Int64,
+        openID: (consents: OIDCSignIns, parties: OIDCRelyingParties)? = nil
+    ) {
         self.store = store
         self.clock = clock
+        self.openID = openID
+    }
+
+    /// The OpenID apps `ownerID` allowed (their consent remembered), oldest first: client id, name, scopes, when.
+    public func openIDApps(ownerID: String) async throws
+        -> [(clientID: String, name: String, scopes: [String], grantedAt: Int64)]
+    {
+        guard let openID else { return [] }
+        var apps: [(clientID: String, name: String, scopes: [String], grantedAt: Int64)] = []
+        for consent in try await openID.consents.consents(ownerID: ownerID) {
+            let name = try await openID.parties.party(id: consent.clientID)?.name ?? consent.clientID
+            apps.append((consent.clientID, name, consent.scopes, consent.grantedAt))
+        }
+        return apps
+    }
+
+    /// Forgets `ownerID`'s consent to the OpenID app `clientID` (the next sign-in asks again) and revokes its
+    /// access tokens; false when there was none.
+    public func revokeOpenID(clientID: String, ownerID: String) async throws -> Bool {
+        guard let openID else { return false }
+        return try await openID.consents.revokeConsent(ownerID: ownerID, clientID: clientID, now: clock())
     }
 
     /// The live (unrevoked, unexpired) grants of `ownerID`, newest first; a consent whose code was never redeemed

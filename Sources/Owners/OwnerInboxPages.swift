@@ -33,7 +33,7 @@ public struct OwnerInboxPages: Sendable {
 
     /// Adds `GET /owner`, `POST /owner/inboxes`, `POST /owner/inboxes/link`,
     /// `POST /owner/inboxes/{accountId}/rotate-key`, `.../unlink`, `.../delete` and
-    /// `POST /owner/apps/{grantId}/revoke`.
+    /// `POST /owner/apps/{grantId}/revoke`, `POST /owner/openid-apps/{clientId}/revoke`.
     public func register(into router: inout ContextRouter) {
         let limit = service.configuration.bodyLimit
         router.add(.GET, "/owner", route { request, _, owner, _ in try await show(request, owner) })
@@ -43,6 +43,7 @@ public struct OwnerInboxPages: Sendable {
         router.add(.POST, "/owner/inboxes/{accountId}/unlink", bodyLimit: limit, route(unlink))
         router.add(.POST, "/owner/inboxes/{accountId}/delete", bodyLimit: limit, route(delete))
         router.add(.POST, "/owner/apps/{grantId}/revoke", bodyLimit: limit, route(revoke))
+        router.add(.POST, "/owner/openid-apps/{clientId}/revoke", bodyLimit: limit, route(revokeOpenID))
     }
 
     static let title = "Your inboxes"
@@ -60,6 +61,7 @@ public struct OwnerInboxPages: Sendable {
         var page = OwnerInboxesPage(
             owner: owner, csrfToken: token, agentDomain: agentDomain,
             inboxes: try await inboxes.inboxes(ownerID: owner.id), grants: try await grants.grants(ownerID: owner.id))
+        page.openIDApps = try await grants.openIDApps(ownerID: owner.id)
         page.activity = await recentActivity(ownerID: owner.id)
         page.signInMethods = try await service.signInMethods(of: owner, csrfToken: token)
         page.awaitingApproval = service.configuration.outsideSendingNeedsApproval && owner.approvedAt == nil
@@ -214,9 +216,24 @@ public struct OwnerInboxPages: Sendable {
     ) async throws
         -> HTTPResponse
     {
-        guard let id = parameters["grantId"], try await grants.revoke(id: id, ownerID: owner.id) else {
-            return BrowserPage.message(.notFound, Self.title, "No such app.")
+        try await revoked(parameters["grantId"], owner, client) { try await grants.revoke(id: $0, ownerID: owner.id) }
+    }
+
+    private func revokeOpenID(
+        _ request: HTTPRequest, _ parameters: RouteParameters, _ owner: Owner, _ client: String?
+    ) async throws
+        -> HTTPResponse
+    {
+        try await revoked(parameters["clientId"], owner, client) {
+            try await grants.revokeOpenID(clientID: $0, ownerID: owner.id)
         }
+    }
+
+    /// Revokes app `id` with `revoke` (false: not the owner's), records `app.revoked` and goes back to `/owner`.
+    private func revoked(
+        _ id: String?, _ owner: Owner, _ client: String?, _ revoke: (String) async throws -> Bool
+    ) async throws -> HTTPResponse {
+        guard let id, try await revoke(id) else { return BrowserPage.message(.notFound, Self.title, "No such app.") }
         await service.audit.owner(owner.id, .appRevoked, target: id, client: client)
         return HTMLPage.redirect(to: "/owner", setCookies: [service.browser.flashCookie(OwnerInboxFlash.revoked.code)])
     }

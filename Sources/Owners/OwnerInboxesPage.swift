@@ -16,6 +16,8 @@ struct OwnerInboxesPage {
     var agentDomain: String
     var inboxes: [OwnedInbox]
     var grants: [OwnerGrant]
+    /// The OpenID apps the owner allowed (issue 88), each with a revoke button.
+    var openIDApps: [(clientID: String, name: String, scopes: [String], grantedAt: Int64)] = []
     var notice: PageNotice?
     var error: String?
     /// A key just made (an inbox created, a key rotated), carried by the post's 303: whose, and the key, shown once.
@@ -58,7 +60,7 @@ struct OwnerInboxesPage {
 
                 """
         }
-        main += inboxSection() + formsSection() + appsSection() + signInMethods + activitySection()
+        main += inboxSection() + formsSection() + appsSection() + openIDSection() + signInMethods + activitySection()
         return OwnerPageShell.document(title: "Your inboxes", main: main, owner: owner, csrfToken: csrfToken)
     }
 
@@ -171,6 +173,39 @@ struct OwnerInboxesPage {
             </table>
             </div>
             <p class="hint">Your newest \(Self.activityLimit) sign-ins and changes, newest first.</p>
+            </section>
+
+            """
+    }
+
+    /// "Apps you sign in to": the OpenID apps whose consent is remembered; revoking one forgets it (the next sign-in
+    /// asks again) and ends the app's access to userinfo.
+    private func openIDSection() -> HTML {
+        guard !openIDApps.isEmpty else { return .empty }
+        var rows: HTML = ""
+        for app in openIDApps {
+            rows += """
+                <tr class="openid-app" data-client-id="\(app.clientID)">
+                <td class="client-name" data-label="App">\(app.name)</td>
+                <td data-label="Client id"><code class="client-id">\(app.clientID)</code></td>
+                <td class="scopes" data-label="It learns">\(app.scopes.joined(separator: " "))</td>
+                <td data-label="Allowed">\(Self.time(app.grantedAt))</td>
+                <td class="actions"><form method="post" action="/owner/openid-apps/\(app.clientID)/revoke" \
+                class="inline revoke-openid-app">\(hidden())<button type="submit" class="danger">Revoke</button></form></td>
+                </tr>
+
+                """
+        }
+        return """
+            <section class="card" id="openid-apps"><h2>Apps you sign in to</h2>
+            <div class="table-wrap">
+            <table>
+            <thead><tr><th>App</th><th>Client id</th><th>It learns</th><th>Allowed</th><th></th></tr></thead>
+            <tbody>
+            \(rows)</tbody>
+            </table>
+            </div>
+            <p class="hint">Revoking an app forgets your answer: it asks again at your next sign-in there.</p>
             </section>
 
             """

@@ -162,10 +162,16 @@ public final class OwnerService: Sendable {
 
     func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         let next = Self.localPath(request.queryItem("next"))
-        let again = request.queryItem(Self.againParameter) == "1"
-        if !again, try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
+        // `again`: a page that needs a fresh sign-in (`again=1`, ``proofPath(next:)``, which says why) or a relying
+        // party that asked for a new sign-in (`again=login`: OpenID `prompt=login`, `max_age`): the form even with a
+        // session, whose sign-in then replaces it.
+        let again = request.queryItem(Self.againParameter)
+        if again == nil, try await browser.owner(of: request) != nil { return HTMLPage.redirect(to: next) }
         var page = signInForm(next: next)
-        if again { page.notice = OwnerMessage.signInAgain }
+        if again == "1" { page.notice = OwnerMessage.signInAgain }
+        if let email = request.queryItem("email"), !AuditText.containsControl(email), email.utf8.count <= 254 {
+            page.email = email
+        }
         return form(.ok, request, page)
     }
 
@@ -217,11 +223,12 @@ public final class OwnerService: Sendable {
             return BrowserPage.message(.forbidden, "Sign out", OwnerMessage.csrf)
         }
         var next: String?
-        if let token = request.cookie(OwnerBrowser.sessionCookie),
+        if let token = request.cookie(OwnerBrowser.sessionCookie) {
             let provider = try await browser.sessions.close(token: token)
-        {
+            // The relying parties this session signed in to are told (OpenID back-channel logout).
+            await browser.signOuts.signedOut(token: token)
             // Postern's session is over whatever follows; with the provider's _LOGOUT on, it is ended there next.
-            next = await providerLogout(provider)
+            if let provider { next = await providerLogout(provider) }
         }
         let clear = browser.clearCookie(OwnerBrowser.sessionCookie)
         // The provider's end-session page is another site: a 303 there from this form's answer is one the page's CSP
@@ -343,6 +350,13 @@ public final class OwnerService: Sendable {
     /// in: every page that needs an owner, the authorization server's included, sends the browser here.
     public static func signInPath(next: String) -> String {
         "/owner/sign-in?next=" + PercentEncoding.encode(next)
+    }
+
+    /// ``signInPath(next:)`` for a relying party's sign-in (issue 88): with `again`, the form is shown even to a
+    /// signed-in browser (a new sign-in is asked for); `email` fills the form's email (OpenID `login_hint`).
+    public static func signInPath(next: String, again: Bool, email: String?) -> String {
+        signInPath(next: next) + (again ? "&\(againParameter)=login" : "")
+            + (email.map { "&email=" + PercentEncoding.encode($0) } ?? "")
     }
 
     /// `next` when it is a path on this server (one leading `/`, no `//` or `\`, printable ASCII), else `/owner`: a

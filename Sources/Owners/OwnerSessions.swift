@@ -24,7 +24,7 @@ public struct OwnerSessions: Sendable {
     /// - Parameters:
     ///   - provider: the sign-in provider it came in through (its name; migration 0057); nil for a password or
     ///     passkey sign-in.
-    ///   - methods: how it was earned (migration 0074), read back by ``methods(token:)``.
+    ///   - methods: how it was earned (migration 0074), read back by ``methods(token:)`` and ``proof(token:)``.
     public func open(ownerID: String, provider: String? = nil, methods: AuthenticationMethods = []) async throws
         -> String
     {
@@ -74,7 +74,8 @@ public struct OwnerSessions: Sendable {
         try await unexpired(token, "methods").map { AuthenticationMethods(stored: $0.text("methods") ?? "") }
     }
 
-    /// `column` of the unexpired session `token` (a constant of ours, never input); nil when there is none.
+    /// `column` (or columns) of the unexpired session `token` (a constant of ours, never input); nil when there is
+    /// none.
     private func unexpired(_ token: String, _ column: StaticString) async throws -> SQLRow? {
         guard token.utf8.count == 43 else { return nil }
         let now = clock()
@@ -84,6 +85,19 @@ public struct OwnerSessions: Sendable {
                 [.blob(Self.digest(token)), .integer(now)]
             ).first
         }
+    }
+
+    /// When and how the unexpired session `token` proved its owner (an OpenID relying party's `auth_time` and `amr`);
+    /// nil when there is none. A session that recorded no methods (opened by a sign-up, which set the password) counts
+    /// as a password's, or a provider's when it came in through one.
+    public func proof(token: String) async throws -> OwnerSessionProof? {
+        guard let row = try await unexpired(token, "created_at, provider, methods"),
+            let openedAt = row.int("created_at")
+        else { return nil }
+        let stored = AuthenticationMethods(stored: row.text("methods") ?? "")
+        let methods: AuthenticationMethods =
+            !stored.isEmpty ? stored : row.text("provider") == nil ? .password : .provider
+        return OwnerSessionProof(openedAt: openedAt, methods: methods, digest: Self.digest(token))
     }
 
     /// Ends session `token` (signing out); nothing when there is none.

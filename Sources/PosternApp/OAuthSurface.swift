@@ -26,7 +26,9 @@ enum OAuthSurface {
             capabilityTokens: OAuthCapabilityTokens(
                 issuer: identity.issuer, audience: agent.audience, lifetime: agent.capabilityTTL,
                 directory: shared.agentInboxes),
-            identityIssuers: shared.signIn.map { SignInIdentityIssuers(flow: $0, identities: shared.signInIdentities) })
+            identityIssuers: shared.signIn.map { SignInIdentityIssuers(flow: $0, identities: shared.signInIdentities) },
+            openIDOwners: configuration.oauth.openIDProvider ? owners.owners : nil,
+            logoutDelivery: configuration.oauth.openIDProvider ? documents : nil)
         oauth.register(into: &router)
         OAuthAgentsService(
             verifier: shared.verifier, inboxes: shared.ownedInboxes, publicURL: identity.baseURL,

@@ -34,7 +34,10 @@ struct OwnerSurface {
         }
         providerPages?.register(into: &router)
         OwnerInboxPages(
-            service: owners, inboxes: shared.ownedInboxes, grants: OwnerGrants(store: shared.grants, clock: clock),
+            service: owners, inboxes: shared.ownedInboxes, grants: OwnerGrants(
+                store: shared.grants, clock: clock,
+                openID: configuration.oauth.openIDProvider
+                    ? (OIDCSignIns(database: database), OIDCRelyingParties(database: database)) : nil),
             agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: shared.ownedInboxes).register(into: &router)

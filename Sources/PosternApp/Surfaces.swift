@@ -186,7 +186,7 @@ package enum Surfaces {
     /// `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`), no redirects, 16 KiB at most, JSON asked for.
     /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
     static func clientDocumentFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher? {
-        guard c.oauth.clientMetadataDocuments || c.oauth.clientCredentials else { return nil }
+        guard c.oauth.clientMetadataDocuments || c.oauth.clientCredentials || c.oauth.openIDProvider else { return nil }
         var fetch = FetchConfiguration(
             policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauth.clientMetadataAllowedHosts))
         fetch.maxRedirects = 0

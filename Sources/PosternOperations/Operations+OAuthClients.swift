@@ -20,6 +20,22 @@ extension Operations {
         /// The contents of `--jwks FILE`.
         public var jwks: String?
         public var jwksURI: String?
+        /// OpenID relying party (issue 88): its redirect URIs; empty: not a relying party.
+        public var redirectURIs: [String] = []
+        /// Where RP-initiated logout may send the browser back.
+        public var postLogoutRedirectURIs: [String] = []
+        /// Where back-channel logout tokens are POSTed.
+        public var backchannelLogoutURI: String?
+        /// `RS256` (default) or `EdDSA`.
+        public var idTokenAlgorithm = "RS256"
+        /// The operator's own app: no consent page.
+        public var firstParty = false
+        /// A legacy client that sends no PKCE (Roundcube 1.6).
+        public var legacyNoPKCE = false
+        /// Who may sign in: `all`, `listed` (the owners of ``signInOwners``) or `second-factor`.
+        public var signIn = "all"
+        /// The owners (emails or ids) of a `listed` policy.
+        public var signInOwners: [String] = []
 
         public init(
             name: String, scope: String, inboxes: [String], introspection: Bool, authMethod: String, jwks: String?,
@@ -47,6 +63,19 @@ extension Operations {
     ) async throws -> [String] {
         let made = try checked(request, inboxDomain: configuration.agent.inboxDomain)
         let database = try migratedDatabase(configuration, logger: logger)
+        var request = request
+        if !request.signInOwners.isEmpty {
+            // A listed sign-in policy names owners by email: their ids, before anything is made.
+            var ids: [String] = []
+            for email in request.signInOwners {
+                guard let owner = try await owner(email: email, database, configuration) else {
+                    throw OAuthClientRequestError(description: "no owner has the email '\(email)' (--sign-in-owner)")
+                }
+                ids.append(owner.id)
+            }
+            request.signInOwners = ids
+        }
+        _ = try relyingParty(request, clientID: "", name: made.name)  // refused before anything is made
         let client: OAuthConfidentialClient
         let secret: String?
         do {
@@ -54,19 +83,40 @@ extension Operations {
         } catch OAuthConfidentialClients.CreationError.unknownInbox(let inbox) {
             throw OAuthClientRequestError(description: "no live agent inbox is '\(inbox)'")
         }
-        recordOperator(
-            database, target: "oauth client create",
-            details: ["client_id": client.clientID, "name": client.name, "auth": client.authMethod.rawValue],
-            logger: logger)
-        var lines = [describe(client), "client_id: \(client.clientID)"]
+        var party: OIDCRelyingParty?
+        if let wanted = try relyingParty(request, clientID: client.clientID, name: client.name) {
+            party = try await OIDCRelyingParties(database: database).record(wanted)
+        }
+        if let party {
+            // A relying party's settings, legacy-no-pkce above all (the only clients that may omit PKCE), are audited.
+            recordOperator(
+                database, target: "oauth client create",
+                details: [
+                    "client_id": client.clientID, "name": client.name, "auth": client.authMethod.rawValue,
+                    "openid": "relying party", "redirect_uris": party.redirectURIs.joined(separator: " "),
+                    "first_party": String(party.firstParty), "legacy_no_pkce": String(party.legacyNoPKCE),
+                    "sign_in": party.signIn.word,
+                ], logger: logger)
+        } else {
+            recordOperator(
+                database, target: "oauth client create",
+                details: ["client_id": client.clientID, "name": client.name, "auth": client.authMethod.rawValue],
+                logger: logger)
+        }
+        var lines = [describe(client, party: party), "client_id: \(client.clientID)"]
         if let secret { lines.append("client_secret: \(secret)  (shown once; only its digest is kept)") }
         return lines
     }
 
     /// One line per confidential client, oldest first.
     public static func listOAuthClients(configuration: PosternConfiguration, logger: Logger) async throws -> [String] {
-        try await OAuthConfidentialClients(database: migratedDatabase(configuration, logger: logger)).list()
-            .map(describe)
+        let database = try migratedDatabase(configuration, logger: logger)
+        let parties = OIDCRelyingParties(database: database)
+        var lines: [String] = []
+        for client in try await OAuthConfidentialClients(database: database).list() {
+            lines.append(describe(client, party: try await parties.party(id: client.clientID)))
+        }
+        return lines
     }
 
     /// A new secret for `clientID`, the old one working `overlap` more seconds (the configuration's default when
@@ -113,8 +163,9 @@ extension Operations {
         guard !name.isEmpty, name.count <= 200, !name.contains(where: \.isNewline) else {
             throw OAuthClientRequestError(description: "--name must be one line of 1 to 200 characters")
         }
-        guard !request.inboxes.isEmpty || request.introspection else {
-            throw OAuthClientRequestError(description: "name at least one --inbox (or make it --introspection only)")
+        guard !request.inboxes.isEmpty || request.introspection || !request.redirectURIs.isEmpty else {
+            throw OAuthClientRequestError(
+                description: "name at least one --inbox (or make it --introspection only, or a --redirect-uri app)")
         }
         let suffix = "@" + inboxDomain.lowercased()
         let inboxes = request.inboxes.map { inbox in
@@ -143,11 +194,65 @@ extension Operations {
             introspection: request.introspection, jwks: request.jwks, jwksURI: request.jwksURI)
     }
 
-    /// `CLIENT-ID  NAME  METHOD  scope S  inboxes I,J  [introspection]  created T`.
-    static func describe(_ client: OAuthConfidentialClient) -> String {
+    /// The relying party `request` asks for (nil without `--redirect-uri`): absolute http(s) URIs without a fragment
+    /// (http only on a loopback host), a known algorithm and sign-in policy.
+    static func relyingParty(_ request: OAuthClientRequest, clientID: String, name: String) throws -> OIDCRelyingParty? {
+        guard !request.redirectURIs.isEmpty else {
+            let openIDOnly = request.firstParty || request.legacyNoPKCE || !request.postLogoutRedirectURIs.isEmpty
+                || request.backchannelLogoutURI != nil || request.signIn != "all" || !request.signInOwners.isEmpty
+            if openIDOnly { throw OAuthClientRequestError(description: "the OpenID options need --redirect-uri") }
+            return nil
+        }
+        for uri in request.redirectURIs + request.postLogoutRedirectURIs + [request.backchannelLogoutURI].compactMap({ $0 })
+        where !acceptableURI(uri) {
+            throw OAuthClientRequestError(
+                description: "'\(uri)' must be an https URL without a fragment (http only on 127.0.0.1, [::1] or localhost)")
+        }
+        guard let algorithm = OIDCRelyingParty.SigningAlgorithm(rawValue: request.idTokenAlgorithm) else {
+            throw OAuthClientRequestError(description: "--id-token-alg must be RS256 or EdDSA")
+        }
+        let policy: OIDCRelyingParty.SignInPolicy
+        switch (request.signIn, request.signInOwners.isEmpty) {
+        case ("all", true): policy = .allOwners
+        case ("listed", false): policy = .listed(request.signInOwners)
+        case ("second-factor", true): policy = .secondFactor
+        default:
+            throw OAuthClientRequestError(
+                description: "--sign-in must be all, listed (with --sign-in-owner) or second-factor")
+        }
+        return OIDCRelyingParty(
+            clientID: clientID, name: name, redirectURIs: request.redirectURIs,
+            postLogoutRedirectURIs: request.postLogoutRedirectURIs, backchannelLogoutURI: request.backchannelLogoutURI,
+            idTokenAlgorithm: algorithm, firstParty: request.firstParty, legacyNoPKCE: request.legacyNoPKCE,
+            signIn: policy)
+    }
+
+    /// An https URL (or http on a loopback host) of at most 2,048 bytes, with a host and no fragment.
+    static func acceptableURI(_ uri: String) -> Bool {
+        guard uri.utf8.count <= 2_048, !uri.contains("#"), !uri.contains(where: \.isWhitespace),
+            let url = URL(string: uri), let host = url.host, !host.isEmpty
+        else { return false }
+        switch url.scheme {
+        case "https": return true
+        case "http": return ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased())
+        default: return false
+        }
+    }
+
+    /// `CLIENT-ID  NAME  METHOD  scope S  inboxes I,J  [introspection]  [openid ...]  created T`; a relying party's
+    /// part names its redirect URIs, `first-party`, `legacy-no-pkce` (the clients that may omit PKCE) and who may
+    /// sign in.
+    static func describe(_ client: OAuthConfidentialClient, party: OIDCRelyingParty? = nil) -> String {
         var line = "\(client.clientID)  \(client.name)  \(client.authMethod.rawValue)  scope \(client.permissions.scope)"
         line += "  inboxes " + (client.inboxIDs.isEmpty ? "none" : client.inboxIDs.joined(separator: ","))
         if client.introspection { line += "  introspection" }
+        if let party {
+            line += "  openid redirect " + party.redirectURIs.joined(separator: ",") + " id_token "
+                + party.idTokenAlgorithm.rawValue + " sign-in " + party.signIn.word
+            if party.firstParty { line += " first-party" }
+            if party.legacyNoPKCE { line += " legacy-no-pkce" }
+            if let uri = party.backchannelLogoutURI { line += " backchannel " + uri }
+        }
         if let until = client.previousSecretUntil, until > unixNow() {
             line += "  old secret until \(RFC3339.format(until))"
         }

@@ -113,7 +113,7 @@ extension Operations {
             + "\(used)  \(passkey.backupEligible ? "synced" : "this device only")\(cloned)"
     }
 
-    private static func owner(
+    static func owner(
         email: String, _ database: any SQLDatabase, _ configuration: PosternConfiguration
     ) async throws -> Owner? {
         let email = OwnerCredentials.normalizedEmail(email) ?? email

@@ -1,5 +1,6 @@
 import DNS
 import Logging
+import OAuthGrants
 import Owners
 import Passkeys
 import PosternApp
@@ -56,7 +57,8 @@ extension Operations {
 
     /// `postern owner show`: the owner with `email` (as `owner list` shows them), whether they have a password and a
     /// proven email, their passkeys, oldest first (``describe(passkey:)``, issue 56), and their linked sign-in
-    /// identities (issue 54): every way they sign in. Nil when no owner has that email.
+    /// identities (issue 54): every way they sign in; the OpenID apps they allowed (issue 88); last, their two-step
+    /// sign-in. Nil when no owner has that email.
     /// - Throws: storage errors.
     public static func showOwner(configuration: PosternConfiguration, email: String, logger: Logger) async throws
         -> [String]?
@@ -73,10 +75,20 @@ extension Operations {
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")
+        lines += identities.map(describe(identity:))
+        // The OpenID relying parties the owner allowed (issue 88), a legacy client that omits PKCE named as such.
+        let consents = try await OIDCSignIns(database: database).consents(ownerID: candidate.owner.id)
+        lines.append("  OpenID apps allowed: \(consents.count)")
+        let parties = OIDCRelyingParties(database: database)
+        for consent in consents {
+            let party = try await parties.party(id: consent.clientID)
+            lines.append(
+                "  app \(consent.clientID)  \(party?.name ?? "?")  \(consent.scopes.joined(separator: " "))  allowed "
+                    + RFC3339.format(consent.grantedAt) + (party?.legacyNoPKCE == true ? "  legacy-no-pkce" : ""))
+        }
         let secondFactor = try await OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
             .state(ownerID: candidate.owner.id)
-        return lines + identities.map(describe(identity:))
-            + ["  two-step sign-in: " + describe(secondFactor: secondFactor)]
+        return lines + ["  two-step sign-in: " + describe(secondFactor: secondFactor)]
     }
 
     /// One linked sign-in identity, indented under its account: provider, issuer, subject, email, when linked and

@@ -25,6 +25,13 @@ struct OAuthCommand: AsyncParsableCommand {
                 kept). private_key_jwt takes the client's public keys inline (--jwks FILE, a JWKS) or from \
                 --jwks-uri, fetched by the server. --introspection lets it call /oauth/introspect (a resource \
                 server); such a client may name no inbox.
+
+                With --redirect-uri the client is an OpenID relying party of the owners (docs/oidc-provider.md): it \
+                signs owners in with the authorization code flow and PKCE, gets ID tokens (--id-token-alg) and reads \
+                /oauth/userinfo; --first-party skips the consent page; --legacy-no-pkce lets it omit PKCE (only for \
+                an app that cannot send it, such as Roundcube 1.6: recorded in the audit trail); --sign-in decides \
+                who may sign in (all, listed with --sign-in-owner, or second-factor: a passkey sign-in until owners \
+                have TOTP).
                 """)
         @OptionGroup var options: DataOptions
         @Option(help: "The name it is listed by.") var name: String
@@ -38,6 +45,23 @@ struct OAuthCommand: AsyncParsableCommand {
         @Option(help: "private_key_jwt: a file holding the client's public keys (a JWKS).") var jwks: String?
         @Option(name: .customLong("jwks-uri"), help: "private_key_jwt: where the server fetches the client's keys.")
         var jwksURI: String?
+        @Option(name: .customLong("redirect-uri"), help: "OpenID: a redirect URI of the relying party; repeat for more.")
+        var redirectURI: [String] = []
+        @Option(
+            name: .customLong("post-logout-redirect-uri"), help: "OpenID: where RP-initiated logout may send back.")
+        var postLogoutRedirectURI: [String] = []
+        @Option(name: .customLong("backchannel-logout-uri"), help: "OpenID: where logout tokens are POSTed.")
+        var backchannelLogoutURI: String?
+        @Option(name: .customLong("id-token-alg"), help: "OpenID: RS256 (default) or EdDSA.")
+        var idTokenAlg = "RS256"
+        @Flag(name: .customLong("first-party"), help: "OpenID: the operator's own app; no consent page.")
+        var firstParty = false
+        @Flag(name: .customLong("legacy-no-pkce"), help: "OpenID: the app cannot send PKCE (Roundcube 1.6).")
+        var legacyNoPKCE = false
+        @Option(name: .customLong("sign-in"), help: "OpenID: who may sign in: all, listed or second-factor.")
+        var signIn = "all"
+        @Option(name: .customLong("sign-in-owner"), help: "OpenID: an owner (email) who may sign in; repeat.")
+        var signInOwner: [String] = []
 
         func run() async throws {
             var keys: String?
@@ -48,9 +72,17 @@ struct OAuthCommand: AsyncParsableCommand {
                 keys = String(decoding: bytes, as: UTF8.self)
             }
             let (configuration, logger) = try await options.loadWithLogger()
-            let request = Operations.OAuthClientRequest(
+            var request = Operations.OAuthClientRequest(
                 name: name, scope: scope, inboxes: inbox, introspection: introspection, authMethod: auth, jwks: keys,
                 jwksURI: jwksURI)
+            request.redirectURIs = redirectURI
+            request.postLogoutRedirectURIs = postLogoutRedirectURI
+            request.backchannelLogoutURI = backchannelLogoutURI
+            request.idTokenAlgorithm = idTokenAlg
+            request.firstParty = firstParty
+            request.legacyNoPKCE = legacyNoPKCE
+            request.signIn = signIn
+            request.signInOwners = signInOwner
             do {
                 Terminal.write(
                     lines: try await Operations.createOAuthClient(

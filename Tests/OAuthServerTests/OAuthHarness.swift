@@ -43,7 +43,8 @@ final class OAuthHarness: @unchecked Sendable {
     init(
         _ backend: StorageBackend, documents: (any OAuthDocumentFetching)? = nil,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        identityIssuers: (any OAuthIdentityIssuers)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, openID: (any OIDCLogoutDelivering)? = nil,
+        configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws {
         test = try backend.makeDatabase()
         let clock = clock
@@ -56,12 +57,15 @@ final class OAuthHarness: @unchecked Sendable {
             monotonicClock: clock.monotonic, audit: AuditTrail(SQLAuditLog(database: test.database), clock: { clock.now }))
         inboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: test.database), domain: "agents.localhost", clock: { clock.now })
+        // With the OpenID Provider on (a logout deliverer given), an RSA key signs ID tokens too.
         keys = try JWTKeySet(
-            keys: [try .ed25519(kid: "ed-test", privateKey: Ed25519PrivateKey.generate())], activeHMAC: nil,
-            activeRSA: nil, activeEdDSA: "ed-test")
+            keys: [try .ed25519(kid: "ed-test", privateKey: Ed25519PrivateKey.generate())]
+                + (openID == nil ? [] : [try .rsa(kid: "rsa-test", privateKey: TestRSAKey.shared)]),
+            activeHMAC: nil, activeRSA: openID == nil ? nil : "rsa-test", activeEdDSA: "ed-test")
         service = try Self.service(
             test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock, documents: documents,
             clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers,
+            openID: openID,
             configure: configure)
         var router = ContextRouter()
         owners.register(into: &router)
@@ -73,7 +77,8 @@ final class OAuthHarness: @unchecked Sendable {
         _ database: any SQLDatabase, keys: JWTKeySet, owners: OwnerService, inboxes: any OwnedInboxes,
         pool: WorkerPool, clock: TestClock, documents: (any OAuthDocumentFetching)? = nil,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
-        identityIssuers: (any OAuthIdentityIssuers)? = nil, configure: (inout OAuthConfiguration) -> Void = { _ in }
+        identityIssuers: (any OAuthIdentityIssuers)? = nil, openID: (any OIDCLogoutDelivering)? = nil,
+        configure: (inout OAuthConfiguration) -> Void = { _ in }
     ) throws -> OAuthService {
         var configuration = OAuthConfiguration(issuer: issuer)
         configuration.rateLimitsEnabled = false
@@ -83,7 +88,8 @@ final class OAuthHarness: @unchecked Sendable {
             pool: pool, browser: owners.browser,
             inboxes: inboxes, metadataDocuments: documents, clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }),
-            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers)
+            clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers,
+            openIDOwners: openID == nil ? nil : owners.owners, logoutDelivery: openID)
     }
 
     // MARK: - Requests

@@ -27,11 +27,11 @@ struct OwnerPasskeyCommandTests {
         }
         let before = try #require(try await show("Ada@Example.com"))
         // The owner, password, email (the operator made them: proven), passkeys and linked identities (the combined
-        // `owner show` of issues 54 and 56).
+        // `owner show` of issues 54 and 56), the OpenID apps allowed and the two-step sign-in (issue 88).
         #expect(
             before == [
                 before[0], "  password: set", "  email: proven", "  no passkeys", "  sign-in identities: 0",
-                "  two-step sign-in: off",
+                "  OpenID apps allowed: 0", "  two-step sign-in: off",
             ] && before[0].contains("  ada@example.com  "))
         #expect(try await show("nobody@example.com") == nil)
 
@@ -44,7 +44,7 @@ struct OwnerPasskeyCommandTests {
         database.close()
 
         let listed = try #require(try await show("ada@example.com"))
-        #expect(listed.count == 6)
+        #expect(listed.count == 7)
         #expect(listed[3].hasPrefix("  passkey \(passkey.id)  \"Lost phone\"  EdDSA  created 2027-01-15T08:00:00Z"))
         #expect(listed[3].hasSuffix("  never used  this device only"))
 

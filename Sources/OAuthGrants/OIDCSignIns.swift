@@ -1,0 +1,237 @@
+import AuthCrypto
+import Storage
+
+/// The relying parties' side of the grant model (migration 0073): remembered consents, authorization codes, the
+/// access tokens they issued (audience: userinfo) and which owner sessions signed into which relying party. The one
+/// writer of `oidc_consents`, `oidc_codes`, `oidc_access_tokens` and `oidc_session_clients`.
+///
+/// A code's single use is one conditional `UPDATE`, so exactly one redemption wins across instances; a second
+/// presentation revokes the access token the first one issued (OAuth 2.1 section 4.1.3).
+public struct OIDCSignIns: Sendable {
+    let database: any SQLDatabase
+
+    /// - Parameter database: a database with migration 0073 applied.
+    public init(database: any SQLDatabase) {
+        self.database = database
+    }
+
+    // MARK: - Consent
+
+    /// The scopes `ownerID` consented to for `clientID`, if the consent is remembered.
+    public func consent(ownerID: String, clientID: String) async throws -> [String]? {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT scope FROM oidc_consents WHERE owner_id = ? AND client_id = ?", [.text(ownerID), .text(clientID)]
+            ).first?.text("scope").map { $0.split(separator: " ").map(String.init) }
+        }
+    }
+
+    /// Remembers `ownerID`'s consent to `scopes` for `clientID` (the union with what was remembered before).
+    public func remember(ownerID: String, clientID: String, scopes: [String], now: Int64) async throws {
+        let known = try await consent(ownerID: ownerID, clientID: clientID) ?? []
+        let union = known + scopes.filter { !known.contains($0) }
+        _ = try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO oidc_consents (owner_id, client_id, scope, granted_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (owner_id, client_id) DO UPDATE SET scope = excluded.scope, granted_at = excluded.granted_at
+                """, [.text(ownerID), .text(clientID), .text(union.joined(separator: " ")), .integer(now)])
+        }
+    }
+
+    /// Every consent `ownerID` gave a relying party, oldest first (`postern owner show`).
+    public func consents(ownerID: String) async throws -> [(clientID: String, scopes: [String], grantedAt: Int64)] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT client_id, scope, granted_at FROM oidc_consents WHERE owner_id = ? ORDER BY granted_at, client_id",
+                [.text(ownerID)]
+            ).compactMap { row in
+                guard let client = row.text("client_id"), let scope = row.text("scope"), let at = row.int("granted_at")
+                else { return nil }
+                return (client, scope.split(separator: " ").map(String.init), at)
+            }
+        }
+    }
+
+    /// Forgets `ownerID`'s consent to `clientID` (the next sign-in asks again) and revokes the access tokens the app
+    /// holds for the owner (userinfo refuses them at once); false when no consent was remembered.
+    @discardableResult
+    public func revokeConsent(ownerID: String, clientID: String, now: Int64) async throws -> Bool {
+        try await database.write { connection in
+            try connection.transaction {
+                try connection.run(
+                    """
+                    UPDATE oidc_access_tokens SET revoked_at = ?
+                    WHERE owner_id = ? AND client_id = ? AND revoked_at IS NULL
+                    """, [.integer(now), .text(ownerID), .text(clientID)])
+                return try connection.run(
+                    "DELETE FROM oidc_consents WHERE owner_id = ? AND client_id = ?", [.text(ownerID), .text(clientID)])
+                    == 1
+            }
+        }
+    }
+
+    // MARK: - Codes
+
+    /// Stores a code for `signIn`, good for `lifetime` seconds; returns the code (the table holds its digest).
+    public func issueCode(_ signIn: OIDCSignIn, now: Int64, lifetime: Int64) async throws -> String {
+        let code = OAuthDigest.newToken()
+        _ = try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO oidc_codes (code_digest, client_id, owner_id, redirect_uri, code_challenge, nonce, scope,
+                    auth_time, method, session_digest, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .blob(OAuthDigest.of(code)), .text(signIn.clientID), .text(signIn.ownerID),
+                    .text(signIn.redirectURI), signIn.codeChallenge.map { .text($0) } ?? .null,
+                    signIn.nonce.map { .text($0) } ?? .null, .text(signIn.scopes.joined(separator: " ")),
+                    .integer(signIn.authTime), .text(signIn.method), .blob(signIn.sessionDigest),
+                    .integer(now + lifetime),
+                ])
+        }
+        return code
+    }
+
+    /// What a presented code is, before anything is written.
+    public enum CodeCheck: Sendable, Equatable {
+        /// Unused, unexpired, this client's and for this redirect URI: redeem it.
+        case ready(OIDCSignIn)
+        /// Already used: a replay, which revokes what the first use issued.
+        case replayed
+        /// Unknown, another client's, expired, or for another redirect URI: `invalid_grant` with this description.
+        case refused(String)
+    }
+
+    /// Reads the code `code` presented by `clientID` with `redirectURI`.
+    public func checkCode(_ code: String, clientID: String, redirectURI: String?, now: Int64) async throws -> CodeCheck {
+        try await database.read { connection in
+            guard
+                let row = try connection.query(
+                    """
+                    SELECT client_id, owner_id, redirect_uri, code_challenge, nonce, scope, auth_time, method,
+                        session_digest, expires_at, used_at
+                    FROM oidc_codes WHERE code_digest = ?
+                    """, [.blob(OAuthDigest.of(code))]
+                ).first, let owner = row.text("owner_id"), let registered = row.text("redirect_uri"),
+                let scope = row.text("scope"), let authTime = row.int("auth_time"), let method = row.text("method"),
+                let session = row.blob("session_digest"), let expires = row.int("expires_at")
+            else { return .refused("The authorization code is unknown.") }
+            guard row.text("client_id") == clientID else {
+                return .refused("The authorization code was issued to another client.")
+            }
+            if row.int("used_at") != nil { return .replayed }
+            guard expires > now else { return .refused("The authorization code has expired.") }
+            guard let redirectURI, redirectURI == registered else {
+                return .refused("redirect_uri differs from the authorization request's.")
+            }
+            return .ready(
+                OIDCSignIn(
+                    clientID: clientID, ownerID: owner, redirectURI: registered,
+                    codeChallenge: row.text("code_challenge"), nonce: row.text("nonce"),
+                    scopes: scope.split(separator: " ").map(String.init), authTime: authTime, method: method,
+                    sessionDigest: session))
+        }
+    }
+
+    /// Marks `code` used if nobody did first, records the access token `jti` it issues (until `expiresAt`) and that
+    /// the session signed into the client. False when the code was used before: then the access token of its first
+    /// use is revoked.
+    public func redeem(_ code: String, signIn: OIDCSignIn, jti: String, expiresAt: Int64, now: Int64) async throws
+        -> Bool
+    {
+        let digest = SQLValue.blob(OAuthDigest.of(code))
+        return try await database.write { connection in
+            try connection.transaction {
+                let won = try connection.run(
+                    "UPDATE oidc_codes SET used_at = ?, access_jti = ? WHERE code_digest = ? AND used_at IS NULL",
+                    [.integer(now), .text(jti), digest])
+                guard won == 1 else {
+                    try Self.revokeFirstUse(of: digest, now: now, connection)
+                    return false
+                }
+                try connection.run(
+                    """
+                    INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(jti), .text(signIn.clientID), .text(signIn.ownerID),
+                        .text(signIn.scopes.joined(separator: " ")), .integer(expiresAt),
+                    ])
+                try connection.run(
+                    """
+                    INSERT INTO oidc_session_clients (session_digest, client_id, owner_id, signed_in_at)
+                    VALUES (?, ?, ?, ?)
+                    ON CONFLICT (session_digest, client_id) DO UPDATE SET signed_in_at = excluded.signed_in_at
+                    """, [.blob(signIn.sessionDigest), .text(signIn.clientID), .text(signIn.ownerID), .integer(now)])
+                return true
+            }
+        }
+    }
+
+    /// Revokes the access token a used code issued (its replay was seen).
+    public func revokeReplayed(_ code: String, now: Int64) async throws {
+        try await database.write { connection in
+            try Self.revokeFirstUse(of: .blob(OAuthDigest.of(code)), now: now, connection)
+        }
+    }
+
+    private static func revokeFirstUse(of digest: SQLValue, now: Int64, _ connection: any SQLConnection) throws {
+        try connection.run(
+            """
+            UPDATE oidc_access_tokens SET revoked_at = ?
+            WHERE revoked_at IS NULL AND jti = (SELECT access_jti FROM oidc_codes WHERE code_digest = ?)
+            """, [.integer(now), digest])
+    }
+
+    // MARK: - Access tokens
+
+    /// The owner, client and scopes of the live (unrevoked, unexpired) access token `jti`.
+    public func accessToken(jti: String, now: Int64) async throws -> (ownerID: String, clientID: String, scopes: [String])? {
+        try await database.read { connection in
+            guard
+                let row = try connection.query(
+                    """
+                    SELECT owner_id, client_id, scope FROM oidc_access_tokens
+                    WHERE jti = ? AND revoked_at IS NULL AND expires_at > ?
+                    """, [.text(jti), .integer(now)]
+                ).first, let owner = row.text("owner_id"), let client = row.text("client_id"),
+                let scope = row.text("scope")
+            else { return nil }
+            return (owner, client, scope.split(separator: " ").map(String.init))
+        }
+    }
+
+    // MARK: - Sessions
+
+    /// The relying parties session `digest` signed into, and forgets them (the session is ending): each is told by
+    /// back-channel logout.
+    public func endSession(digest: [UInt8], now: Int64) async throws -> [(clientID: String, ownerID: String)] {
+        try await database.write { connection in
+            try connection.transaction {
+                let rows = try connection.query(
+                    "SELECT client_id, owner_id FROM oidc_session_clients WHERE session_digest = ? ORDER BY client_id",
+                    [.blob(digest)])
+                try connection.run("DELETE FROM oidc_session_clients WHERE session_digest = ?", [.blob(digest)])
+                return rows.compactMap { row in
+                    guard let client = row.text("client_id"), let owner = row.text("owner_id") else { return nil }
+                    return (client, owner)
+                }
+            }
+        }
+    }
+
+    /// Deletes codes a day past their expiry (a late replay is still recognised until then), access-token rows past
+    /// theirs, and the sign-ins of owner sessions that no longer exist (signed out, expired and purged); returns how
+    /// many rows went. ``OAuthPurge`` runs it.
+    static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
+        try connection.run("DELETE FROM oidc_codes WHERE expires_at < ?", [.integer(now - 86_400)])
+            + connection.run("DELETE FROM oidc_access_tokens WHERE expires_at < ?", [.integer(now)])
+            + connection.run(
+                """
+                DELETE FROM oidc_session_clients
+                WHERE NOT EXISTS (SELECT 1 FROM owner_sessions s WHERE s.token_digest = oidc_session_clients.session_digest)
+                """, [])
+    }
+}

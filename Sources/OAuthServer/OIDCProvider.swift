@@ -1,0 +1,46 @@
+import Fetch
+import HTTP1
+import OAuthGrants
+import Owners
+import Storage
+
+/// Where logout tokens go (OpenID Back-Channel Logout 1.0 section 2.5): `Fetch.Fetcher` is the real one, with the
+/// outbound address policy (only the hosts `POSTERN_OAUTH_CIMD_ALLOW_HOSTS` names may be private: tests on loopback).
+public protocol OIDCLogoutDelivering: Sendable {
+    /// POSTs `logout_token=<token>` to `uri`; whether it answered 200 or 204.
+    func deliverLogout(token: String, to uri: String) async -> Bool
+}
+
+extension Fetcher: OIDCLogoutDelivering {
+    /// POSTs the form with this fetcher's policy; the body of the answer is not read.
+    public func deliverLogout(token: String, to uri: String) async -> Bool {
+        let body = Array(("logout_token=" + PercentEncoding.encode(token)).utf8)
+        guard
+            let response = try? await post(
+                uri, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: body, readingBody: false,
+                startWithin: .seconds(5))
+        else { return false }
+        return response.status == 200 || response.status == 204
+    }
+}
+
+/// What the authorization server needs to be an OpenID Provider (issue 88): the relying parties, their sign-ins, the
+/// owners (the claims), and the logout deliverer.
+struct OIDCProvider: Sendable {
+    let parties: OIDCRelyingParties
+    let signIns: OIDCSignIns
+    let owners: OwnerStore
+    let logout: (any OIDCLogoutDelivering)?
+
+    init(database: any SQLDatabase, owners: OwnerStore, logout: (any OIDCLogoutDelivering)?) {
+        parties = OIDCRelyingParties(database: database)
+        signIns = OIDCSignIns(database: database)
+        self.owners = owners
+        self.logout = logout
+    }
+
+    /// Lifetime of an ID token, seconds.
+    static let idTokenLifetime: Int64 = 300
+    /// The event a logout token carries.
+    static let logoutEvent = "http://schemas.openid.net/event/backchannel-logout"
+}
