@@ -1,12 +1,12 @@
 import JSON
 import Storage
 
-/// The relying parties of migration 0073 (`oidc_relying_parties`, `oidc_relying_party_owners`): made with their
+/// The relying parties of migration 0075 (`oidc_relying_parties`, `oidc_relying_party_owners`): made with their
 /// confidential client by the operator's command, read by the authorization server.
 public struct OIDCRelyingParties: Sendable {
     let database: any SQLDatabase
 
-    /// - Parameter database: a database with migrations 0069 and 0073 applied.
+    /// - Parameter database: a database with migrations 0069 and 0075 applied.
     public init(database: any SQLDatabase) {
         self.database = database
     }

@@ -1,5 +1,5 @@
 /// An operator's confidential client that is an OpenID relying party (`postern oauth client create --redirect-uri`,
-/// migration 0073): where it may send an owner back, how its ID tokens are signed, and who may sign in to it.
+/// migration 0075): where it may send an owner back, how its ID tokens are signed, and who may sign in to it.
 public struct OIDCRelyingParty: Sendable, Equatable {
     /// Who may sign in to the relying party.
     public enum SignInPolicy: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import AuthCrypto
 import Storage
 
-/// The relying parties' side of the grant model (migration 0073): remembered consents, authorization codes, the
+/// The relying parties' side of the grant model (migration 0075): remembered consents, authorization codes, the
 /// access tokens they issued (audience: userinfo) and which owner sessions signed into which relying party. The one
 /// writer of `oidc_consents`, `oidc_codes`, `oidc_access_tokens` and `oidc_session_clients`.
 ///
@@ -10,7 +10,7 @@ import Storage
 public struct OIDCSignIns: Sendable {
     let database: any SQLDatabase
 
-    /// - Parameter database: a database with migration 0073 applied.
+    /// - Parameter database: a database with migration 0075 applied.
     public init(database: any SQLDatabase) {
         self.database = database
     }
