@@ -6,12 +6,11 @@ extension OwnerService {
     /// sign-in sends the browser there (``proofPath(next:)``).
     static let againParameter = "again"
 
-    /// Whether `request`'s session was opened by a sign-in within ``OwnersConfiguration/freshProof`` (``FreshProof``).
+    /// Whether `request`'s session was opened by a sign-in within ``OwnersConfiguration/freshProof``: the rule that
+    /// adds a passkey (``SignInMethodsController/hasFreshProof(_:)``).
     /// - Throws: storage errors.
     public func freshlyProven(_ request: HTTPRequest) async throws -> Bool {
-        guard let token = request.cookie(OwnerBrowser.sessionCookie) else { return false }
-        let provenAt = try await browser.sessions.openedAt(token: token)
-        return configuration.freshProof.holds(provenAt: provenAt, now: browser.sessions.clock())
+        try await signInMethods().hasFreshProof(request)
     }
 
     /// The sign-in page that asks a signed-in owner to sign in again (a new session, a fresh proof) and comes back to

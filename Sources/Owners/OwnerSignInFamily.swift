@@ -39,6 +39,7 @@ struct OwnerSignInFamily: SignInFamily {
     var csrfMessage: String { OwnerMessage.csrf }
     var passkeyThrottle: SignInThrottle { service.passkeyThrottle }
     func now() -> Int64 { service.browser.sessions.clock() }
+    var freshProof: FreshProof { service.configuration.freshProof }
 
     func passkeyHolder(_ account: String) -> PasskeyHolder { .owner(account) }
 

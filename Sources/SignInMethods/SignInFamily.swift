@@ -43,6 +43,8 @@ public protocol SignInFamily: Sendable {
     /// password, a passkey, a provider; for a Pro user also a `tm_pro_` token); nil when there is none (issue 66
     /// item 4).
     func lastProof(_ request: HTTPRequest) async throws -> Int64?
+    /// How recent that proof must be for a lasting change (``SignInMethodsController/hasFreshProof(_:)``).
+    var freshProof: FreshProof { get }
 
     // MARK: Pages, the frame and the notice
 
@@ -169,7 +171,7 @@ public enum SignInNotice: Equatable, Sendable {
     case unlinked
     /// A link refused before the provider was asked: the sentence.
     case linkNotStarted(String)
-    /// A way in not added: the session's sign-in is older than ``SignInMethodsController/proofWindow``
+    /// A way in not added: the session's sign-in is older than ``SignInFamily/freshProof``
     /// (``SignInMessage/proofNeeded``).
     case proofNeeded
 }

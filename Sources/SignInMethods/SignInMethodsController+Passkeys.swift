@@ -13,7 +13,7 @@ import ServerKit
 ///   (``SignInThrottle``, the family's namespace), by the credential id and the client's address. Another family's
 ///   passkey is an unknown one.
 /// - Signed in: `POST <passkeys>/options` answers the registration's options; `POST <passkeys>` (`credential`,
-///   `name`) stores the passkey, both only on a session whose sign-in is recent (``proofWindow``, issue 66 item 4:
+///   `name`) stores the passkey, both only on a session whose sign-in is recent (``SignInFamily/freshProof``, issue 66 item 4:
 ///   else a 403 `{"error":"proof_needed"}` and the ``SignInNotice/proofNeeded`` notice); `.../{passkeyId}/rename` (`name`) and `.../{passkeyId}/remove`. Each answers with the
 ///   family's notice. A passkey that is not the account's is an unknown one.
 /// - `POST <passwordRemoval>` (`password`, to confirm): an account left another way in (a passkey that signs in or a

@@ -11,7 +11,7 @@ import SignInProviders
 ///   `intent` `sign-in` or `link`, a link needing a session, and `next`): begins a login transaction (``SignInFlow``),
 ///   sets the pre-session ``SignInFlow/browserCookie`` it is bound to and sends the browser to the provider.
 ///   `POST <linkStart>` (`provider`), signed in, begins a link from "Sign-in methods". A link begins only on a
-///   session whose sign-in is recent (``proofWindow``, issue 66 item 4), else it is refused (`signin.link_refused`,
+///   session whose sign-in is recent (``SignInFamily/freshProof``, issue 66 item 4), else it is refused (`signin.link_refused`,
 ///   reason `proof_needed`) with ``SignInMessage/proofNeeded``.
 /// - `GET /oidc/callback` (``SignInFlow/answer(_:surfaces:fallback:client:clear:)``, every family's) hands this
 ///   family's logins to ``signInCompleted(_:_:client:clear:)``, which applies ``ProviderLinking``: a known identity

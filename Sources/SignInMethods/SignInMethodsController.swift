@@ -64,17 +64,12 @@ public struct SignInMethodsController<Family: SignInFamily>: Sendable {
             identities: try await identities?.identities(surface: family.paths.surface, account: account) ?? [])
     }
 
-    /// How long a sign-in proves the account for adding a lasting way in (issue 66 item 4): a passkey is added and a
-    /// provider linked only on a session opened by a password, a passkey or a provider within the last five minutes,
-    /// as GitHub's sudo mode and Keycloak's `max_age` ask for a recent authentication; a session that is older signs
-    /// in again first. A stolen session cookie alone adds no way in.
-    public static var proofWindow: Int64 { 300 }
-
-    /// Whether `request`'s session was opened by a proof within ``proofWindow``.
+    /// Whether `request`'s session was opened by a proof within the family's ``SignInFamily/freshProof``: a passkey is
+    /// added and a provider linked only then (issue 66 item 4), and the family's own credentials are made only then; a
+    /// session that is older signs in again first. A stolen session cookie alone adds no way in.
     /// - Throws: storage errors.
     public func hasFreshProof(_ request: HTTPRequest) async throws -> Bool {
-        guard let proven = try await family.lastProof(request) else { return false }
-        return family.now() - proven <= Self.proofWindow
+        family.freshProof.holds(provenAt: try await family.lastProof(request), now: family.now())
     }
 
     /// `account`'s passkeys, as "Sign-in methods" lists them; nil when none is shown here.

@@ -34,6 +34,7 @@ struct ProSignInFamily: SignInFamily {
     var csrfMessage: String { WebInboxPage.csrfMessage }
     var passkeyThrottle: SignInThrottle { inbox.throttle }
     func now() -> Int64 { inbox.clock() }
+    var freshProof: FreshProof { inbox.configuration.freshProof }
 
     func passkeyHolder(_ account: String) -> PasskeyHolder { .proUser(account) }
 

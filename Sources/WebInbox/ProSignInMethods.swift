@@ -16,7 +16,7 @@ import SignInProviders
 ///   `GET|POST /inbox/sign-in/provider-link` (the password question), and, signed in,
 ///   `POST /inbox/sign-in-methods/link` (`provider`) and `/unlink` (`issuer`, `subject`), never the last way in.
 ///
-/// Adding a passkey and linking a provider need a recent sign-in (``SignInMethodsController/proofWindow``). Each answer,
+/// Adding a passkey and linking a provider need a recent sign-in (``SignInFamily/freshProof``). Each answer,
 /// notice and audit record is the controller's; docs/passkeys.md and docs/sign-in-providers.md.
 public struct ProSignInMethods: SignInSurfacePages {
     /// The controller mounted for Pro users.

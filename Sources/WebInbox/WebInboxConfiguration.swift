@@ -1,6 +1,6 @@
-import Owners
 import BrowserPages
 import ServerKit
+import SignInMethods
 
 /// The web inbox's settings. The composition root sets them from the owners' (the public URL, the session lifetime,
 /// the sign-in backoff), so that both page families behave alike; the live list's limits are its own keys.

@@ -1,4 +1,4 @@
-import Owners
+import SignInMethods
 
 extension WebInboxService {
     /// The sign-in page that asks a signed-in Pro user to sign in again (a fresh proof) and comes back to the

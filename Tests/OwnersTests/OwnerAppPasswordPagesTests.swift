@@ -3,6 +3,7 @@ import AppPasswords
 import HTTP1
 import Owners
 import PosternTestSupport
+import SignInMethods
 import Synchronization
 import Testing
 
