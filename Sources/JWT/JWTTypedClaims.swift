@@ -49,13 +49,16 @@ extension JWTKeySet {
         guard let issuedAt = claims.iat, let expiresAt = claims.exp else {
             throw JWTError(.missingClaim, "iat or exp is missing")
         }
-        return JWTVerified(claims: try Claims(verified: claims), issuedAt: issuedAt, expiresAt: expiresAt)
+        return JWTVerified(
+            claims: try Claims(verified: claims), issuedAt: issuedAt, expiresAt: expiresAt, payload: claims)
     }
 }
 
-/// A token verified and read as `Claims`, with its `iat` and `exp` (Unix seconds).
+/// A token verified and read as `Claims`, with its `iat` and `exp` (Unix seconds) and every claim of its payload (a
+/// member the type does not read, such as an access token's `may_act`, without reading the payload again).
 public struct JWTVerified<Claims: JWTTypedClaims>: Sendable {
     public let claims: Claims
     public let issuedAt: Int64
     public let expiresAt: Int64
+    public let payload: JWTClaims
 }

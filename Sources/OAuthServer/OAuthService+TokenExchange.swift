@@ -126,7 +126,7 @@ extension OAuthService {
             record.clientInboxIDs == nil
         else { throw refused }
         var mayAct: OAuthTokenExchangeRules.MayAct?
-        if let value = OAuthJWTPayload.read(token)?["may_act"] {
+        if let value = verified.payload["may_act"] {
             guard let read = Self.mayAct(value) else { throw refused }
             mayAct = read
         }

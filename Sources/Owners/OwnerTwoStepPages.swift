@@ -46,22 +46,27 @@ public struct OwnerTwoStepPages: Sendable {
         try await service.freshlyProven(request)
     }
 
-    private func respond(_ request: HTTPRequest, _ owner: Owner, _ main: HTML, status: HTTPStatus = .ok)
-        -> HTTPResponse
-    {
+    /// The page with `main`, its forms given the browser's CSRF token (read once, its cookie set when new).
+    private func respond(
+        _ request: HTTPRequest, _ owner: Owner, status: HTTPStatus = .ok, _ main: (_ csrfToken: String) -> HTML
+    ) -> HTTPResponse {
         let (token, setCookie) = service.browser.csrf(for: request)
         return HTMLPage.response(
-            status, OwnerPageShell.document(title: Self.title, main: main, owner: owner, csrfToken: token),
+            status, OwnerPageShell.document(title: Self.title, main: main(token), owner: owner, csrfToken: token),
             setCookies: setCookie.map { [$0] } ?? [])
     }
 
     /// Where the owner's second factor stands, and the forms that change it.
     func page(_ request: HTTPRequest, _ owner: Owner, notice: PageNotice? = nil) async throws -> HTTPResponse {
-        let token = service.browser.csrf(for: request).token
-        let main: HTML
-        switch try await service.secondFactors.state(ownerID: owner.id) {
+        let state = try await service.secondFactors.state(ownerID: owner.id)
+        return respond(request, owner) { token in HTML.notice(notice) + Self.state(state, csrfToken: token) }
+    }
+
+    /// The card of `state` with its forms.
+    private static func state(_ state: OwnerSecondFactors.State, csrfToken token: String) -> HTML {
+        switch state {
         case .on(let left):
-            main = """
+            return """
                 <section class="card" id="two-step" data-state="on">
                 <h2>Two-step sign-in is on</h2>
                 <p>After your password you type a code from your authenticator app. Passkeys sign you in alone.</p>
@@ -78,7 +83,7 @@ public struct OwnerTwoStepPages: Sendable {
 
                 """
         case .off, .pending:
-            main = """
+            return """
                 <section class="card" id="two-step" data-state="off">
                 <h2>Two-step sign-in is off</h2>
                 <p>Turn it on to be asked for a code from an authenticator app after your password.</p>
@@ -90,7 +95,6 @@ public struct OwnerTwoStepPages: Sendable {
 
                 """
         }
-        return respond(request, owner, HTML.notice(notice) + main)
     }
 
     /// A secret waiting for its first code (the one waiting, or a new one), shown with the form that confirms it.
@@ -100,12 +104,10 @@ public struct OwnerTwoStepPages: Sendable {
         var secret = try await factors.pendingSecret(ownerID: owner.id)
         if secret == nil { secret = try await factors.begin(ownerID: owner.id) }
         guard let secret else { return try await page(request, owner) }  // on already
-        let token = service.browser.csrf(for: request).token
-        return respond(
-            request, owner,
-            OwnerTwoStepParts.setUp(
-                service.otpAuthURI(owner, secret), action: Self.path + "/confirm", csrfToken: token, error: error),
-            status: error == nil ? .ok : .unprocessableEntity)
+        let uri = service.otpAuthURI(owner, secret)
+        return respond(request, owner, status: error == nil ? .ok : .unprocessableEntity) { token in
+            OwnerTwoStepParts.setUp(uri, action: Self.path + "/confirm", csrfToken: token, error: error)
+        }
     }
 
     private func confirm(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
@@ -117,7 +119,7 @@ public struct OwnerTwoStepPages: Sendable {
             return try await setUp(request, owner, error: OwnerMessage.wrongCode)
         }
         await service.audit.owner(owner.id, .ownerSecondFactorOn, target: owner.email, client: client)
-        return respond(request, owner, OwnerTwoStepParts.recoveryCodes(codes, next: Self.path))
+        return respond(request, owner) { _ in OwnerTwoStepParts.recoveryCodes(codes, next: Self.path) }
     }
 
     private func renewCodes(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?)
@@ -128,7 +130,7 @@ public struct OwnerTwoStepPages: Sendable {
             return try await page(request, owner)
         }
         await service.audit.owner(owner.id, .ownerRecoveryCodesRenewed, target: owner.email, client: client)
-        return respond(request, owner, OwnerTwoStepParts.recoveryCodes(codes, next: Self.path))
+        return respond(request, owner) { _ in OwnerTwoStepParts.recoveryCodes(codes, next: Self.path) }
     }
 
     private func disable(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws
