@@ -7,10 +7,12 @@ The relying party is made with `postern oauth client create --redirect-uri ... -
 --legacy-no-pkce --mail-access "mail.read mail.send"` (Roundcube 1.6 posts its secret and sends no PKCE; the mail access
 lets it ask for mail.read). A message is delivered over SMTP to the owner's inbox, whose address is the owner's email
 (Roundcube signs in to IMAP as the email its ID token names). Headless Chromium, as a person: opens Roundcube, is sent
-to Postern, signs in, allows the app, and is back in Roundcube, whose message list shows the message's subject: Roundcube
-redeemed the code, read the ID token, and signed in to IMAP with `AUTHENTICATE XOAUTH2` and the access token. Then
-Roundcube's token is made to look expired in its own session (as after 15 minutes) and the list loaded again: Roundcube
-refreshes it at Postern's token endpoint (one refresh token superseded) and signs in to IMAP with the new one.
+to Postern, signs in, allows the app, and is back in Roundcube, whose message list shows the message's subject:
+Roundcube redeemed the code, read the ID token, and signed in to IMAP with `AUTHENTICATE XOAUTH2` and the access token.
+Then Roundcube's token is made to look expired in its own session (as after 15 minutes) and the list loaded again:
+Roundcube refreshes it at Postern's token endpoint (one refresh token superseded) and signs in to IMAP with the new one.
+`owner show` and the audit trail name the app's mail access. Last, the owner revokes the app on /owner, and Roundcube's
+next IMAP sign-in with its (unexpired) token is refused: the list shows nothing.
 
 Installs roundcube-core, roundcube-sqlite3 and php-cli with apt-get when they are missing (as root); skips with the
 reason printed when that cannot be done.
@@ -217,6 +219,26 @@ def main():
             made = [e for e in audit_events(base) if e.get("target") == "oauth client create"]
             check(made and made[-1].get("details", {}).get("mail_access") == "mail.read mail.send",
                   f"the audit line of oauth client create records the mail access ({made[-1:] if made else []})")
+
+            # The owner revokes the app on Postern's /owner: Roundcube's IMAP sign-in with its token is refused at
+            # once (the cache of live grants was told).
+            row = f'tr.openid-app[data-client-id="{client_id}"]'
+            driver.get(str(base) + "/owner")
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, row + " form.revoke-openid-app button"))
+            driver.find_element(By.CSS_SELECTOR, row + " form.revoke-openid-app button").click()
+            wait.until(lambda d: d.current_url.startswith(str(base) + "/owner")
+                       and not d.find_elements(By.CSS_SELECTOR, row))
+
+            def refused_sign_ins():
+                return [e for e in audit_events(base) if e.get("action") == "mailbox.signin_failed"
+                        and "oauth" in str(e.get("details")) and e.get("target") == OWNER]
+
+            refused_before = len(refused_sign_ins())
+            driver.get(f"http://127.0.0.1:{port}/?_task=mail&_mbox=INBOX")
+            wait.until(lambda d: len(refused_sign_ins()) > refused_before)
+            check(not listed_subject(driver),
+                  f"after the owner revoked the app, Roundcube's IMAP sign-in is refused and lists nothing "
+                  f"({driver.current_url[:100]})")
         except Exception as error:  # the test's failure, with what Roundcube logged
             check(False, f"the walk: {type(error).__name__}: {str(error)[:300]} at {driver.current_url[:160]}")
         finally:
