@@ -155,6 +155,7 @@ def main():
         print(f"SKIP test_oidc_roundcube: {reason}")
         return
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
     from postern_testkit.browser import make_driver, waiter
 
     port = free_port()
@@ -235,7 +236,8 @@ def main():
 
             refused_before = len(refused_sign_ins())
             driver.get(f"http://127.0.0.1:{port}/?_task=mail&_mbox=INBOX")
-            wait.until(lambda d: len(refused_sign_ins()) > refused_before)
+            # Each look runs `postern audit`: every half second, not at the browser waits' pace.
+            WebDriverWait(driver, 30, poll_frequency=0.5).until(lambda d: len(refused_sign_ins()) > refused_before)
             check(not listed_subject(driver),
                   f"after the owner revoked the app, Roundcube's IMAP sign-in is refused and lists nothing "
                   f"({driver.current_url[:100]})")
