@@ -20,7 +20,7 @@ struct WebInboxListPage {
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
         let path = WebInboxPage.mailboxPath(mailbox)
-        let folders = MailFolder.allCases.map { folder -> HTML in
+        let folders = [MailFolder.inbox, .drafts, .sent].map { folder -> HTML in
             let current: HTML = folder == search.folder ? " aria-current=\"page\"" : ""
             return """
                 <a id="folder-\(folder.rawValue)" href="\(path)?folder=\(query: folder.rawValue)"\(current)>\
