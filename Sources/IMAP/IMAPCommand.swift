@@ -74,7 +74,8 @@ public enum IMAPCommandKind: Sendable, Equatable {
 
 extension IMAPCommandKind {
     /// The command with every mailbox name (and `LIST`'s and `LSUB`'s reference and patterns) passed through
-    /// `transform`; nil when `transform` refuses one.
+    /// `transform`; nil when `transform` refuses a name. A reference or pattern it refuses is kept as sent: it names no
+    /// mailbox, so it matches none (imaptest's `atoms` lists `!#$$&'+,...`, which is no modified UTF-7).
     public func mappingMailboxNames(_ transform: (String) -> String?) -> IMAPCommandKind? {
         func name(_ mailbox: IMAPMailboxName) -> IMAPMailboxName? { transform(mailbox.name).map(IMAPMailboxName.init) }
         switch self {
@@ -88,17 +89,11 @@ extension IMAPCommandKind {
         case .subscribe(let mailbox): return name(mailbox).map { .subscribe($0) }
         case .unsubscribe(let mailbox): return name(mailbox).map { .unsubscribe($0) }
         case .list(var list):
-            guard let reference = transform(list.reference) else { return nil }
-            var patterns: [String] = []
-            for pattern in list.patterns {
-                guard let decoded = transform(pattern) else { return nil }
-                patterns.append(decoded)
-            }
-            (list.reference, list.patterns) = (reference, patterns)
+            list.reference = transform(list.reference) ?? list.reference
+            list.patterns = list.patterns.map { transform($0) ?? $0 }
             return .list(list)
         case .lsub(let reference, let pattern):
-            guard let reference = transform(reference), let pattern = transform(pattern) else { return nil }
-            return .lsub(reference: reference, pattern: pattern)
+            return .lsub(reference: transform(reference) ?? reference, pattern: transform(pattern) ?? pattern)
         case .status(let mailbox, let items): return name(mailbox).map { .status($0, items) }
         case .append(let mailbox, let flags, let date, let message):
             return name(mailbox).map { .append($0, flags: flags, date: date, message: message) }

@@ -93,4 +93,13 @@ struct IMAPFolderSyntaxTests {
         }
         #expect(raw.kind == .delete(IMAPMailboxName("p&AOQA5A-")), "after IMAP4rev2, names are UTF-8 as sent")
     }
+
+    @Test("a LIST pattern that is no modified UTF-7 is kept as sent (it matches nothing), never refused")
+    func patternsKept() {
+        let kind = IMAPCommandKind.list(IMAPListCommand(reference: "", patterns: ["a&'b%", "p&AOQA5A-*"]))
+        #expect(
+            kind.mappingMailboxNames(IMAPModifiedUTF7.decode)
+                == .list(IMAPListCommand(reference: "", patterns: ["a&'b%", "pää*"])))
+        #expect(IMAPCommandKind.delete(IMAPMailboxName("a&'b")).mappingMailboxNames(IMAPModifiedUTF7.decode) == nil)
+    }
 }
