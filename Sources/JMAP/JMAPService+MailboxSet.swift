@@ -14,7 +14,7 @@ extension JMAPService {
         let removeEmails = try arguments.bool("onDestroyRemoveEmails", default: false)
         try checkSetSize(create.count + update.count + destroy.count)
         var response = SetResponse()
-        for (creationID, value) in create {
+        for (creationID, value) in Self.parentsFirst(create) {
             do {
                 let id = try await createMailbox(value, call)
                 call.createdIDs[creationID] = id.rawValue
@@ -45,6 +45,25 @@ extension JMAPService {
         }
         let states = try await statesAfterSet(before: oldState, touched: response.touchedIDs, call)
         return response.json(accountID: call.account.id, states: states)
+    }
+
+    /// `create` ordered so that a mailbox whose `parentId` is another creation's `#id` comes after it (RFC 8620 §5.3:
+    /// references within one /set resolve whatever order the client wrote); a cycle keeps its order, and fails on a
+    /// parent not made.
+    static func parentsFirst(_ create: [(String, JSONValue)]) -> [(String, JSONValue)] {
+        var pending = create
+        var ordered: [(String, JSONValue)] = []
+        while !pending.isEmpty {
+            let waiting = Set(pending.map(\.0))
+            let ready = pending.filter { _, value in
+                guard let parent = value["parentId"]?.stringValue, parent.hasPrefix("#") else { return true }
+                return !waiting.contains(String(parent.dropFirst()))
+            }
+            guard !ready.isEmpty else { return ordered + pending }
+            ordered += ready
+            pending.removeAll { item in ready.contains { $0.0 == item.0 } }
+        }
+        return ordered
     }
 
     /// The properties a created mailbox has that the client did not give (RFC 8620 §5.3).
