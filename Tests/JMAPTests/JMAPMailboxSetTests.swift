@@ -56,6 +56,7 @@ struct JMAPMailboxSetTests {
             b, "Email/set", ["accountId": b.accountID, "update": [id: ["mailboxIds": ["no-such-mailbox": true]]]])
         #expect(setError(nowhere, "notUpdated", id) == "invalidProperties")
 
+        let before = try await harness.single(b, "Mailbox/get", ["accountId": b.accountID, "ids": [String]()])
         let renamed = try await harness.single(
             b, "Mailbox/set",
             [
@@ -70,6 +71,10 @@ struct JMAPMailboxSetTests {
         #expect(setError(renamed, "notUpdated", year) == "invalidProperties")
         all = try await mailboxes(harness, b)
         #expect(all[projects]?["name"] as? String == "Work" && all[projects]?["parentId"] as? String == "archive")
+        let changes = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": before.arguments["state"] as? String ?? ""])
+        #expect((changes.arguments["updated"] as? [String])?.contains(projects) == true, "\(changes.arguments)")
+        #expect(changes.arguments["updatedProperties"] is NSNull, "a rename is not a change of counts only")
 
         let refused = try await harness.single(
             b, "Mailbox/set", ["accountId": b.accountID, "destroy": [projects, year, "trash"]])
