@@ -21,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import ROOT, Checks, postern
+from postern_testkit.checks import listed_with_why
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OURS = os.path.join(HERE, "jmap-testsuite")
@@ -57,13 +58,7 @@ def suite():
 
 def expected():
     """{test file: (kind, why)} of the checked-in list."""
-    listed = {}
-    with open(os.path.join(HERE, "jmap-testsuite-skips.tsv")) as source:
-        for line in source:
-            if line.strip() and not line.startswith("#"):
-                path, kind, why = line.rstrip("\n").split("\t")
-                listed[path] = (kind, why)
-    return listed
+    return listed_with_why(os.path.join(HERE, "jmap-testsuite-skips.tsv"))
 
 
 # prove's line for one file: "t/core/upload.t ...... ok", "... skipped: why", "... Failed 2/9 subtests",
