@@ -11,13 +11,7 @@ struct JMAPKeywordCaseTests {
         let harness = try await JMAPHarness.start(.sqlite)
         defer { Task { await harness.stop() } }
         let alice = try await harness.signUp("alice")
-        let created = try await harness.single(
-            alice, "Email/set",
-            ["accountId": alice.accountID,
-             "create": ["d": ["mailboxIds": ["drafts": true], "subject": "Cased", "keywords": ["Foo": true, "$Seen": true],
-                              "textBody": [["partId": "b", "type": "text/plain"]], "bodyValues": ["b": ["value": "x"]]]]])
-        let id = try #require(
-            (created.object("created")?["d"] as? [String: Any])?["id"] as? String, "\(created.arguments)")
+        let id = try await harness.draft(alice, subject: "Cased", keywords: ["Foo": true, "$Seen": true])
         let afterCreate = try #require(try await harness.emails(alice, [id], properties: ["keywords"]).first)
         #expect(afterCreate["keywords"] as? [String: Bool] == ["foo": true, "$seen": true])
 
