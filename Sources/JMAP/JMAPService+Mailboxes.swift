@@ -51,26 +51,17 @@ extension JMAPService {
             } + [("mayRename", .bool(!mailbox.isFixed)), ("mayDelete", .bool(!mailbox.isFixed)), ("maySubmit", false)])
     }
 
-    /// `Mailbox/query`: filter by `role`, `name` (substring), `parentId` (null), `hasAnyRole`, `isSubscribed`;
-    /// sort by `sortOrder` or `name`.
+    /// `Mailbox/query`: filter by `role`, `name` (substring), `parentId` (null), `hasAnyRole`, `isSubscribed`, and
+    /// by FilterOperators of those (`AND`, `OR`, `NOT` over `conditions`, RFC 8620 §5.5); sort by `sortOrder` or
+    /// `name`.
     func mailboxQuery(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         // Read before the data: a change in between is then reported again by /changes, never lost.
         let stateBefore = try await state(call)
         var matches = try await mailboxes(call).all
-        if let filter = try arguments.object("filter") {
-            for (key, value) in filter {
-                switch (key, value) {
-                case ("role", .string(let role)): matches.removeAll { $0.role != role }
-                case ("role", .null): matches.removeAll { $0.role != nil }
-                case ("name", .string(let name)): matches.removeAll { !$0.name.lowercased().contains(name.lowercased()) }
-                case ("parentId", .null): matches.removeAll { $0.parentID != nil }
-                case ("parentId", .string(let parent)): matches.removeAll { $0.parentID != (call.id(parent) ?? parent) }
-                case ("hasAnyRole", .bool(let wanted)): matches.removeAll { ($0.role != nil) != wanted }
-                case ("isSubscribed", .bool(let wanted)): matches.removeAll { $0.isSubscribed != wanted }
-                default:
-                    throw MethodError("unsupportedFilter", "Mailbox/query cannot filter on `\(key)` with that value.")
-                }
-            }
+        if let filter = arguments.present("filter"), filter != .null {
+            guard filter.objectValue != nil else { throw MethodError.invalidArguments("`filter` must be an object.") }
+            let predicate = try Self.mailboxFilter(filter, call, depth: 0)
+            matches.removeAll { !predicate($0) }
         }
         if let sort = arguments.present("sort") {
             guard let comparators = sort.arrayValue else { throw MethodError.invalidArguments("`sort` must be an array.") }
@@ -92,5 +83,49 @@ extension JMAPService {
             ("canCalculateChanges", false), ("position", .int(Int64(position))),
             ("ids", .array(ids.map { .string($0.id) })), ("total", .int(Int64(matches.count))),
         ])
+    }
+
+    /// How deep FilterOperators may nest in a `Mailbox/query` filter: far more than a client writes, and a bound on
+    /// what one request makes the server build.
+    static let maxFilterDepth = 16
+
+    /// The test `filter` (a FilterCondition, or a FilterOperator of them, RFC 8620 §5.5) puts to each mailbox.
+    /// - Throws: `unsupportedFilter` for a condition or operator it does not know, or nesting past
+    ///   ``maxFilterDepth``.
+    static func mailboxFilter(_ filter: JSONValue, _ call: JMAPCall, depth: Int) throws -> (Mailboxes.Entry) -> Bool {
+        guard let pairs = filter.objectValue else {
+            throw MethodError("unsupportedFilter", "A Mailbox/query filter is an object.")
+        }
+        if let name = filter["operator"] {
+            guard depth < maxFilterDepth else {
+                throw MethodError("unsupportedFilter", "Filters nest at most \(maxFilterDepth) deep.")
+            }
+            guard let list = filter["conditions"]?.arrayValue, pairs.count == 2 else {
+                throw MethodError("unsupportedFilter", "A FilterOperator has `operator` and `conditions` (an array).")
+            }
+            let tests = try list.map { try mailboxFilter($0, call, depth: depth + 1) }
+            switch name.stringValue {
+            case "AND"?: return { mailbox in tests.allSatisfy { $0(mailbox) } }
+            case "OR"?: return { mailbox in tests.contains { $0(mailbox) } }
+            case "NOT"?: return { mailbox in !tests.contains { $0(mailbox) } }
+            default: throw MethodError("unsupportedFilter", "`operator` is AND, OR or NOT.")
+            }
+        }
+        let tests: [(Mailboxes.Entry) -> Bool] = try pairs.map { key, value in
+            switch (key, value) {
+            case ("role", .string(let role)): return { $0.role == role }
+            case ("role", .null): return { $0.role == nil }
+            case ("name", .string(let name)): return { $0.name.lowercased().contains(name.lowercased()) }
+            case ("parentId", .null): return { $0.parentID == nil }
+            case ("parentId", .string(let parent)):
+                let id = call.id(parent) ?? parent
+                return { $0.parentID == id }
+            case ("hasAnyRole", .bool(let wanted)): return { ($0.role != nil) == wanted }
+            case ("isSubscribed", .bool(let wanted)): return { $0.isSubscribed == wanted }
+            default:
+                throw MethodError("unsupportedFilter", "Mailbox/query cannot filter on `\(key)` with that value.")
+            }
+        }
+        return { mailbox in tests.allSatisfy { $0(mailbox) } }
     }
 }

@@ -88,4 +88,36 @@ struct JMAPMailboxSetTests {
         #expect(get.arguments["notFound"] as? [String] == [id], "its email went with it")
         #expect((try await mailboxes(harness, b))[year] == nil)
     }
+
+    /// RFC 8620 §5.5: a filter is a FilterCondition or a FilterOperator (`AND`, `OR`, `NOT` over `conditions`).
+    @Test("Mailbox/query with AND, OR and NOT over conditions, nested; an unknown operator is unsupportedFilter",
+          arguments: StorageBackend.allCases)
+    func queryFilterOperators(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("bobby")
+        let made = try await harness.single(
+            b, "Mailbox/set",
+            ["accountId": b.accountID, "create": ["p": ["name": "Projects"], "c": ["name": "2026", "parentId": "#p"]]])
+        let created = try #require(made.object("created"), "\(made.arguments)")
+        let projects = try #require((created["p"] as? [String: Any])?["id"] as? String)
+        let year = try #require((created["c"] as? [String: Any])?["id"] as? String)
+        func query(_ filter: Any) async throws -> JMAPInvocation {
+            try await harness.single(b, "Mailbox/query", ["accountId": b.accountID, "filter": filter])
+        }
+        func ids(_ filter: Any) async throws -> Set<String> {
+            let answer = try await query(filter)
+            return Set(try #require(answer.arguments["ids"] as? [String], "\(answer.arguments)"))
+        }
+        #expect(try await ids(["operator": "OR", "conditions": [["role": "inbox"], ["name": "proj"]]]) == ["inbox", projects])
+        #expect(try await ids(["operator": "NOT", "conditions": [["hasAnyRole": true]]]) == [projects, year])
+        #expect(try await ids(["operator": "AND", "conditions": [
+            ["hasAnyRole": false], ["operator": "NOT", "conditions": [["parentId": NSNull()]]],
+        ]]) == [year])
+        #expect(try await ids(["operator": "AND", "conditions": [] as [Any]]).count == 8)
+        let unknown = try await query(["operator": "XOR", "conditions": [["role": "inbox"]]])
+        #expect(unknown.name == "error" && unknown.arguments["type"] as? String == "unsupportedFilter", "\(unknown.arguments)")
+        let notObject = try await query("inbox")
+        #expect(notObject.arguments["type"] as? String == "invalidArguments", "\(notObject.arguments)")
+    }
 }
