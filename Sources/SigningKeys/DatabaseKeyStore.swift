@@ -7,8 +7,8 @@ import Synchronization
 /// The signing keys of every Postern instance on one database (`signing_keys`, migration 0009), used when
 /// the database is PostgreSQL so that a token minted by one instance verifies on every other.
 ///
-/// The first instance to start generates an RSA-2048 key, an Ed25519 key and a 32-byte HMAC secret (a ring made before
-/// Ed25519 keys existed gets its Ed25519 key from the first instance that knows them), sealed with AES-256-GCM
+/// The first instance to start generates an RSA-2048 key, an Ed25519 key, a P-256 key and a 32-byte HMAC secret (a ring
+/// made before Ed25519 or P-256 keys existed gets them from the first instance that knows them), sealed with AES-256-GCM
 /// under a key derived from `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory
 /// lock, so instances starting together end with one key ring. A rotation publishes new keys at once (they
 /// verify and are in the JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has
@@ -18,7 +18,7 @@ import Synchronization
 /// transaction), on its poll (``reload(now:)``), and when a token names a kid it does not know (at most once a second).
 ///
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
-/// every instance or on none); the ring's HMAC and Ed25519 keys are used either way.
+/// every instance or on none); the ring's HMAC, Ed25519 and P-256 keys are used either way.
 public final class DatabaseKeyStore: SigningKeyStore {
     /// The shortest `POSTERN_KEY_SECRET` accepted, in bytes.
     public static let minimumSecretLength = KeySealer.minimumSecretLength
@@ -93,7 +93,8 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     public func keySet() -> JWTKeySet { published }
 
-    /// Publishes a new HMAC key, a new Ed25519 key, and a new RSA key unless `JWT_PRIVATE_KEY` signs RS256; they sign from
+    /// Publishes a new HMAC key, a new Ed25519 key, a new P-256 key, and a new RSA key unless `JWT_PRIVATE_KEY` signs
+    /// RS256; they sign from
     /// `now + promotionDelay`. Other instances hear of it at once.
     @discardableResult
     public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
@@ -198,7 +199,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
     private func synchronize(now: Int64, rotating: Bool, dropping kid: String?) throws(KeyStoreError)
         -> (KeySchedule, [String: [UInt8]])
     {
-        let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa, .ed25519] : [.hmac, .ed25519]
+        let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa, .ed25519, .p256] : [.hmac, .ed25519, .p256]
         let database = database
         let retention = retention
         do {
@@ -337,7 +338,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
             return try JWTKeySet(
                 keys: ordered, activeHMAC: schedule.active(.hmac, at: now)?.kid,
                 activeRSA: environmentKey?.kid ?? schedule.active(.rsa, at: now)?.kid,
-                activeEdDSA: schedule.active(.ed25519, at: now)?.kid)
+                activeEdDSA: schedule.active(.ed25519, at: now)?.kid, activeES256: schedule.active(.p256, at: now)?.kid)
         } catch {
             throw KeyStoreError(.corrupt, "signing_keys: \(error.reason)")
         }
