@@ -80,15 +80,15 @@ public struct OIDCSignIns: Sendable {
             try connection.run(
                 """
                 INSERT INTO oidc_codes (code_digest, client_id, owner_id, redirect_uri, code_challenge, nonce, scope,
-                    auth_time, method, session_digest, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    auth_time, method, session_digest, expires_at, claims)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .blob(OAuthDigest.of(code)), .text(signIn.clientID), .text(signIn.ownerID),
                     .text(signIn.redirectURI), signIn.codeChallenge.map { .text($0) } ?? .null,
                     signIn.nonce.map { .text($0) } ?? .null, .text(signIn.scopes.joined(separator: " ")),
                     .integer(signIn.authTime), .text(signIn.method), .blob(signIn.sessionDigest),
-                    .integer(now + lifetime),
+                    .integer(now + lifetime), signIn.claims.isEmpty ? .null : .text(signIn.claims.normalJSON),
                 ])
         }
         return code
@@ -111,7 +111,7 @@ public struct OIDCSignIns: Sendable {
                 let row = try connection.query(
                     """
                     SELECT client_id, owner_id, redirect_uri, code_challenge, nonce, scope, auth_time, method,
-                        session_digest, expires_at, used_at
+                        session_digest, expires_at, used_at, claims
                     FROM oidc_codes WHERE code_digest = ?
                     """, [.blob(OAuthDigest.of(code))]
                 ).first, let owner = row.text("owner_id"), let registered = row.text("redirect_uri"),
@@ -131,7 +131,7 @@ public struct OIDCSignIns: Sendable {
                     clientID: clientID, ownerID: owner, redirectURI: registered,
                     codeChallenge: row.text("code_challenge"), nonce: row.text("nonce"),
                     scopes: scope.split(separator: " ").map(String.init), authTime: authTime, method: method,
-                    sessionDigest: session))
+                    sessionDigest: session, claims: OIDCClaimsRequest(normalJSON: row.text("claims"))))
         }
     }
 
@@ -142,6 +142,9 @@ public struct OIDCSignIns: Sendable {
         -> Bool
     {
         let digest = SQLValue.blob(OAuthDigest.of(code))
+        // Only what userinfo answers goes with the access token.
+        let userinfo = OIDCClaimsRequest(idToken: [], userinfo: signIn.claims.userinfo)
+        let userinfoClaims: SQLValue = userinfo.isEmpty ? .null : .text(userinfo.normalJSON)
         return try await database.write { connection in
             try connection.transaction {
                 let won = try connection.run(
@@ -153,11 +156,12 @@ public struct OIDCSignIns: Sendable {
                 }
                 try connection.run(
                     """
-                    INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at, claims)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(jti), .text(signIn.clientID), .text(signIn.ownerID),
-                        .text(signIn.scopes.joined(separator: " ")), .integer(expiresAt),
+                        .text(signIn.scopes.joined(separator: " ")), .integer(expiresAt), userinfoClaims,
                     ])
                 try connection.run(
                     """
@@ -187,19 +191,25 @@ public struct OIDCSignIns: Sendable {
 
     // MARK: - Access tokens
 
-    /// The owner, client and scopes of the live (unrevoked, unexpired) access token `jti`.
-    public func accessToken(jti: String, now: Int64) async throws -> (ownerID: String, clientID: String, scopes: [String])? {
+    /// The owner, client, scopes and userinfo claims asked for by name of the live (unrevoked, unexpired) access token
+    /// `jti`.
+    public func accessToken(jti: String, now: Int64) async throws
+        -> (ownerID: String, clientID: String, scopes: [String], claims: OIDCClaimsRequest)?
+    {
         try await database.read { connection in
             guard
                 let row = try connection.query(
                     """
-                    SELECT owner_id, client_id, scope FROM oidc_access_tokens
+                    SELECT owner_id, client_id, scope, claims FROM oidc_access_tokens
                     WHERE jti = ? AND revoked_at IS NULL AND expires_at > ?
                     """, [.text(jti), .integer(now)]
                 ).first, let owner = row.text("owner_id"), let client = row.text("client_id"),
                 let scope = row.text("scope")
             else { return nil }
-            return (owner, client, scope.split(separator: " ").map(String.init))
+            return (
+                owner, client, scope.split(separator: " ").map(String.init),
+                OIDCClaimsRequest(normalJSON: row.text("claims"))
+            )
         }
     }
 

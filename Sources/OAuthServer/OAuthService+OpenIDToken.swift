@@ -46,14 +46,15 @@ extension OAuthService {
         let jti = SecureRandom.identifier(byteCount: 16)
         let ttl = configuration.accessTokenLifetime
         let (keys, issuer, audience) = (keys, configuration.issuer, userinfoEndpoint)
+        let subject = provider.subject(signIn.ownerID, for: party)
         let tokens = try await pool.run(.signing) { () throws -> (String, String) in
             var access = JWTClaims(
-                issuer: issuer, subject: signIn.ownerID, purpose: .oauthAccess, issuedAt: now, ttl: ttl, jti: jti)
+                issuer: issuer, subject: subject, purpose: .oauthAccess, issuedAt: now, ttl: ttl, jti: jti)
             access["aud"] = .string(audience)
             access["client_id"] = .string(signIn.clientID)
             let accessToken = try keys.sign(access, for: .oauthAccess)
             let idToken = OIDCIDToken(
-                issuer: issuer, signIn: signIn, email: owner.owner.email, emailVerified: owner.emailVerified,
+                issuer: issuer, signIn: signIn, subject: subject, email: owner.owner.email, emailVerified: owner.emailVerified,
                 issuedAt: now, lifetime: OIDCProvider.idTokenLifetime, accessToken: accessToken,
                 algorithm: party.idTokenAlgorithm, sessionID: Self.sessionID(signIn.sessionDigest))
             return (accessToken, try keys.sign(idToken.claims, algorithm: Self.jwtAlgorithm(party.idTokenAlgorithm)))
@@ -75,7 +76,8 @@ extension OAuthService {
     }
 
     /// `GET` and `POST /oauth/userinfo` (Core section 5.3) with a relying party's bearer token: `sub`, and by the
-    /// token's scopes `email`, `email_verified`, `preferred_username`. A missing or bad token is 401 with a Bearer
+    /// token's scopes `email`, `email_verified`, `preferred_username`, then what the `claims` parameter asked for
+    /// userinfo by name (`email`, `email_verified`, `name`). A missing or bad token is 401 with a Bearer
     /// challenge (RFC 6750 section 3).
     func userinfo(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let provider = openID else { return OAuthError("not_found", "No such OAuth endpoint.", status: .notFound).response }
@@ -84,18 +86,47 @@ extension OAuthService {
             token = request.formFields()["access_token"]
         }
         guard let token else { return Self.bearerRefusal(nil) }
-        let now = clock()
+        guard let live = try await liveOpenIDAccessToken(token, now: clock()),
+            let owner = try await provider.owners.linkCandidate(id: live.ownerID)
+        else { return Self.bearerRefusal("invalid_token") }
+        let members: [(String, JSONValue)] =
+            [("sub", .string(live.subject))]
+            + OIDCIDToken.ownerClaims(
+                .userinfo, scopes: live.scopes, claims: live.claims, email: owner.owner.email,
+                emailVerified: owner.emailVerified)
+        return OAuthJSON.response(.ok, .object(members))
+    }
+
+    /// A live access token of a relying party: what userinfo and introspection answer from.
+    struct OpenIDAccessToken {
+        let ownerID: String
+        let clientID: String
+        /// The subject the relying party knows the owner by, which the token carries as `sub`.
+        let subject: String
+        let scopes: [String]
+        /// The claims asked for userinfo by name.
+        let claims: OIDCClaimsRequest
+        let jti: String
+        let issuedAt: Int64
+        let expiresAt: Int64
+    }
+
+    /// `token` when it is an access token this issuer signed for the userinfo endpoint, unexpired, unrevoked
+    /// (`oidc_access_tokens`), whose `sub` is the subject its relying party knows its owner by.
+    func liveOpenIDAccessToken(_ token: String, now: Int64) async throws -> OpenIDAccessToken? {
+        guard let provider = openID else { return nil }
         let policy = JWTPolicy(
             purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime,
             audience: userinfoEndpoint)
         guard let claims = try? keys.verify(token, policy: policy, now: now), let jti = claims.jti,
-            let live = try await provider.signIns.accessToken(jti: jti, now: now), live.ownerID == claims.sub,
-            let owner = try await provider.owners.linkCandidate(id: live.ownerID)
-        else { return Self.bearerRefusal("invalid_token") }
-        let members: [(String, JSONValue)] =
-            [("sub", .string(owner.owner.id))]
-            + OIDCIDToken.profileClaims(scopes: live.scopes, email: owner.owner.email, emailVerified: owner.emailVerified)
-        return OAuthJSON.response(.ok, .object(members))
+            let issuedAt = claims.iat, let expiresAt = claims.exp,
+            let live = try await provider.signIns.accessToken(jti: jti, now: now),
+            let party = try await provider.parties.party(id: live.clientID),
+            case let subject = provider.subject(live.ownerID, for: party), subject == claims.sub
+        else { return nil }
+        return OpenIDAccessToken(
+            ownerID: live.ownerID, clientID: live.clientID, subject: subject, scopes: live.scopes, claims: live.claims,
+            jti: jti, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 
     /// 401 with `WWW-Authenticate: Bearer` (and the error, when a token was presented).
@@ -119,6 +150,7 @@ extension OAuthService {
         switch algorithm {
         case .rs256: .rs256
         case .edDSA: .edDSA
+        case .es256: .es256
         }
     }
 }

@@ -26,8 +26,10 @@ extension Operations {
         public var postLogoutRedirectURIs: [String] = []
         /// Where back-channel logout tokens are POSTed.
         public var backchannelLogoutURI: String?
-        /// `RS256` (default) or `EdDSA`.
+        /// `RS256` (default), `EdDSA` or `ES256`.
         public var idTokenAlgorithm = "RS256"
+        /// `public` (default) or `pairwise` (OpenID Connect Core 1.0 section 8).
+        public var subjectType = "public"
         /// The operator's own app: no consent page.
         public var firstParty = false
         /// A legacy client that sends no PKCE (Roundcube 1.6).
@@ -200,6 +202,7 @@ extension Operations {
         guard !request.redirectURIs.isEmpty else {
             let openIDOnly = request.firstParty || request.legacyNoPKCE || !request.postLogoutRedirectURIs.isEmpty
                 || request.backchannelLogoutURI != nil || request.signIn != "all" || !request.signInOwners.isEmpty
+                || request.subjectType != "public"
             if openIDOnly { throw OAuthClientRequestError(description: "the OpenID options need --redirect-uri") }
             return nil
         }
@@ -209,7 +212,19 @@ extension Operations {
                 description: "'\(uri)' must be an https URL without a fragment (http only on 127.0.0.1, [::1] or localhost)")
         }
         guard let algorithm = OIDCRelyingParty.SigningAlgorithm(rawValue: request.idTokenAlgorithm) else {
-            throw OAuthClientRequestError(description: "--id-token-alg must be RS256 or EdDSA")
+            throw OAuthClientRequestError(description: "--id-token-alg must be RS256, EdDSA or ES256")
+        }
+        let subjectType: OIDCRelyingParty.SubjectType
+        switch request.subjectType {
+        case "public": subjectType = .public
+        case "pairwise":
+            // The sector is the redirect URIs' one host (Core section 8.1); a sector_identifier_uri is not taken.
+            guard let pairwise = OIDCRelyingParty.SubjectType.pairwise(redirectURIs: request.redirectURIs) else {
+                throw OAuthClientRequestError(
+                    description: "--subject-type pairwise needs every --redirect-uri on one host (its sector)")
+            }
+            subjectType = pairwise
+        default: throw OAuthClientRequestError(description: "--subject-type must be public or pairwise")
         }
         let policy: OIDCRelyingParty.SignInPolicy
         switch (request.signIn, request.signInOwners.isEmpty) {
@@ -224,7 +239,7 @@ extension Operations {
             clientID: clientID, name: name, redirectURIs: request.redirectURIs,
             postLogoutRedirectURIs: request.postLogoutRedirectURIs, backchannelLogoutURI: request.backchannelLogoutURI,
             idTokenAlgorithm: algorithm, firstParty: request.firstParty, legacyNoPKCE: request.legacyNoPKCE,
-            signIn: policy)
+            signIn: policy, subjectType: subjectType)
     }
 
     /// An https URL (or http on a loopback host) of at most 2,048 bytes, with a host and no fragment.
@@ -251,6 +266,7 @@ extension Operations {
                 + party.idTokenAlgorithm.rawValue + " sign-in " + party.signIn.word
             if party.firstParty { line += " first-party" }
             if party.legacyNoPKCE { line += " legacy-no-pkce" }
+            if case .pairwise(let sector) = party.subjectType { line += " pairwise " + sector }
             if let uri = party.backchannelLogoutURI { line += " backchannel " + uri }
         }
         if let until = client.previousSecretUntil, until > unixNow() {
