@@ -78,13 +78,15 @@ extension JMAPService {
             }
         }
         guard let folder = Self.folder(mailboxes) else {
-            return .invalidProperties("A message is in exactly one of inbox, drafts and sent here.", ["mailboxIds"])
+            return .invalidProperties("A message is in exactly one mailbox here.", ["mailboxIds"])
         }
         do {
             guard try await store.update(address: call.account.address, id: id, keywords: keywords, folder: folder)
             else { return .notFound }
         } catch MailStoreError.keywordLimit(let limit) {
             return keywordRefusal(limit)
+        } catch MailFolderError.noSuchFolder {
+            return .invalidProperties("No such mailbox.", ["mailboxIds"])
         }
         return nil
     }
@@ -132,7 +134,7 @@ extension JMAPService {
             let folder = Self.folder(Set(mailboxObject.map { call.id($0.0) ?? $0.0 }))
         else {
             throw SetError.invalidProperties(
-                "`mailboxIds` must name exactly one of inbox, drafts and sent.", ["mailboxIds"])
+                "`mailboxIds` must name exactly one mailbox.", ["mailboxIds"])
         }
         var keywords: Set<String> = []
         if let value = properties.present("keywords") {
@@ -198,6 +200,8 @@ extension JMAPService {
             throw SetError(.overQuota, description: "The account's mail would pass its quota.")
         } catch MailStoreError.keywordLimit(let limit) {
             throw keywordRefusal(limit)
+        } catch MailFolderError.noSuchFolder {
+            throw SetError.invalidProperties("No such mailbox.", ["mailboxIds"])
         }
         let thread = try await store.message(address: call.account.address, id: id)?.summary.threadID ?? id
         return .object([

@@ -10,6 +10,7 @@ extension JMAPService {
             }),
             ("Mailbox/get", .single("Mailbox/get", mail) { try await $0.mailboxGet($1, $2) }),
             ("Mailbox/query", .single("Mailbox/query", mail) { try await $0.mailboxQuery($1, $2) }),
+            ("Mailbox/set", .single("Mailbox/set", mail) { try await $0.mailboxSet($1, $2) }),
             ("Mailbox/changes", .single("Mailbox/changes", mail) { try await $0.changes(.mailbox, $1, $2) }),
             ("Mailbox/queryChanges", .noChangeLog(mail, "Mailbox/query")),
             ("Email/get", .single("Email/get", mail) { try await $0.emailGet($1, $2) }),

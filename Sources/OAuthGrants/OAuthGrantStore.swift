@@ -252,6 +252,10 @@ public struct OAuthGrantStore: Sendable {
         return done
     }
 
+    /// The relying parties' sign-ins on this store's database, telling this store's observer of the mail grants they
+    /// revoke (the one cache of live grants hears of every revocation).
+    public var openIDSignIns: OIDCSignIns { OIDCSignIns(database: database, observer: observer) }
+
     private func revoked(_ grantID: String) {
         observer?.grantRevoked(grantID)
     }
@@ -305,7 +309,8 @@ public struct OAuthGrantStore: Sendable {
     // MARK: - Resource servers
 
     /// The grant of access token `jti` as stored, live or not (an owner's grant, a client's own client credentials
-    /// grant, or a delegated token's, migration 0072); nil when no token of that id was issued.
+    /// grant, a delegated token's, migration 0072, or a relying party's mail grant, migration 0079); nil when no token
+    /// of that id was issued.
     /// - Throws: storage errors.
     public func record(jti: String) async throws -> OAuthGrantRecord? {
         try await database.read { connection in
@@ -317,7 +322,7 @@ public struct OAuthGrantStore: Sendable {
                 WHERE t.jti = ?
                 """, [.text(jti)]
             ).first.flatMap(OAuthGrantRecord.init(row:)) ?? Self.clientGrantRecord(jti: jti, connection)
-                ?? Self.delegatedRecord(jti: jti, connection)
+                ?? Self.delegatedRecord(jti: jti, connection) ?? OIDCSignIns.mailRecord(jti: jti, connection)
         }
     }
 

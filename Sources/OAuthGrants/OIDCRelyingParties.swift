@@ -1,3 +1,4 @@
+import Directory
 import JSON
 import Storage
 
@@ -6,7 +7,7 @@ import Storage
 public struct OIDCRelyingParties: Sendable {
     let database: any SQLDatabase
 
-    /// - Parameter database: a database with migrations 0069 and 0075 applied.
+    /// - Parameter database: a database with migrations 0069, 0075, 0077 and 0079 applied.
     public init(database: any SQLDatabase) {
         self.database = database
     }
@@ -29,8 +30,8 @@ public struct OIDCRelyingParties: Sendable {
                     """
                     INSERT INTO oidc_relying_parties (client_id, redirect_uris, post_logout_redirect_uris,
                         backchannel_logout_uri, id_token_alg, first_party, legacy_no_pkce, sign_in, subject_type,
-                        sector_identifier, id_token_signed_response_alg)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        sector_identifier, id_token_signed_response_alg, mail_scope)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(party.clientID), .text(Self.json(party.redirectURIs)),
@@ -38,7 +39,7 @@ public struct OIDCRelyingParties: Sendable {
                         party.backchannelLogoutURI.map { .text($0) } ?? .null, .text(Self.previousAlgorithm(party)),
                         .integer(party.firstParty ? 1 : 0), .integer(party.legacyNoPKCE ? 1 : 0),
                         .text(party.signIn.word), .text(party.subjectType.word), sector,
-                        .text(party.idTokenAlgorithm.rawValue),
+                        .text(party.idTokenAlgorithm.rawValue), party.mailAccess.map { .text($0.scope) } ?? .null,
                     ])
                 for owner in owners {
                     try connection.run(
@@ -62,7 +63,7 @@ public struct OIDCRelyingParties: Sendable {
                 """
                 SELECT c.client_name, r.redirect_uris, r.post_logout_redirect_uris, r.backchannel_logout_uri,
                     COALESCE(r.id_token_signed_response_alg, r.id_token_alg) AS id_token_alg, r.first_party,
-                    r.legacy_no_pkce, r.sign_in, r.subject_type, r.sector_identifier
+                    r.legacy_no_pkce, r.sign_in, r.subject_type, r.sector_identifier, r.mail_scope
                 FROM oidc_relying_parties r JOIN oauth_confidential_clients c ON c.client_id = r.client_id
                 WHERE r.client_id = ?
                 """, [.text(clientID)]
@@ -91,7 +92,7 @@ public struct OIDCRelyingParties: Sendable {
             postLogoutRedirectURIs: row.text("post_logout_redirect_uris").map(strings) ?? [],
             backchannelLogoutURI: row.text("backchannel_logout_uri"), idTokenAlgorithm: algorithm,
             firstParty: row.int("first_party") == 1, legacyNoPKCE: row.int("legacy_no_pkce") == 1, signIn: policy,
-            subjectType: subjectType)
+            subjectType: subjectType, mailAccess: row.text("mail_scope").flatMap(MailPermissions.init(scope:)))
     }
 
     /// What `id_token_alg` says for the release before migration 0077, which reads only it and cannot sign ES256:

@@ -72,13 +72,14 @@ extension OAuthService {
         return members
     }
 
-    /// An access token a relying party holds (audience: the userinfo endpoint), live in `oidc_access_tokens`; `sub` is
-    /// the subject that party knows the owner by, as in its ID token and at userinfo.
+    /// An access token a relying party holds (audience: the userinfo endpoint; a mail grant's token is answered above,
+    /// as its grant's), live in `oidc_access_tokens`; `sub` is the subject that party knows the owner by, as in its ID
+    /// token and at userinfo.
     private func openIDAccessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
         guard let live = try await liveOpenIDAccessToken(token, now: now) else { return nil }
         return [
             ("active", .bool(true)), ("scope", .string(live.scopes.joined(separator: " "))),
-            ("client_id", .string(live.clientID)), ("sub", .string(live.subject)), ("aud", .string(userinfoEndpoint)),
+            ("client_id", .string(live.clientID)), ("sub", .string(live.subject)), ("aud", .string(live.audience)),
             ("iss", .string(configuration.issuer)), ("exp", .int(live.expiresAt)), ("iat", .int(live.issuedAt)),
             ("jti", .string(live.jti)), ("token_type", .string("Bearer")),
         ]

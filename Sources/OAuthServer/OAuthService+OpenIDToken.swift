@@ -1,5 +1,6 @@
 import AuthCrypto
 import ComputePool
+import Directory
 import HTTP1
 import JSON
 import JWT
@@ -7,19 +8,26 @@ import OAuthGrants
 import Owners
 
 extension OAuthService {
-    /// The userinfo endpoint's URL: the audience of every access token a relying party gets (it sends no `resource`).
+    /// The userinfo endpoint's URL: the audience of every access token a relying party gets (it sends no `resource`),
+    /// unless its sign-in was granted mail.
     var userinfoEndpoint: String { configuration.issuer + "/oauth/userinfo" }
+
+    /// The mail resource (`<issuer>/jmap`): the audience of a mail grant's access tokens, which the mail doors take.
+    var mailResource: String { configuration.issuer + "/jmap" }
 
     /// `grant_type=authorization_code` for an OpenID relying party (a confidential client the operator made with
     /// redirect URIs): the code checked (single use, this client's, this redirect URI, unexpired), PKCE (unless the
-    /// client is a legacy one that sent none), then an access token for the userinfo endpoint and an ID token. A code
-    /// presented again revokes the access token its first use issued.
+    /// client is a legacy one that sent none), then an access token for the userinfo endpoint and an ID token. A
+    /// sign-in granted mail scopes (a relying party with ``OIDCRelyingParty/mailAccess``) gets instead an access token
+    /// for the mail resource, which opens userinfo too, and a refresh token: its ``OIDCMailGrant``. A code presented
+    /// again revokes the access token its first use issued, and its mail grant.
     func exchangeOpenIDCode(_ fields: [String: String], _ client: OAuthConfidentialClient) async throws -> HTTPResponse {
         guard let provider = openID, let party = try await provider.parties.party(id: client.clientID) else {
             throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
         }
-        if let resource = fields["resource"], resource != userinfoEndpoint {
-            throw OAuthError.invalidTarget("A relying party's tokens are for the userinfo endpoint only.")
+        if let resource = fields["resource"], resource != userinfoEndpoint, resource != mailResource {
+            throw OAuthError.invalidTarget(
+                "A relying party's tokens are for the userinfo endpoint or the mail resource.")
         }
         guard let code = fields["code"], !code.isEmpty else { throw OAuthError.invalidRequest("code is required.") }
         let now = clock()
@@ -45,6 +53,7 @@ extension OAuthService {
         }
         let jti = SecureRandom.identifier(byteCount: 16)
         let ttl = configuration.accessTokenLifetime
+        let mail = mailGrant(of: signIn, party: party, jti: jti, now: now)
         let (keys, issuer, audience) = (keys, configuration.issuer, userinfoEndpoint)
         let subject = provider.subject(signIn.ownerID, for: party)
         let tokens = try await pool.run(.signing) { () throws -> (String, String) in
@@ -52,7 +61,13 @@ extension OAuthService {
                 issuer: issuer, subject: subject, purpose: .oauthAccess, issuedAt: now, ttl: ttl, jti: jti)
             access["aud"] = .string(audience)
             access["client_id"] = .string(signIn.clientID)
-            let accessToken = try keys.sign(access, for: .oauthAccess)
+            let accessToken = try mail.map { mail in
+                try keys.sign(
+                    OAuthAccessClaims(
+                        ownerID: signIn.ownerID, clientID: signIn.clientID, resource: mail.grant.resource,
+                        permissions: mail.grant.permissions, jti: jti
+                    ).claims(issuer: issuer, issuedAt: now, ttl: ttl), for: OAuthAccessClaims.purpose)
+            } ?? keys.sign(access, for: .oauthAccess)
             let idToken = OIDCIDToken(
                 issuer: issuer, signIn: signIn, subject: subject, email: owner.owner.email, emailVerified: owner.emailVerified,
                 issuedAt: now, lifetime: OIDCProvider.idTokenLifetime, accessToken: accessToken,
@@ -60,19 +75,46 @@ extension OAuthService {
             return (accessToken, try keys.sign(idToken.claims, algorithm: Self.jwtAlgorithm(party.idTokenAlgorithm)))
         }
         guard
-            try await provider.signIns.redeem(code, signIn: signIn, jti: jti, expiresAt: now + ttl, now: now)
+            try await provider.signIns.redeem(
+                code, signIn: signIn, jti: jti, expiresAt: now + ttl, now: now, mail: mail)
         else {
             metrics.openIDEvent("code_reuse")
             throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
         }
         metrics.codesRedeemed.increment()
         metrics.openIDEvent("id_token")
-        return OAuthJSON.response(
-            .ok,
-            .object([
-                ("access_token", .string(tokens.0)), ("token_type", .string("Bearer")), ("expires_in", .int(ttl)),
-                ("id_token", .string(tokens.1)), ("scope", .string(signIn.scopes.joined(separator: " "))),
-            ]))
+        var members: [(String, JSONValue)] = [
+            ("access_token", .string(tokens.0)), ("token_type", .string("Bearer")), ("expires_in", .int(ttl)),
+            ("id_token", .string(tokens.1)), ("scope", .string(signIn.scopes.joined(separator: " "))),
+        ]
+        if let mail {
+            metrics.openIDEvent("mail_grant")
+            members.append(("refresh_token", .string(mail.issue.refreshToken)))
+        }
+        return OAuthJSON.response(.ok, .object(members))
+    }
+
+    /// The mail grant a redeemed code makes, with its first tokens (the access token `jti`): when the sign-in asked for
+    /// mail scopes and the relying party may still have them (the operator's setting is read again at redemption);
+    /// nil otherwise.
+    func mailGrant(of signIn: OIDCSignIn, party: OIDCRelyingParty, jti: String, now: Int64)
+        -> (grant: OIDCMailGrant, issue: OAuthIssue)?
+    {
+        let permissions = OIDCAuthorizationRequest.mailPermissions(signIn.scopes).intersection(party.mailAccess ?? [])
+        guard !permissions.isEmpty else { return nil }
+        let grant = OIDCMailGrant(
+            id: OIDCSignIns.newGrantID(), clientID: signIn.clientID, ownerID: signIn.ownerID, scopes: signIn.scopes,
+            permissions: permissions, resource: mailResource, expiresAt: now + configuration.grantLifetime)
+        return (grant, mailIssue(grant, jti: jti, now: now))
+    }
+
+    /// The tokens of one answer for `grant`: the access token `jti` and a new refresh token, each ending no later than
+    /// the grant.
+    func mailIssue(_ grant: OIDCMailGrant, jti: String, now: Int64) -> OAuthIssue {
+        OAuthIssue(
+            refreshToken: OAuthDigest.newToken(),
+            refreshExpiresAt: min(now + configuration.refreshTokenLifetime, grant.expiresAt), jti: jti,
+            accessExpiresAt: now + min(configuration.accessTokenLifetime, grant.expiresAt - now))
     }
 
     /// `GET` and `POST /oauth/userinfo` (Core section 5.3) with a relying party's bearer token: `sub`, and by the
@@ -101,8 +143,10 @@ extension OAuthService {
     struct OpenIDAccessToken {
         let ownerID: String
         let clientID: String
-        /// The subject the relying party knows the owner by, which the token carries as `sub`.
+        /// The subject the relying party knows the owner by (its ID token's `sub`), which userinfo answers.
         let subject: String
+        /// The token's audience: the userinfo endpoint, or the mail resource for a mail grant's token.
+        let audience: String
         let scopes: [String]
         /// The claims asked for userinfo by name.
         let claims: OIDCClaimsRequest
@@ -111,22 +155,45 @@ extension OAuthService {
         let expiresAt: Int64
     }
 
-    /// `token` when it is an access token this issuer signed for the userinfo endpoint, unexpired, unrevoked
-    /// (`oidc_access_tokens`), whose `sub` is the subject its relying party knows its owner by.
+    /// `token` when it is an access token this issuer signed for a relying party (``openIDBearer(_:now:)``),
+    /// unexpired, unrevoked (`oidc_access_tokens`, and its mail grant live), whose `sub` is the subject its relying
+    /// party knows its owner by (a userinfo token) or the owner's id (a mail grant's token, which the mail doors read).
     func liveOpenIDAccessToken(_ token: String, now: Int64) async throws -> OpenIDAccessToken? {
-        guard let provider = openID else { return nil }
+        guard let provider = openID, let bearer = openIDBearer(token, now: now),
+            let live = try await provider.signIns.accessToken(jti: bearer.jti, now: now),
+            let party = try await provider.parties.party(id: live.clientID),
+            case let subject = provider.subject(live.ownerID, for: party),
+            bearer.subject == (bearer.audience == mailResource ? live.ownerID : subject)
+        else { return nil }
+        return OpenIDAccessToken(
+            ownerID: live.ownerID, clientID: live.clientID, subject: subject, audience: bearer.audience,
+            scopes: live.scopes, claims: live.claims, jti: bearer.jti, issuedAt: bearer.issuedAt,
+            expiresAt: bearer.expiresAt)
+    }
+
+    /// The subject, `jti`, audience and times of a relying party's access token: one for the userinfo endpoint, or a
+    /// mail grant's (for the mail resource). Only the signature, issuer, purpose, lifetime and audience are checked
+    /// here; the token's row in `oidc_access_tokens` must then say it is a relying party's and live (an OAuth app's
+    /// token for `/jmap` has none, so it never opens userinfo).
+    func openIDBearer(_ token: String, now: Int64)
+        -> (subject: String, jti: String, audience: String, issuedAt: Int64, expiresAt: Int64)?
+    {
         let policy = JWTPolicy(
             purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime,
             audience: userinfoEndpoint)
-        guard let claims = try? keys.verify(token, policy: policy, now: now), let jti = claims.jti,
-            let issuedAt = claims.iat, let expiresAt = claims.exp,
-            let live = try await provider.signIns.accessToken(jti: jti, now: now),
-            let party = try await provider.parties.party(id: live.clientID),
-            case let subject = provider.subject(live.ownerID, for: party), subject == claims.sub
+        if let claims = try? keys.verify(token, policy: policy, now: now), let subject = claims.sub,
+            let jti = claims.jti, let issuedAt = claims.iat, let expiresAt = claims.exp
+        {
+            return (subject, jti, userinfoEndpoint, issuedAt, expiresAt)
+        }
+        guard
+            let verified = try? keys.verifyWithLifetime(
+                token, as: OAuthAccessClaims.self,
+                policy: OAuthAccessClaims.policy(issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime),
+                now: now),
+            verified.claims.resource == mailResource
         else { return nil }
-        return OpenIDAccessToken(
-            ownerID: live.ownerID, clientID: live.clientID, subject: subject, scopes: live.scopes, claims: live.claims,
-            jti: jti, issuedAt: issuedAt, expiresAt: expiresAt)
+        return (verified.claims.ownerID, verified.claims.jti, mailResource, verified.issuedAt, verified.expiresAt)
     }
 
     /// 401 with `WWW-Authenticate: Bearer` (and the error, when a token was presented).

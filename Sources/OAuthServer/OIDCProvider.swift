@@ -35,10 +35,13 @@ struct OIDCProvider: Sendable {
     /// The key of pairwise subjects (``OIDCSubject``): 32 random bytes the database keeps for every instance.
     let pairwiseKey: [UInt8]
 
+    /// - Parameter grants: the grant store, whose revocation observer hears of the mail grants the sign-ins revoke.
     /// - Throws: storage errors reading or making the pairwise key.
-    init(database: any SQLDatabase, owners: OwnerStore, logout: (any OIDCLogoutDelivering)?) throws {
+    init(
+        database: any SQLDatabase, grants: OAuthGrantStore, owners: OwnerStore, logout: (any OIDCLogoutDelivering)?
+    ) throws {
         parties = OIDCRelyingParties(database: database)
-        signIns = OIDCSignIns(database: database)
+        signIns = grants.openIDSignIns
         self.owners = owners
         self.logout = logout
         pairwiseKey = try SharedSecrets(database: database).secret(named: OIDCSubject.keyName) {

@@ -1,4 +1,5 @@
 import AuthCrypto
+import Directory
 import Foundation
 import HTTP1
 import JSON
@@ -31,7 +32,8 @@ struct RelyingPartyFixture {
 
     init(
         _ backend: StorageBackend, firstParty: Bool = false, legacy: Bool = false,
-        algorithm: OIDCRelyingParty.SigningAlgorithm = .rs256, subjectType: OIDCRelyingParty.SubjectType = .public
+        algorithm: OIDCRelyingParty.SigningAlgorithm = .rs256, subjectType: OIDCRelyingParty.SubjectType = .public,
+        mailAccess: MailPermissions? = nil
     ) async throws {
         harness = try OAuthHarness(backend, openID: recorder)
         ownerID = try await harness.owner().id
@@ -45,20 +47,23 @@ struct RelyingPartyFixture {
             OIDCRelyingParty(
                 clientID: client.clientID, name: client.name, redirectURIs: [Self.callback],
                 postLogoutRedirectURIs: ["https://rp.example/bye"], backchannelLogoutURI: "http://127.0.0.1:9/logout",
-                idTokenAlgorithm: algorithm, firstParty: firstParty, legacyNoPKCE: legacy, subjectType: subjectType))
+                idTokenAlgorithm: algorithm, firstParty: firstParty, legacyNoPKCE: legacy, subjectType: subjectType,
+                mailAccess: mailAccess))
     }
 
     var basic: (String, String) {
         ("Authorization", "Basic " + Base64.encode(Array("\(clientID):\(secret)".utf8)))
     }
 
-    /// `GET /oauth/authorize` with the usual parameters and `extra` (which replaces a usual one of its name).
-    func authorize(_ extra: [(String, String)] = [], verifier: String = "v" + String(repeating: "x", count: 50))
-        async -> HTTPResponse
-    {
+    /// `GET /oauth/authorize` with the usual parameters (`scope` among them) and `extra` (which replaces a usual one of
+    /// its name).
+    func authorize(
+        _ extra: [(String, String)] = [], scope: String = "openid email profile",
+        verifier: String = "v" + String(repeating: "x", count: 50)
+    ) async -> HTTPResponse {
         let usual = [
             ("response_type", "code"), ("client_id", clientID), ("redirect_uri", Self.callback),
-            ("scope", "openid email profile"), ("state", "st-1"), ("nonce", "nonce-1"),
+            ("scope", scope), ("state", "st-1"), ("nonce", "nonce-1"),
             ("code_challenge", OAuthHarness.challenge(verifier)), ("code_challenge_method", "S256"),
         ]
         let query = PercentEncoding.query(usual.filter { item in !extra.contains { $0.0 == item.0 } } + extra)
