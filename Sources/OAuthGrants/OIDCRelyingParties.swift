@@ -7,7 +7,7 @@ import Storage
 public struct OIDCRelyingParties: Sendable {
     let database: any SQLDatabase
 
-    /// - Parameter database: a database with migrations 0069, 0075, 0077 and 0079 applied.
+    /// - Parameter database: a database with migrations 0069, 0075, 0079 and 0080 applied.
     public init(database: any SQLDatabase) {
         self.database = database
     }
@@ -95,7 +95,7 @@ public struct OIDCRelyingParties: Sendable {
             subjectType: subjectType, mailAccess: row.text("mail_scope").flatMap(MailPermissions.init(scope:)))
     }
 
-    /// What `id_token_alg` says for the release before migration 0077, which reads only it and cannot sign ES256:
+    /// What `id_token_alg` says for the release before migration 0080, which reads only it and cannot sign ES256:
     /// RS256 for an ES256 party (its ID tokens from such an instance, during a rolling upgrade, are RS256).
     static func previousAlgorithm(_ party: OIDCRelyingParty) -> String {
         (party.idTokenAlgorithm == .es256 ? .rs256 : party.idTokenAlgorithm).rawValue

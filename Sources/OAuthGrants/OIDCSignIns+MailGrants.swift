@@ -61,12 +61,10 @@ extension OIDCSignIns {
                             AND g.revoked_at IS NULL AND g.expires_at > ?)
                         """, [.integer(now), .blob(digest), .integer(now), .integer(now)]) == 1
                 {
-                    // The userinfo claims the sign-in asked for by name go on with the grant's next access token.
+                    // The userinfo claims the sign-in asked for by name go on with the grant's next access token: the
+                    // grant keeps them (migration 0080), as its access tokens' rows are swept once expired.
                     let claims = try connection.query(
-                        """
-                        SELECT claims FROM oidc_access_tokens WHERE grant_id = ? AND claims IS NOT NULL
-                        ORDER BY expires_at DESC LIMIT 1
-                        """, [.text(grant.id)]
+                        "SELECT claims FROM oidc_mail_grants WHERE id = ?", [.text(grant.id)]
                     ).first?.text("claims")
                     try Self.insert(issue, grant: grant, claims: claims.map { .text($0) } ?? .null, now: now, connection)
                     return .rotated
@@ -99,18 +97,21 @@ extension OIDCSignIns {
 
     // MARK: - Shared statements
 
-    /// A new grant for a redeemed code's sign-in (inside the redemption's transaction).
+    /// A new grant for a redeemed code's sign-in (inside the redemption's transaction), keeping the userinfo claims
+    /// asked for by name (`claims`) for every access token of its chain.
     static func insert(
         _ grant: OIDCMailGrant, issue: OAuthIssue, claims: SQLValue, now: Int64, _ connection: any SQLConnection
     ) throws {
         try connection.run(
             """
-            INSERT INTO oidc_mail_grants (id, client_id, owner_id, scope, mail_scope, resource, created_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO oidc_mail_grants (id, client_id, owner_id, scope, mail_scope, resource, created_at, expires_at,
+                claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(grant.id), .text(grant.clientID), .text(grant.ownerID),
-                .text(grant.scopes.joined(separator: " ")), .text(grant.permissions.scope), .text(grant.resource), .integer(now), .integer(grant.expiresAt),
+                .text(grant.scopes.joined(separator: " ")), .text(grant.permissions.scope), .text(grant.resource),
+                .integer(now), .integer(grant.expiresAt), claims,
             ])
         try insert(issue, grant: grant, claims: claims, now: now, connection)
     }

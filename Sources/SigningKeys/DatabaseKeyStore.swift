@@ -4,7 +4,8 @@ import JWT
 import Storage
 import Synchronization
 
-/// The signing keys of every Postern instance on one database (`signing_keys`, migration 0009), used when
+/// The signing keys of every Postern instance on one database (`signing_keys`, migration 0009, and
+/// `signing_keys_p256`, migration 0080), used when
 /// the database is PostgreSQL so that a token minted by one instance verifies on every other.
 ///
 /// The first instance to start generates an RSA-2048 key, an Ed25519 key, a P-256 key and a 32-byte HMAC secret (a ring
@@ -216,9 +217,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
                     try connection.transaction { () throws -> (KeySchedule, [String: [UInt8]]) in
                         var (entries, sealed) = try Self.read(connection)
                         let expired = KeySchedule(entries).expired(at: now, retention: retention)
-                        for entry in expired {
-                            try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(entry.kid)])
-                        }
+                        for entry in expired { try Self.delete(entry, connection) }
                         entries.removeAll { expired.contains($0) }
                         var changed = !expired.isEmpty
                         func add(_ kind: KeyInfo.Kind, signsFrom: Int64) throws {
@@ -226,13 +225,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
                                 kind, now: now, signsFrom: signsFrom,
                                 generation: (entries.map(\.generation).max() ?? 0) + 1,
                                 spare: spares.removeValue(forKey: kind))
-                            try connection.run(
-                                "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) "
-                                    + "VALUES (?, ?, ?, ?, ?, ?)",
-                                [
-                                    .text(entry.kid), .text(kind.rawValue), .integer(now), .integer(entry.signsFrom),
-                                    .integer(entry.generation), .blob(material),
-                                ])
+                            try Self.insert(entry, sealed: material, connection)
                             entries.append(entry)
                             sealed[entry.kid] = material
                             changed = true
@@ -242,7 +235,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
                                 throw Self.unknownKey(kid)
                             }
                             let signing = KeySchedule(entries).active(leaked.kind, at: now) == leaked
-                            try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(kid)])
+                            try Self.delete(leaked, connection)
                             entries.removeAll { $0 == leaked }
                             changed = true
                             // Its successor signs now: without one, the key it replaced would sign again.
@@ -265,15 +258,24 @@ public final class DatabaseKeyStore: SigningKeyStore {
         }
     }
 
+    /// The table a key of `kind` is a row of: P-256 keys have `signing_keys_p256` (migration 0080) to themselves, since
+    /// the release before reads every row of `signing_keys` and refuses a kind it does not know (a rolling upgrade
+    /// runs both on one ring); the other kinds are rows of `signing_keys`.
+    static func table(_ kind: KeyInfo.Kind) -> String { kind == .p256 ? "signing_keys_p256" : "signing_keys" }
+
+    /// Every key of the ring, from both tables.
     private static func read(_ connection: any SQLConnection) throws -> ([KeySchedule.Entry], [String: [UInt8]]) {
         var entries: [KeySchedule.Entry] = []
         var sealed: [String: [UInt8]] = [:]
-        let sql = "SELECT kid, kind, created_at, signs_from, generation, sealed FROM signing_keys"
-        for row in try connection.query(sql, []) {
+        let columns = "kid, created_at, signs_from, generation, sealed"
+        let rows =
+            try connection.query("SELECT kind, \(columns) FROM signing_keys", []).map { ($0.text("kind"), $0) }
+            + connection.query("SELECT \(columns) FROM \(table(.p256))", []).map { (KeyInfo.Kind.p256.rawValue, $0) }
+        for (kind, row) in rows {
             guard let kid = row.text("kid"), JWTKey.isValidKID(kid),
-                let kind = row.text("kind").flatMap(KeyInfo.Kind.init(rawValue:)),
+                let kind = kind.flatMap(KeyInfo.Kind.init(rawValue:)),
                 let createdAt = row.int("created_at"), let signsFrom = row.int("signs_from"),
-                let generation = row.int("generation"), let material = row.blob("sealed")
+                let generation = row.int("generation"), let material = row.blob("sealed"), sealed[kid] == nil
             else { throw KeyStoreError(.corrupt, "signing_keys holds a row that is not a key") }
             entries.append(
                 KeySchedule.Entry(
@@ -281,6 +283,25 @@ public final class DatabaseKeyStore: SigningKeyStore {
             sealed[kid] = material
         }
         return (entries, sealed)
+    }
+
+    /// Writes `entry`, sealed as `sealed`, into its kind's table.
+    private static func insert(_ entry: KeySchedule.Entry, sealed: [UInt8], _ connection: any SQLConnection) throws {
+        var columns = "kid, created_at, signs_from, generation, sealed"
+        var values: [SQLValue] = [
+            .text(entry.kid), .integer(entry.createdAt), .integer(entry.signsFrom), .integer(entry.generation),
+            .blob(sealed),
+        ]
+        if table(entry.kind) == "signing_keys" {
+            columns += ", kind"
+            values.append(.text(entry.kind.rawValue))
+        }
+        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        try connection.run("INSERT INTO \(table(entry.kind)) (\(columns)) VALUES (\(marks))", values)
+    }
+
+    private static func delete(_ entry: KeySchedule.Entry, _ connection: any SQLConnection) throws {
+        try connection.run("DELETE FROM \(table(entry.kind)) WHERE kid = ?", [.text(entry.kid)])
     }
 
     /// A key of `kind` for the ring: `spare` (made by ``makeSpares(kinds:now:rotating:dropping:)``) when given, else

@@ -176,6 +176,11 @@ struct OIDCMailAccessTests {
         let expected = JSONValue.object([("sub", .string(subject)), ("name", .string("owner@example.com"))])
         #expect(OAuthHarness.json(await Self.userinfo(fixture, access)) == expected)
         let refresh = try #require(body["refresh_token"]?.stringValue)
+        // The first access token expires and the sweep deletes its row: the grant still knows the claims asked for.
+        let lifetime = try #require(body["expires_in"]?.intValue)
+        fixture.harness.clock.advance(lifetime + 1)
+        let now = fixture.harness.clock.now
+        #expect(try await fixture.harness.test.database.write { try OAuthPurge.run($0, now: now) } >= 1)
         let next = try #require(OAuthHarness.json(await Self.refresh(fixture, refresh))?["access_token"]?.stringValue)
         #expect(next != access)
         #expect(OAuthHarness.json(await Self.userinfo(fixture, next)) == expected)

@@ -4,7 +4,8 @@ import Testing
 @testable import Storage
 
 /// Migration 0011 lets `signing_keys` hold Ed25519 keys: on a database migrated to 0010 with keys in it, the keys
-/// are kept as they were, `ed25519` rows are taken afterwards, and other kinds are still refused.
+/// are kept as they were, `ed25519` rows are taken afterwards, and other kinds are still refused. Migration 0080 gives
+/// P-256 keys a table of their own and leaves `signing_keys` as it was.
 @Suite("Migration 0011: Ed25519 signing keys", .serialized)
 struct SigningKeysMigrationTests {
     @Test(
@@ -38,19 +39,27 @@ struct SigningKeysMigrationTests {
     }
 
     @Test(
-        "0077 keeps the existing keys and takes p256 rows; a relying party made before is public and keeps its algorithm",
+        """
+        0080 keeps signing_keys as the release before reads it (p256 still refused there) and takes P-256 keys in \
+        signing_keys_p256; a relying party made before is public and keeps its algorithm; mail grants take claims
+        """,
         arguments: StorageBackend.allCases)
-    func p256Kind(backend: StorageBackend) throws {
-        try backend.withDatabase(migratedTo: 75) { database, all in
-            let name = "0077_openid_claims_pairwise_es256.sql"
-            #expect(all.contains { $0.version == 77 && $0.name == name })
+    func p256Table(backend: StorageBackend) throws {
+        try backend.withDatabase(migratedTo: 79) { database, all in
+            let name = "0080_openid_claims_pairwise_es256.sql"
+            #expect(all.contains { $0.version == 80 && $0.name == name })
             let insert =
                 "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) VALUES (?, ?, ?, ?, ?, ?)"
+            let insertP256 =
+                "INSERT INTO signing_keys_p256 (kid, created_at, signs_from, generation, sealed) VALUES (?, ?, ?, ?, ?)"
             func row(_ kid: String, _ kind: String, _ generation: Int64) -> [SQLValue] {
                 [.text(kid), .text(kind), .integer(100), .integer(100), .integer(generation), .blob([1, 2, 3])]
             }
+            func p256(_ kid: String, _ generation: Int64) -> [SQLValue] {
+                [.text(kid), .integer(100), .integer(100), .integer(generation), .blob([4, 5, 6])]
+            }
             _ = try database.writeSync { try $0.run(insert, row("e1", "ed25519", 1)) }
-            #expect(throws: (any Error).self) { try database.writeSync { try $0.run(insert, row("p0", "p256", 2)) } }
+            #expect(throws: (any Error).self) { try database.writeSync { try $0.run(insertP256, p256("p0", 2)) } }
             _ = try database.writeSync { connection in
                 try connection.run(
                     """
@@ -64,14 +73,15 @@ struct SigningKeysMigrationTests {
             }
 
             #expect(try Migrator(migrations: all).migrate(database).contains(name))
-            _ = try database.writeSync { try $0.run(insert, row("p1", "p256", 2)) }
-            #expect(throws: (any Error).self) { try database.writeSync { try $0.run(insert, row("x1", "ecdsa", 3)) } }
-            #expect(throws: (any Error).self) { try database.writeSync { try $0.run(insert, row("p1", "p256", 4)) } }
-            let keys = try database.readSync {
-                try $0.query("SELECT kid, kind, sealed FROM signing_keys ORDER BY generation", [])
-            }
-            #expect(keys.map { $0.text("kind") } == ["ed25519", "p256"])
-            #expect(keys.allSatisfy { $0.blob("sealed") == [1, 2, 3] })
+            // signing_keys is what the release before reads: its kinds only.
+            #expect(throws: (any Error).self) { try database.writeSync { try $0.run(insert, row("p1", "p256", 2)) } }
+            _ = try database.writeSync { try $0.run(insertP256, p256("p1", 2)) }
+            #expect(throws: (any Error).self) { try database.writeSync { try $0.run(insertP256, p256("p1", 3)) } }
+            #expect(throws: (any Error).self) { try database.writeSync { try $0.run(insertP256, p256("p2", 2)) } }
+            let keys = try database.readSync { try $0.query("SELECT kid, kind, sealed FROM signing_keys", []) }
+            #expect(keys.map { $0.text("kind") } == ["ed25519"] && keys.first?.blob("sealed") == [1, 2, 3])
+            let p256Keys = try database.readSync { try $0.query("SELECT kid, sealed FROM signing_keys_p256", []) }
+            #expect(p256Keys.map { $0.text("kid") } == ["p1"] && p256Keys.first?.blob("sealed") == [4, 5, 6])
             let party = try #require(
                 try database.readSync {
                     try $0.query(
@@ -92,6 +102,18 @@ struct SigningKeysMigrationTests {
                 try database.writeSync {
                     try $0.run("UPDATE oidc_relying_parties SET id_token_signed_response_alg = 'HS256'", [])
                 }
+            }
+            _ = try database.readSync { try $0.query("SELECT claims FROM oidc_mail_grants", []) }
+            if backend == .postgres {
+                // 0079's trigger now calls 0016's function; 0079's copy of it is left for a later release to drop.
+                let function = try database.readSync {
+                    try $0.query(
+                        """
+                        SELECT p.proname FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+                        WHERE t.tgname = 'oidc_mail_grant_revoked'
+                        """, [])
+                }
+                #expect(function.map { $0.text("proname") } == ["oauth_grant_revoked"])
             }
         }
     }

@@ -1,4 +1,4 @@
--- The rest of the OpenID Provider (issue 88; as migrations/postgres/0077_openid_claims_pairwise_es256.sql): the
+-- The rest of the OpenID Provider (issue 88; as migrations/postgres/0080_openid_claims_pairwise_es256.sql): the
 -- `claims` request parameter (OpenID Connect Core 1.0 section 5.5), pairwise subjects (section 8.1) and ES256 ID
 -- tokens. Only additions: an instance of the release before reads every row it read before (it signs an ES256 party's
 -- ID tokens with RS256 and gives a pairwise party the public subject until it is replaced; finish the roll).
@@ -8,6 +8,9 @@
 ALTER TABLE oidc_codes ADD COLUMN claims TEXT;
 -- The userinfo member of that request, for the access token the code's redemption issued; NULL: none.
 ALTER TABLE oidc_access_tokens ADD COLUMN claims TEXT;
+-- The same for a mail grant, where each refresh reads it for the grant's next access token (the access tokens' rows
+-- are swept once expired, so the grant keeps it); NULL: none.
+ALTER TABLE oidc_mail_grants ADD COLUMN claims TEXT;
 
 -- How a relying party knows an owner: 'public' (the owner's id) or 'pairwise' (a keyed digest of the sector and the
 -- owner's id); the sector is the one host of its redirect URIs.
@@ -18,18 +21,13 @@ ALTER TABLE oidc_relying_parties ADD COLUMN sector_identifier TEXT;
 ALTER TABLE oidc_relying_parties ADD COLUMN id_token_signed_response_alg TEXT
     CHECK (id_token_signed_response_alg IN ('RS256', 'EdDSA', 'ES256'));
 
--- P-256 signing keys (kind 'p256', PKCS#8 PEM sealed like the others) join the ring: they sign ES256 ID tokens. SQLite
--- cannot change a CHECK constraint in place, so the table is rebuilt with the same columns and rows (nothing refers
--- to it).
-CREATE TABLE signing_keys_0077 (
+-- The ring's P-256 signing keys (PKCS#8 PEM sealed like the others), which sign ES256 ID tokens: the columns of
+-- signing_keys but the kind, in a table of their own, because the release before reads every row of signing_keys and
+-- refuses a kind it does not know. Their generations follow the same count as signing_keys'.
+CREATE TABLE signing_keys_p256 (
     kid        TEXT    PRIMARY KEY,
-    kind       TEXT    NOT NULL CHECK (kind IN ('rsa', 'hmac', 'ed25519', 'p256')),
     created_at INTEGER NOT NULL,
     signs_from INTEGER NOT NULL,
     generation INTEGER NOT NULL UNIQUE,
     sealed     BLOB    NOT NULL
 ) STRICT;
-INSERT INTO signing_keys_0077 (kid, kind, created_at, signs_from, generation, sealed)
-    SELECT kid, kind, created_at, signs_from, generation, sealed FROM signing_keys;
-DROP TABLE signing_keys;
-ALTER TABLE signing_keys_0077 RENAME TO signing_keys;
