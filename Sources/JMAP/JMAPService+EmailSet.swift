@@ -53,9 +53,9 @@ extension JMAPService {
                 guard let object = value.objectValue, object.allSatisfy({ $0.1 == .bool(true) }) else {
                     return .invalidProperties("`keywords` maps keywords to true.", ["keywords"])
                 }
-                keywords = Set(object.map(\.0))
+                keywords = Set(object.map { Self.keyword($0.0) })
             } else if path.hasPrefix("keywords/") {
-                let keyword = String(path.dropFirst("keywords/".count))
+                let keyword = Self.keyword(String(path.dropFirst("keywords/".count)))
                 switch value {
                 case .bool(true): keywords.insert(keyword)
                 case .null, .bool(false): keywords.remove(keyword)
@@ -91,6 +91,26 @@ extension JMAPService {
         return nil
     }
 
+    /// `name` as the store keeps a keyword: lowercase. Keywords are case-insensitive, as IMAP's are, and RFC 8621
+    /// section 4.1.1 has servers return them in lowercase because JSON is not; IMAP's `STORE` and `APPEND` lowercase
+    /// theirs too (`IMAPFlag.keyword`), so each door finds what the other set.
+    static func keyword(_ name: String) -> String { name.lowercased() }
+
+    /// The mailbox (`mailboxIds`, exactly one) and the keywords (`keywords`, none when absent) a new Email is
+    /// stored with, by `Email/set` create and `Email/import` alike.
+    static func placement(_ properties: JMAPArguments, _ call: JMAPCall) throws(SetError) -> (MailFolder, Set<String>) {
+        guard let mailboxes = properties["mailboxIds"]?.objectValue, mailboxes.allSatisfy({ $0.1 == .bool(true) }),
+            let folder = Self.folder(Set(mailboxes.map { call.id($0.0) ?? $0.0 }))
+        else {
+            throw .invalidProperties("`mailboxIds` must name exactly one mailbox.", ["mailboxIds"])
+        }
+        guard let value = properties.present("keywords") else { return (folder, []) }
+        guard let pairs = value.objectValue, pairs.allSatisfy({ $0.1 == .bool(true) }) else {
+            throw .invalidProperties("`keywords` maps keywords to true.", ["keywords"])
+        }
+        return (folder, Set(pairs.map { Self.keyword($0.0) }))
+    }
+
     /// The SetError of a keyword cap: a keyword too long is an invalid `keywords`; too many is `tooManyKeywords`.
     func keywordRefusal(_ limit: MailKeywordLimits.Limit) -> SetError {
         let limits = store.keywordLimits
@@ -106,7 +126,8 @@ extension JMAPService {
         }
     }
 
-    private static func folder(_ mailboxes: Set<String>) -> MailFolder? {
+    /// The one mailbox `mailboxes` names, or nil when it names none, several or one this account lacks.
+    static func folder(_ mailboxes: Set<String>) -> MailFolder? {
         guard mailboxes.count == 1, let only = mailboxes.first else { return nil }
         return MailFolder(rawValue: only)
     }
@@ -129,20 +150,7 @@ extension JMAPService {
                     : "`\(key)` is not an Email property."
             throw SetError.invalidProperties(why, [key])
         }
-        guard let mailboxObject = object.first(where: { $0.0 == "mailboxIds" })?.1.objectValue,
-            mailboxObject.allSatisfy({ $0.1 == .bool(true) }),
-            let folder = Self.folder(Set(mailboxObject.map { call.id($0.0) ?? $0.0 }))
-        else {
-            throw SetError.invalidProperties(
-                "`mailboxIds` must name exactly one mailbox.", ["mailboxIds"])
-        }
-        var keywords: Set<String> = []
-        if let value = properties.present("keywords") {
-            guard let pairs = value.objectValue, pairs.allSatisfy({ $0.1 == .bool(true) }) else {
-                throw SetError.invalidProperties("`keywords` maps keywords to true.", ["keywords"])
-            }
-            keywords = Set(pairs.map(\.0))
-        }
+        let (folder, keywords) = try Self.placement(properties, call)
         let now = clock()
         let domain = call.account.address.split(separator: "@").last.map(String.init) ?? "localhost"
         var message = OutgoingMessage(

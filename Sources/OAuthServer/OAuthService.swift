@@ -24,6 +24,8 @@ public final class OAuthService: Sendable {
     /// The configuration it was created with.
     public let configuration: OAuthConfiguration
     let keys: JWTKeySet
+    /// Introspection's access tokens whose signature verified (``OAuthConfiguration/verifiedTokenCache``).
+    let verifiedTokens: OAuthVerifiedTokens
     let clients: OAuthClientStore
     /// Registered clients and, when on, metadata-document clients.
     let directory: OAuthClientDirectory
@@ -100,6 +102,9 @@ public final class OAuthService: Sendable {
         self.configuration = configuration
         self.audit = audit
         self.keys = keys
+        verifiedTokens = OAuthVerifiedTokens(
+            issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime,
+            capacity: configuration.verifiedTokenCache)
         clients = OAuthClientStore(records: OAuthClientRecords(database: database))
         directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
         self.grants = grants

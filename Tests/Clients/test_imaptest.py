@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, imaptest, postern
+from postern_testkit.checks import listed_with_why
 from postern_testkit.mailtd import create_account, domains
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,13 +24,7 @@ check = Checks()
 
 def expected():
     """{group: (kind, why)} of the checked-in list."""
-    listed = {}
-    with open(os.path.join(HERE, "imaptest-groups.tsv")) as source:
-        for line in source:
-            if line.strip() and not line.startswith("#"):
-                group, kind, why = line.rstrip("\n").split("\t")
-                listed[group] = (kind, why)
-    return listed
+    return listed_with_why(os.path.join(HERE, "imaptest-groups.tsv"))
 
 
 def run_groups(binary, backend):

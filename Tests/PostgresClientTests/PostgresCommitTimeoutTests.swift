@@ -34,8 +34,7 @@ struct PostgresCommitTimeoutTests {
         while true {
             let done = DispatchSemaphore(value: 0)
             Thread.detachNewThread { [url] in
-                _ = try? PostgresConnection(url: url, applicationName: Self.probe).run(
-                    "INSERT INTO standby_probe DEFAULT VALUES", [])
+                _ = try? Self.probeCommit(url)
                 done.signal()
             }
             var pids: [Int64] = []
@@ -57,8 +56,12 @@ struct PostgresCommitTimeoutTests {
     func regainStandby() throws {
         try admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
         _ = try admin.query("SELECT pg_reload_conf() AS r")
-        _ = try PostgresConnection(url: url, applicationName: Self.probe).run(
-            "INSERT INTO standby_probe DEFAULT VALUES", [])
+        try Self.probeCommit(url)
+    }
+
+    /// One commit on a connection of its own to `url`, named ``probe``.
+    static func probeCommit(_ url: String) throws {
+        _ = try PostgresConnection(url: url, applicationName: Self.probe).run("INSERT INTO standby_probe DEFAULT VALUES", [])
     }
 
     /// The probe commits' connections' name.
