@@ -30,7 +30,8 @@ public struct OIDCRelyingParty: Sendable, Equatable {
         case `public`
         /// A keyed digest of `sector` and the owner's id (section 8.1): the same for every relying party of one sector,
         /// different for any other, so that apps of two sectors cannot tell that one owner uses both.
-        /// - Parameter sector: the sector identifier, the one host of the redirect URIs, lower-cased.
+        /// - Parameter sector: the sector identifier, lower-cased: the one host of the redirect URIs, or the host of the
+        ///   party's `sector_identifier_uri`.
         case pairwise(sector: String)
 
         /// The stored word (`oidc_relying_parties.subject_type`), and discovery's.
@@ -42,7 +43,7 @@ public struct OIDCRelyingParty: Sendable, Equatable {
         }
 
         /// The pairwise subject type of redirect URIs that all name one host (section 8.1: more hosts need a
-        /// `sector_identifier_uri`, which Postern does not take); nil when they name none or more than one.
+        /// `sector_identifier_uri`, ``OIDCSectorIdentifier``); nil when they name none or more than one.
         public static func pairwise(redirectURIs: [String]) -> SubjectType? {
             let hosts = Set(redirectURIs.map(host(of:)))
             guard hosts.count == 1, let host = hosts.first, let host, !host.isEmpty else { return nil }

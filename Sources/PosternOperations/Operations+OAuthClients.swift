@@ -30,6 +30,9 @@ extension Operations {
         public var idTokenAlgorithm = "RS256"
         /// `public` (default) or `pairwise` (OpenID Connect Core 1.0 section 8).
         public var subjectType = "public"
+        /// A pairwise party's `sector_identifier_uri`: its host is the sector, and its document (a JSON array) lists
+        /// every redirect URI. Needed when they name more than one host.
+        public var sectorIdentifierURI: String?
         /// The operator's own app: no consent page.
         public var firstParty = false
         /// A legacy client that sends no PKCE (Roundcube 1.6).
@@ -80,7 +83,12 @@ extension Operations {
             }
             request.signInOwners = ids
         }
-        _ = try relyingParty(request, clientID: "", name: made.name)  // refused before anything is made
+        // A sector_identifier_uri's document, fetched once, before anything is made.
+        var sectorDocument: [UInt8]?
+        if let uri = request.sectorIdentifierURI, request.subjectType == "pairwise", acceptableURI(uri) {
+            sectorDocument = try await fetchSectorDocument(uri, configuration: configuration)
+        }
+        _ = try relyingParty(request, clientID: "", name: made.name, sectorDocument: sectorDocument)  // refused first
         let client: OAuthConfidentialClient
         let secret: String?
         do {
@@ -89,7 +97,9 @@ extension Operations {
             throw OAuthClientRequestError(description: "no live agent inbox is '\(inbox)'")
         }
         var party: OIDCRelyingParty?
-        if let wanted = try relyingParty(request, clientID: client.clientID, name: client.name) {
+        if let wanted = try relyingParty(
+            request, clientID: client.clientID, name: client.name, sectorDocument: sectorDocument)
+        {
             party = try await OIDCRelyingParties(database: database).record(wanted)
         }
         if let party {
@@ -199,18 +209,32 @@ extension Operations {
             introspection: request.introspection, jwks: request.jwks, jwksURI: request.jwksURI)
     }
 
+    /// The document at a `sector_identifier_uri`, through the fetcher of the documents OAuth clients publish (its
+    /// address policy: no loopback or private address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`, no redirect, 16 KiB).
+    /// - Throws: ``OAuthClientRequestError`` when it does not answer 200.
+    static func fetchSectorDocument(_ uri: String, configuration: PosternConfiguration) async throws -> [UInt8] {
+        guard let document = try await Surfaces.sectorIdentifierDocument(configuration, uri: uri) else {
+            throw OAuthClientRequestError(
+                description: "--sector-identifier-uri '\(uri)' could not be fetched (it must answer 200, no redirect)")
+        }
+        return document
+    }
+
     /// The relying party `request` asks for (nil without `--redirect-uri`): absolute http(s) URIs without a fragment
-    /// (http only on a loopback host), a known algorithm and sign-in policy.
-    static func relyingParty(_ request: OAuthClientRequest, clientID: String, name: String) throws -> OIDCRelyingParty? {
+    /// (http only on a loopback host), a known algorithm and sign-in policy; a pairwise party's sector from
+    /// `sectorDocument`, what its `sector_identifier_uri` answered, when it gave one.
+    static func relyingParty(
+        _ request: OAuthClientRequest, clientID: String, name: String, sectorDocument: [UInt8]? = nil
+    ) throws -> OIDCRelyingParty? {
         guard !request.redirectURIs.isEmpty else {
             let openIDOnly = request.firstParty || request.legacyNoPKCE || !request.postLogoutRedirectURIs.isEmpty
                 || request.backchannelLogoutURI != nil || request.signIn != "all" || !request.signInOwners.isEmpty
-                || request.subjectType != "public" || request.mailAccess != nil
+                || request.subjectType != "public" || request.mailAccess != nil || request.sectorIdentifierURI != nil
             if openIDOnly { throw OAuthClientRequestError(description: "the OpenID options need --redirect-uri") }
             return nil
         }
-        for uri in request.redirectURIs + request.postLogoutRedirectURIs + [request.backchannelLogoutURI].compactMap({ $0 })
-        where !acceptableURI(uri) {
+        let others = [request.backchannelLogoutURI, request.sectorIdentifierURI].compactMap { $0 }
+        for uri in request.redirectURIs + request.postLogoutRedirectURIs + others where !acceptableURI(uri) {
             throw OAuthClientRequestError(
                 description: "'\(uri)' must be an https URL without a fragment (http only on 127.0.0.1, [::1] or localhost)")
         }
@@ -219,14 +243,31 @@ extension Operations {
         }
         let subjectType: OIDCRelyingParty.SubjectType
         switch request.subjectType {
-        case "public": subjectType = .public
-        case "pairwise":
-            // The sector is the redirect URIs' one host (Core section 8.1); a sector_identifier_uri is not taken.
-            guard let pairwise = OIDCRelyingParty.SubjectType.pairwise(redirectURIs: request.redirectURIs) else {
-                throw OAuthClientRequestError(
-                    description: "--subject-type pairwise needs every --redirect-uri on one host (its sector)")
+        case "public":
+            if request.sectorIdentifierURI != nil {
+                throw OAuthClientRequestError(description: "--sector-identifier-uri is for --subject-type pairwise")
             }
-            subjectType = pairwise
+            subjectType = .public
+        case "pairwise":
+            // The sector (Core section 8.1) is the sector_identifier_uri's host, or the redirect URIs' one host.
+            if let uri = request.sectorIdentifierURI {
+                guard let sectorDocument else {
+                    throw OAuthClientRequestError(description: "--sector-identifier-uri '\(uri)' could not be fetched")
+                }
+                do {
+                    subjectType = try OIDCSectorIdentifier.subjectType(
+                        uri: uri, document: sectorDocument, redirectURIs: request.redirectURIs)
+                } catch {
+                    throw OAuthClientRequestError(description: "--sector-identifier-uri '\(uri)': \(error)")
+                }
+            } else {
+                guard let pairwise = OIDCRelyingParty.SubjectType.pairwise(redirectURIs: request.redirectURIs) else {
+                    throw OAuthClientRequestError(
+                        description: "--subject-type pairwise needs every --redirect-uri on one host (its sector), "
+                            + "or --sector-identifier-uri")
+                }
+                subjectType = pairwise
+            }
         default: throw OAuthClientRequestError(description: "--subject-type must be public or pairwise")
         }
         let policy: OIDCRelyingParty.SignInPolicy

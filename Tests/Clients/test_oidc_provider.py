@@ -481,6 +481,64 @@ def es256_pairwise_claims(provider):
                                       "Authorization": "Basic " + auth})
     check(status == 200 and answer.get("active") is True and answer.get("sub") == subjects[0]
           and answer.get("client_id") == rp.client_id, f"introspection: the same pairwise sub ({status} {answer})")
+    return subjects[0]
+
+
+def sector_identifier(provider, sector_subject):
+    """A pairwise client whose redirect URIs name two hosts (127.0.0.1 and localhost) gives a sector_identifier_uri,
+    fetched by `oauth client create` from a loopback server (POSTERN_OAUTH_CIMD_ALLOW_HOSTS): its host, 127.0.0.1, is
+    the sector, so the owner's sub is the one the ES256 client of 127.0.0.1 got. Refused: two hosts without one, a
+    document that leaves a redirect URI out, one that is not there, and one given to a public client."""
+    import copy
+    redirects = ["http://127.0.0.1:9/sector", "http://localhost:9/sector"]
+    documents = {"/all.json": json.dumps(redirects + ["http://127.0.0.1:9/other"]).encode(),
+                 "/partial.json": json.dumps(redirects[:1]).encode()}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = documents.get(self.path)
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body or b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    where = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        def create(*extra):
+            arguments = ["--name", "Two hosts", "--first-party", "--subject-type", "pairwise"]
+            for uri in redirects:
+                arguments += ["--redirect-uri", uri]
+            return postern_command(provider.base, "oauth", "client", "create", *arguments, *extra)
+        check("client_id" not in create(), "pairwise redirect URIs on two hosts need a sector_identifier_uri")
+        check("client_id" not in create("--sector-identifier-uri", where + "/partial.json"),
+              "a sector_identifier_uri that leaves a redirect URI out is refused")
+        check("client_id" not in create("--sector-identifier-uri", where + "/missing.json"),
+              "a sector_identifier_uri that answers 404 is refused")
+        public = postern_command(provider.base, "oauth", "client", "create", "--name", "Public", "--redirect-uri",
+                                 redirects[0], "--sector-identifier-uri", where + "/all.json")
+        check("client_id" not in public, "a sector_identifier_uri is for pairwise clients only")
+        out = create("--sector-identifier-uri", where + "/all.json")
+    finally:
+        server.shutdown()
+    check("pairwise 127.0.0.1" in out, f"oauth client create: the sector is the sector_identifier_uri's host ({out})")
+    fields = dict(line.split(": ", 1) for line in out.splitlines() if line.startswith("client_"))
+    rp = copy.copy(provider)
+    rp.client_id, rp.client_secret = fields["client_id"], fields["client_secret"].split("  ", 1)[0]
+    rp.redirect_uri = redirects[1]
+    client = rp.rp(scope="openid")
+    verifier, nonce = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+    url, state = client.create_authorization_url(rp.meta["authorization_endpoint"], code_verifier=verifier,
+                                                 nonce=nonce)
+    _, location = rp.sign_in(url)
+    token = client.fetch_token(rp.meta["token_endpoint"], authorization_response=location, state=state,
+                               code_verifier=verifier)
+    sub = validated(rp, token, nonce)["sub"]
+    check(sub == sector_subject, f"the sector's sub, as the other client of 127.0.0.1 got ({sub}, {sector_subject})")
 
 
 def main():
@@ -494,7 +552,7 @@ def main():
             base.env = env  # postern_command runs the CLI with the server's settings
             provider = Postern(base, backchannel)
             strict_rp(provider)
-            es256_pairwise_claims(provider)
+            sector_identifier(provider, es256_pairwise_claims(provider))
             operator_settings(provider)
             ours = conformance(provider, backchannel)
     finally:

@@ -209,6 +209,38 @@ struct OIDCClaimsTests {
         #expect(OIDCSubject.pairwise(sector: sector, ownerID: owner + "2", key: key) != expected)
     }
 
+    @Test(
+        """
+        a sector_identifier_uri's host is the sector of redirect URIs on several hosts (known answer), when its \
+        document lists every one of them
+        """)
+    func sectorIdentifier() throws {
+        let uris = ["https://a.example/cb", "https://b.example/cb"]
+        let document = Array(#"["https://b.example/cb", "https://a.example/cb", "https://c.example/cb"]"#.utf8)
+        let type = try OIDCSectorIdentifier.subjectType(
+            uri: "https://Wiki.Example.com/sector.json", document: document, redirectURIs: uris)
+        #expect(type == .pairwise(sector: "wiki.example.com"))
+        // The same subject as a party whose redirect URIs are all on wiki.example.com (the known answer above).
+        let party = OIDCRelyingParty(clientID: "rp", name: "RP", redirectURIs: uris, subjectType: type)
+        #expect(
+            OIDCSubject.subject(ownerID: "0b7e1c1e-0000-4000-8000-000000000001", party: party, key: [UInt8](0..<32))
+                == "fFOtYNxagQPENqr8YP6eIhToDjZgYsmnK5IF5XMx2_E")
+        let refusals: [(String, String, OIDCSectorIdentifier.Failure)] = [
+            ("https://wiki.example.com/s", #"["https://a.example/cb"]"#, .unlisted("https://b.example/cb")),
+            ("https://wiki.example.com/s", #"["https://a.example/cb", "https://B.example/cb"]"#,
+             .unlisted("https://b.example/cb")),
+            ("https://wiki.example.com/s", #"{"redirect_uris": []}"#, .notAList),
+            ("https://wiki.example.com/s", #"["https://a.example/cb", 1]"#, .notAList),
+            ("https://wiki.example.com/s", "not json", .notAList),
+            ("wiki.example.com/s", #"["https://a.example/cb", "https://b.example/cb"]"#, .noHost),
+        ]
+        for (uri, document, failure) in refusals {
+            #expect(throws: failure) {
+                try OIDCSectorIdentifier.subjectType(uri: uri, document: Array(document.utf8), redirectURIs: uris)
+            }
+        }
+    }
+
     @Test("the sector of pairwise subjects is the one host of the redirect URIs", arguments: [
         (["https://Wiki.Example.com/cb", "https://wiki.example.com:8443/other?x=1"], "wiki.example.com"),
         (["http://user@127.0.0.1:8080/cb"], "127.0.0.1"),
