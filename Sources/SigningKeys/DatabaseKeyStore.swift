@@ -149,7 +149,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
         return state.withLock { state in
             var infos = environmentKey.map { [KeyInfo(environmentKey: $0, openedAt: openedAt)] } ?? []
             let schedule = state.schedule
-            for entry in schedule.entries.sorted(by: { $0.generation < $1.generation }) {
+            for entry in schedule.entries.sorted(by: Self.madeBefore) {
                 let retiredAt = schedule.retiredAt(entry, at: now)
                 let active =
                     (entry.kind != .rsa || environmentKey == nil) && schedule.active(entry.kind, at: now) == entry
@@ -285,6 +285,12 @@ public final class DatabaseKeyStore: SigningKeyStore {
         return (entries, sealed)
     }
 
+    /// The order keys were made in, the same on every instance: by generation, then kid (a release before 0080 counts
+    /// generations in `signing_keys` alone, so during a rolling upgrade one of its keys may share a P-256 key's).
+    static func madeBefore(_ a: KeySchedule.Entry, _ b: KeySchedule.Entry) -> Bool {
+        (a.generation, a.kid) < (b.generation, b.kid)
+    }
+
     /// Writes `entry`, sealed as `sealed`, into its kind's table.
     private static func insert(_ entry: KeySchedule.Entry, sealed: [UInt8], _ connection: any SQLConnection) throws {
         var columns = "kid, created_at, signs_from, generation, sealed"
@@ -352,7 +358,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
         -> JWTKeySet
     {
         var ordered: [JWTKey] = environmentKey.map { [$0] } ?? []
-        ordered += schedule.entries.sorted { $0.generation < $1.generation }.compactMap { entry in
+        ordered += schedule.entries.sorted(by: Self.madeBefore).compactMap { entry in
             entry.kid == environmentKey?.kid ? nil : keys[entry.kid]
         }
         do throws(JWTError) {

@@ -6,7 +6,7 @@ import Testing
 /// Migration 0011 lets `signing_keys` hold Ed25519 keys: on a database migrated to 0010 with keys in it, the keys
 /// are kept as they were, `ed25519` rows are taken afterwards, and other kinds are still refused. Migration 0080 gives
 /// P-256 keys a table of their own and leaves `signing_keys` as it was.
-@Suite("Migration 0011: Ed25519 signing keys", .serialized)
+@Suite("Migrations 0011 and 0080: Ed25519 signing keys, P-256 keys in a table of their own", .serialized)
 struct SigningKeysMigrationTests {
     @Test(
         "0011 keeps the existing keys and takes ed25519 rows; unknown kinds stay refused",
