@@ -313,10 +313,7 @@ public struct OAuthGrantStore: Sendable {
     /// of that id was issued.
     /// - Throws: storage errors.
     public func record(jti: String) async throws -> OAuthGrantRecord? {
-        try await database.read { connection in
-            try Self.ownerGrantRecord(jti: jti, connection) ?? Self.clientGrantRecord(jti: jti, connection)
-                ?? Self.delegatedRecord(jti: jti, connection) ?? OIDCSignIns.mailRecord(jti: jti, connection)
-        }
+        try await database.read { try Self.anyRecord(jti: jti, $0) }
     }
 
     /// ``record(jti:)`` of a verified token's `claims`, its table asked first: a client's own token (`sub` the client)
@@ -332,9 +329,15 @@ public struct OAuthGrantStore: Sendable {
                 return found
             }
             if claims.act != nil, let found = try Self.delegatedRecord(jti: jti, connection) { return found }
-            return try Self.ownerGrantRecord(jti: jti, connection) ?? Self.clientGrantRecord(jti: jti, connection)
-                ?? Self.delegatedRecord(jti: jti, connection) ?? OIDCSignIns.mailRecord(jti: jti, connection)
+            return try Self.anyRecord(jti: jti, connection)
         }
+    }
+
+    /// The grant of access token `jti` from each table in turn: the owners' grants, the client credentials grants, the
+    /// delegated tokens, then the relying parties' mail grants.
+    private static func anyRecord(jti: String, _ connection: any SQLConnection) throws -> OAuthGrantRecord? {
+        try ownerGrantRecord(jti: jti, connection) ?? clientGrantRecord(jti: jti, connection)
+            ?? delegatedRecord(jti: jti, connection) ?? OIDCSignIns.mailRecord(jti: jti, connection)
     }
 
     /// The owner's grant of access token `jti` (`oauth_access_tokens` joined to `oauth_grants`).

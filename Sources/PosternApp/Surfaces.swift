@@ -187,6 +187,21 @@ package enum Surfaces {
     /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
     static func clientDocumentFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher? {
         guard c.oauth.clientMetadataDocuments || c.oauth.clientCredentials || c.oauth.openIDProvider else { return nil }
+        return try documentFetcher(c, resolver: resolver)
+    }
+
+    /// The document at a relying party's `sector_identifier_uri` (`oauth client create`), through the fetcher of the
+    /// documents OAuth clients publish (``documentFetcher(_:resolver:)``); nil unless it answered 200 without a
+    /// redirect.
+    /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
+    package static func sectorIdentifierDocument(_ c: PosternConfiguration, uri: String) async throws -> [UInt8]? {
+        let fetcher = try documentFetcher(c, resolver: resolver(c, threads: DNSResolver.threadPool()))
+        return await fetcher.document(at: uri)?.body
+    }
+
+    /// The fetcher of ``clientDocumentFetcher(_:resolver:)`` whatever is on.
+    /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
+    static func documentFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher {
         var fetch = FetchConfiguration(
             policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauth.clientMetadataAllowedHosts))
         fetch.maxRedirects = 0

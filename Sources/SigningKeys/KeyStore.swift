@@ -13,16 +13,16 @@ import Synchronization
 
 /// The signing keys of one Postern instance, kept in `<data dir>/keys/`.
 ///
-/// On first start it generates an RSA-2048 key and an Ed25519 key (each `<kid>.pem`, PKCS#8) and a 32-byte HMAC
+/// On first start it generates an RSA-2048 key, an Ed25519 key and a P-256 key (each `<kid>.pem`, PKCS#8) and a 32-byte HMAC
 /// secret (`<kid>.hmac`, hex) with mode 0600 in a 0700 directory, recorded in `keys.json`
 /// (`kid`, `kind`, `created_at`, `retired_at`); later starts load the same keys. `rotate(now:)` retires
 /// the active keys and adds new ones; a retired key keeps verifying and stays in the JWKS until
 /// `retired_at + maxTokenTTL + 30 s`, then is dropped (from the set, the metadata and the disk); `retireNow(kid:now:)`
 /// drops a leaked key at once. A directory made
-/// before Ed25519 keys existed gets one at its next start.
+/// before Ed25519 or P-256 keys existed gets one at its next start.
 ///
 /// When `JWT_PRIVATE_KEY` is given it is the active RSA key (kid = its RFC 7638 thumbprint) and is
-/// never written to disk; a previously generated RSA key is then retired. HMAC and Ed25519 keys always
+/// never written to disk; a previously generated RSA key is then retired. HMAC, Ed25519 and P-256 keys always
 /// come from the data directory.
 ///
 /// The in-process state is guarded by a `Mutex`; the key directory by an `flock`.
@@ -195,9 +195,10 @@ public final class KeyStore: Sendable {
                 try KeyFiles.createPrivate(path(record), pem)
                 records.append(record)
             }
-            if !records.contains(where: { $0.kind == .ed25519 && $0.retiredAt == nil }) {
-                let (kid, pem) = try KeyMaterial.generate(.ed25519)
-                let record = Record(kid: kid, kind: .ed25519, createdAt: now)
+            for kind in [KeyInfo.Kind.ed25519, .p256]
+            where !records.contains(where: { $0.kind == kind && $0.retiredAt == nil }) {
+                let (kid, pem) = try KeyMaterial.generate(kind)
+                let record = Record(kid: kid, kind: kind, createdAt: now)
                 try KeyFiles.createPrivate(path(record), pem)
                 records.append(record)
             }
@@ -215,6 +216,7 @@ public final class KeyStore: Sendable {
         var activeHMAC: String?
         var activeRSA: String?
         var activeEdDSA: String?
+        var activeES256: String?
         if let environmentKey {
             keys.append(environmentKey)
             activeRSA = environmentKey.kid
@@ -226,12 +228,15 @@ public final class KeyStore: Sendable {
                 switch record.kind {
                 case .hmac: activeHMAC = record.kid
                 case .ed25519: activeEdDSA = record.kid
+                case .p256: activeES256 = record.kid
                 case .rsa: if environmentKey == nil { activeRSA = record.kid }
                 }
             }
         }
         do throws(JWTError) {
-            return try JWTKeySet(keys: keys, activeHMAC: activeHMAC, activeRSA: activeRSA, activeEdDSA: activeEdDSA)
+            return try JWTKeySet(
+                keys: keys, activeHMAC: activeHMAC, activeRSA: activeRSA, activeEdDSA: activeEdDSA,
+                activeES256: activeES256)
         } catch {
             throw KeyStoreError(.corrupt, "\(keyDirectory): \(error.reason)")
         }

@@ -440,6 +440,8 @@ def one_key_ring(cluster, bases, logs, database=None):
     kinds = dict(cluster.psql("SELECT kind, count(*) FROM signing_keys GROUP BY kind", database))
     expect(kinds == {"rsa": "1", "hmac": "1", "ed25519": "1"},
            f"signing_keys holds {kinds} (want one rsa, one hmac and one ed25519 key)")
+    p256 = cluster.psql("SELECT count(*) FROM signing_keys_p256", database)[0][0]
+    expect(p256 == "1", f"signing_keys_p256 holds {p256} keys (want one)")
     versions = cluster.psql("SELECT count(*), count(DISTINCT version) FROM schema_migrations", database)[0]
     expect(versions[0] == versions[1], f"schema_migrations has repeated versions: {versions}")
     return [k["kid"] for k in sets[0]]
