@@ -1,6 +1,7 @@
 import JMAP
 import MailSignIn
 import MailboxWebInbox
+import SecondFactors
 import ServerKit
 import SignInProviders
 import WebInbox
@@ -38,8 +39,14 @@ enum WebInboxSurface {
             database: context.database, clock: context.clock,
             sender: JMAPWebInboxSender(jmap: jmap, principals: shared.ownerPrincipals), captures: accounts,
             linksDashboard: true, onLiveStream: metrics.webInboxLiveStream,
-            signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers))
+            signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers),
+            secondFactors: SecondFactorStore(
+                .proUsers, database: context.database,
+                sealing: context.sealer.map { SecretSealing($0, name: "a Pro user's TOTP secret") },
+                clock: context.clock),
+            audit: audit)
         inbox.register(into: &router)
+        ProTwoStepPages(inbox: inbox).register(into: &router)
         // The one sign-in methods controller, mounted for Pro users (the owners' mount is OwnerProviderPages and
         // OwnerService's passkeys).
         let proSignIn = ProSignInMethods(inbox: inbox, passkeys: passkeys, providers: providers)
