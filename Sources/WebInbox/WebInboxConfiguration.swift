@@ -10,7 +10,7 @@ import SignInMethods
 /// - `POSTERN_WEB_INBOX_EVENT_STREAMS_PER_SESSION` (positive integer, default 8): ``maxEventStreamsPerSession``.
 /// - `POSTERN_WEB_INBOX_PING_SECONDS` (5 to 300, default 25): ``pingSeconds``.
 /// - `POSTERN_PRO_SECOND_FACTOR` (`off`, `optional` or `required-for-passwords`, default `optional`):
-///   ``proSecondFactor``, the Pro surface's policy (the owners' is `POSTERN_OWNER_SECOND_FACTOR`).
+///   ``proSecondFactor``, the Pro surface's policy (the owners' own is read with theirs).
 public struct WebInboxConfiguration: Sendable {
     /// The public base URL, for example `http://localhost:8080`: the HTML part's CSP names its `cid:` route under it,
     /// `postern web link` prints links under it, and cookies carry `Secure` when it is https.
