@@ -1,7 +1,6 @@
 import JMAP
 import MailSignIn
 import MailboxWebInbox
-import SecondFactors
 import ServerKit
 import SignInProviders
 import WebInbox
@@ -40,11 +39,7 @@ enum WebInboxSurface {
             sender: JMAPWebInboxSender(jmap: jmap, principals: shared.ownerPrincipals), captures: accounts,
             linksDashboard: true, onLiveStream: metrics.webInboxLiveStream,
             signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers),
-            secondFactors: SecondFactorStore(
-                .proUsers, database: context.database,
-                sealing: context.sealer.map { SecretSealing($0, name: "a Pro user's TOTP secret") },
-                clock: context.clock),
-            audit: audit)
+            secondFactors: mailbox.proSecondFactors, audit: audit)
         inbox.register(into: &router)
         ProTwoStepPages(inbox: inbox).register(into: &router)
         // The one sign-in methods controller, mounted for Pro users (the owners' mount is OwnerProviderPages and

@@ -3,8 +3,10 @@
 sets up TOTP on /inbox/two-step from the page's `otpauth://` URI (read by pyotp.parse_uri), confirms it with pyotp's
 code and keeps the ten recovery codes shown once. A new browser's password sign-in is then sent to the second step
 (/inbox/sign-in/second-step): pyotp's code opens the session; the same code on a second sign-in is refused (a code
-signs in once); a recovery code opens one session and is refused the next time. Finally `postern pro mfa reset`
-removes the factor (on the audit trail) and the password signs in alone again. On SQLite and on PostgreSQL, where
+signs in once); a recovery code opens one session and is refused the next time; Mail.td's POST /api/user/login
+answers the password with the 401 of a wrong one while the factor is on (a password alone makes no Pro JWT, nor a
+tm_pro_ token that would skip the code). Finally `postern pro mfa reset` removes the factor (on the audit trail) and
+the password signs in alone again, at the web inbox and the API. On SQLite and on PostgreSQL, where
 the stored secret is sealed with POSTERN_KEY_SECRET (not the secret's bytes)."""
 
 import base64
@@ -16,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
-from postern_testkit import Checks, postern
+from postern_testkit import Checks, http, postern
 from postern_testkit.forms import FormDriver
 from postern_testkit.postgres import BACKENDS, psql
 from postern_testkit.server import install_packages
@@ -68,6 +70,10 @@ def command(base, *arguments):
                           capture_output=True, text=True)
 
 
+def api_login(base):
+    return http(base, "POST", "/api/user/login", {"email": EMAIL, "password": PASSWORD})[0]
+
+
 def run(backend):
     with postern(pro_users=[(EMAIL, PASSWORD)], backend=backend) as base:
         run_on(base)
@@ -76,6 +82,7 @@ def run(backend):
 def run_on(base):
     user = FormDriver(base)
     check(sign_in(user) == "/inbox", "without a second factor the password alone signs in")
+    check(api_login(base) == 200, "without a second factor POST /api/user/login makes a Pro JWT")
     status, _, page = user.request("GET", "/inbox/two-step")
     check(status == 200 and 'data-state="off"' in page, "/inbox/two-step: off")
     status, _, page = post_form(user, page, "/inbox/two-step/setup")
@@ -104,6 +111,8 @@ def run_on(base):
     _, status, _, signed_in = second_step(base, codes[0])
     check(status == 401 and not signed_in, "the same recovery code is refused the next time")
 
+    check(api_login(base) == 401, "with the factor on, POST /api/user/login refuses the password alone")
+
     shown = command(base, "pro", "show", "--email", EMAIL)
     check("two-step sign-in: on (TOTP; 9 recovery codes left)" in shown.stdout, "pro show: on, nine codes left")
     reset = command(base, "pro", "mfa", "reset", "--email", EMAIL)
@@ -111,7 +120,8 @@ def run_on(base):
     audit = command(base, "audit", "--json")
     for action in ("pro.mfa_enabled", "pro.recovery_code_used", "pro.signin_failed", "pro.mfa_reset"):
         check(f'"{action}"' in audit.stdout, f"{action} is on the audit trail")
-    check(sign_in(FormDriver(base)) == "/inbox", "after the reset the password signs in alone")
+    check(sign_in(FormDriver(base)) == "/inbox" and api_login(base) == 200,
+          "after the reset the password signs in alone, at the web inbox and the API")
 
 
 for backend in BACKENDS:
