@@ -6,7 +6,6 @@ enum OwnerMessage {
     static let csrf = "This form expired. Please try again."
     static let signInAgain = "Sign in again to go on: making an app password needs a recent sign-in."
     static let wrongCode = TwoStepParts.wrongCode
-    static let secondFactorRequired = TwoStepParts.setUpRequired
     static let secondFactorProofNeeded = TwoStepParts.proofNeeded
     static let secondStepStartOver = TwoStepParts.startOver
     static let tooManySignUps = "Too many new accounts from your network. Please try again later."

@@ -75,19 +75,11 @@ extension OwnerService {
         error: String?
     ) async throws -> HTTPResponse {
         let (token, setCookie) = browser.csrf(for: request)
-        let main: HTML
-        if try await secondFactors.state(ownerID: owner.id).isOn {
-            main = TwoStepParts.codeForm(
+        guard
+            let main = try await TwoStepParts.secondStep(
+                secondFactors.store, holder: owner.id, uri: { otpAuthURI(owner, $0) },
                 action: OwnerSecondStepPending.path, csrfToken: token, error: error, startOver: "/owner/sign-in")
-        } else {
-            guard let secret = try await secondFactors.store.secretToConfirm(holder: owner.id) else {
-                return BrowserPage.message(.conflict, "Two-step sign-in", OwnerMessage.secondStepStartOver)
-            }
-            main =
-                HTML.notice(OwnerMessage.secondFactorRequired, .warning)
-                + TwoStepParts.setUp(
-                    otpAuthURI(owner, secret), action: OwnerSecondStepPending.path, csrfToken: token, error: error)
-        }
+        else { return BrowserPage.message(.conflict, "Two-step sign-in", OwnerMessage.secondStepStartOver) }
         return HTMLPage.response(
             status, OwnerPageShell.document(title: "Two-step sign-in", main: main),
             setCookies: setCookie.map { [$0] } ?? [])

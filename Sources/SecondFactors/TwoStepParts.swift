@@ -102,6 +102,25 @@ public enum TwoStepParts {
         """
     }
 
+    /// The main part of a second step's page for `holder` of `factors`: the code form when their factor is on; else
+    /// (the policy requires one and they have none) the setup of the secret waiting for its first code, named by `uri`,
+    /// with the notice that a factor is required; nil when their factor turned on meanwhile (start over).
+    /// - Parameters:
+    ///   - action: the second step's path, which both forms post to.
+    ///   - startOver: the family's sign-in page.
+    /// - Throws: storage and sealing errors.
+    public static func secondStep(
+        _ factors: SecondFactorStore, holder: String, uri: ([UInt8]) -> OTPAuthURI, action: String, csrfToken: String,
+        error: String?, startOver: String
+    ) async throws -> HTML? {
+        if try await factors.state(holder: holder).isOn {
+            return codeForm(action: action, csrfToken: csrfToken, error: error, startOver: startOver)
+        }
+        guard let secret = try await factors.secretToConfirm(holder: holder) else { return nil }
+        return HTML.notice(setUpRequired, .warning)
+            + setUp(uri(secret), action: action, csrfToken: csrfToken, error: error)
+    }
+
     /// Recovery codes, shown this once, and where to go on.
     public static func recoveryCodes(_ codes: [String], next: String) -> HTML {
         var items: HTML = ""

@@ -95,20 +95,11 @@ extension WebInboxService {
         error: String?
     ) async throws -> HTTPResponse {
         let (token, setCookie) = forms.csrf(for: request)
-        let main: HTML
-        if try await factors.state(holder: pending.proUserID).isOn {
-            main = TwoStepParts.codeForm(
+        guard
+            let main = try await TwoStepParts.secondStep(
+                factors, holder: pending.proUserID, uri: { otpAuthURI(email: pending.email, $0, factors) },
                 action: Self.secondStepPath, csrfToken: token, error: error, startOver: "/inbox/sign-in")
-        } else {
-            guard let secret = try await factors.secretToConfirm(holder: pending.proUserID) else {
-                return BrowserPage.message(.conflict, TwoStepParts.title, TwoStepParts.startOver)
-            }
-            main =
-                HTML.notice(TwoStepParts.setUpRequired, .warning)
-                + TwoStepParts.setUp(
-                    otpAuthURI(email: pending.email, secret, factors), action: Self.secondStepPath, csrfToken: token,
-                    error: error)
-        }
+        else { return BrowserPage.message(.conflict, TwoStepParts.title, TwoStepParts.startOver) }
         return HTMLPage.response(
             status, BrowserPage.document(title: TwoStepParts.title, main: main),
             setCookies: setCookie.map { [$0] } ?? [])
