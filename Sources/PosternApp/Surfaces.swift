@@ -21,6 +21,7 @@ import OutboundQueue
 import OutboundSocket
 import Owners
 import RemoteHashAuth
+import SecondFactors
 import ServerKit
 import Storage
 import Webhooks
@@ -255,10 +256,13 @@ package enum Surfaces {
     }
 
     /// What the routes of Mail.td's shape share over `accounts`.
-    static func mailboxService(accounts: MailboxAccountService, ledger: ChallengeLedger, logger: Logger) throws
-        -> MailboxService
-    {
-        try MailboxService(accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger))
+    /// - Parameter proSecondFactors: Pro users' second factors, whose holders' passwords make no Pro JWT.
+    static func mailboxService(
+        accounts: MailboxAccountService, ledger: ChallengeLedger, proSecondFactors: SecondFactorStore, logger: Logger
+    ) throws -> MailboxService {
+        try MailboxService(
+            accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger),
+            proSecondFactorOn: { try await proSecondFactors.state(holder: $0).isOn })
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

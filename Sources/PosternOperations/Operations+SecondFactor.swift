@@ -2,9 +2,10 @@ import Audit
 import Logging
 import Owners
 import PosternApp
+import SecondFactors
 import Time
 
-/// The operator command behind `postern owner mfa reset` (issue 88 item 3).
+/// The operator commands behind `postern owner mfa reset` and `postern pro mfa reset` (issue 88 item 3).
 extension Operations {
     /// What resetting an owner's second factor came to.
     public enum SecondFactorReset: Sendable, Equatable {
@@ -13,7 +14,7 @@ extension Operations {
         case reset
         /// The owner had none.
         case notSet
-        /// No owner has the email.
+        /// No owner (for `pro mfa reset`, no Pro user) has the email.
         case noOwner
     }
 
@@ -28,7 +29,7 @@ extension Operations {
         guard let candidate = try await ownerStore(database, configuration).linkCandidate(email: email) else {
             return .noOwner
         }
-        let factors = OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
+        let factors = OwnerSecondFactors(SecondFactorStore(.owners, database: database, sealing: nil, clock: { unixNow() }))
         guard try await factors.remove(ownerID: candidate.owner.id) else { return .notSet }
         recordOperator(
             database, .ownerSecondFactorReset, target: candidate.owner.email,
@@ -36,8 +37,27 @@ extension Operations {
         return .reset
     }
 
+    /// Removes the second factor (TOTP and recovery codes) of the Pro user with `email`, as
+    /// ``resetOwnerSecondFactor(configuration:email:logger:)`` does an owner's. Recorded on the trail as `pro.mfa_reset`
+    /// (actor the operator, target the user's email, their id in the details).
+    /// - Returns: ``SecondFactorReset/noOwner`` when no Pro user has `email`.
+    /// - Throws: storage errors.
+    public static func resetProSecondFactor(configuration: PosternConfiguration, email: String, logger: Logger)
+        async throws -> SecondFactorReset
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let accounts = try mailboxAccounts(configuration, database: database, logger: logger)
+        guard let user = try await accounts.proUserLinkCandidate(email: email) else { return .noOwner }
+        let factors = SecondFactorStore(.proUsers, database: database, sealing: nil, clock: { unixNow() })
+        guard try await factors.remove(holder: user.id) else { return .notSet }
+        recordOperator(
+            database, .proSecondFactorReset, target: user.email,
+            details: ["pro_user_id": user.id, "command": "pro mfa reset"], logger: logger)
+        return .reset
+    }
+
     /// `on (N recovery codes left)`, `set up, not confirmed` or `off`, as `owner show` lists it.
-    static func describe(secondFactor state: OwnerSecondFactors.State) -> String {
+    static func describe(secondFactor state: SecondFactorStore.State) -> String {
         switch state {
         case .off: "off"
         case .pending: "set up, not confirmed (asks for nothing yet)"

@@ -14,6 +14,7 @@ import OAuthServer
 import Owners
 import PasswordHashing
 import PosternTestSupport
+import SecondFactors
 import ServerKit
 import Storage
 import Testing
@@ -54,7 +55,8 @@ final class OAuthHarness: @unchecked Sendable {
         owners = try OwnerService(
             configuration: ownerSettings, database: test.database, pool: pool, resolver: .test(nil),
             customDomains: CustomDomains(database: test.database), clock: { clock.now },
-            monotonicClock: clock.monotonic, audit: AuditTrail(SQLAuditLog(database: test.database), clock: { clock.now }))
+            monotonicClock: clock.monotonic, audit: AuditTrail(SQLAuditLog(database: test.database), clock: { clock.now }),
+            secondFactors: SecondFactorStore(.owners, database: test.database, sealing: nil, clock: { clock.now }))
         inboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: test.database), domain: "agents.localhost", clock: { clock.now })
         // With the OpenID Provider on (a logout deliverer given), an RSA and a P-256 key sign ID tokens too.
