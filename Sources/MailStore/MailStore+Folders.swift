@@ -136,12 +136,27 @@ extension MailStore {
     }
 
     /// Subscribes `address` to `path` (a name, whether or not a folder has it: RFC 9051 §6.3.7) or unsubscribes it.
+    /// When that changes a subscription and a made folder has the name, the change is the folder's (JMAP's
+    /// `isSubscribed`): its row is written again in the same transaction, so 0076's update trigger advances the state
+    /// and logs it as `mailbox-updated`, as a rename is, and the address's waiters hear of it after the commit.
     public func setSubscribed(address: String, path: [String], _ subscribed: Bool) async throws {
         let name = MailFolderTree.fullName(path)
         let sql = subscribed
             ? "INSERT INTO mail_folder_subscriptions (address, name) VALUES (?, ?) ON CONFLICT DO NOTHING"
             : "DELETE FROM mail_folder_subscriptions WHERE address = ? AND name = ?"
-        _ = try await database.write { try $0.run(sql, [.text(address), .text(name)]) }
+        let changedFolder = try await database.write { connection in
+            try connection.transaction {
+                guard try connection.run(sql, [.text(address), .text(name)]) > 0,
+                    let folder = try Self.tree(address, connection).folder(at: path), !folder.isFixed
+                else { return false }
+                // Setting `name` to itself fires `AFTER UPDATE OF name` on SQLite and PostgreSQL alike.
+                try connection.run(
+                    "UPDATE mail_folders SET name = name WHERE address = ? AND id = ?",
+                    [.text(address), .text(folder.rawValue)])
+                return true
+            }
+        }
+        if changedFolder { changes.announce([address]) }
     }
 
     /// Refuses a write to `folder` that `address` does not have (a made folder deleted meanwhile); the six fixed

@@ -120,4 +120,43 @@ struct JMAPMailboxSetTests {
         let notObject = try await query("inbox")
         #expect(notObject.arguments["type"] as? String == "invalidArguments", "\(notObject.arguments)")
     }
+
+    @Test("isSubscribed set and cleared shows in Mailbox/changes with every property possibly changed; a delivery with counts only", arguments: StorageBackend.allCases)
+    func subscriptionIsAChange(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let a = try await harness.signUp("subsender")
+        let b = try await harness.signUp("subreader")
+        let made = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "create": ["n": ["name": "News"]]])
+        let news = try #require((made.object("created")?["n"] as? [String: Any])?["id"] as? String)
+        let state = { (invocation: JMAPInvocation) in invocation.arguments["newState"] as? String ?? "" }
+
+        let subscribed = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "update": [news: ["isSubscribed": true]]])
+        #expect(subscribed.object("updated")?.keys.contains(news) == true, "\(subscribed.arguments)")
+        #expect(try await mailboxes(harness, b)[news]?["isSubscribed"] as? Bool == true)
+        let changes = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": subscribed.arguments["oldState"] as? String ?? ""])
+        #expect(changes.arguments["updated"] as? [String] == [news], "\(changes.arguments)")
+        #expect(changes.arguments["updatedProperties"] is NSNull, "isSubscribed is not a count")
+
+        let cleared = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "update": [news: ["isSubscribed": false]]])
+        let again = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": state(subscribed)])
+        #expect(again.arguments["updated"] as? [String] == [news], "\(again.arguments)")
+        #expect(again.arguments["newState"] as? String == state(cleared))
+        let unchanged = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "update": [news: ["isSubscribed": false]]])
+        #expect(state(unchanged) == state(cleared), "unsubscribing what is not subscribed changes nothing")
+
+        _ = try await harness.send(from: a, to: [b.address], subject: "Counts", text: "Only.")
+        let counts = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": state(cleared)])
+        #expect(counts.arguments["updated"] as? [String] == ["inbox"], "\(counts.arguments)")
+        #expect(
+            counts.arguments["updatedProperties"] as? [String]
+                == ["totalEmails", "unreadEmails", "totalThreads", "unreadThreads"])
+    }
 }
