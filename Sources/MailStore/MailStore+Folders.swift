@@ -93,6 +93,20 @@ extension MailStore {
         changes.announce([address])
     }
 
+    /// Sets where a client sorts `folder` (JMAP's `sortOrder`), a folder `address` made; the change is the folder's
+    /// in the change log: the statement names `name` too, so 0076's update trigger writes it (migration 0082).
+    /// - Throws: ``MailFolderError/noSuchFolder``, ``MailFolderError/fixed`` (the server orders the six).
+    public func setSortOrder(address: String, _ folder: MailFolder, _ sortOrder: Int) async throws {
+        guard !folder.isFixed else { throw MailFolderError.fixed }
+        let changed = try await database.write { connection in
+            try connection.run(
+                "UPDATE mail_folders SET sort_order = ?, name = name WHERE address = ? AND id = ?",
+                [.integer(Int64(sortOrder)), .text(address), .text(folder.rawValue)])
+        }
+        guard changed > 0 else { throw MailFolderError.noSuchFolder }
+        changes.announce([address])
+    }
+
     /// Deletes `folder`, which must have no folder under it; its messages go with it when `removingMessages`, else
     /// a folder holding any is refused. Returns how many messages went. Its subscription stays (RFC 5258: a
     /// subscription names a name).
@@ -172,12 +186,13 @@ extension MailStore {
     static func tree(_ address: String, _ connection: any SQLConnection) throws -> MailFolderTree {
         MailFolderTree(
             made: try connection.query(
-                "SELECT id, name, parent_id FROM mail_folders WHERE address = ?", [.text(address)]
+                "SELECT id, name, parent_id, sort_order FROM mail_folders WHERE address = ?", [.text(address)]
             ).compactMap { row in
                 guard let folder = row.text("id").flatMap(MailFolder.init(rawValue:)), let name = row.text("name")
                 else { return nil }
                 return MailFolderEntry(
-                    folder: folder, name: name, parent: row.text("parent_id").flatMap(MailFolder.init(rawValue:)))
+                    folder: folder, name: name, parent: row.text("parent_id").flatMap(MailFolder.init(rawValue:)),
+                    sortOrder: row.int("sort_order").map { Int($0) } ?? MailFolderEntry.defaultSortOrder)
             })
     }
 
