@@ -24,15 +24,7 @@ extension JMAPService {
         let mailboxes = try await mailboxes(call)
         var list: [JSONValue] = []
         for mailbox in mailboxes.all where ids?.contains(mailbox.id) ?? true {
-            let count = MailFolder(rawValue: mailbox.id).flatMap { counts[$0] } ?? MailStore.FolderCounts()
-            let all: [String: JSONValue] = [
-                "id": .string(mailbox.id), "name": .string(mailbox.name),
-                "parentId": mailbox.parentID.map(JSONValue.string) ?? .null,
-                "role": mailbox.role.map(JSONValue.string) ?? .null, "sortOrder": .int(Int64(mailbox.sortOrder)),
-                "totalEmails": .int(Int64(count.total)), "unreadEmails": .int(Int64(count.unread)),
-                "totalThreads": .int(Int64(count.threads)), "unreadThreads": .int(Int64(count.unreadThreads)),
-                "myRights": Self.rights(mailbox), "isSubscribed": .bool(mailbox.isSubscribed),
-            ]
+            let all = Self.mailboxObject(mailbox, counts)
             list.append(.object(wanted.map { ($0, all[$0] ?? .null) }))
         }
         let notFound = (ids ?? []).filter { id in !mailboxes.all.contains { $0.id == id } }
@@ -40,6 +32,21 @@ extension JMAPService {
             ("accountId", .string(call.account.id)), ("state", stateBefore), ("list", .array(list)),
             ("notFound", .array(notFound.map(JSONValue.string))),
         ])
+    }
+
+    /// Every property of `mailbox` as `Mailbox/get` gives it, by name.
+    static func mailboxObject(_ mailbox: Mailboxes.Entry, _ counts: [MailFolder: MailStore.FolderCounts])
+        -> [String: JSONValue]
+    {
+        let count = MailFolder(rawValue: mailbox.id).flatMap { counts[$0] } ?? MailStore.FolderCounts()
+        return [
+            "id": .string(mailbox.id), "name": .string(mailbox.name),
+            "parentId": mailbox.parentID.map(JSONValue.string) ?? .null,
+            "role": mailbox.role.map(JSONValue.string) ?? .null, "sortOrder": .int(Int64(mailbox.sortOrder)),
+            "totalEmails": .int(Int64(count.total)), "unreadEmails": .int(Int64(count.unread)),
+            "totalThreads": .int(Int64(count.threads)), "unreadThreads": .int(Int64(count.unreadThreads)),
+            "myRights": Self.rights(mailbox), "isSubscribed": .bool(mailbox.isSubscribed),
+        ]
     }
 
     /// What the account may do with `mailbox`: everything but renaming and deleting one of the six fixed ones, and

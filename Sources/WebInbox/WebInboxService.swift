@@ -132,7 +132,8 @@ public final class WebInboxService: Sendable {
     /// - `GET /inbox/m/{mailbox}/events` (the list's live stream) and `GET /inbox/assets/live.js` (its script);
     /// - `GET /inbox/m/{mailbox}/{id}` (a message), `.../html` (its HTML part, for the frame), `.../raw`,
     ///   `.../attachment/{position}`, `.../cid/{signature}/{cid}` (an inline image of the HTML part);
-    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
+    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0), `POST /inbox/m/{mailbox}/{id}/delete` and
+    ///   `POST /inbox/m/{mailbox}/{id}/move` (`folder`, a folder's key);
     /// - owners only: `GET|POST /inbox/m/{mailbox}/compose`, `GET /inbox/m/{mailbox}/{id}/reply`
     ///   (``registerCompose(into:)``).
     public func register(into router: inout ContextRouter) {
@@ -168,6 +169,8 @@ public final class WebInboxService: Sendable {
             .POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
         router.add(
             .POST, "/inbox/m/{mailbox}/{id}/delete", bodyLimit: limit, page { [self] in try await delete($0, $1, $2) })
+        router.add(
+            .POST, "/inbox/m/{mailbox}/{id}/move", bodyLimit: limit, page { [self] in try await move($0, $1, $2) })
     }
 
     // MARK: - Who reads
