@@ -249,6 +249,13 @@ extension Operations {
             }
             subjectType = .public
         case "pairwise":
+            // A mail grant's access token is the mail doors' readable JWT, whose sub is the owner's id: a pairwise
+            // party given mail would learn the id its pairwise subject hides.
+            if request.mailAccess != nil {
+                throw OAuthClientRequestError(
+                    description: "--subject-type pairwise cannot go with --mail-access: a mail access token carries "
+                        + "the owner's id as its subject, which would give the app the id its pairwise subject hides")
+            }
             // The sector (Core section 8.1) is the sector_identifier_uri's host, or the redirect URIs' one host.
             if let uri = request.sectorIdentifierURI {
                 guard let sectorDocument else {

@@ -35,7 +35,7 @@ struct OAuthCommand: AsyncParsableCommand {
                 who may sign in (all, listed with --sign-in-owner, or second-factor: a passkey sign-in until owners \
                 have TOTP); --mail-access lets it ask for mail.read and mail.send, whose access token then opens the \
                 owner's mail at IMAP and submission (XOAUTH2, OAUTHBEARER) and comes with a refresh token (such as \
-                Roundcube's).
+                Roundcube's); not with --subject-type pairwise, since that token's subject is the owner's id.
                 """)
         @OptionGroup var options: DataOptions
         @Option(help: "The name it is listed by.") var name: String

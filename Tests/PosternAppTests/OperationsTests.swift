@@ -97,6 +97,33 @@ struct OperationsTests {
     }
 
     // `postern backup` copies SQLite's file: on PostgreSQL it refuses (the test above).
+    @Test("oauth client create refuses a pairwise relying party with mail access, whose mail token would name the owner")
+    func pairwiseMailRefused() async throws {
+        let configuration = TestServer.configuration(.sqlite)
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
+        func request(subjectType: String, mail: String?) -> Operations.OAuthClientRequest {
+            var request = Operations.OAuthClientRequest(
+                name: "Webmail", scope: "mail.read mail.send", inboxes: [], introspection: false, authMethod: "client_secret_basic",
+                jwks: nil, jwksURI: nil)
+            request.redirectURIs = ["https://webmail.example/callback"]
+            (request.subjectType, request.mailAccess) = (subjectType, mail)
+            return request
+        }
+        let error = await #expect(throws: Operations.OAuthClientRequestError.self) {
+            _ = try await Operations.createOAuthClient(
+                configuration: configuration, request(subjectType: "pairwise", mail: "mail.read"), logger: logger)
+        }
+        let said = try #require(error?.description)
+        #expect(said.contains("--subject-type pairwise") && said.contains("--mail-access") && said.contains("owner's id"))
+        #expect(try await Operations.listOAuthClients(configuration: configuration, logger: logger).isEmpty)
+        // Either alone is made.
+        for (subjectType, mail) in [("pairwise", nil), ("public", "mail.read")] as [(String, String?)] {
+            let made = try await Operations.createOAuthClient(
+                configuration: configuration, request(subjectType: subjectType, mail: mail), logger: logger)
+            #expect(made.contains { $0.hasPrefix("client_id: ") })
+        }
+    }
+
     @Test("backup writes a consistent copy while the server serves, and refuses to overwrite")
     func backup() async throws {
         let server = try await TestServer.start(.sqlite)

@@ -59,7 +59,8 @@ struct KeyStoreTests {
         #expect(p256.algorithm == .es256)
         #expect(
             try directory.files()
-                == ["\(hmac.kid).hmac", "\(rsa.kid).pem", "\(ed25519.kid).pem", "\(p256.kid).pem", "keys.json"].sorted())
+                == ["\(hmac.kid).hmac", "\(rsa.kid).pem", "\(ed25519.kid).pem", "\(p256.kid).pem", "keys-p256.json", "keys.json"]
+                .sorted())
         for file in try directory.files() { #expect(try directory.mode(file) == 0o600) }
         let directoryMode =
             try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
@@ -152,7 +153,7 @@ struct KeyStoreTests {
         #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(oldRSA))
         #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(oldEdDSA))
         #expect(store.list().count == 4)
-        #expect(try directory.files().count == 5)
+        #expect(try directory.files().count == 6)
         let error = #expect(throws: JWTError.self) {
             try store.keySet().verify(oldRS, policy: policy(.rs256), now: now)
         }
@@ -338,7 +339,63 @@ struct KeyStoreTests {
         #expect(try upgraded.keySet().verify(rsToken, policy: policy(.rs256), now: now).pur == "capability")
         #expect(
             try upgraded.keySet().verify(sign(upgraded.keySet(), .edDSA), policy: policy(.edDSA), now: now).jti != nil)
-        #expect(try directory.files().count == 5)
+        #expect(try directory.files().count == 6)
+    }
+
+    /// The kinds a metadata file of `directory` records.
+    private func kinds(_ directory: TemporaryDataDirectory, _ name: String) throws -> [String] {
+        let metadata = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory.keys + "/" + name))))
+        return try #require(metadata["keys"]?.arrayValue).compactMap { $0["kind"]?.stringValue }
+    }
+
+    @Test("keys.json keeps the kinds the release before reads; the P-256 keys live in keys-p256.json and reload from it")
+    func p256OutOfKeysJSON() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        let first = try #require(store.keySet().activeKID(for: .es256))
+        let token = try sign(store.keySet(), .es256)
+        let older: Set<String> = ["rsa", "hmac", "ed25519"]
+        #expect(Set(try kinds(directory, "keys.json")) == older)
+        #expect(try kinds(directory, "keys-p256.json") == ["p256"])
+        // Rotated: the old and the new P-256 key in their file, keys.json still without one.
+        try store.rotate(now: now + 10)
+        let second = try #require(store.keySet().activeKID(for: .es256))
+        #expect(second != first)
+        #expect(try kinds(directory, "keys-p256.json") == ["p256", "p256"])
+        let rotated = try kinds(directory, "keys.json")
+        #expect(Set(rotated) == older && rotated.count == 6)
+        // Retired at once: its record and file go, a new active key is made.
+        try store.retireNow(kid: second, now: now + 20)
+        let third = try #require(store.keySet().activeKID(for: .es256))
+        #expect(try kinds(directory, "keys-p256.json") == ["p256", "p256"])
+        #expect(try !directory.files().contains("\(second).pem"))
+        #expect(Set(try kinds(directory, "keys.json")) == older)
+
+        let reopened = try open(directory, at: now + 30)
+        #expect(reopened.list() == store.list())
+        #expect(reopened.keySet().activeKID(for: .es256) == third)
+        #expect(verifies(reopened.keySet(), token, .es256))
+        // Past the window the first goes too.
+        try reopened.reload(now: now + 10 + ttl + 31)
+        #expect(reopened.keySet().key(kid: first) == nil)
+        #expect(try kinds(directory, "keys-p256.json") == ["p256"])
+    }
+
+    @Test("a P-256 entry in keys.json, which only a development build wrote, is refused with what to do")
+    func p256InKeysJSONRefused() throws {
+        let directory = try TemporaryDataDirectory()
+        _ = try open(directory)
+        let keysJSON = directory.keys + "/keys.json"
+        let p256JSON = directory.keys + "/keys-p256.json"
+        let metadata = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: keysJSON))))
+        let p256 = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: p256JSON))))
+        let merged = try #require(metadata["keys"]?.arrayValue) + (try #require(p256["keys"]?.arrayValue))
+        try Data(JSONValue.object([("version", 1), ("keys", .array(merged))]).serialize())
+            .write(to: URL(fileURLWithPath: keysJSON))
+        try FileManager.default.removeItem(atPath: p256JSON)
+        let refused = #expect(throws: KeyStoreError.self) { try open(directory) }
+        #expect(refused?.code == .corrupt)
+        #expect(refused?.reason.contains("keys-p256.json") == true)
     }
 }
 
@@ -362,6 +419,6 @@ struct KeyStoreConcurrencyTests {
         #expect(lists.count == 4)
         #expect(Set(lists).count == 1)
         #expect(lists.first?.count == 4)
-        #expect(try directory.files().count == 5)
+        #expect(try directory.files().count == 6)
     }
 }
