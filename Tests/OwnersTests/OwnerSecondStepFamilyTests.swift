@@ -52,4 +52,26 @@ struct OwnerSecondStepFamilyTests {
         let passkeySession = String(cookie.split(separator: ";")[0].dropFirst("postern_owner=".count))
         #expect(try await harness.service.browser.sessions.methods(token: passkeySession)?.amr == ["hwk"])
     }
+
+    @Test("required-for-passwords: a provider's link proven by the password asks for the code; the provider alone does not")
+    func providerLinkByPassword() async throws {
+        let harness = try await OwnerTwoStepTests.harness(.sqlite, policy: .requiredForPasswords)
+        let csrf = try await OwnerTwoStepTests.firstStep(harness)
+        let secret = try OwnerTwoStepTests.secret(in: await harness.send(.GET, "/owner/sign-in/second-step"))
+        #expect(
+            await OwnerTwoStepTests.secondStep(harness, csrf, OwnerTwoStepTests.code(secret, harness)).status == .ok)
+        let ada = try #require(try await harness.service.owners.list().first)
+        let family = OwnerSignInFamily(service: harness.service)
+        let request = HTTPRequest(
+            method: .POST, target: "/owner/sign-in/provider-link", version: .http1_1, headers: HTTPHeaders(), body: [],
+            remoteAddress: "192.0.2.9", requestID: "t")
+        let provider = OwnerProviderLinkingTests.provider()
+        let byPassword = try #require(
+            try await family.startSession(
+                ada.id, request, by: .provider(provider, returnTo: "/owner/domains", password: true), setCookies: []))
+        #expect(!byPassword.opened && byPassword.response.headers["Location"] == "/owner/sign-in/second-step")
+        let alone = try #require(
+            try await family.startSession(ada.id, request, by: .provider(provider, returnTo: "/owner/domains"), setCookies: []))
+        #expect(alone.opened)
+    }
 }
