@@ -54,7 +54,7 @@ extension WebInboxService {
             let email = try await signIns?.access(.proUser(id: proUserID), resting: binding)?.label, !email.isEmpty
         else { return nil }
         let enrolled = try await secondFactors.state(holder: proUserID).isOn
-        guard configuration.proSecondFactor.step(after: .password, enrolled: enrolled) != .none else { return nil }
+        guard configuration.proPasswordAsksSecondStep(enrolled: enrolled) else { return nil }
         let sealed = try SecondStepCookie.seal(
             [proUserID, email, binding.encoded, next], purpose: Self.secondStepPurpose, browserKey: secondStepKey,
             now: clock())
