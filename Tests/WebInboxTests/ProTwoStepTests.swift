@@ -159,6 +159,27 @@ struct ProTwoStepTests {
         #expect((await browser.send(.GET, WebInboxService.secondStepPath)).text.contains("set up an authenticator app"))
     }
 
+    @Test("a session a pasted tm_pro_ token opened, however recent, is no proof for the two-step pages", arguments: [StorageBackend.sqlite])
+    func tokenSessionIsNoProof(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
+        let (adaID, jwt) = try await harness.proLogin(Self.email)
+        let token = try await harness.apiToken(bearer: jwt)
+        let factors = try #require(harness.service.secondFactors)
+        let secret = try #require(try await factors.secretToConfirm(holder: adaID))
+        #expect(try await factors.confirm(holder: adaID, code: Self.code(secret, harness))?.count == 10)
+
+        let browser = harness.browser()
+        #expect(try await browser.signIn(["kind": "pro", "token": token]).status == .seeOther)
+        let page = await browser.send(.GET, "/inbox/two-step")
+        #expect(page.status == .ok && page.text.contains("data-state=\"on\""))
+        let csrf = try #require(Browser.csrf(in: page))
+        for action in ["disable", "recovery-codes"] {
+            let answer = await browser.send(.POST, "/inbox/two-step/" + action, form: ["csrf_token": csrf])
+            #expect(answer.status == .forbidden)
+        }
+        #expect(try await factors.state(holder: adaID) == .on(recoveryCodesLeft: 10))
+    }
+
     @Test("off: no second step and no /inbox/two-step", arguments: [StorageBackend.sqlite])
     func off(_ backend: StorageBackend) async throws {
         let harness = try WebInboxHarness(backend) { $0.proSecondFactor = .off }
