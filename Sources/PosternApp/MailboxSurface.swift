@@ -28,7 +28,8 @@ struct MailboxSurface {
             .proUsers, database: database,
             sealing: context.sealer.map { SecretSealing($0, name: "a Pro user's TOTP secret") }, clock: context.clock)
         let mailbox = try Surfaces.mailboxService(
-            accounts: accounts, ledger: context.ledger, proSecondFactors: proSecondFactors, logger: context.logger)
+            accounts: accounts, ledger: context.ledger, proSecondFactors: proSecondFactors,
+            webInbox: context.configuration.webInbox, logger: context.logger)
         MailTDAPI(surface: mailbox).register(into: &router)
         // The operator's `?reset=accounts` removes the agents' accounts too.
         OperatorController(

@@ -24,6 +24,7 @@ import RemoteHashAuth
 import SecondFactors
 import ServerKit
 import Storage
+import WebInbox
 import Webhooks
 
 /// Builds the API surfaces from the configuration's parts and adds their routes.
@@ -256,13 +257,19 @@ package enum Surfaces {
     }
 
     /// What the routes of Mail.td's shape share over `accounts`.
-    /// - Parameter proSecondFactors: Pro users' second factors, whose holders' passwords make no Pro JWT.
+    /// - Parameters:
+    ///   - proSecondFactors: Pro users' second factors.
+    ///   - webInbox: whose ``WebInboxConfiguration/proSecondFactor`` policy says which Pro users' passwords ask a
+    ///     second step, and so make no Pro JWT.
     static func mailboxService(
-        accounts: MailboxAccountService, ledger: ChallengeLedger, proSecondFactors: SecondFactorStore, logger: Logger
+        accounts: MailboxAccountService, ledger: ChallengeLedger, proSecondFactors: SecondFactorStore,
+        webInbox: WebInboxConfiguration, logger: Logger
     ) throws -> MailboxService {
         try MailboxService(
             accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger),
-            proSecondFactorOn: { try await proSecondFactors.state(holder: $0).isOn })
+            proPasswordAsksSecondStep: {
+                webInbox.proPasswordAsksSecondStep(enrolled: try await proSecondFactors.state(holder: $0).isOn)
+            })
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

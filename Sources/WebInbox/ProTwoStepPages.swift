@@ -7,8 +7,8 @@ import ServerKit
 /// codes renewed, turned off; the owners' `/owner/two-step` mounted on the Pro surface (the store and the parts are
 /// ``SecondFactors``'). In the web inbox's frame and session (``WebInboxService/proUserRoute(_:)``: the same 404 for
 /// anyone but an active Pro user, every post CSRF-checked). Every change needs a session whose sign-in is recent
-/// (``WebInboxService/freshlyProven(_:)``, `POSTERN_OWNER_FRESH_PROOF_SECONDS`): a stolen session cookie alone neither
-/// reads a secret nor turns the factor off. Setting up shows the secret, its `otpauth://` URI and QR code in the answer
+/// and not a pasted `tm_pro_` token's (``WebInboxService/freshlySignedIn(_:)``, `POSTERN_OWNER_FRESH_PROOF_SECONDS`):
+/// a stolen session cookie or a leaked token alone neither reads a secret nor turns the factor off. Setting up shows the secret, its `otpauth://` URI and QR code in the answer
 /// to the post, never in a URL; a first code turns it on and the ten recovery codes are shown that once. With
 /// `POSTERN_PRO_SECOND_FACTOR=off` the pages are not found. Each change is on the operator's trail (`pro.mfa_enabled`,
 /// `pro.mfa_disabled`, `pro.recovery_codes_renewed`).
@@ -59,7 +59,7 @@ public struct ProTwoStepPages: Sendable {
     private func setUp(_ call: WebInboxProUserCall, _ factors: SecondFactorStore, error: String?) async throws
         -> HTTPResponse
     {
-        guard try await inbox.freshlyProven(call) else { return try await proofNeeded(call, factors) }
+        guard try await inbox.freshlySignedIn(call) else { return try await proofNeeded(call, factors) }
         guard let secret = try await factors.secretToConfirm(holder: call.proUserID) else {
             return try await page(call, factors)  // on already
         }
@@ -70,7 +70,7 @@ public struct ProTwoStepPages: Sendable {
     }
 
     private func confirm(_ call: WebInboxProUserCall, _ factors: SecondFactorStore) async throws -> HTTPResponse {
-        guard try await inbox.freshlyProven(call) else { return try await proofNeeded(call, factors) }
+        guard try await inbox.freshlySignedIn(call) else { return try await proofNeeded(call, factors) }
         let code = call.request.formFields()["code"] ?? ""
         guard let codes = try await factors.confirm(holder: call.proUserID, code: code) else {
             return try await setUp(call, factors, error: TwoStepParts.wrongCode)
@@ -80,7 +80,7 @@ public struct ProTwoStepPages: Sendable {
     }
 
     private func renewCodes(_ call: WebInboxProUserCall, _ factors: SecondFactorStore) async throws -> HTTPResponse {
-        guard try await inbox.freshlyProven(call) else { return try await proofNeeded(call, factors) }
+        guard try await inbox.freshlySignedIn(call) else { return try await proofNeeded(call, factors) }
         guard let codes = try await factors.regenerateRecoveryCodes(holder: call.proUserID) else {
             return try await page(call, factors)
         }
@@ -89,7 +89,7 @@ public struct ProTwoStepPages: Sendable {
     }
 
     private func disable(_ call: WebInboxProUserCall, _ factors: SecondFactorStore) async throws -> HTTPResponse {
-        guard try await inbox.freshlyProven(call) else { return try await proofNeeded(call, factors) }
+        guard try await inbox.freshlySignedIn(call) else { return try await proofNeeded(call, factors) }
         if try await factors.remove(holder: call.proUserID) {
             await inbox.recordPro(call.proUserID, .proSecondFactorOff, target: call.label, client: call.client)
         }

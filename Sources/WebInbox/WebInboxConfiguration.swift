@@ -67,6 +67,13 @@ public struct WebInboxConfiguration: Sendable {
         try validate()
     }
 
+    /// Whether a Pro user's password asks a second step under ``proSecondFactor`` (a code, or the required setup) for
+    /// one whose factor is on (`enrolled`) or not: the web inbox's sign-in and Mail.td's `POST /api/user/login` ask
+    /// this one question.
+    public func proPasswordAsksSecondStep(enrolled: Bool) -> Bool {
+        proSecondFactor.step(after: .password, enrolled: enrolled) != .none
+    }
+
     /// The policies a Pro user's sign-in may have: a provider's sign-in is never asked for a code here.
     public static let proSecondFactorPolicies: [SecondFactorPolicy] = [.off, .optional, .requiredForPasswords]
 

@@ -45,20 +45,22 @@ extension WebInboxService {
     }
 
     /// What a password sign-in of Pro user `proUserID` does next: nil when the session opens now; else the 303 to the
-    /// second step, with the pending sign-in sealed in its cookie.
+    /// second step, with the pending sign-in sealed in its cookie (and `setCookies`).
     /// - Throws: storage errors.
-    func secondStep(proUserID: String, binding: WebInboxSessionBinding, next: String) async throws -> HTTPResponse? {
+    func secondStep(proUserID: String, binding: WebInboxSessionBinding, next: String, setCookies: [String] = [])
+        async throws -> HTTPResponse?
+    {
         guard let secondFactors,
             let email = try await signIns?.access(.proUser(id: proUserID), resting: binding)?.label, !email.isEmpty
         else { return nil }
         let enrolled = try await secondFactors.state(holder: proUserID).isOn
-        guard configuration.proSecondFactor.step(after: .password, enrolled: enrolled) != .none else { return nil }
+        guard configuration.proPasswordAsksSecondStep(enrolled: enrolled) else { return nil }
         let sealed = try SecondStepCookie.seal(
             [proUserID, email, binding.encoded, next], purpose: Self.secondStepPurpose, browserKey: secondStepKey,
             now: clock())
         return HTMLPage.redirect(
             to: Self.secondStepPath,
-            setCookies: [
+            setCookies: setCookies + [
                 forms.cookie(
                     Self.secondStepCookie, sealed, maxAge: SecondStepCookie.lifetime, path: Self.secondStepPath)
             ])

@@ -133,6 +133,53 @@ struct ProTwoStepTests {
         #expect(try await Self.actions(harness).contains("pro.mfa_enabled"))
     }
 
+    @Test(
+        "a provider's link proven by the password goes to the second step as the password sign-in does (required: the setup), no session yet",
+        arguments: [StorageBackend.sqlite])
+    func providerLinkByPassword(_ backend: StorageBackend) async throws {
+        let provider = WebInboxProviderTests.provider()
+        let harness = try WebInboxHarness(backend, provider: provider) { $0.proSecondFactor = .requiredForPasswords }
+        _ = try await harness.proLogin(Self.email)
+        guard
+            case .confirmPassword(let pending) = try await WebInboxProviderTests.outcome(
+                harness, WebInboxProviderTests.identity("ada-sub", Self.email))
+        else {
+            Issue.record("no password question")
+            return
+        }
+        let browser = harness.browser()
+        browser.jar.cookies["postern_inbox_oidc_link"] = try harness.service.forms.seal(
+            pending, purpose: "pro pending link", now: harness.clock.now)
+        let question = await browser.send(.GET, "/inbox/sign-in/provider-link")
+        let csrf = try #require(Browser.csrf(in: question))
+        let answer = await browser.send(
+            .POST, "/inbox/sign-in/provider-link", form: ["csrf_token": csrf, "password": "pro-password"])
+        #expect(answer.status == .seeOther && answer.headers["Location"] == WebInboxService.secondStepPath)
+        #expect(browser.jar.cookies[WebInboxService.sessionCookie] == nil)
+        #expect((await browser.send(.GET, WebInboxService.secondStepPath)).text.contains("set up an authenticator app"))
+    }
+
+    @Test("a session a pasted tm_pro_ token opened, however recent, is no proof for the two-step pages", arguments: [StorageBackend.sqlite])
+    func tokenSessionIsNoProof(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
+        let (adaID, jwt) = try await harness.proLogin(Self.email)
+        let token = try await harness.apiToken(bearer: jwt)
+        let factors = try #require(harness.service.secondFactors)
+        let secret = try #require(try await factors.secretToConfirm(holder: adaID))
+        #expect(try await factors.confirm(holder: adaID, code: Self.code(secret, harness))?.count == 10)
+
+        let browser = harness.browser()
+        #expect(try await browser.signIn(["kind": "pro", "token": token]).status == .seeOther)
+        let page = await browser.send(.GET, "/inbox/two-step")
+        #expect(page.status == .ok && page.text.contains("data-state=\"on\""))
+        let csrf = try #require(Browser.csrf(in: page))
+        for action in ["disable", "recovery-codes"] {
+            let answer = await browser.send(.POST, "/inbox/two-step/" + action, form: ["csrf_token": csrf])
+            #expect(answer.status == .forbidden)
+        }
+        #expect(try await factors.state(holder: adaID) == .on(recoveryCodesLeft: 10))
+    }
+
     @Test("off: no second step and no /inbox/two-step", arguments: [StorageBackend.sqlite])
     func off(_ backend: StorageBackend) async throws {
         let harness = try WebInboxHarness(backend) { $0.proSecondFactor = .off }
