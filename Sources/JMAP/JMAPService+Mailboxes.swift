@@ -81,7 +81,9 @@ extension JMAPService {
                 }
             }
         }
-        let position = max(0, try arguments.int("position") ?? 0)
+        // RFC 8620 section 5.5: a negative position counts from the end of the results, clamped to their start.
+        let given = try arguments.int("position") ?? 0
+        let position = given < 0 ? max(0, matches.count + given) : given
         let limit = try arguments.int("limit") ?? configuration.maxQueryLimit
         guard limit >= 0 else { throw MethodError.invalidArguments("`limit` must not be negative.") }
         let ids = matches.dropFirst(position).prefix(limit)

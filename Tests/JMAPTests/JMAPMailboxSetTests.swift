@@ -117,6 +117,14 @@ struct JMAPMailboxSetTests {
         #expect(try await ids(["operator": "AND", "conditions": [] as [Any]]).count == 8)
         let unknown = try await query(["operator": "XOR", "conditions": [["role": "inbox"]]])
         #expect(unknown.name == "error" && unknown.arguments["type"] as? String == "unsupportedFilter", "\(unknown.arguments)")
+        // RFC 8620 §5.5: a negative position counts from the end (8 mailboxes: -2 is the seventh), past the start is 0.
+        let sorted = ["accountId": b.accountID, "sort": [["property": "name"]]] as [String: Any]
+        let all = try await harness.single(b, "Mailbox/query", sorted).arguments["ids"] as? [String]
+        let lastTwo = try await harness.single(b, "Mailbox/query", sorted.merging(["position": -2]) { $1 })
+        #expect(lastTwo.arguments["ids"] as? [String] == all.map { Array($0.suffix(2)) }, "\(lastTwo.arguments)")
+        #expect(lastTwo.arguments["position"] as? Int == 6)
+        let before = try await harness.single(b, "Mailbox/query", sorted.merging(["position": -20]) { $1 })
+        #expect(before.arguments["ids"] as? [String] == all && before.arguments["position"] as? Int == 0)
         let notObject = try await query("inbox")
         #expect(notObject.arguments["type"] as? String == "invalidArguments", "\(notObject.arguments)")
     }
