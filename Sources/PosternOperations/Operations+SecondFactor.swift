@@ -3,6 +3,7 @@ import Logging
 import Owners
 import PosternApp
 import SecondFactors
+import Storage
 import Time
 
 /// The operator commands behind `postern owner mfa reset` and `postern pro mfa reset` (issue 88 item 3).
@@ -26,15 +27,10 @@ extension Operations {
         async throws -> SecondFactorReset
     {
         let database = try migratedDatabase(configuration, logger: logger)
-        guard let candidate = try await ownerStore(database, configuration).linkCandidate(email: email) else {
-            return .noOwner
-        }
-        let factors = OwnerSecondFactors(SecondFactorStore(.owners, database: database, sealing: nil, clock: { unixNow() }))
-        guard try await factors.remove(ownerID: candidate.owner.id) else { return .notSet }
-        recordOperator(
-            database, .ownerSecondFactorReset, target: candidate.owner.email,
-            details: ["owner_id": candidate.owner.id, "command": "owner mfa reset"], logger: logger)
-        return .reset
+        let owner = try await ownerStore(database, configuration).linkCandidate(email: email)?.owner
+        return try await resetSecondFactor(
+            database, .owners, holder: owner.map { ($0.id, $0.email) }, .ownerSecondFactorReset, idKey: "owner_id",
+            command: "owner mfa reset", logger: logger)
     }
 
     /// Removes the second factor (TOTP and recovery codes) of the Pro user with `email`, as
@@ -47,12 +43,23 @@ extension Operations {
     {
         let database = try migratedDatabase(configuration, logger: logger)
         let accounts = try mailboxAccounts(configuration, database: database, logger: logger)
-        guard let user = try await accounts.proUserLinkCandidate(email: email) else { return .noOwner }
-        let factors = SecondFactorStore(.proUsers, database: database, sealing: nil, clock: { unixNow() })
-        guard try await factors.remove(holder: user.id) else { return .notSet }
+        let user = try await accounts.proUserLinkCandidate(email: email)
+        return try await resetSecondFactor(
+            database, .proUsers, holder: user.map { ($0.id, $0.email) }, .proSecondFactorReset, idKey: "pro_user_id",
+            command: "pro mfa reset", logger: logger)
+    }
+
+    /// The reset both families share: `holder`'s factor removed from `tables`, and one line on the trail (`action`,
+    /// actor the operator, target the holder's email, their id under `idKey`).
+    private static func resetSecondFactor(
+        _ database: any SQLDatabase, _ tables: SecondFactorTables, holder: (id: String, email: String)?,
+        _ action: AuditAction, idKey: String, command: String, logger: Logger
+    ) async throws -> SecondFactorReset {
+        guard let holder else { return .noOwner }
+        let factors = SecondFactorStore(tables, database: database, sealing: nil, clock: { unixNow() })
+        guard try await factors.remove(holder: holder.id) else { return .notSet }
         recordOperator(
-            database, .proSecondFactorReset, target: user.email,
-            details: ["pro_user_id": user.id, "command": "pro mfa reset"], logger: logger)
+            database, action, target: holder.email, details: [idKey: holder.id, "command": command], logger: logger)
         return .reset
     }
 
