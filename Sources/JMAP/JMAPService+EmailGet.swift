@@ -5,18 +5,26 @@ import ServerKit
 import Time
 
 extension JMAPService {
-    /// RFC 8621's default property list, which is every property `Email/get` knows (section 4.1): `sender` is not
-    /// kept and reads as null; `bcc` is kept for the sender's copy of a message written over JMAP.
+    /// RFC 8621's default property list (section 4.2); `bcc` reads a received message's Bcc field, or the sender's
+    /// copy of a message written over JMAP.
     static let defaultEmailProperties = [
         "id", "blobId", "threadId", "mailboxIds", "keywords", "size", "receivedAt", "messageId", "inReplyTo",
         "references", "sender", "from", "to", "cc", "bcc", "replyTo", "subject", "sentAt", "hasAttachment", "preview",
         "bodyValues", "textBody", "htmlBody", "attachments",
     ]
-    /// The properties `Email/get` knows: the default list.
-    static let emailProperties = Set(defaultEmailProperties)
-    /// RFC 8621's default `bodyProperties`, which is every property of a body part `Email/get` knows (section 4.2).
+    /// The properties `Email/get` knows besides `header:{name}[:as{form}][:all]`: the default list, `headers` and
+    /// `bodyStructure`.
+    static let emailProperties = Set(defaultEmailProperties + ["headers", "bodyStructure"])
+    /// RFC 8621's default `bodyProperties` (section 4.2).
     static let defaultBodyProperties = [
         "partId", "blobId", "size", "name", "type", "charset", "disposition", "cid", "language", "location",
+    ]
+    /// The body part properties `Email/get` knows besides `header:…`: the defaults, `headers` and `subParts`.
+    static let bodyPartProperties = Set(defaultBodyProperties + ["headers", "subParts"])
+    /// The properties read from the message's bytes (its body structure and header fields as written).
+    static let structureProperties: Set<String> = [
+        "bodyStructure", "textBody", "htmlBody", "attachments", "bodyValues", "headers", "sender", "bcc",
+        "hasAttachment",
     ]
 
     /// `Email/get` (RFC 8621 section 4.2) with `bodyProperties`, `fetchTextBodyValues`, `fetchHTMLBodyValues`,
@@ -24,8 +32,9 @@ extension JMAPService {
     func emailGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         // Read before the data: a change in between is then reported again by /changes, never lost.
         let stateBefore = try await state(call)
-        let wanted = try properties(
-            arguments, known: Self.emailProperties(for: call), fallback: Self.defaultEmailProperties)
+        let askedProperties = try arguments.strings("properties") ?? []
+        let known = Self.emailProperties(for: call).union(askedProperties.filter { HeaderProperty($0) != nil })
+        let wanted = try properties(arguments, known: known, fallback: Self.defaultEmailProperties)
         guard let ids = try getIDs(arguments, call) else {
             throw MethodError("requestTooLarge", "Email/get needs `ids` (from Email/query).")
         }
@@ -33,26 +42,45 @@ extension JMAPService {
         let fetchText = try arguments.bool("fetchTextBodyValues", default: false) || fetchAll
         let fetchHTML = try arguments.bool("fetchHTMLBodyValues", default: false) || fetchAll
         let bodyProperties = try arguments.strings("bodyProperties") ?? Self.defaultBodyProperties
-        if let unknown = bodyProperties.first(where: { !Self.defaultBodyProperties.contains($0) }) {
+        if let unknown = bodyProperties.first(where: { !Self.bodyPartProperties.contains($0) && HeaderProperty($0) == nil }) {
             throw MethodError.invalidArguments("Unknown or unsupported body part property `\(unknown)`.")
         }
-        let maxBytes = try arguments.int("maxBodyValueBytes") ?? 0
-        guard maxBytes >= 0 else { throw MethodError.invalidArguments("`maxBodyValueBytes` must not be negative.") }
+        var maxBytes = 0
+        if arguments["maxBodyValueBytes"] != nil {
+            // RFC 8621 section 4.2: an UnsignedInt greater than 0 when given.
+            guard let given = arguments["maxBodyValueBytes"]?.intValue, given > 0, let int = Int(exactly: given) else {
+                throw MethodError.invalidArguments("`maxBodyValueBytes` is an integer greater than 0.")
+            }
+            maxBytes = int
+        }
+        let needsBytes = wanted.contains { Self.structureProperties.contains($0) || $0.hasPrefix("header:") }
 
         var list: [JSONValue] = []
         var notFound: [JSONValue] = []
         let found = try await store.messages(address: call.account.address, ids: ids)
         let extractions = try await extractions(of: ids, wanted: wanted, call)
+        let raws = needsBytes ? try await store.raws(address: call.account.address, ids: ids.filter { found[$0] != nil }) : [:]
         for id in ids {
             guard let message = found[id] else {
                 notFound.append(.string(id))
                 continue
             }
-            var email = Self.email(message, fetchText: fetchText, fetchHTML: fetchHTML, maxBytes: maxBytes)
-            if let extractions { email.merge(Self.extractionProperties(extractions[id])) { $1 } }
-            for key in ["textBody", "htmlBody", "attachments"] {
-                email[key] = email[key].map { Self.bodyParts($0, keeping: bodyProperties) }
+            var email = Self.email(message)
+            if let raw = raws[id] {
+                let structure = EmailBodyStructure(raw[...])
+                let bodies = BodyParts(
+                    messageID: id, structure: structure, properties: bodyProperties, fetchText: fetchText,
+                    fetchHTML: fetchHTML, fetchAll: fetchAll, maxBytes: maxBytes)
+                email.merge(bodies.properties) { $1 }
+                let fields = structure.root.headers
+                let bcc = HeaderProperty("header:Bcc:asAddresses").map { $0.value(in: fields) }?.first
+                if let bcc, bcc != HeaderValue.none { email["bcc"] = Self.json(bcc) }
+                email["sender"] = HeaderProperty("header:Sender:asAddresses").map { Self.json($0.value(in: fields)[0]) }
+                for property in wanted where property.hasPrefix("header:") {
+                    email[property] = HeaderProperty(property).map { Self.json($0, in: fields) }
+                }
             }
+            if let extractions { email.merge(Self.extractionProperties(extractions[id])) { $1 } }
             let item = JSONValue.object(wanted.map { ($0, email[$0] ?? .null) })
             try call.charge(item)  // the same big message asked for 500 times stops here, not in the encoder
             list.append(item)
@@ -63,55 +91,11 @@ extension JMAPService {
         ])
     }
 
-    /// Every property of one stored message.
-    static func email(_ message: MailMessageRecord, fetchText: Bool, fetchHTML: Bool, maxBytes: Int)
-        -> [String: JSONValue]
-    {
+    /// Every property of one stored message that its record holds (those read from its bytes are ``BodyParts``').
+    static func email(_ message: MailMessageRecord) -> [String: JSONValue] {
         let summary = message.summary
         let id = summary.id
-        let textPart = message.textBody.map {
-            part(partID: "text", blobID: "T" + id, type: "text/plain", size: $0.utf8.count)
-        }
-        let htmlPart = message.htmlBody.map {
-            part(partID: "html", blobID: "H" + id, type: "text/html", size: $0.utf8.count)
-        }
-        let attachments: [JSONValue] = message.attachments.map { attachment in
-            .object([
-                ("partId", .string("a\(attachment.position)")), ("blobId", .string("A\(id)_\(attachment.position)")),
-                ("size", .int(attachment.size)), ("name", attachment.filename.map(JSONValue.string) ?? .null),
-                ("type", .string(attachment.contentType)), ("charset", .null),
-                ("disposition", attachment.disposition.map(JSONValue.string) ?? .null),
-                ("cid", attachment.contentID.map(JSONValue.string) ?? .null), ("language", .null), ("location", .null),
-            ])
-        }
-        var bodyValues: [(String, JSONValue)] = []
-        func value(_ partID: String, _ text: String) {
-            var shown = text
-            var truncated = false
-            if maxBytes > 0, text.utf8.count > maxBytes {
-                shown = String(decoding: text.utf8.prefix(maxBytes), as: UTF8.self)
-                if shown.hasSuffix("\u{FFFD}") { shown.removeLast() }
-                truncated = true
-            }
-            bodyValues.append((partID, .object([
-                ("value", .string(shown)), ("isEncodingProblem", false), ("isTruncated", .bool(truncated)),
-            ])))
-        }
-        let textBody = [textPart ?? htmlPart].compactMap { $0 }
-        let htmlBody = [htmlPart ?? textPart].compactMap { $0 }
-        if fetchText, let text = message.textBody ?? message.htmlBody {
-            value(message.textBody != nil ? "text" : "html", text)
-        }
-        if fetchHTML, let html = message.htmlBody ?? message.textBody {
-            let partID = message.htmlBody != nil ? "html" : "text"
-            if !bodyValues.contains(where: { $0.0 == partID }) { value(partID, html) }
-        }
         let keywords: [(String, JSONValue)] = summary.allKeywords.sorted().map { ($0, .bool(true)) }
-        func addresses(_ list: [MailAddress]) -> JSONValue {
-            list.isEmpty
-                ? .null
-                : .array(list.map { .object([("name", $0.name.map(JSONValue.string) ?? .null), ("email", .string($0.email))]) })
-        }
         func ids(_ list: [String]) -> JSONValue { list.isEmpty ? .null : .array(list.map(JSONValue.string)) }
         return [
             "id": .string(id), "blobId": .string("M" + id), "threadId": .string(summary.threadID),
@@ -119,25 +103,43 @@ extension JMAPService {
             "size": .int(summary.size), "receivedAt": .string(RFC3339.format(summary.receivedAt)),
             "messageId": message.messageID.map { .array([.string($0)]) } ?? .null,
             "inReplyTo": ids(message.inReplyTo), "references": ids(message.references), "sender": .null,
-            "from": addresses(summary.from), "to": addresses(message.to), "cc": addresses(message.cc), "bcc": addresses(message.bcc),
-            "replyTo": addresses(message.replyTo), "subject": summary.subject.map(JSONValue.string) ?? .null,
+            "from": addresses(summary.from), "to": addresses(message.to), "cc": addresses(message.cc),
+            "bcc": addresses(message.bcc), "replyTo": addresses(message.replyTo),
+            "subject": summary.subject.map(JSONValue.string) ?? .null,
             "sentAt": message.sentAt.map { .string(RFC3339.format($0)) } ?? .null,
             "hasAttachment": .bool(!message.attachments.isEmpty), "preview": .string(summary.preview),
-            "bodyValues": .object(bodyValues), "textBody": .array(textBody), "htmlBody": .array(htmlBody),
-            "attachments": .array(attachments),
         ]
     }
 
-    /// `parts` (an array of body parts) with only `properties` in each, in that order (`bodyProperties`).
-    static func bodyParts(_ parts: JSONValue, keeping properties: [String]) -> JSONValue {
-        .array((parts.arrayValue ?? []).map { part in .object(properties.map { ($0, part[$0] ?? .null) }) })
+    /// An address list as JMAP writes it (EmailAddress[]), null when empty.
+    static func addresses(_ list: [MailAddress]) -> JSONValue {
+        list.isEmpty ? .null : .array(list.map(address))
     }
 
-    private static func part(partID: String, blobID: String, type: String, size: Int) -> JSONValue {
-        .object([
-            ("partId", .string(partID)), ("blobId", .string(blobID)), ("size", .int(Int64(size))), ("name", .null),
-            ("type", .string(type)), ("charset", "utf-8"), ("disposition", .null), ("cid", .null), ("language", .null),
-            ("location", .null),
-        ])
+    private static func address(_ address: MailAddress) -> JSONValue {
+        .object([("name", address.name.map(JSONValue.string) ?? .null), ("email", .string(address.email))])
+    }
+
+    /// A header property's value among `fields`: one value, or an array of them with `:all`.
+    static func json(_ property: HeaderProperty, in fields: [MailHeader]) -> JSONValue {
+        let values = property.value(in: fields).map(json)
+        return property.all ? .array(values) : values[0]
+    }
+
+    /// One header value in JSON (RFC 8621 section 4.1.2).
+    static func json(_ value: HeaderValue) -> JSONValue {
+        switch value {
+        case .none: return .null
+        case .text(let text): return .string(text)
+        case .strings(let list): return .array(list.map(JSONValue.string))
+        case .addresses(let list): return .array(list.map(address))
+        case .groups(let groups):
+            return .array(groups.map { group in
+                .object([
+                    ("name", group.name.map(JSONValue.string) ?? .null),
+                    ("addresses", .array(group.addresses.map(address))),
+                ])
+            })
+        }
     }
 }

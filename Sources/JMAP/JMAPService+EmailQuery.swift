@@ -110,6 +110,9 @@ extension JMAPService {
             case "maxSize": parts.append(.maxSize(try size()))
             case "hasKeyword": parts.append(.hasKeyword(Self.keyword(try text())))
             case "notKeyword": parts.append(.notKeyword(Self.keyword(try text())))
+            case "allInThreadHaveKeyword": parts.append(.threadKeyword(Self.keyword(try text()), .all))
+            case "someInThreadHaveKeyword": parts.append(.threadKeyword(Self.keyword(try text()), .some))
+            case "noneInThreadHaveKeyword": parts.append(.threadKeyword(Self.keyword(try text()), .none))
             case "hasAttachment":
                 guard let flag = value.boolValue else { throw .invalidArguments("`hasAttachment` must be a boolean.") }
                 parts.append(.hasAttachment(flag))
@@ -117,6 +120,7 @@ extension JMAPService {
             case "from": parts.append(.from(try text()))
             case "to": parts.append(.to(try text()))
             case "cc": parts.append(.cc(try text()))
+            case "bcc": parts.append(.bcc(try text()))
             case "subject": parts.append(.subject(try text()))
             case "body": parts.append(.body(try text()))
             default:

@@ -21,6 +21,13 @@ public struct OutgoingMessage: Sendable, Equatable {
     public var textBody: String?
     public var htmlBody: String?
     public var attachments: [MailAttachment] = []
+    /// Header lines of the message's own (``HeaderForm/line(_:_:)``, RFC 8621's `header:` properties): a `Date`,
+    /// `Message-ID` or `MIME-Version` among them or among `body`'s own replaces the one written otherwise; the caller keeps them from
+    /// repeating a field the properties above write.
+    public var headerLines: [String] = []
+    /// The body with a structure of its own; when set, it is written instead of `textBody`, `htmlBody` and
+    /// `attachments`, and its own header lines are the message's.
+    public var body: OutgoingPart?
 
     public init(messageID: String, date: Int64) {
         self.messageID = messageID
@@ -64,8 +71,11 @@ public enum MIMEComposer {
         try addresses("Cc", message.cc)
         try addresses("Reply-To", message.replyTo)
         if let subject = message.subject { head.append(HeaderText.unstructured("Subject", subject)) }
-        head.append("Date: " + RFC5322Date.format(message.date))
-        head.append("Message-ID: " + (try messageID(message.messageID, field: "Message-ID")))
+        let given = Set((message.headerLines + (message.body?.headerLines ?? [])).map(OutgoingPart.fieldName))
+        if !given.contains("date") { head.append("Date: " + RFC5322Date.format(message.date)) }
+        if !given.contains("message-id") {
+            head.append("Message-ID: " + (try messageID(message.messageID, field: "Message-ID")))
+        }
         func ids(_ name: String, _ list: [String]) throws(MIMEComposerError) {
             guard !list.isEmpty else { return }
             var written: [String] = []
@@ -74,9 +84,16 @@ public enum MIMEComposer {
         }
         try ids("In-Reply-To", message.inReplyTo)
         try ids("References", message.references)
-        head.append("MIME-Version: 1.0")
+        head += message.headerLines
+        if !given.contains("mime-version") { head.append("MIME-Version: 1.0") }
 
         let boundary = Self.boundary(message)
+        if let structure = message.body {
+            var counter = 0
+            let written = try write(structure, boundary: boundary, counter: &counter)
+            return Array((head + written.headers).joined(separator: "\r\n").utf8) + Array("\r\n\r\n".utf8)
+                + written.content
+        }
         var body = bodyPart(message, boundary: boundary + "_alt")
         if !message.attachments.isEmpty {
             var parts = [body]
@@ -99,7 +116,7 @@ public enum MIMEComposer {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
         }
         let base = "=_postern_" + String(String.UnicodeScalarView(letters.prefix(40)))
-        let bodies = [message.textBody, message.htmlBody].compactMap { $0 }
+        let bodies = [message.textBody, message.htmlBody].compactMap { $0 } + (message.body?.texts ?? [])
         var candidate = base
         var counter = 0
         while bodies.contains(where: { $0.contains(candidate) }) {
@@ -165,7 +182,7 @@ public enum MIMEComposer {
         return Part(headers: ["Content-Type: multipart/\(subtype); boundary=\"\(boundary)\""], content: content)
     }
 
-    private static func base64(_ bytes: [UInt8]) -> [UInt8] {
+    static func base64(_ bytes: [UInt8]) -> [UInt8] {
         Array(Base64.encode(bytes, lineLength: 76, lineEnding: "\r\n").utf8)
     }
 

@@ -12,11 +12,15 @@ struct MIMEHeaderParser {
     private(set) var consumed = 0
 
     private let limits: MIMELimits
+    /// Whether a continuation keeps the CRLF before it (a value as written, RFC 8621 §4.1.2.1's Raw form); a bare LF
+    /// is kept as CRLF.
+    private let keepsLineBreaks: Bool
     private var line: [UInt8] = []
     private var pending: (name: String, value: [UInt8])?
 
-    init(limits: MIMELimits) {
+    init(limits: MIMELimits, keepsLineBreaks: Bool = false) {
         self.limits = limits
+        self.keepsLineBreaks = keepsLineBreaks
     }
 
     /// Feeds bytes; returns how many of them belong to the header block (all of them until it completes).
@@ -59,6 +63,7 @@ struct MIMEHeaderParser {
         }
         if line[0] == UInt8(ascii: " ") || line[0] == UInt8(ascii: "\t") {
             // A continuation: unfolding removes the line break only (RFC 5322 2.2.3).
+            if keepsLineBreaks { pending?.value.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")]) }
             pending?.value.append(contentsOf: line)
             return
         }

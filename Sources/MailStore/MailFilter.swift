@@ -17,6 +17,9 @@ public indirect enum MailFilter: Sendable, Equatable {
     case maxSize(Int64)
     case hasKeyword(String)
     case notKeyword(String)
+    /// Every, some or no message of the message's thread has this keyword (RFC 8621 section 4.4.1's
+    /// `allInThreadHaveKeyword`, `someInThreadHaveKeyword`, `noneInThreadHaveKeyword`).
+    case threadKeyword(String, ThreadQuantifier)
     case hasAttachment(Bool)
     /// Substring (case-insensitive for ASCII) of the named field.
     case from(String)
@@ -71,12 +74,16 @@ public indirect enum MailFilter: Sendable, Equatable {
             let parts = filters.map { $0.sql(dialect) }
             return ("(" + parts.map(\.0).joined(separator: " \(joiner) ") + ")", parts.flatMap(\.1))
         }
-        func keyword(_ keyword: String, present: Bool) -> (String, [SQLValue]) {
+        /// Whether the row (`table.` before the columns, when given) has the keyword, or lacks it.
+        func keyword(_ keyword: String, present: Bool, table: String = "") -> (String, [SQLValue]) {
+            if keyword == "$seen" { return ("\(table)is_read = \(present ? 1 : 0)", []) }
             switch (dialect, present) {
-            case (.sqlite, true): return ("json_extract(keywords, ?) = 1", [.text(Self.keywordPath(keyword))])
-            case (.sqlite, false): return ("json_extract(keywords, ?) IS NOT 1", [.text(Self.keywordPath(keyword))])
-            case (.postgres, true): return ("(keywords::jsonb ->> ?) = 'true'", [.text(keyword)])
-            case (.postgres, false): return ("(keywords::jsonb ->> ?) IS DISTINCT FROM 'true'", [.text(keyword)])
+            case (.sqlite, true): return ("json_extract(\(table)keywords, ?) = 1", [.text(Self.keywordPath(keyword))])
+            case (.sqlite, false):
+                return ("json_extract(\(table)keywords, ?) IS NOT 1", [.text(Self.keywordPath(keyword))])
+            case (.postgres, true): return ("(\(table)keywords::jsonb ->> ?) = 'true'", [.text(keyword)])
+            case (.postgres, false):
+                return ("(\(table)keywords::jsonb ->> ?) IS DISTINCT FROM 'true'", [.text(keyword)])
             }
         }
         /// Whether a keyword set to true passes `condition` (on `k.key`).
@@ -100,12 +107,15 @@ public indirect enum MailFilter: Sendable, Equatable {
         case .after(let time): return ("received_at >= ?", [.integer(time)])
         case .minSize(let size): return ("size >= ?", [.integer(size)])
         case .maxSize(let size): return ("size < ?", [.integer(size)])
-        case .hasKeyword(let name):
-            if name == "$seen" { return ("is_read = 1", []) }
-            return keyword(name, present: true)
-        case .notKeyword(let name):
-            if name == "$seen" { return ("is_read = 0", []) }
-            return keyword(name, present: false)
+        case .hasKeyword(let name): return keyword(name, present: true)
+        case .notKeyword(let name): return keyword(name, present: false)
+        case .threadKeyword(let name, let quantifier):
+            // Every message of the thread has it: none lacks it. Some: one has it. None: not one has it.
+            let (condition, values) = keyword(name, present: quantifier != .all, table: "t.")
+            let exists =
+                "EXISTS (SELECT 1 FROM mail_messages t WHERE t.address = mail_messages.address"
+                + " AND t.thread_id = mail_messages.thread_id AND \(condition))"
+            return (quantifier == .some ? exists : "NOT " + exists, values)
         case .hasAttachment(let wanted):
             let exists = "EXISTS (SELECT 1 FROM mail_attachments a WHERE a.message_id = mail_messages.id)"
             return (wanted ? exists : "NOT " + exists, [])
@@ -182,6 +192,11 @@ public indirect enum MailFilter: Sendable, Equatable {
         "$.\"" + keyword.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             + "\""
     }
+}
+
+/// How many of a thread's messages a ``MailFilter/threadKeyword(_:_:)`` asks to have the keyword.
+public enum ThreadQuantifier: Sendable, Equatable {
+    case all, some, none
 }
 
 /// The order of an `Email/query` result: one of JMAP's sort properties and a direction.

@@ -1,5 +1,6 @@
 import EmailAddresses
 import Foundation
+import MIME
 import Storage
 
 /// What JMAP reads and changes beyond Mail.td's view: queries with filters and sorts, states, per-folder counts,
@@ -178,8 +179,9 @@ extension MailStore {
     }
 
     /// Blob `id` of `address`: one it uploaded (`B…`), a message's raw bytes (`M<message id>`), a body part's
-    /// text (`T<message id>`, `H<message id>` for HTML, as UTF-8) or an attachment (`A<message id>_<index>`).
-    /// Nil when `address` has no such blob.
+    /// text (`T<message id>`, `H<message id>` for HTML, as UTF-8), an attachment (`A<message id>_<index>`) or a body
+    /// part after transfer decoding (`P<message id>_<part id>`, RFC 8621 section 4.1.4's partId). Nil when `address`
+    /// has no such blob.
     public func blob(address: String, id: String) async throws -> (type: String, data: [UInt8])? {
         guard let kind = id.first else { return nil }
         let rest = String(id.dropFirst())
@@ -203,6 +205,12 @@ extension MailStore {
                 let (info, data) = try await attachment(address: address, id: String(rest[..<split]), position: index)
             else { return nil }
             return (info.contentType, data)
+        case "P":
+            guard let split = rest.lastIndex(of: "_"),
+                let raw = try await raw(address: address, id: String(rest[..<split])),
+                let part = EmailBodyStructure(raw[...]).part(String(rest[rest.index(after: split)...]))
+            else { return nil }
+            return (part.type, part.decoded)
         default:
             return nil
         }

@@ -65,12 +65,13 @@ public struct NewMailMessage: Sendable, Equatable {
         }()
     }
 
-    /// The record of a parsed message: its fields as the parser read them (a Bcc stays empty: it is never in
-    /// the bytes), and, when `extracting`, what ``MessageExtraction`` finds in it (the `List-Unsubscribe` header's
+    /// The record of a parsed message: its fields as the parser read them (a Bcc field too, which a message rarely
+    /// carries: a sender's own copy, an import; JMAP's `bcc` and its `bcc` filter read it), and, when `extracting`, what ``MessageExtraction`` finds in it (the `List-Unsubscribe` header's
     /// links too).
     public init(_ parsed: ParsedMessage, envelopeFrom: String, raw: [UInt8], extracting: Bool = true) {
         self.init(
-            envelopeFrom: envelopeFrom, from: parsed.from, to: parsed.to, cc: parsed.cc, replyTo: parsed.replyTo,
+            envelopeFrom: envelopeFrom, from: parsed.from, to: parsed.to, cc: parsed.cc, bcc: parsed.bcc,
+            replyTo: parsed.replyTo,
             subject: parsed.subject, messageID: parsed.messageID, inReplyTo: parsed.inReplyTo,
             references: parsed.references, sentAt: parsed.date, textBody: parsed.textBody, htmlBody: parsed.htmlBody,
             preview: parsed.preview, attachments: parsed.attachments, raw: raw,
