@@ -2,7 +2,7 @@ import JSON
 import MIME
 
 /// The properties of an Email read from its body structure (RFC 8621 section 4.1.4): `bodyStructure`, `textBody`,
-/// `htmlBody`, `attachments`, `bodyValues`, `headers` and `hasAttachment`, each body part with the `bodyProperties` asked for. A leaf's
+/// `htmlBody`, `attachments`, `bodyValues` and `headers`, each body part with the `bodyProperties` asked for. A leaf's
 /// blob is `P<message id>_<part id>` (its bytes after transfer decoding, ``MailStore/blob(address:id:)``).
 struct BodyParts {
     /// The properties by name.
@@ -44,8 +44,6 @@ struct BodyParts {
             "attachments": .array(structure.attachments.map { part($0, inStructure: false) }),
             "bodyValues": .object(values),
             "headers": Self.headers(structure.root.headers),
-            // RFC 8621 section 4.1.4: an attachment a client would offer to download, not one shown inline.
-            "hasAttachment": .bool(structure.attachments.contains { $0.disposition != "inline" }),
         ]
     }
 

@@ -24,7 +24,6 @@ extension JMAPService {
     /// The properties read from the message's bytes (its body structure and header fields as written).
     static let structureProperties: Set<String> = [
         "bodyStructure", "textBody", "htmlBody", "attachments", "bodyValues", "headers", "sender", "bcc",
-        "hasAttachment",
     ]
 
     /// `Email/get` (RFC 8621 section 4.2) with `bodyProperties`, `fetchTextBodyValues`, `fetchHTMLBodyValues`,
@@ -107,6 +106,7 @@ extension JMAPService {
             "bcc": addresses(message.bcc), "replyTo": addresses(message.replyTo),
             "subject": summary.subject.map(JSONValue.string) ?? .null,
             "sentAt": message.sentAt.map { .string(RFC3339.format($0)) } ?? .null,
+            // The stored attachments, as `Email/query`'s `hasAttachment` filter reads them: the two always agree.
             "hasAttachment": .bool(!message.attachments.isEmpty), "preview": .string(summary.preview),
         ]
     }
