@@ -91,17 +91,20 @@ extension JMAPService {
             throw SetError.invalidProperties("`name` is required, a string.", ["name"])
         }
         let parent = try await parentFolder(properties["parentId"], call)
-        let sortOrder = try Self.sortOrder(properties)
+        let sortOrder = try Self.sortOrder(properties) ?? Mailboxes.madeSortOrder
+        let subscribed: Bool
+        switch properties["isSubscribed"] {
+        case nil, .null?: subscribed = false
+        case .bool(let given)?: subscribed = given
+        default: throw SetError.invalidProperties("`isSubscribed` is a boolean.", ["isSubscribed"])
+        }
+        // One write: the mailbox is made with its sortOrder and subscription, or not at all.
         let folder = try await folderWrite {
-            try await store.createFolder(address: call.account.address, name: name, parent: parent, now: clock())
+            try await store.createFolder(
+                address: call.account.address, name: name, parent: parent, sortOrder: sortOrder,
+                subscribed: subscribed, now: clock())
         }
-        if let sortOrder, sortOrder != Mailboxes.madeSortOrder {
-            try await folderWrite { try await store.setSortOrder(address: call.account.address, folder, sortOrder) }
-        }
-        if properties["isSubscribed"] == .bool(true), let entry = try await mailboxes(call).tree.path(of: folder) {
-            try await store.setSubscribed(address: call.account.address, path: entry, true)
-        }
-        return (folder, sortOrder ?? Mailboxes.madeSortOrder)
+        return (folder, sortOrder)
     }
 
     private func updateMailbox(_ id: String, _ value: JSONValue, _ call: JMAPCall) async throws {

@@ -129,6 +129,36 @@ struct JMAPMailboxSetTests {
         #expect(notObject.arguments["type"] as? String == "invalidArguments", "\(notObject.arguments)")
     }
 
+    @Test(
+        "a create is one write: when its subscription cannot be stored nothing is made; else name, sortOrder and subscription in one change",
+        arguments: StorageBackend.allCases)
+    func createIsOneTransaction(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("atomic")
+        // The subscription is the last row a create writes: refuse it.
+        try harness.database.refuseInserts(into: "mail_folder_subscriptions")
+        let create = ["h": ["name": "Half", "sortOrder": 7, "isSubscribed": true]]
+        let failed = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": create])
+        #expect(failed.name == "error", "\(failed.arguments)")
+        #expect(try await mailboxes(harness, b).values.allSatisfy { $0["name"] as? String != "Half" }, "no half-made mailbox")
+
+        try harness.database.allowInserts(into: "mail_folder_subscriptions")
+        let made = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": create])
+        let id = try #require((made.object("created")?["h"] as? [String: Any])?["id"] as? String, "\(made.arguments)")
+        let shown = try #require(try await mailboxes(harness, b)[id])
+        #expect(shown["sortOrder"] as? Int == 7 && shown["isSubscribed"] as? Bool == true, "\(shown)")
+        let changes = try await harness.single(
+            b, "Mailbox/changes",
+            ["accountId": b.accountID, "sinceState": made.arguments["oldState"] as? String ?? "", "maxChanges": 1])
+        #expect(changes.arguments["created"] as? [String] == [id], "\(changes.arguments)")
+        #expect(changes.arguments["hasMoreChanges"] as? Bool == false, "one change, not three")
+        #expect(changes.arguments["newState"] as? String == made.arguments["newState"] as? String)
+        let notBool = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "create": ["n": ["name": "Typed", "isSubscribed": "yes"]]])
+        #expect(setError(notBool, "notCreated", "n") == "invalidProperties", "\(notBool.arguments)")
+    }
+
     @Test("isSubscribed set and cleared shows in Mailbox/changes with every property possibly changed; a delivery with counts only", arguments: StorageBackend.allCases)
     func subscriptionIsAChange(_ backend: StorageBackend) async throws {
         let harness = try await JMAPHarness.start(backend)
