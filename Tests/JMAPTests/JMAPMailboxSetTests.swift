@@ -159,6 +159,27 @@ struct JMAPMailboxSetTests {
         #expect(setError(notBool, "notCreated", "n") == "invalidProperties", "\(notBool.arguments)")
     }
 
+    /// RFC 8620 §5.5: `total` is in a /query answer only when `calculateTotal` is true; one rule for every query method.
+    @Test("Mailbox/query and Email/query give total only when calculateTotal is true", arguments: [StorageBackend.sqlite])
+    func totalOnlyWhenAsked(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("counter")
+        for method in ["Mailbox/query", "Email/query"] {
+            let plain = try await harness.single(b, method, ["accountId": b.accountID])
+            #expect(plain.arguments["ids"] is [String] && plain.arguments["total"] == nil, "\(method): \(plain.arguments)")
+            let no = try await harness.single(b, method, ["accountId": b.accountID, "calculateTotal": false])
+            #expect(no.arguments["total"] == nil, "\(method): \(no.arguments)")
+            let wrong = try await harness.single(b, method, ["accountId": b.accountID, "calculateTotal": "yes"])
+            #expect(wrong.arguments["type"] as? String == "invalidArguments", "\(method): \(wrong.arguments)")
+        }
+        let asked = try await harness.single(
+            b, "Mailbox/query", ["accountId": b.accountID, "calculateTotal": true, "limit": 2])
+        #expect(asked.arguments["total"] as? Int == 6 && (asked.arguments["ids"] as? [String])?.count == 2, "\(asked.arguments)")
+        let emails = try await harness.single(b, "Email/query", ["accountId": b.accountID, "calculateTotal": true])
+        #expect(emails.arguments["total"] as? Int == 0, "\(emails.arguments)")
+    }
+
     @Test("isSubscribed set and cleared shows in Mailbox/changes with every property possibly changed; a delivery with counts only", arguments: StorageBackend.allCases)
     func subscriptionIsAChange(_ backend: StorageBackend) async throws {
         let harness = try await JMAPHarness.start(backend)
