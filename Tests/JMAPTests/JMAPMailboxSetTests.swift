@@ -159,6 +159,33 @@ struct JMAPMailboxSetTests {
         #expect(setError(notBool, "notCreated", "n") == "invalidProperties", "\(notBool.arguments)")
     }
 
+    @Test(
+        "a create may repeat the server-set values a new mailbox has (as Mailbox/get shows one); other values and an id are each named",
+        arguments: [StorageBackend.sqlite])
+    func createRepeatingServerSetValues(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("repeater")
+        let made = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": ["m": ["name": "First"]]])
+        let id = try #require((made.object("created")?["m"] as? [String: Any])?["id"] as? String, "\(made.arguments)")
+        var shown = try #require(try await mailboxes(harness, b)[id])
+        shown["id"] = nil
+        shown["name"] = "Second"
+        let again = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": ["n": shown]])
+        #expect((again.object("created")?["n"] as? [String: Any])?["id"] is String, "\(again.arguments)")
+
+        shown["name"] = "Third"
+        shown["id"] = id
+        shown["totalEmails"] = 52
+        var rights = try #require(shown["myRights"] as? [String: Any])
+        rights["mayDelete"] = false
+        shown["myRights"] = rights
+        let wrong = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": ["w": shown]])
+        let error = try #require(wrong.object("notCreated")?["w"] as? [String: Any], "\(wrong.arguments)")
+        #expect(error["type"] as? String == "invalidProperties")
+        #expect(Set(error["properties"] as? [String] ?? []) == ["id", "totalEmails", "myRights/mayDelete"], "\(error)")
+    }
+
     /// RFC 8620 §5.5: `total` is in a /query answer only when `calculateTotal` is true; one rule for every query method.
     @Test("Mailbox/query and Email/query give total only when calculateTotal is true", arguments: [StorageBackend.sqlite])
     func totalOnlyWhenAsked(_ backend: StorageBackend) async throws {
