@@ -370,6 +370,7 @@ let package = Package(
             "EmailAddresses",
             "WebInbox", "MailboxAccounts", "MailboxRoutes", "Webhooks", "MailSandbox", "Directory", "MailDelivery", "JSON", "HTTP1",
             "ServerKit", "BrowserPages", "SignInProviders", "MailSignIn", "ClientAddress", "AppPasswords", "Audit",
+            "SecondFactors", "Storage",
         ]),
         // The SMTP client for outbound delivery: the reply parser and the session machine (pure), the driver that runs
         // a session over TCP and TLS under the outbound address policy, and MTA-STS (RFC 8461) policies.

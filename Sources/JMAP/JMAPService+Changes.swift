@@ -87,7 +87,7 @@ extension JMAPService {
         let set = MailChangeSet.emails(log, since: old, state: state, maxChanges: Int.max)
         let removed = set.updated + set.destroyed
         let candidates = Set(set.created + set.updated)
-        let calculateTotal = try arguments.bool("calculateTotal", default: false)
+        let total = try QueryTotal(arguments)
         let now = try await store.query(
             address: address, filter: query.filter, sort: query.sort, position: 0, limit: Int.max, countTotal: false)
         let added: [JSONValue] = now.ids.enumerated().compactMap { index, id in
@@ -101,7 +101,7 @@ extension JMAPService {
             ("newQueryState", .string(String(state))), ("removed", .array(removed.map(JSONValue.string))),
             ("added", .array(added)),
         ]
-        if calculateTotal { pairs.append(("total", .int(Int64(now.ids.count)))) }
+        pairs += total.member(now.ids.count)
         return .object(pairs)
     }
 

@@ -28,15 +28,15 @@ extension JMAPService {
             let total = try await store.query(address: address, filter: filter, sort: sort, position: 0, limit: 0).total
             position = max(0, (total ?? 0) + position)
         }
-        let calculateTotal = try arguments.bool("calculateTotal", default: false)
+        let total = try QueryTotal(arguments)
         let result = try await store.query(
-            address: address, filter: filter, sort: sort, position: position, limit: capped, countTotal: calculateTotal)
+            address: address, filter: filter, sort: sort, position: position, limit: capped, countTotal: total.requested)
         var pairs: [(String, JSONValue)] = [
             ("accountId", .string(call.account.id)), ("queryState", stateBefore),
             ("canCalculateChanges", true), ("position", .int(Int64(position))),
             ("ids", .array(result.ids.map(JSONValue.string))),
         ]
-        if let total = result.total { pairs.append(("total", .int(Int64(total)))) }
+        pairs += total.member(result.total)
         if capped < limit { pairs.append(("limit", .int(Int64(capped)))) }
         return .object(pairs)
     }

@@ -68,14 +68,17 @@ extension JMAPService {
 
     /// The properties a created mailbox has that the client did not give (RFC 8620 §5.3).
     private static func createdMailbox(_ id: MailFolder, sortOrder: Int) -> JSONValue {
-        .object([
-            ("id", .string(id.rawValue)), ("role", .null), ("sortOrder", .int(Int64(sortOrder))),
-            ("totalEmails", 0), ("unreadEmails", 0), ("totalThreads", 0), ("unreadThreads", 0),
-            ("myRights", rights(Mailboxes.Entry(
-                id: id.rawValue, name: "", parentID: nil, role: nil, sortOrder: Mailboxes.madeSortOrder,
-                isSubscribed: false, isFixed: false))),
-        ])
+        .object([("id", .string(id.rawValue)), ("sortOrder", .int(Int64(sortOrder)))] + madeServerSet)
     }
+
+    /// The server-set values (and the role) every mailbox a client makes starts with: none holds mail, none has a
+    /// role, each may be renamed and destroyed.
+    private static let madeServerSet: [(String, JSONValue)] = [
+        ("role", .null), ("totalEmails", 0), ("unreadEmails", 0), ("totalThreads", 0), ("unreadThreads", 0),
+        ("myRights", rights(Mailboxes.Entry(
+            id: "", name: "", parentID: nil, role: nil, sortOrder: Mailboxes.madeSortOrder, isSubscribed: false,
+            isFixed: false))),
+    ]
 
     /// The server-set properties a create or update may not give, and those it may.
     private static let serverSetMailbox: Set<String> = [
@@ -85,23 +88,28 @@ extension JMAPService {
     /// Makes one mailbox; returns its key and its `sortOrder`.
     private func createMailbox(_ value: JSONValue, _ call: JMAPCall) async throws -> (MailFolder, Int) {
         guard let object = value.objectValue else { throw SetError.invalidProperties("A Mailbox must be an object.", []) }
-        try Self.checkMailboxProperties(object, current: nil)
+        // A create may repeat the server-set values the new mailbox will have (as Mailbox/get gives a made one), as a
+        // patch may repeat current ones; any other value, and an `id`, is refused.
+        try Self.checkMailboxProperties(object, current: Dictionary(uniqueKeysWithValues: Self.madeServerSet))
         let properties = JMAPArguments(pairs: object)
         guard case .string(let name)? = properties["name"] else {
             throw SetError.invalidProperties("`name` is required, a string.", ["name"])
         }
         let parent = try await parentFolder(properties["parentId"], call)
-        let sortOrder = try Self.sortOrder(properties)
+        let sortOrder = try Self.sortOrder(properties) ?? Mailboxes.madeSortOrder
+        let subscribed: Bool
+        switch properties["isSubscribed"] {
+        case nil, .null?: subscribed = false
+        case .bool(let given)?: subscribed = given
+        default: throw SetError.invalidProperties("`isSubscribed` is a boolean.", ["isSubscribed"])
+        }
+        // One write: the mailbox is made with its sortOrder and subscription, or not at all.
         let folder = try await folderWrite {
-            try await store.createFolder(address: call.account.address, name: name, parent: parent, now: clock())
+            try await store.createFolder(
+                address: call.account.address, name: name, parent: parent, sortOrder: sortOrder,
+                subscribed: subscribed, now: clock())
         }
-        if let sortOrder, sortOrder != Mailboxes.madeSortOrder {
-            try await folderWrite { try await store.setSortOrder(address: call.account.address, folder, sortOrder) }
-        }
-        if properties["isSubscribed"] == .bool(true), let entry = try await mailboxes(call).tree.path(of: folder) {
-            try await store.setSubscribed(address: call.account.address, path: entry, true)
-        }
-        return (folder, sortOrder ?? Mailboxes.madeSortOrder)
+        return (folder, sortOrder)
     }
 
     private func updateMailbox(_ id: String, _ value: JSONValue, _ call: JMAPCall) async throws {
@@ -145,22 +153,38 @@ extension JMAPService {
     }
 
     /// Refuses what a Mailbox create or patch may not set: server-set properties and a role (each role has its fixed
-    /// mailbox), except, in a patch (`current`: the mailbox as `Mailbox/get` gives it), with the value they have now
-    /// (RFC 8620 §5.3); an unknown property. `sortOrder` is the client's (RFC 8621 §2), checked by ``sortOrder(_:)``.
-    private static func checkMailboxProperties(_ object: [(String, JSONValue)], current: [String: JSONValue]?)
+    /// mailbox), except with the value they have (`current`: in a patch the mailbox as `Mailbox/get` gives it, in a
+    /// create the values a new one starts with; RFC 8620 §5.3); an unknown property. The error names every property
+    /// refused (RFC 8620 §5.3: `properties` lists all that were invalid), its description the first. `sortOrder` is the
+    /// client's (RFC 8621 §2), checked by ``sortOrder(_:)``.
+    private static func checkMailboxProperties(_ object: [(String, JSONValue)], current: [String: JSONValue])
         throws(SetError)
     {
+        var refused: [String] = []
+        var first: String?
         for (key, value) in object {
+            let why: String
             switch key {
             case "name", "parentId", "isSubscribed", "sortOrder": continue
-            case "role" where value == .null && current?["role"] ?? .null == .null: continue
-            case _ where current.map({ $0[key].map { same($0, value) } ?? false }) == true: continue
-            case "role": throw SetError.invalidProperties("Each role has its fixed mailbox; none can be given.", [key])
-            case _ where serverSetMailbox.contains(key):
-                throw SetError.invalidProperties("`\(key)` is set by the server.", [key])
-            default: throw SetError.invalidProperties("`\(key)` is not a Mailbox property.", [key])
+            case _ where current[key].map({ same($0, value) }) == true: continue
+            case "role" where value == .null && current["role"] ?? .null == .null: continue
+            case "role": why = "Each role has its fixed mailbox; none can be given."
+            case _ where serverSetMailbox.contains(key): why = "`\(key)` is set by the server."
+            default: why = "`\(key)` is not a Mailbox property."
             }
+            refused += differing(key, value, current[key])
+            first = first ?? why
         }
+        if let first { throw SetError.invalidProperties(first, refused) }
+    }
+
+    /// The paths a refused `value` of `key` names: each member of an object (`myRights`) that differs from the one
+    /// it has, as `key/member` (RFC 8620 §5.3's path form), or `key` itself.
+    private static func differing(_ key: String, _ value: JSONValue, _ current: JSONValue?) -> [String] {
+        guard case .object(let given) = value, case .object(let members)? = current else { return [key] }
+        let now = Dictionary(members, uniquingKeysWith: { first, _ in first })
+        let paths = given.filter { member, value in now[member].map { !same($0, value) } ?? true }.map { key + "/" + $0.0 }
+        return paths.isEmpty ? [key] : paths
     }
 
     /// Whether two JSON values are the same, an object's members in any order (JSON objects are unordered).

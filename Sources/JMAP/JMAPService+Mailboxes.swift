@@ -86,12 +86,14 @@ extension JMAPService {
         let position = given < 0 ? max(0, matches.count + given) : given
         let limit = try arguments.int("limit") ?? configuration.maxQueryLimit
         guard limit >= 0 else { throw MethodError.invalidArguments("`limit` must not be negative.") }
+        let total = try QueryTotal(arguments)
         let ids = matches.dropFirst(position).prefix(limit)
-        return .object([
-            ("accountId", .string(call.account.id)), ("queryState", stateBefore),
-            ("canCalculateChanges", false), ("position", .int(Int64(position))),
-            ("ids", .array(ids.map { .string($0.id) })), ("total", .int(Int64(matches.count))),
-        ])
+        return .object(
+            [
+                ("accountId", .string(call.account.id)), ("queryState", stateBefore),
+                ("canCalculateChanges", false), ("position", .int(Int64(position))),
+                ("ids", .array(ids.map { .string($0.id) })),
+            ] + total.member(matches.count))
     }
 
     /// How deep FilterOperators may nest in a `Mailbox/query` filter: far more than a client writes, and a bound on

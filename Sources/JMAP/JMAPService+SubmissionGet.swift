@@ -95,7 +95,7 @@ extension JMAPService {
             ("position", .int(Int64(min(position, ids.count)))),
             ("ids", .array(ids.dropFirst(position).prefix(limit).map(JSONValue.string))),
         ]
-        if try arguments.bool("calculateTotal", default: false) { pairs.append(("total", .int(Int64(ids.count)))) }
+        pairs += try QueryTotal(arguments).member(ids.count)
         pairs.append(("limit", .int(Int64(limit))))
         return .object(pairs)
     }

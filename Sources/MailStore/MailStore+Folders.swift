@@ -25,12 +25,15 @@ extension MailStore {
         return folder
     }
 
-    /// Makes a folder named `name` under `parent` (nil: at the top), JMAP's `Mailbox/set` create; returns its key.
+    /// Makes a folder named `name` under `parent` (nil: at the top), where a client sorts it (`sortOrder`) and
+    /// whether `address` subscribes to it, JMAP's `Mailbox/set` create; returns its key. One transaction: the folder
+    /// is made with all three or not at all, and the change log has the one `mailbox-created` row (0076's trigger).
     /// - Throws: ``MailFolderError/noSuchFolder`` (no such parent), ``MailFolderError/exists``,
-    ///   ``MailFolderError/name``, ``MailFolderError/limit(_:)`` (nothing made).
-    public func createFolder(address: String, name: String, parent: MailFolder?, now: Int64) async throws
-        -> MailFolder
-    {
+    ///   ``MailFolderError/name``, ``MailFolderError/limit(_:)``; storage errors (nothing made).
+    public func createFolder(
+        address: String, name: String, parent: MailFolder?, sortOrder: Int = MailFolderEntry.defaultSortOrder,
+        subscribed: Bool = false, now: Int64
+    ) async throws -> MailFolder {
         let folder = try await database.write { connection in
             try connection.transaction {
                 let tree = try Self.tree(address, connection)
@@ -39,8 +42,21 @@ extension MailStore {
                     guard let path = tree.path(of: parent) else { throw MailFolderError.noSuchFolder }
                     above = path
                 }
-                guard tree.folder(at: above + [name]) == nil else { throw MailFolderError.exists }
-                return try makePath(above + [name], address: address, tree: tree, now: now, connection)
+                let path = above + [name]
+                guard tree.folder(at: path) == nil else { throw MailFolderError.exists }
+                let folder = try makePath(path, address: address, tree: tree, now: now, connection)
+                if sortOrder != MailFolderEntry.defaultSortOrder {
+                    // Not `name`: the folder's creation is its one change (0076's update trigger stays quiet).
+                    try connection.run(
+                        "UPDATE mail_folders SET sort_order = ? WHERE address = ? AND id = ?",
+                        [.integer(Int64(sortOrder)), .text(address), .text(folder.rawValue)])
+                }
+                if subscribed {
+                    try connection.run(
+                        "INSERT INTO mail_folder_subscriptions (address, name) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                        [.text(address), .text(MailFolderTree.fullName(path))])
+                }
+                return folder
             }
         }
         changes.announce([address])

@@ -46,6 +46,18 @@ extension MailboxStore {
         }
     }
 
+    /// Moves Pro user `id`'s token epoch on, on `connection` inside the caller's transaction: every Pro JWT and every
+    /// web-inbox session resting on the old epoch ends, as a password reset ends them. Returns the new epoch; nil
+    /// when there is no such user.
+    /// - Throws: storage errors.
+    package static func moveProTokenEpochOn(id: String, _ connection: any SQLConnection) throws -> Int64? {
+        guard try connection.run(
+            "UPDATE mailbox_pro_users SET token_epoch = token_epoch + 1 WHERE id = ?", [.text(id)]) > 0
+        else { return nil }
+        return try connection.query("SELECT token_epoch FROM mailbox_pro_users WHERE id = ?", [.text(id)])
+            .first?.int("token_epoch")
+    }
+
     /// Empties the password hash of Pro user `id` while it is still `hash` (a `set-password` in between wins).
     func removeProUserPassword(id: String, hash: String) async throws -> Bool {
         try await database.write { connection in

@@ -47,7 +47,7 @@ public struct MailboxWebInboxSignIn: WebInboxSignIn, WebInboxCaptures {
         case .apiToken(let token):
             guard let (tokenID, userID) = try await credentialOwner.proUser(apiToken: token) else { return nil }
             return (.proUser(id: userID), .apiToken(id: tokenID))
-        case .passkey(let id), .provider(let id):
+        case .passkey(let id), .provider(let id), .secondFactorSetUp(let id):
             // The session rests on the token epoch, as a password's does: a password reset ends it too.
             guard let (epoch, active) = try await accounts.proUserStanding(id: id), active != nil else { return nil }
             return (.proUser(id: id), .tokenEpoch(epoch))

@@ -15,10 +15,12 @@ public struct OIDCRelyingParties: Sendable {
     /// Records `party` for its (already made) confidential client; a listed policy names owners by id (the caller
     /// resolved them through the owners' store; an unknown id fails the foreign key).
     /// - Returns: the party as stored.
-    /// - Throws: storage errors.
+    /// - Throws: ``OIDCRelyingParty/Refusal`` for a party that must not exist (``OIDCRelyingParty/checkMakeable()``:
+    ///   nothing is written); storage errors.
     @discardableResult
     public func record(_ party: OIDCRelyingParty) async throws -> OIDCRelyingParty {
-        try await database.write { connection in
+        try party.checkMakeable()
+        return try await database.write { connection in
             try connection.transaction {
                 var sector = SQLValue.null
                 if case .pairwise(let host) = party.subjectType { sector = .text(host) }
@@ -87,12 +89,16 @@ public struct OIDCRelyingParties: Sendable {
             guard let sector = row.text("sector_identifier"), !sector.isEmpty else { return nil }
             subjectType = .pairwise(sector: sector)
         }
-        return OIDCRelyingParty(
+        let party = OIDCRelyingParty(
             clientID: clientID, name: name, redirectURIs: uris,
             postLogoutRedirectURIs: row.text("post_logout_redirect_uris").map(strings) ?? [],
             backchannelLogoutURI: row.text("backchannel_logout_uri"), idTokenAlgorithm: algorithm,
             firstParty: row.int("first_party") == 1, legacyNoPKCE: row.int("legacy_no_pkce") == 1, signIn: policy,
             subjectType: subjectType, mailAccess: row.text("mail_scope").flatMap(MailPermissions.init(scope:)))
+        // A row no path could make (pairwise with mail access, written before the rule was the store's): refuse to
+        // read it, as a pairwise row without its sector, rather than hand its app the owner's id.
+        guard (try? party.checkMakeable()) != nil else { return nil }
+        return party
     }
 
     /// What `id_token_alg` says for the release before migration 0080, which reads only it and cannot sign ES256:

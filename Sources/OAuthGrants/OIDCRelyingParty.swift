@@ -118,3 +118,19 @@ public struct OIDCRelyingParty: Sendable, Equatable {
         self.mailAccess = mailAccess.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
+
+extension OIDCRelyingParty {
+    /// Why a relying party cannot be made as asked.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// A pairwise subject type with mail access: a mail grant's access token is the mail doors' readable JWT,
+        /// whose `sub` is the owner's id, so the app would learn the very id its pairwise subject hides.
+        case pairwiseWithMailAccess
+    }
+
+    /// Refuses a relying party that must not exist, whoever asks for it: ``OIDCRelyingParties/record(_:)`` makes none
+    /// that fails it and reads none back, and the operator's command asks it before it makes the client.
+    /// - Throws: ``Refusal/pairwiseWithMailAccess``.
+    public func checkMakeable() throws(Refusal) {
+        if case .pairwise = subjectType, mailAccess != nil { throw .pairwiseWithMailAccess }
+    }
+}

@@ -36,9 +36,10 @@ public struct OwnerSecondFactors: Sendable {
         try await store.pendingSecret(holder: ownerID)
     }
 
-    /// Turns the waiting secret on with a first code (``SecondFactorStore/confirm(holder:code:)``).
-    public func confirm(ownerID: String, code: String) async throws -> [String]? {
-        try await store.confirm(holder: ownerID, code: code)
+    /// Turns the waiting secret on with a first code, ending the owner's other sessions but `keeping`
+    /// (``SecondFactorStore/confirm(holder:code:keeping:)``, ``OwnerSessions/endOthers(holder:keeping:_:)``).
+    public func confirm(ownerID: String, code: String, keeping: String?) async throws -> [String]? {
+        try await store.confirm(holder: ownerID, code: code, keeping: keeping)
     }
 
     /// Checks a code at the second step (``SecondFactorStore/check(holder:code:)``).

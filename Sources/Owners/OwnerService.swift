@@ -100,7 +100,8 @@ public final class OwnerService: Sendable {
             sessions: OwnerSessions(database: database, lifetime: configuration.sessionLifetime, clock: clock),
             key: try SharedSecrets(database: database).secret(named: "owners.csrf") { SecureRandom.bytes(32) },
             secure: configuration.secureCookies)
-        self.secondFactors = OwnerSecondFactors(secondFactors)
+        // Turning a factor on ends the owner's other browser sessions (the rule is the shared store's).
+        self.secondFactors = OwnerSecondFactors(secondFactors.ending(browser.sessions))
         domains = OwnerDomains(
             claims: customDomains, resolver: resolver,
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,

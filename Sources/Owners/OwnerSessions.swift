@@ -1,4 +1,5 @@
 import AuthCrypto
+import SecondFactors
 import SignInMethods
 import Storage
 
@@ -115,4 +116,15 @@ public struct OwnerSessions: Sendable {
     }
 
     static func digest(_ token: String) -> [UInt8] { SHA256.hash(Array(token.utf8)) }
+}
+
+extension OwnerSessions: SecondFactorSessions {
+    /// Ends every browser session of owner `holder` but `keeping`, in the caller's transaction: what turning their
+    /// second factor on ends. Their app passwords and OAuth grants stay: each was made on purpose, is listed on
+    /// `/owner` and revoked there one by one, and none signs in to `/owner`.
+    public func endOthers(holder: String, keeping: String?, _ connection: any SQLConnection) throws {
+        try connection.run(
+            "DELETE FROM owner_sessions WHERE owner_id = ? AND token_digest <> ?",
+            [.text(holder), .blob(keeping.map(Self.digest) ?? [])])
+    }
 }

@@ -82,7 +82,10 @@ public struct OwnerTwoStepPages: Sendable {
     {
         guard try await fresh(request) else { return try await proofNeeded(request, owner) }
         let code = request.formFields()["code"] ?? ""
-        guard let codes = try await service.secondFactors.confirm(ownerID: owner.id, code: code) else {
+        // On: the owner's other sessions end, this one stays.
+        let session = request.cookie(OwnerBrowser.sessionCookie)
+        guard let codes = try await service.secondFactors.confirm(ownerID: owner.id, code: code, keeping: session)
+        else {
             return try await setUp(request, owner, error: OwnerMessage.wrongCode)
         }
         await service.audit.owner(owner.id, .ownerSecondFactorOn, target: owner.email, client: client)

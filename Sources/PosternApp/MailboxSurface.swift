@@ -3,6 +3,7 @@ import MailSandbox
 import MailTD
 import MailboxAccounts
 import MailboxRoutes
+import MailboxWebInbox
 import OperatorAPI
 import SecondFactors
 import ServerKit
@@ -26,7 +27,8 @@ struct MailboxSurface {
         let (database, mail) = (context.database, context.mail)
         let proSecondFactors = SecondFactorStore(
             .proUsers, database: database,
-            sealing: context.sealer.map { SecretSealing($0, name: "a Pro user's TOTP secret") }, clock: context.clock)
+            sealing: context.sealer.map { SecretSealing($0, name: "a Pro user's TOTP secret") }, clock: context.clock,
+            sessions: ProSecondFactorSessions())
         let mailbox = try Surfaces.mailboxService(
             accounts: accounts, ledger: context.ledger, proSecondFactors: proSecondFactors,
             webInbox: context.configuration.webInbox, logger: context.logger)

@@ -249,13 +249,6 @@ extension Operations {
             }
             subjectType = .public
         case "pairwise":
-            // A mail grant's access token is the mail doors' readable JWT, whose sub is the owner's id: a pairwise
-            // party given mail would learn the id its pairwise subject hides.
-            if request.mailAccess != nil {
-                throw OAuthClientRequestError(
-                    description: "--subject-type pairwise cannot go with --mail-access: a mail access token carries "
-                        + "the owner's id as its subject, which would give the app the id its pairwise subject hides")
-            }
             // The sector (Core section 8.1) is the sector_identifier_uri's host, or the redirect URIs' one host.
             if let uri = request.sectorIdentifierURI {
                 guard let sectorDocument else {
@@ -293,11 +286,23 @@ extension Operations {
             }
             mail = permissions
         }
-        return OIDCRelyingParty(
+        let party = OIDCRelyingParty(
             clientID: clientID, name: name, redirectURIs: request.redirectURIs,
             postLogoutRedirectURIs: request.postLogoutRedirectURIs, backchannelLogoutURI: request.backchannelLogoutURI,
             idTokenAlgorithm: algorithm, firstParty: request.firstParty, legacyNoPKCE: request.legacyNoPKCE,
             signIn: policy, subjectType: subjectType, mailAccess: mail)
+        // The store's rule, asked here too so that it refuses before the client is made.
+        do {
+            try party.checkMakeable()
+        } catch {
+            switch error {
+            case .pairwiseWithMailAccess:
+                throw OAuthClientRequestError(
+                    description: "--subject-type pairwise cannot go with --mail-access: a mail access token carries "
+                        + "the owner's id as its subject, which would give the app the id its pairwise subject hides")
+            }
+        }
+        return party
     }
 
     /// An https URL (or http on a loopback host) of at most 2,048 bytes, with a host and no fragment.

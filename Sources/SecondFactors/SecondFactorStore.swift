@@ -13,6 +13,9 @@ public struct SecondFactorStore: Sendable {
     let database: any SQLDatabase
     let sealing: SecretSealing?
     let clock: @Sendable () -> Int64
+    /// What turning the factor on ends (``SecondFactorSessions``); nil for a store that never turns one on (the
+    /// operator's resets).
+    let sessions: (any SecondFactorSessions)?
     /// The codes' parameters (30 s, 6 digits, one step either side).
     public let totp = TOTP()
     /// Bytes of a new secret: 160 bits, RFC 4226's recommendation for HMAC-SHA1.
@@ -23,14 +26,22 @@ public struct SecondFactorStore: Sendable {
     ///   - database: a database with the family's migration applied (0074 for owners, 0081 for Pro users).
     ///   - sealing: how the secret is sealed at rest; nil keeps it in the clear (SQLite).
     ///   - clock: Unix seconds.
+    ///   - sessions: the family's sessions, which turning a factor on ends but the one that did it; nil only for a
+    ///     store that turns none on (the operator's resets).
     public init(
         _ tables: SecondFactorTables, database: any SQLDatabase, sealing: SecretSealing?,
-        clock: @escaping @Sendable () -> Int64
+        clock: @escaping @Sendable () -> Int64, sessions: (any SecondFactorSessions)? = nil
     ) {
         self.tables = tables
         self.database = database
         self.sealing = sealing
         self.clock = clock
+        self.sessions = sessions
+    }
+
+    /// This store, ending `sessions` when a factor is turned on (a family whose sessions are built after its store).
+    public func ending(_ sessions: any SecondFactorSessions) -> SecondFactorStore {
+        SecondFactorStore(tables, database: database, sealing: sealing, clock: clock, sessions: sessions)
     }
 
     /// Where a holder's second factor stands.
@@ -92,10 +103,12 @@ public struct SecondFactorStore: Sendable {
         return found.secret
     }
 
-    /// Turns the waiting secret on when `code` is its code now: the step is stored (that code signs nobody in) and a
-    /// new set of recovery codes is made. Returns the codes, to show once; nil for a wrong code or nothing waiting.
+    /// Turns the waiting secret on when `code` is its code now: the step is stored (that code signs nobody in), a new
+    /// set of recovery codes is made, and the holder's other sessions end (``SecondFactorSessions``: all but
+    /// `keeping`, the session cookie of the request that confirms; nil ends every one), all in one transaction.
+    /// Returns the codes, to show once; nil for a wrong code or nothing waiting (nothing ends).
     /// - Throws: storage and sealing errors.
-    public func confirm(holder: String, code: String) async throws -> [String]? {
+    public func confirm(holder: String, code: String, keeping: String? = nil) async throws -> [String]? {
         guard let secret = try await pendingSecret(holder: holder) else { return nil }
         let now = clock()
         guard case .accepted(let step) = totp.verify(code, secret: secret, now: now, lastStep: nil) else { return nil }
@@ -107,6 +120,7 @@ public struct SecondFactorStore: Sendable {
                     [.integer(now), .integer(step), .text(holder)]) == 1
                 else { return false }
                 try replaceRecoveryCodes(codes, holder: holder, now: now, connection)
+                try sessions?.endOthers(holder: holder, keeping: keeping, connection)
                 return true
             }
         }

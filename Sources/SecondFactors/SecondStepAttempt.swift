@@ -32,7 +32,7 @@ public enum SecondStepAttempt: Sendable, Equatable {
 extension SecondFactorStore {
     /// Checks `code` of `holder` at their second step under `throttle` (by `keys`, at `now`): with their factor on, a
     /// TOTP code once or a recovery code once (``check(holder:code:)``); without, the first code of the secret
-    /// waiting (``confirm(holder:code:)``).
+    /// waiting (``confirm(holder:code:keeping:)``: no session is open yet, so every one of the holder's ends).
     /// - Throws: storage and sealing errors.
     public func secondStep(
         holder: String, code: String, throttle: SignInThrottle, keys: SignInThrottle.Keys, now: Int64

@@ -72,7 +72,9 @@ public struct ProTwoStepPages: Sendable {
     private func confirm(_ call: WebInboxProUserCall, _ factors: SecondFactorStore) async throws -> HTTPResponse {
         guard try await inbox.freshlySignedIn(call) else { return try await proofNeeded(call, factors) }
         let code = call.request.formFields()["code"] ?? ""
-        guard let codes = try await factors.confirm(holder: call.proUserID, code: code) else {
+        // On: the user's other sessions and password-made JWTs end, this session stays (ProSecondFactorSessions).
+        let session = call.request.cookie(WebInboxService.sessionCookie)
+        guard let codes = try await factors.confirm(holder: call.proUserID, code: code, keeping: session) else {
             return try await setUp(call, factors, error: TwoStepParts.wrongCode)
         }
         await inbox.recordPro(call.proUserID, .proSecondFactorOn, target: call.label, client: call.client)

@@ -137,7 +137,16 @@ extension WebInboxService {
             (used, recoveryCodes) = (check, codes)
         }
         let clear = forms.cookie(Self.secondStepCookie, "", maxAge: 0, path: Self.secondStepPath)
-        let token = try await openSession(.proUser(id: pending.proUserID), pending.binding, request)
+        var binding = pending.binding
+        if recoveryCodes != nil {
+            // Set up now: turning it on ended the user's sessions and moved their token epoch past the one their
+            // password found; the new session rests on the epoch as it is now.
+            guard let now = try await signIns?.signIn(.secondFactorSetUp(proUserID: pending.proUserID))?.binding else {
+                return HTMLPage.redirect(to: "/inbox/sign-in", setCookies: [clear])
+            }
+            binding = now
+        }
+        let token = try await openSession(.proUser(id: pending.proUserID), binding, request)
         let cookies = sessionCookies(token) + [clear]
         await recordPro(
             pending, .proSignIn, client: address, details: ["method": "password", "second_factor": attempt.usedName])

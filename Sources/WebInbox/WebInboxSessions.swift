@@ -80,6 +80,27 @@ public struct WebInboxSessions: Sendable {
         }
     }
 
+    /// Ends every session of `principal` but `keeping` (a session cookie; nil: every one), and lets the kept one, when
+    /// it rests on a token epoch, rest on `binding` from now: on `connection`, inside the caller's transaction. What
+    /// turning a Pro user's second factor on does after moving their epoch on (the kept session would end with the old
+    /// epoch); a session resting on anything else keeps its binding.
+    /// - Throws: storage errors.
+    public static func endOthers(
+        of principal: WebInboxPrincipal, keeping: String?, restingOn binding: WebInboxSessionBinding,
+        _ connection: any SQLConnection
+    ) throws {
+        let who: [SQLValue] = [.text(principal.kind), .text(principal.subject)]
+        let kept = SQLValue.blob(keeping.map(digest) ?? [])
+        try connection.run(
+            "DELETE FROM web_inbox_sessions WHERE kind = ? AND subject = ? AND token_digest <> ?", who + [kept])
+        guard keeping != nil else { return }
+        try connection.run(
+            """
+            UPDATE web_inbox_sessions SET binding = ?
+            WHERE kind = ? AND subject = ? AND token_digest = ? AND binding LIKE 'epoch:%'
+            """, [.text(binding.encoded)] + who + [kept])
+    }
+
     /// Makes a one-time link token to `address`, usable for `lifetime` seconds (expired links go with
     /// ``WebInboxPurge``).
     public func makeLink(address: String, lifetime: Int64) async throws -> String {

@@ -57,6 +57,10 @@ public enum WebInboxCredentials: Sendable, Equatable {
     /// A Pro user, by id, whose linked provider identity the web inbox has just signed in (issue 54): signed in while
     /// they are active.
     case provider(proUserID: String)
+    /// A Pro user, by id, whose password the web inbox has just checked and who has just turned a second factor on
+    /// with its first code at the second step: signed in while they are active, on their token epoch as it is now
+    /// (turning the factor on moved it past the one their password found).
+    case secondFactorSetUp(proUserID: String)
 }
 
 /// What a session may read now, as the Mail.td side found it.

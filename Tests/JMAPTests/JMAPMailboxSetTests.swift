@@ -129,6 +129,84 @@ struct JMAPMailboxSetTests {
         #expect(notObject.arguments["type"] as? String == "invalidArguments", "\(notObject.arguments)")
     }
 
+    @Test(
+        "a create is one write: when its subscription cannot be stored nothing is made; else name, sortOrder and subscription in one change",
+        arguments: StorageBackend.allCases)
+    func createIsOneTransaction(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("atomic")
+        // The subscription is the last row a create writes: refuse it.
+        try harness.database.refuseInserts(into: "mail_folder_subscriptions")
+        let create = ["h": ["name": "Half", "sortOrder": 7, "isSubscribed": true]]
+        let failed = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": create])
+        #expect(failed.name == "error", "\(failed.arguments)")
+        #expect(try await mailboxes(harness, b).values.allSatisfy { $0["name"] as? String != "Half" }, "no half-made mailbox")
+
+        try harness.database.allowInserts(into: "mail_folder_subscriptions")
+        let made = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": create])
+        let id = try #require((made.object("created")?["h"] as? [String: Any])?["id"] as? String, "\(made.arguments)")
+        let shown = try #require(try await mailboxes(harness, b)[id])
+        #expect(shown["sortOrder"] as? Int == 7 && shown["isSubscribed"] as? Bool == true, "\(shown)")
+        let changes = try await harness.single(
+            b, "Mailbox/changes",
+            ["accountId": b.accountID, "sinceState": made.arguments["oldState"] as? String ?? "", "maxChanges": 1])
+        #expect(changes.arguments["created"] as? [String] == [id], "\(changes.arguments)")
+        #expect(changes.arguments["hasMoreChanges"] as? Bool == false, "one change, not three")
+        #expect(changes.arguments["newState"] as? String == made.arguments["newState"] as? String)
+        let notBool = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "create": ["n": ["name": "Typed", "isSubscribed": "yes"]]])
+        #expect(setError(notBool, "notCreated", "n") == "invalidProperties", "\(notBool.arguments)")
+    }
+
+    @Test(
+        "a create may repeat the server-set values a new mailbox has (as Mailbox/get shows one); other values and an id are each named",
+        arguments: [StorageBackend.sqlite])
+    func createRepeatingServerSetValues(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("repeater")
+        let made = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": ["m": ["name": "First"]]])
+        let id = try #require((made.object("created")?["m"] as? [String: Any])?["id"] as? String, "\(made.arguments)")
+        var shown = try #require(try await mailboxes(harness, b)[id])
+        shown["id"] = nil
+        shown["name"] = "Second"
+        let again = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": ["n": shown]])
+        #expect((again.object("created")?["n"] as? [String: Any])?["id"] is String, "\(again.arguments)")
+
+        shown["name"] = "Third"
+        shown["id"] = id
+        shown["totalEmails"] = 52
+        var rights = try #require(shown["myRights"] as? [String: Any])
+        rights["mayDelete"] = false
+        shown["myRights"] = rights
+        let wrong = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "create": ["w": shown]])
+        let error = try #require(wrong.object("notCreated")?["w"] as? [String: Any], "\(wrong.arguments)")
+        #expect(error["type"] as? String == "invalidProperties")
+        #expect(Set(error["properties"] as? [String] ?? []) == ["id", "totalEmails", "myRights/mayDelete"], "\(error)")
+    }
+
+    /// RFC 8620 §5.5: `total` is in a /query answer only when `calculateTotal` is true; one rule for every query method.
+    @Test("Mailbox/query and Email/query give total only when calculateTotal is true", arguments: [StorageBackend.sqlite])
+    func totalOnlyWhenAsked(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("counter")
+        for method in ["Mailbox/query", "Email/query"] {
+            let plain = try await harness.single(b, method, ["accountId": b.accountID])
+            #expect(plain.arguments["ids"] is [String] && plain.arguments["total"] == nil, "\(method): \(plain.arguments)")
+            let no = try await harness.single(b, method, ["accountId": b.accountID, "calculateTotal": false])
+            #expect(no.arguments["total"] == nil, "\(method): \(no.arguments)")
+            let wrong = try await harness.single(b, method, ["accountId": b.accountID, "calculateTotal": "yes"])
+            #expect(wrong.arguments["type"] as? String == "invalidArguments", "\(method): \(wrong.arguments)")
+        }
+        let asked = try await harness.single(
+            b, "Mailbox/query", ["accountId": b.accountID, "calculateTotal": true, "limit": 2])
+        #expect(asked.arguments["total"] as? Int == 6 && (asked.arguments["ids"] as? [String])?.count == 2, "\(asked.arguments)")
+        let emails = try await harness.single(b, "Email/query", ["accountId": b.accountID, "calculateTotal": true])
+        #expect(emails.arguments["total"] as? Int == 0, "\(emails.arguments)")
+    }
+
     @Test("isSubscribed set and cleared shows in Mailbox/changes with every property possibly changed; a delivery with counts only", arguments: StorageBackend.allCases)
     func subscriptionIsAChange(_ backend: StorageBackend) async throws {
         let harness = try await JMAPHarness.start(backend)

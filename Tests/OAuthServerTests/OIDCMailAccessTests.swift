@@ -5,6 +5,7 @@ import OAuthGrants
 import OAuthResource
 import OAuthServer
 import PosternTestSupport
+import Storage
 import Testing
 
 /// A relying party the operator let reach the owner's mail (`--mail-access`, migration 0079): its sign-in that asks for
@@ -157,11 +158,38 @@ struct OIDCMailAccessTests {
     }
 
     @Test(
-        "pairwise with mail access and claims: the mail doors read the owner's id, userinfo the pairwise sub and the claim asked for, after a refresh too",
+        "a pairwise party with mail access cannot be made by any path: the store refuses it and writes nothing, and reads none a row holds",
         arguments: StorageBackend.allCases)
-    func pairwiseClaimsWithMail(backend: StorageBackend) async throws {
-        let fixture = try await RelyingPartyFixture(
-            backend, subjectType: .pairwise(sector: "rp.example"), mailAccess: .read)
+    func pairwiseMailRefusedByTheStore(backend: StorageBackend) async throws {
+        let pairwise = OIDCRelyingParty.SubjectType.pairwise(sector: "rp.example")
+        // Pairwise alone is made (mail access alone: claimsWithMail).
+        let fixture = try await RelyingPartyFixture(backend, subjectType: pairwise)
+        let database = fixture.harness.test.database
+        let parties = OIDCRelyingParties(database: database)
+        #expect(try await parties.party(id: fixture.clientID)?.subjectType == pairwise)
+        let (client, _) = try await OAuthConfidentialClients(database: database).create(
+            .init(name: "Webmail", authMethod: .clientSecretBasic, permissions: .read, inboxes: [], introspection: false),
+            now: fixture.harness.clock.now)
+        await #expect(throws: OIDCRelyingParty.Refusal.pairwiseWithMailAccess) {
+            try await parties.record(
+                OIDCRelyingParty(
+                    clientID: client.clientID, name: client.name, redirectURIs: [RelyingPartyFixture.callback],
+                    subjectType: pairwise, mailAccess: .read))
+        }
+        #expect(try await parties.party(id: client.clientID) == nil, "nothing written")
+        // A row holding both (written past the store, or before the rule was its) is not read as a party.
+        try await database.write { connection in
+            try connection.run(
+                "UPDATE oidc_relying_parties SET mail_scope = 'mail.read' WHERE client_id = ?", [.text(fixture.clientID)])
+        }
+        #expect(try await parties.party(id: fixture.clientID) == nil)
+    }
+
+    @Test(
+        "mail access and claims: the mail doors read the owner's id, userinfo the claim asked for, after a refresh too",
+        arguments: StorageBackend.allCases)
+    func claimsWithMail(backend: StorageBackend) async throws {
+        let fixture = try await RelyingPartyFixture(backend, mailAccess: .read)
         try await fixture.harness.signIn()
         let asked = await fixture.authorize([("claims", #"{"userinfo":{"name":null}}"#)], scope: "openid mail.read")
         let back = try await fixture.approve(asked)
@@ -169,7 +197,7 @@ struct OIDCMailAccessTests {
         let body = try #require(OAuthHarness.json(await fixture.token(code)))
         let idToken = try #require(body["id_token"]?.stringValue)
         let subject = try #require(try fixture.verified(idToken).sub)
-        #expect(subject != fixture.ownerID)
+        #expect(subject == fixture.ownerID)
         let access = try #require(body["access_token"]?.stringValue)
         let grant = try await Self.mailDoor(fixture).grant(for: access, resources: [.jmap, .anyAgent])
         #expect(grant.ownerID == fixture.ownerID)

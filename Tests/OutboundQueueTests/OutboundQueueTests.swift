@@ -134,24 +134,7 @@ struct OutboundQueueTests {
         let test = try backend.makeDatabase()
         let queue = OutboundQueue(database: test.database)
         // The message is the last row a record writes: refuse it.
-        try test.database.writeSync { connection in
-            switch connection.dialect {
-            case .sqlite:
-                try connection.execute(
-                    """
-                    CREATE TRIGGER refuse_content BEFORE INSERT ON outbound_contents
-                    BEGIN SELECT RAISE(ABORT, 'refused'); END
-                    """)
-            case .postgres:
-                try connection.execute(
-                    """
-                    CREATE FUNCTION refuse_content() RETURNS trigger LANGUAGE plpgsql AS $$
-                    BEGIN RAISE EXCEPTION 'refused'; END $$;
-                    CREATE TRIGGER refuse_content BEFORE INSERT ON outbound_contents
-                        FOR EACH ROW EXECUTE FUNCTION refuse_content();
-                    """)
-            }
-        }
+        try test.database.refuseInserts(into: "outbound_contents")
         await #expect(throws: (any Error).self) {
             try await queue.record(Self.submission("S1", Self.queued("x@one.example")), limits: [], now: Self.now)
         }

@@ -72,6 +72,22 @@ struct OwnerTwoStepTests {
         await harness.send(.POST, "/owner/sign-in/second-step", form: ["csrf_token": csrf, "code": code])
     }
 
+    @Test("turning the factor on ends the owner's other sessions, the one that turned it on stays", arguments: StorageBackend.allCases)
+    func enrolmentEndsOtherSessions(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend)
+        let sessions = harness.service.browser.sessions
+        let ownerID = try #require(try await harness.service.owners.list().first { $0.email == Self.email }?.id)
+        let other = try await sessions.open(ownerID: ownerID, methods: .password)
+        let stranger = try await harness.service.owners.create(email: "bob@example.com", password: Self.password, approved: true)
+        let strangers = try await sessions.open(ownerID: stranger.id, methods: .password)
+        _ = try await Self.enrol(harness)
+        let kept = try #require(harness.cookies[OwnerBrowser.sessionCookie])
+        #expect(try await sessions.owner(token: kept)?.id == ownerID)
+        #expect(await harness.send(.GET, "/owner/two-step").status == .ok)
+        #expect(try await sessions.owner(token: other) == nil, "a session of the password alone ended")
+        #expect(try await sessions.owner(token: strangers)?.id == stranger.id, "another owner's stays")
+    }
+
     @Test("setup needs a sign-in of the last five minutes; a wrong first code turns nothing on", arguments: StorageBackend.allCases)
     func enrolmentNeedsFreshProof(_ backend: StorageBackend) async throws {
         let harness = try await Self.harness(backend)

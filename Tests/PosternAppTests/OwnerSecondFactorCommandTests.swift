@@ -37,7 +37,7 @@ struct OwnerSecondFactorCommandTests {
         let secret = try #require(try await factors.begin(ownerID: ada.id))
         #expect(try await show() == "  two-step sign-in: set up, not confirmed (asks for nothing yet)")
         let code = factors.totp.code(secret: secret, step: factors.totp.step(at: now))
-        #expect(try await factors.confirm(ownerID: ada.id, code: code)?.count == 10)
+        #expect(try await factors.confirm(ownerID: ada.id, code: code, keeping: nil)?.count == 10)
         database.close()
         #expect(try await show() == "  two-step sign-in: on (TOTP; 10 recovery codes left)")
 

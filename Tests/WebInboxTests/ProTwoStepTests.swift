@@ -159,6 +159,42 @@ struct ProTwoStepTests {
         #expect((await browser.send(.GET, WebInboxService.secondStepPath)).text.contains("set up an authenticator app"))
     }
 
+    @Test(
+        "turning the factor on ends the user's other sessions and password JWTs; this session and tm_pro_ tokens stay",
+        arguments: StorageBackend.allCases)
+    func enrolmentEndsOtherSessions(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend)
+        let (_, jwt) = try await harness.proLogin(Self.email)
+        let apiToken = try await harness.apiToken(bearer: jwt)
+        let login = await harness.browser().send(
+            .POST, "/api/user/login", json: #"{"email":"\#(Self.email)","password":"pro-password"}"#)
+        let otherJWT = try #require(WebInboxHarness.jsonField("token", login))
+        let other = harness.browser()
+        #expect(try await Self.password(harness, other).headers["Location"] == "/inbox")
+        let pasted = harness.browser()
+        #expect(try await pasted.signIn(["kind": "pro", "token": apiToken]).status == .seeOther)
+        func me(_ bearer: String) async -> HTTPStatus {
+            await harness.browser().send(.GET, "/api/user/me", headers: [("Authorization", "Bearer " + bearer)]).status
+        }
+        let (before, otherBefore) = (await me(jwt), await me(otherJWT))
+        #expect(before == .ok && otherBefore == .ok)
+
+        let browser = harness.browser()
+        #expect(try await Self.password(harness, browser).headers["Location"] == "/inbox")
+        let csrf = try #require(Browser.csrf(in: await browser.send(.GET, "/inbox/two-step")))
+        let secret = try Self.secret(in: await browser.send(.POST, "/inbox/two-step/setup", form: ["csrf_token": csrf]))
+        let confirmed = await browser.send(
+            .POST, "/inbox/two-step/confirm", form: ["csrf_token": csrf, "code": Self.code(secret, harness)])
+        #expect(confirmed.status == .ok && Self.recoveryCodes(in: confirmed).count == 10)
+
+        #expect((await browser.send(.GET, "/inbox/dashboard")).status == .ok, "the session that turned it on stays")
+        #expect((await other.send(.GET, "/inbox/dashboard")).status != .ok, "a password's session ended")
+        #expect((await pasted.send(.GET, "/inbox/dashboard")).status != .ok, "every other session ended")
+        let (after, otherAfter) = (await me(jwt), await me(otherJWT))
+        #expect(after == .unauthorized && otherAfter == .unauthorized, "password JWTs ended")
+        #expect(await me(apiToken) == .ok, "an API token made on purpose stays")
+    }
+
     @Test("a session a pasted tm_pro_ token opened, however recent, is no proof for the two-step pages", arguments: [StorageBackend.sqlite])
     func tokenSessionIsNoProof(_ backend: StorageBackend) async throws {
         let harness = try WebInboxHarness(backend)

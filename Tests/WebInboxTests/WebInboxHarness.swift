@@ -186,7 +186,8 @@ final class WebInboxHarness: Sendable {
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
             captures: accounts, linksDashboard: true,
             signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers),
-            secondFactors: SecondFactorStore(.proUsers, database: database, sealing: nil, clock: { clock.now }),
+            secondFactors: SecondFactorStore(
+                .proUsers, database: database, sealing: nil, clock: { clock.now }, sessions: ProSecondFactorSessions()),
             audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
         signInMethods = ProSignInMethods(inbox: service, passkeys: passkeys, providers: providers)
 
