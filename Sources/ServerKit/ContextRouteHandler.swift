@@ -5,6 +5,12 @@ import WebSocket
 public enum ContextRouteHandler: Sendable {
     /// Runs inline on the connection's event queue: only for cheap, non-blocking work.
     case immediate(@Sendable (HTTPRequest, RequestContext, RouteParameters) -> HTTPResponse)
+    /// Short work run to completion on the event loop that read the request, well under a millisecond: an RSA-2048 or
+    /// Ed25519 signature, an HMAC, a SQLite point read of a connection the calling thread owns. Never a PostgreSQL
+    /// round trip, a write or a lock wait (those are `.completing` or `.deferred`). The answer is written from the loop,
+    /// and the loop runs a bounded number of short requests per turn (`HTTPRoute.shortWork`), serving its other
+    /// connections between them.
+    case short(@Sendable (HTTPRequest, RequestContext, RouteParameters) -> HTTPResponse)
     /// Runs in a Swift concurrency Task; may await the worker pool or storage.
     case deferred(@Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse)
     /// Called on the event loop, where it must not block; answers by calling its completion exactly once, from any
@@ -28,7 +34,7 @@ public enum ContextRouteHandler: Sendable {
         to request: HTTPRequest, _ context: RequestContext, _ parameters: RouteParameters
     ) async -> HTTPResponse {
         switch self {
-        case .immediate(let handler): return handler(request, context, parameters)
+        case .immediate(let handler), .short(let handler): return handler(request, context, parameters)
         case .deferred(let handler): return await handler(request, context, parameters)
         case .completing(let handler):
             return await withCheckedContinuation { continuation in

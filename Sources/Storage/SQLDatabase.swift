@@ -28,6 +28,15 @@ public protocol SQLDatabase: AnyObject, Sendable {
         -> (any SQLNotificationListener)?
 }
 
+/// A database whose point reads may run on the calling thread, waiting for no other thread: SQLite (`Database`), each
+/// such thread reading on a read-only connection of its own, which in WAL mode waits for no writer. PostgreSQL is none:
+/// its read is a round trip, which stays on a pool.
+public protocol ThreadOwnedReading: SQLDatabase {
+    /// Runs `body` on the calling thread with a read-only connection that thread owns.
+    /// - Throws: what `body` throws, or the storage's error.
+    func readOnCallingThread<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
+}
+
 extension SQLDatabase {
     /// The readiness probe's upsert, the same on both dialects.
     public static func probe(_ connection: any SQLConnection, now: Int64) throws {
