@@ -52,7 +52,7 @@ let package = Package(
         // Pure IMAP4rev1/IMAP4rev2 (RFC 3501, RFC 9051): the command framer and parser (literals, LITERAL+/-), the
         // response encoder and the session machine that asks its driver for sign-in and mailbox data. No sockets, no
         // store: nothing serves it yet (docs/imap.md).
-        .target(name: "IMAP", dependencies: ["Time", "BufferBudget", "SASL", "MailDoor"]),
+        .target(name: "IMAP", dependencies: ["Time", "BufferBudget", "SASL", "MailDoor", "Base64Coding"]),
         // Pure POP3 (RFC 1939, RFC 2449's CAPA, RFC 5034's AUTH, RFC 2595's STLS): the command parser, the responses
         // and the session machine that asks its driver for sign-in, a message's bytes and the deletions at QUIT.
         .target(name: "POP3", dependencies: ["SASL", "MailDoor"]),

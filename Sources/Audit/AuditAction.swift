@@ -64,6 +64,10 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     /// An agent client took a token for an owner with an identity assertion (the JWT bearer grant, ID-JAG); the
     /// details name the assertion's issuer.
     case identityAssertionGranted = "app.jwt_bearer"
+    /// An agent client acting for an owner (a token from token exchange) sent mail from one of the owner's inboxes at
+    /// JMAP or MCP; the actor is the client, the target the inbox's address, the details the actor chain (`act`, the
+    /// current actor first) and the submission's id.
+    case agentSentMail = "agent.sent"
     /// An owner let an agent client act for them (`/owner/actors`; the target is its client id).
     case actorAllowed = "actor.allowed"
     /// An owner took an agent client's leave to act for them away (its delegated tokens stop working).
@@ -132,6 +136,7 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .appPasswordRevoked: "App password revoked"
         case .tokenExchanged: "Agent took a token acting for you"
         case .identityAssertionGranted: "Agent took a token with an identity assertion"
+        case .agentSentMail: "Agent sent mail acting for you"
         case .actorAllowed: "Agent allowed to act for you"
         case .actorRemoved: "Agent no longer acts for you"
         case .domainAdded: "Domain added"

@@ -5,6 +5,11 @@ import JSON
 public enum AuditDetails {
     /// `{"key":"value",...}` of `pairs`.
     public static func json(_ pairs: KeyValuePairs<String, String>) -> String {
-        String(decoding: JSONValue.object(pairs.map { ($0.key, JSONValue.string($0.value)) }).serialize(), as: UTF8.self)
+        json(pairs.map { ($0.key, $0.value) })
+    }
+
+    /// `{"key":"value",...}` of `pairs`, in their order.
+    public static func json(_ pairs: [(String, String)]) -> String {
+        String(decoding: JSONValue.object(pairs.map { ($0.0, JSONValue.string($0.1)) }).serialize(), as: UTF8.self)
     }
 }

@@ -58,4 +58,20 @@ public struct AuditEvent: Sendable, Equatable {
             time: time, actorKind: .owner, actorID: ownerID, ownerID: ownerID, action: action, target: target,
             clientAddress: client, details: details)
     }
+
+    /// An agent client's act for an owner with a delegated token (token exchange, RFC 8693): the current actor is the
+    /// event's actor (kind ``AuditActorKind/app``), the owner's trail holds it, and the details say who acted for whom:
+    /// `act`, the acting clients' ids separated by spaces with the current one first, after `details`.
+    /// - Parameters:
+    ///   - ownerID: the owner acted for (the token's `sub`).
+    ///   - actorIDs: the acting clients, the current one first; never empty.
+    public static func acting(
+        for ownerID: String, actorIDs: [String], _ action: AuditAction, target: String, client: String?,
+        details: [(String, String)] = [], time: Int64
+    ) -> AuditEvent {
+        AuditEvent(
+            time: time, actorKind: .app, actorID: actorIDs.first ?? "", ownerID: ownerID, action: action,
+            target: target, clientAddress: client,
+            details: AuditDetails.json(details + [("act", actorIDs.joined(separator: " "))]))
+    }
 }

@@ -33,15 +33,23 @@ public struct AccessGrant: Sendable, Equatable {
     /// For a client's own token whose client an owner made (an agent's own client, on `/owner`): that owner, who must
     /// still hold each bound inbox for the token to reach it; nil for the operator's clients and owners' grants.
     public let clientOwnerID: String?
+    /// For a delegated token (token exchange): who acts for ``ownerID``; nil for every other token.
+    public let delegation: Delegation?
+    /// For a token minted for an agent client acting for the owner (token exchange, the JWT bearer grant): the
+    /// inboxes its actors were bound to (account ids, lowercase); it reaches only the owner's inboxes among them. Nil
+    /// for every other token.
+    public let actorInboxIDs: [String]?
 
     /// - Parameters:
     ///   - inboxOnly: the inbox the grant is bound to, whatever the token's audience; nil for every inbox held.
     ///   - clientInboxIDs: a client's own grant: the inboxes it is bound to; nil for an owner's grant.
     ///   - clientOwnerID: a client's own grant whose client an owner made: that owner.
+    ///   - delegation: a delegated token's actors, as its verified `act` and its grant row both name them.
+    ///   - actorInboxIDs: a token minted for an acting client: the inboxes it is narrowed to.
     public init(
         ownerID: String, grantID: String, clientID: String, resource: Resource, permissions: MailPermissions,
         defaultInboxID: String?, inboxOnly: String? = nil, clientInboxIDs: [String]? = nil,
-        clientOwnerID: String? = nil
+        clientOwnerID: String? = nil, delegation: Delegation? = nil, actorInboxIDs: [String]? = nil
     ) {
         self.ownerID = ownerID
         self.grantID = grantID
@@ -52,6 +60,13 @@ public struct AccessGrant: Sendable, Equatable {
         self.inboxOnly = inboxOnly
         self.clientInboxIDs = clientInboxIDs
         self.clientOwnerID = clientOwnerID
+        self.delegation = delegation
+        self.actorInboxIDs = actorInboxIDs
+    }
+
+    /// Whether a token minted for acting clients may reach inbox `accountID` (lowercase): always for any other token.
+    public func actorsReach(_ accountID: String) -> Bool {
+        actorInboxIDs?.contains(accountID) ?? true
     }
 
     /// The one inbox this token reaches, lowercase: the one an inbox audience (`urn:atomicmail:agent:{id}`) names,

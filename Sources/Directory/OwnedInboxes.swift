@@ -48,7 +48,8 @@ public protocol OwnedInboxes: Sendable {
 extension OwnedInboxes {
     /// The live inboxes `grant` reaches, oldest link first: an owner's grant, the owner's; a client's own grant, the
     /// inboxes its client is bound to (of an owner's agent client, those the owner still holds); then only the bound
-    /// one of an inbox-bound token or grant. The one rule every door that lists a grant's inboxes asks.
+    /// one of an inbox-bound token or grant, and of a token minted for acting agent clients only those they were bound
+    /// to. The one rule every door that lists a grant's inboxes asks.
     /// - Throws: storage errors.
     public func inboxes(reachedBy grant: AccessGrant) async throws -> [OwnedInbox] {
         let reached: [OwnedInbox]
@@ -57,14 +58,16 @@ extension OwnedInboxes {
         case (let bound?, nil): reached = try await inboxes(accountIDs: bound)
         case (let bound?, let owner?): reached = try await inboxes(ownerID: owner).filter { bound.contains($0.accountID) }
         }
-        guard let only = grant.boundInboxID else { return reached }
-        return reached.filter { $0.accountID == only }
+        return reached.filter { inbox in
+            grant.boundInboxID.map { $0 == inbox.accountID } ?? true && grant.actorsReach(inbox.accountID)
+        }
     }
 
     /// The live inbox `accountID` (lowercase) when `grant` reaches it (``inboxes(reachedBy:)``'s rule, for one).
     /// - Throws: storage errors.
     public func inbox(accountID: String, reachedBy grant: AccessGrant) async throws -> OwnedInbox? {
         if let only = grant.boundInboxID, only != accountID { return nil }
+        guard grant.actorsReach(accountID) else { return nil }
         switch (grant.clientInboxIDs, grant.clientOwnerID) {
         case (nil, _): return try await inbox(accountID: accountID, ownerID: grant.ownerID)
         case (let bound?, _) where !bound.contains(accountID): return nil

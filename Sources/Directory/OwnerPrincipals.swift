@@ -93,6 +93,7 @@ public struct OwnerPrincipals: Sendable {
             throw AuthenticationRefusal(.accessDenied, "The inbox \(inbox.accountID) is no longer served here.")
         }
         return Principal(
-            accountID: inbox.accountID, mailbox: mailbox, permissions: grant.permissions, impliesAccountID: true)
+            accountID: inbox.accountID, mailbox: mailbox, permissions: grant.permissions, impliesAccountID: true,
+            delegation: grant.delegation)
     }
 }

@@ -12,18 +12,24 @@ public struct Principal: Sendable, Equatable {
     /// account is named by `X-Atomic-Account-Id` (`api-docs/oauth-mcp-contract.md` 1.10). A given `accountId`
     /// must still be this one.
     public let impliesAccountID: Bool
+    /// Who acts for the inbox's owner, when the request came with a delegated access token (token exchange); nil for
+    /// every other credential.
+    public let delegation: Delegation?
 
     /// - Parameters:
     ///   - accountID: the account's id.
     ///   - mailbox: the local mailbox it opens.
     ///   - permissions: what it may do there (default: read and send).
     ///   - impliesAccountID: whether a method's `accountId` may be left out (default false).
+    ///   - delegation: who acts for the owner with a delegated token (default none).
     public init(
-        accountID: String, mailbox: Recipient, permissions: MailPermissions = .all, impliesAccountID: Bool = false
+        accountID: String, mailbox: Recipient, permissions: MailPermissions = .all, impliesAccountID: Bool = false,
+        delegation: Delegation? = nil
     ) {
         self.accountID = accountID
         self.mailbox = mailbox
         self.permissions = permissions
         self.impliesAccountID = impliesAccountID
+        self.delegation = delegation
     }
 }

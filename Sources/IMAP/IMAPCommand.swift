@@ -28,7 +28,8 @@ public enum IMAPCommandKind: Sendable, Equatable {
     case enable([String])
     case select(IMAPMailboxName)
     case examine(IMAPMailboxName)
-    case create(IMAPMailboxName)
+    /// `CREATE mailbox [(USE (attributes))]`: RFC 6154's special-use attributes asked for, as written.
+    case create(IMAPMailboxName, use: [String])
     case delete(IMAPMailboxName)
     case rename(IMAPMailboxName, to: IMAPMailboxName)
     case subscribe(IMAPMailboxName)
@@ -67,6 +68,38 @@ public enum IMAPCommandKind: Sendable, Equatable {
             return [.authenticated, .selected]
         case .check, .close, .unselect, .expunge, .uidExpunge, .search, .sort, .thread, .fetch, .store, .copy, .move:
             return [.selected]
+        }
+    }
+}
+
+extension IMAPCommandKind {
+    /// The command with every mailbox name (and `LIST`'s and `LSUB`'s reference and patterns) passed through
+    /// `transform`; nil when `transform` refuses a name. A reference or pattern it refuses is kept as sent: it names no
+    /// mailbox, so it matches none (imaptest's `atoms` lists `!#$$&'+,...`, which is no modified UTF-7).
+    public func mappingMailboxNames(_ transform: (String) -> String?) -> IMAPCommandKind? {
+        func name(_ mailbox: IMAPMailboxName) -> IMAPMailboxName? { transform(mailbox.name).map(IMAPMailboxName.init) }
+        switch self {
+        case .select(let mailbox): return name(mailbox).map { .select($0) }
+        case .examine(let mailbox): return name(mailbox).map { .examine($0) }
+        case .create(let mailbox, let use): return name(mailbox).map { .create($0, use: use) }
+        case .delete(let mailbox): return name(mailbox).map { .delete($0) }
+        case .rename(let from, let to):
+            guard let from = name(from), let to = name(to) else { return nil }
+            return .rename(from, to: to)
+        case .subscribe(let mailbox): return name(mailbox).map { .subscribe($0) }
+        case .unsubscribe(let mailbox): return name(mailbox).map { .unsubscribe($0) }
+        case .list(var list):
+            list.reference = transform(list.reference) ?? list.reference
+            list.patterns = list.patterns.map { transform($0) ?? $0 }
+            return .list(list)
+        case .lsub(let reference, let pattern):
+            return .lsub(reference: transform(reference) ?? reference, pattern: transform(pattern) ?? pattern)
+        case .status(let mailbox, let items): return name(mailbox).map { .status($0, items) }
+        case .append(let mailbox, let flags, let date, let message):
+            return name(mailbox).map { .append($0, flags: flags, date: date, message: message) }
+        case .copy(let set, let mailbox, let uid): return name(mailbox).map { .copy(set, $0, uid: uid) }
+        case .move(let set, let mailbox, let uid): return name(mailbox).map { .move(set, $0, uid: uid) }
+        default: return self
         }
     }
 }

@@ -75,7 +75,7 @@ public enum IMAPCommandParser {
             switch name {
             case "SELECT": return .select(mailbox)
             case "EXAMINE": return .examine(mailbox)
-            case "CREATE": return .create(mailbox)
+            case "CREATE": return .create(mailbox, use: try Self.createParameters(&reader))
             case "DELETE": return .delete(mailbox)
             case "SUBSCRIBE": return .subscribe(mailbox)
             default: return .unsubscribe(mailbox)
@@ -138,6 +138,26 @@ public enum IMAPCommandParser {
         default:
             throw uid ? .syntax("COPY, MOVE, FETCH, SEARCH, SORT, THREAD, STORE or EXPUNGE") : .unknownCommand
         }
+    }
+
+    /// `[SP "(" create-param ")"]` after `CREATE mailbox`, of which RFC 6154 defines one, `USE (use-attr ...)`:
+    /// the special-use attributes asked for (`\\Archive`), backslash included, as written.
+    private static func createParameters(_ reader: inout IMAPCommandReader) throws(IMAPCommandError) -> [String] {
+        guard reader.take(ASCII.space) else { return [] }
+        try reader.open()
+        guard reader.take(word: "USE") else { throw .syntax("USE") }
+        try reader.space()
+        try reader.open()
+        var attributes: [String] = []
+        if !reader.takeClose() {
+            repeat {
+                guard reader.take(ASCII.backslash) else { throw .syntax("a special-use attribute") }
+                attributes.append("\\" + (try reader.atom("a special-use attribute")))
+            } while reader.take(ASCII.space)
+            try reader.close()
+        }
+        try reader.close()
+        return attributes
     }
 
     /// `APPEND SP mailbox [SP flag-list] [SP date-time] SP literal`.

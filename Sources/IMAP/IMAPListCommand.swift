@@ -28,6 +28,16 @@ public struct IMAPListCommand: Sendable, Equatable {
         var command = IMAPListCommand(reference: "", patterns: [])
         if reader.peek() == ASCII.openParen {
             command.selectionOptions = try optionList(&reader)
+            // RFC 5258 §3: an unknown option is BAD, and RECURSIVEMATCH needs another one that is not REMOTE.
+            let known: Set<String> = ["SUBSCRIBED", "REMOTE", "RECURSIVEMATCH", "SPECIAL-USE"]
+            guard command.selectionOptions.allSatisfy(known.contains) else {
+                throw .syntax("SUBSCRIBED, REMOTE, RECURSIVEMATCH or SPECIAL-USE")
+            }
+            if command.selectionOptions.contains("RECURSIVEMATCH"),
+                command.selectionOptions.allSatisfy({ $0 == "RECURSIVEMATCH" || $0 == "REMOTE" })
+            {
+                throw .syntax("a selection option beside RECURSIVEMATCH and REMOTE")
+            }
             try reader.space()
         }
         command.reference = try reader.astringText()

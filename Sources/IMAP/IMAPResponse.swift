@@ -88,11 +88,15 @@ public struct IMAPListItem: Sendable, Equatable {
     /// The hierarchy delimiter; nil for a flat name space (`NIL`).
     public var delimiter: Character?
     public var name: IMAPMailboxName
+    /// RFC 5258's `CHILDINFO` extended data item: the selection options (`SUBSCRIBED`) some descendant not listed
+    /// meets; empty: none written.
+    public var childInfo: [String]
 
-    public init(attributes: [String], delimiter: Character?, name: IMAPMailboxName) {
+    public init(attributes: [String], delimiter: Character?, name: IMAPMailboxName, childInfo: [String] = []) {
         self.attributes = attributes
         self.delimiter = delimiter
         self.name = name
+        self.childInfo = childInfo
     }
 }
 

@@ -36,6 +36,8 @@ public enum IMAPResponseCode: Sendable, Equatable {
     case uidValidity(UInt32)
     case unavailable
     case unknownCTE
+    /// `USEATTR` (RFC 6154 §3): a `CREATE` refused for the special-use attribute it asked for.
+    case useAttr
     /// `UNSEEN n` (IMAP4rev1): the first unseen message's number.
     case unseen(UInt32)
 
@@ -78,6 +80,7 @@ public enum IMAPResponseCode: Sendable, Equatable {
         case .uidNext(let uid): return "UIDNEXT \(uid)"
         case .uidNotSticky: return "UIDNOTSTICKY"
         case .uidValidity(let validity): return "UIDVALIDITY \(validity)"
+        case .useAttr: return "USEATTR"
         case .unavailable: return "UNAVAILABLE"
         case .unknownCTE: return "UNKNOWN-CTE"
         case .unseen(let number): return "UNSEEN \(number)"

@@ -168,7 +168,7 @@ struct IMAPResponseWriter {
             listItem(item)
         case .mailboxStatus(let mailbox, let values):
             raw("STATUS ")
-            astring(mailbox.name)
+            mailboxName(mailbox)
             space()
             list(values) { $0.raw("\($1.item.rawValue) \($1.value)") }
         case .search(let numbers):
@@ -235,7 +235,17 @@ struct IMAPResponseWriter {
         space()
         delimiter(item.delimiter)
         space()
-        astring(item.name.name)
+        mailboxName(item.name)
+        if !item.childInfo.isEmpty {
+            raw(" (\"CHILDINFO\" ")
+            list(item.childInfo) { $0.string($1) }
+            raw(")")
+        }
+    }
+
+    /// A mailbox name: in UTF-8 once the client enabled IMAP4rev2, else in modified UTF-7 (RFC 3501 §5.1.3).
+    private mutating func mailboxName(_ name: IMAPMailboxName) {
+        astring(utf8Quoted ? name.name : IMAPModifiedUTF7.encode(name.name))
     }
 
     private mutating func esearch(_ result: IMAPESearchResult) {

@@ -58,6 +58,15 @@ extension IMAPSession {
             send(.continuation(.text("idling")), &actions)
             actions.append(.perform(.idleStarted(selection: selection)))
         default:
+            // The driver sees names in UTF-8: an IMAP4rev1 client's are modified UTF-7 (RFC 3501 §5.1.3).
+            var command = command
+            if !enabled.contains("IMAP4REV2") {
+                guard let kind = command.kind.mappingMailboxNames(IMAPModifiedUTF7.decode) else {
+                    return tagged(
+                        tag, IMAPStatusResponse(.no, code: .cannot, "The mailbox name is not modified UTF-7"), &actions)
+                }
+                command.kind = kind
+            }
             if case .select = command.kind, selection != nil { closeSelection(&actions) }
             if case .examine = command.kind, selection != nil { closeSelection(&actions) }
             phase = .awaitingDriver(tag: tag, .command(command.kind))

@@ -11,7 +11,7 @@ public struct IMAPSessionConfiguration: Sendable {
     /// `STARTTLS` and `LITERAL-`.
     public var extensions: [String] = [
         "ENABLE", "IDLE", "ID", "SASL-IR", "NAMESPACE", "UNSELECT", "UIDPLUS", "MOVE", "ESEARCH", "SPECIAL-USE",
-        "LIST-EXTENDED", "LIST-STATUS", "STATUS=SIZE", "SORT", "SORT=DISPLAY", "ESORT",
+        "CREATE-SPECIAL-USE", "LIST-EXTENDED", "LIST-STATUS", "STATUS=SIZE", "SORT", "SORT=DISPLAY", "ESORT",
         "THREAD=ORDEREDSUBJECT",
     ]
     /// The SASL mechanisms offered (`AUTH=...`), in upper case; the driver runs each.

@@ -3,8 +3,9 @@ import MIME
 import MailDoorServer
 import MailStore
 
-/// The commands on mailboxes (RFC 9051 §6.3, §6.4.1–§6.4.2): selecting, listing, status, appending; and the answer
-/// to creating, deleting and renaming one, which the one store does not do.
+/// The commands on mailboxes (RFC 9051 §6.3, §6.4.1–§6.4.2): selecting, listing, status, appending, and making,
+/// deleting, renaming and subscribing to one, each through the store's folders (decision 35), so that JMAP and the
+/// web inbox see the same tree.
 extension IMAPConnectionDriver {
     /// Runs `command` for the signed-in holder; a failure of the store is `NO [UNAVAILABLE]`, never its text.
     func run(_ command: IMAPCommand) async -> IMAPCommandResult {
@@ -25,6 +26,9 @@ extension IMAPConnectionDriver {
             let text = Self.refusal(limit, store.keywordLimits)
             return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .limit, text))
         }
+        if let error = error as? MailFolderError {
+            return IMAPCommandResult(status: Self.refusal(error, store.folderLimits))
+        }
         logger.error("imap command failed", metadata: ["error": .string(String(describing: type(of: error)))])
         return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .unavailable, "Temporary failure, try again"))
     }
@@ -38,33 +42,77 @@ extension IMAPConnectionDriver {
         }
     }
 
+    /// The `NO` of a folder write the store refused (RFC 5530's codes, as Dovecot answers).
+    static func refusal(_ error: MailFolderError, _ limits: MailFolderLimits) -> IMAPStatusResponse {
+        switch error {
+        case .noSuchFolder: return IMAPStatusResponse(.no, code: .nonExistent, "No such mailbox")
+        case .exists: return IMAPStatusResponse(.no, code: .alreadyExists, "Mailbox already exists")
+        case .fixed:
+            return IMAPStatusResponse(
+                .no, code: .cannot, "INBOX, Drafts, Sent, Trash, Junk and Archive cannot be renamed or deleted")
+        case .hasChildren:
+            return IMAPStatusResponse(.no, code: .hasChildren, "Delete the mailboxes under it first")
+        case .notEmpty: return IMAPStatusResponse(.no, code: .cannot, "The mailbox holds messages")
+        case .underItself:
+            return IMAPStatusResponse(.no, code: .cannot, "A mailbox cannot be moved under itself")
+        case .name: return IMAPStatusResponse(.no, code: .cannot, "Invalid mailbox name")
+        case .limit(.count):
+            return IMAPStatusResponse(.no, code: .limit, "At most \(limits.maxFolders) mailboxes may be made")
+        case .limit(.nameLength):
+            return IMAPStatusResponse(.no, code: .limit, "A mailbox name may be at most \(limits.maxNameBytes) bytes")
+        case .limit(.depth):
+            return IMAPStatusResponse(.no, code: .limit, "Mailboxes may be at most \(limits.maxDepth) levels deep")
+        }
+    }
+
+    /// The holder's folders as IMAP names them, with the subscriptions when `subscriptions` (LIST, LSUB).
+    func mailboxNames(_ holder: MailboxHolder, subscriptions: Bool = false) async throws -> IMAPMailboxNames {
+        IMAPMailboxNames(
+            tree: try await store.folders(address: holder.address),
+            subscriptions: subscriptions ? try await store.subscriptions(address: holder.address) : [])
+    }
+
     private func run(_ kind: IMAPCommandKind, tag: String, holder: MailboxHolder) async throws -> IMAPCommandResult {
         switch kind {
         case .select(let name): return try await select(name, readOnly: false, holder: holder)
         case .examine(let name): return try await select(name, readOnly: true, holder: holder)
         case .list(let list): return try await self.list(list, holder: holder)
         case .lsub(let reference, let pattern):
-            let items = IMAPMailboxNames.matching(reference: reference, pattern: pattern).map {
-                IMAPUntaggedResponse.lsub(IMAPListItem(attributes: $0.attributes, delimiter: nil, name: IMAPMailboxName($0.name)))
-            }
-            return IMAPCommandResult(items, status: IMAPStatusResponse(.ok, "LSUB completed"))
+            let items = try await mailboxNames(holder, subscriptions: true).lsub(reference: reference, pattern: pattern)
+            return IMAPCommandResult(items.map(IMAPUntaggedResponse.lsub), status: IMAPStatusResponse(.ok, "LSUB completed"))
         case .namespace:
             return IMAPCommandResult(
-                [.namespace(personal: [IMAPNamespace(prefix: "", delimiter: nil)], otherUsers: nil, shared: nil)],
+                [.namespace(personal: [IMAPNamespace(prefix: "", delimiter: IMAPMailboxNames.delimiter)], otherUsers: nil, shared: nil)],
                 status: IMAPStatusResponse(.ok, "NAMESPACE completed"))
         case .status(let name, let items):
-            guard let folder = IMAPMailboxNames.folder(name) else { return Self.noSuchMailbox }
+            guard let folder = try await mailboxNames(holder).folder(name) else { return Self.noSuchMailbox }
             return IMAPCommandResult(
                 [try await status(folder, name: name, items: items, holder: holder)],
                 status: IMAPStatusResponse(.ok, "STATUS completed"))
-        case .create, .delete, .rename:
-            // The one store has INBOX, Drafts and Sent, the mailboxes JMAP and the Mail.td API see; JMAP's
-            // Mailbox/set refuses to make or remove one for the same reason (docs/imap.md).
-            return IMAPCommandResult(
-                status: IMAPStatusResponse(.no, code: .cannot, "Mailboxes are fixed: INBOX, Drafts and Sent"))
+        case .create(let name, let use):
+            return try await create(name, use: use, holder: holder)
+        case .delete(let name):
+            guard let folder = try await mailboxNames(holder).folder(name) else { return Self.noSuchMailbox }
+            // Its messages go with it (RFC 9051 §6.3.5); a session that had it selected sees them expunged.
+            try await store.deleteFolder(address: holder.address, folder, removingMessages: true)
+            return IMAPCommandResult(try await refresh(), status: IMAPStatusResponse(.ok, "DELETE completed"))
+        case .rename(let from, let to):
+            guard let old = MailFolderTree.components(from.name), let new = MailFolderTree.components(to.name) else {
+                return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .cannot, "Invalid mailbox name"))
+            }
+            try await store.renameFolder(address: holder.address, from: old, to: new, now: now())
+            return IMAPCommandResult(status: IMAPStatusResponse(.ok, "RENAME completed"))
         case .subscribe(let name), .unsubscribe(let name):
-            guard IMAPMailboxNames.folder(name) != nil else { return Self.noSuchMailbox }
-            return IMAPCommandResult(status: IMAPStatusResponse(.ok, "Every mailbox is subscribed"))
+            // A name, whether or not a mailbox has it (RFC 9051 §6.3.7); the six fixed ones are always subscribed.
+            guard let path = MailFolderTree.components(name.name) else {
+                return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .cannot, "Invalid mailbox name"))
+            }
+            if case .subscribe = kind {
+                try await store.setSubscribed(address: holder.address, path: path, true)
+            } else {
+                try await store.setSubscribed(address: holder.address, path: path, false)
+            }
+            return IMAPCommandResult(status: IMAPStatusResponse(.ok, "Completed"))
         case .append(let name, let flags, let date, let message):
             return try await append(message, to: name, flags: flags, date: date, holder: holder)
         case .noop, .check:
@@ -105,7 +153,7 @@ extension IMAPConnectionDriver {
     {
         view = nil
         saved = []
-        guard let folder = IMAPMailboxNames.folder(name) else { return Self.noSuchMailbox }
+        guard let folder = try await mailboxNames(holder).folder(name) else { return Self.noSuchMailbox }
         let state = try await store.state(address: holder.address)  // before the look: see refresh()
         let snapshot = try await snapshot(address: holder.address, folder: folder, state: state)
         var selected = IMAPMailboxView(
@@ -151,27 +199,45 @@ extension IMAPConnectionDriver {
     }
 
     private func list(_ list: IMAPListCommand, holder: MailboxHolder) async throws -> IMAPCommandResult {
-        var responses: [IMAPUntaggedResponse] = []
-        if list.patterns == [""] {
-            // The hierarchy delimiter and root (RFC 9051 §6.3.9): a flat name space.
-            responses.append(.list(IMAPListItem(attributes: ["\\Noselect"], delimiter: nil, name: IMAPMailboxName(""))))
-            return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "LIST completed"))
+        if list.patterns == [""] && list.selectionOptions.isEmpty {
+            // The hierarchy delimiter and root (RFC 9051 §6.3.9).
+            let root = IMAPListItem(attributes: ["\\Noselect"], delimiter: IMAPMailboxNames.delimiter, name: IMAPMailboxName(""))
+            return IMAPCommandResult([.list(root)], status: IMAPStatusResponse(.ok, "LIST completed"))
         }
         var statusItems: [IMAPStatusItem]?
         for option in list.returnOptions { if case .status(let items) = option { statusItems = items } }
-        let specialUseOnly = list.selectionOptions.contains("SPECIAL-USE")
-        var seen = Set<String>()
-        for pattern in list.patterns {
-            for entry in IMAPMailboxNames.matching(reference: list.reference, pattern: pattern)
-            where seen.insert(entry.name).inserted && (!specialUseOnly || !entry.attributes.isEmpty) {
-                let name = IMAPMailboxName(entry.name)
-                responses.append(.list(IMAPListItem(attributes: ["\\HasNoChildren"] + entry.attributes, delimiter: nil, name: name)))
-                if let statusItems {
-                    responses.append(try await status(entry.folder, name: name, items: statusItems, holder: holder))
-                }
+        var responses: [IMAPUntaggedResponse] = []
+        for listed in try await mailboxNames(holder, subscriptions: true).list(list) {
+            responses.append(.list(listed.item))
+            if let statusItems, let folder = listed.folder {
+                responses.append(try await status(folder, name: listed.item.name, items: statusItems, holder: holder))
             }
         }
         return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "LIST completed"))
+    }
+
+    /// `CREATE` (RFC 9051 §6.3.4), with any missing mailbox above it. RFC 6154's `USE` is refused with `[USEATTR]`:
+    /// each special use belongs to its fixed folder, one per role, as JMAP has it (decision 35).
+    private func create(_ name: IMAPMailboxName, use: [String], holder: MailboxHolder) async throws
+        -> IMAPCommandResult
+    {
+        guard let path = MailFolderTree.components(name.name) else {
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .cannot, "Invalid mailbox name"))
+        }
+        if let attribute = use.first {
+            let tree = try await store.folders(address: holder.address)
+            guard tree.folder(at: path) == nil else {
+                return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .alreadyExists, "Mailbox already exists"))
+            }
+            let holding = MailFolder.fixed.first {
+                IMAPMailboxNames.specialUse($0).contains { $0.lowercased() == attribute.lowercased() }
+            }
+            let text = holding.flatMap(tree.fullName(of:)).map { "\(attribute) is \($0)'s, each special use has one mailbox" }
+                ?? "No mailbox can be \(attribute) here"
+            return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .useAttr, text))
+        }
+        _ = try await store.createFolder(address: holder.address, path: path, now: now())
+        return IMAPCommandResult(status: IMAPStatusResponse(.ok, "CREATE completed"))
     }
 
     private func status(
@@ -197,7 +263,7 @@ extension IMAPConnectionDriver {
     private func append(
         _ message: [UInt8], to name: IMAPMailboxName, flags: [IMAPFlag], date: IMAPDateTime?, holder: MailboxHolder
     ) async throws -> IMAPCommandResult {
-        guard let folder = IMAPMailboxNames.folder(name) else {
+        guard let folder = try await mailboxNames(holder).folder(name) else {
             return IMAPCommandResult(status: IMAPStatusResponse(.no, code: .tryCreate, "No such mailbox"))
         }
         guard !message.isEmpty, let parsed = try? MIMEParser.parse(message) else {

@@ -323,7 +323,7 @@ extension IMAPConnectionDriver {
     ) async throws -> IMAPCommandResult {
         var responses = try await refresh()
         guard let view else { return Self.noSelection }
-        guard let folder = IMAPMailboxNames.folder(name) else {
+        guard let folder = try await mailboxNames(holder).folder(name) else {
             return IMAPCommandResult(responses, status: IMAPStatusResponse(.no, code: .tryCreate, "No such mailbox"))
         }
         if moving && view.readOnly {
@@ -335,9 +335,7 @@ extension IMAPConnectionDriver {
         }
         let ids = chosen.map(\.id)
         let destination: [String: UInt32]
-        if moving && folder == view.folder {
-            destination = Dictionary(uniqueKeysWithValues: chosen.map { ($0.id, $0.uid) })
-        } else if moving {
+        if moving {
             destination = try await store.move(address: holder.address, ids: ids, to: folder)
         } else {
             destination = try await store.copy(address: holder.address, ids: ids, to: folder, quota: holder.quota)

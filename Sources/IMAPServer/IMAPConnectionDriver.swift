@@ -117,7 +117,7 @@ actor IMAPConnectionDriver {
     /// standing every time, so that no session writes into an account it no longer holds.
     static func writes(_ kind: IMAPCommandKind) -> Bool {
         switch kind {
-        case .append, .store, .expunge, .uidExpunge, .copy, .move, .close: return true
+        case .append, .store, .expunge, .uidExpunge, .copy, .move, .close, .create, .delete, .rename: return true
         case .fetch(_, let attributes, _): return IMAPMessageRenderer.setsSeen(attributes)
         default: return false
         }

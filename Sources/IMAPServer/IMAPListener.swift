@@ -30,9 +30,6 @@ struct IMAPListener: MailListener {
         var settings = IMAPSessionConfiguration()
         settings.limits = configuration.limits
         settings.buffers = configuration.buffers
-        // imaptest's listext group fails on a flat name space of three fixed mailboxes: LIST-EXTENDED and LIST-STATUS
-        // (which rides on its RETURN syntax) are answered but not advertised (docs/imap.md).
-        settings.extensions.removeAll { $0 == "LIST-EXTENDED" || $0 == "LIST-STATUS" }
         settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
         settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
         settings.isSecure = configuration.tls != nil && configuration.implicitTLS

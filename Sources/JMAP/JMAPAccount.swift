@@ -11,9 +11,12 @@ public struct JMAPAccount: Sendable, Equatable {
     public let permissions: MailPermissions
     /// Whether a method's `accountId` may be left out (the OAuth path).
     public let impliesAccountID: Bool
+    /// Who acts for the owner, when the request came with a delegated access token (token exchange).
+    public let delegation: Delegation?
 
     public init(
-        id: String, address: String, quota: Int64, permissions: MailPermissions = .all, impliesAccountID: Bool = false
+        id: String, address: String, quota: Int64, permissions: MailPermissions = .all, impliesAccountID: Bool = false,
+        delegation: Delegation? = nil
     ) {
         self.id = id
         self.address = address
@@ -21,12 +24,14 @@ public struct JMAPAccount: Sendable, Equatable {
         self.name = String(address.split(separator: "@").first ?? "")
         self.permissions = permissions
         self.impliesAccountID = impliesAccountID
+        self.delegation = delegation
     }
 
     /// The account `principal` opens.
     init(_ principal: Principal) {
         self.init(
             id: principal.accountID, address: principal.mailbox.address, quota: principal.mailbox.quota,
-            permissions: principal.permissions, impliesAccountID: principal.impliesAccountID)
+            permissions: principal.permissions, impliesAccountID: principal.impliesAccountID,
+            delegation: principal.delegation)
     }
 }

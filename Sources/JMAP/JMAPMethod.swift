@@ -24,7 +24,7 @@ struct JMAPMethod: Sendable {
         JMAPMethod(capability) { service, arguments, call in [(name, try await body(service, arguments, call))] }
     }
 
-    /// A `/queryChanges` not calculated here (`Mailbox/queryChanges`: the three mailboxes are always there;
+    /// A `/queryChanges` not calculated here (`Mailbox/queryChanges`: an account has a few folders;
     /// `EmailSubmission/queryChanges`): the client queries again with `query`.
     static func noChangeLog(_ capability: String, _ query: String) -> JMAPMethod {
         let kind = query.prefix { $0 != "/" }

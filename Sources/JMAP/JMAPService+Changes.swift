@@ -45,7 +45,10 @@ extension JMAPService {
             ("destroyed", .array(set.destroyed.map(JSONValue.string))),
         ]
         if type == .mailbox {
-            pairs.append(("updatedProperties", set.updated.isEmpty ? .null : .array(Self.mailboxCountProperties)))
+            // Counts only, unless a mailbox was renamed or moved in the run (a folder's own row): then any property.
+            let renamed = log.contains { $0.kind == .mailboxUpdated && $0.seq <= set.newState }
+            pairs.append(
+                ("updatedProperties", set.updated.isEmpty || renamed ? .null : .array(Self.mailboxCountProperties)))
         }
         return .object(pairs)
     }

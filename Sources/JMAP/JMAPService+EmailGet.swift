@@ -14,8 +14,12 @@ extension JMAPService {
     ]
     /// The properties `Email/get` knows: the default list.
     static let emailProperties = Set(defaultEmailProperties)
+    /// RFC 8621's default `bodyProperties`, which is every property of a body part `Email/get` knows (section 4.2).
+    static let defaultBodyProperties = [
+        "partId", "blobId", "size", "name", "type", "charset", "disposition", "cid", "language", "location",
+    ]
 
-    /// `Email/get` (RFC 8621 section 4.2) with `fetchTextBodyValues`, `fetchHTMLBodyValues`,
+    /// `Email/get` (RFC 8621 section 4.2) with `bodyProperties`, `fetchTextBodyValues`, `fetchHTMLBodyValues`,
     /// `fetchAllBodyValues` and `maxBodyValueBytes`. `ids` is required: all of an inbox is a query's job.
     func emailGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         // Read before the data: a change in between is then reported again by /changes, never lost.
@@ -28,6 +32,10 @@ extension JMAPService {
         let fetchAll = try arguments.bool("fetchAllBodyValues", default: false)
         let fetchText = try arguments.bool("fetchTextBodyValues", default: false) || fetchAll
         let fetchHTML = try arguments.bool("fetchHTMLBodyValues", default: false) || fetchAll
+        let bodyProperties = try arguments.strings("bodyProperties") ?? Self.defaultBodyProperties
+        if let unknown = bodyProperties.first(where: { !Self.defaultBodyProperties.contains($0) }) {
+            throw MethodError.invalidArguments("Unknown or unsupported body part property `\(unknown)`.")
+        }
         let maxBytes = try arguments.int("maxBodyValueBytes") ?? 0
         guard maxBytes >= 0 else { throw MethodError.invalidArguments("`maxBodyValueBytes` must not be negative.") }
 
@@ -42,6 +50,9 @@ extension JMAPService {
             }
             var email = Self.email(message, fetchText: fetchText, fetchHTML: fetchHTML, maxBytes: maxBytes)
             if let extractions { email.merge(Self.extractionProperties(extractions[id])) { $1 } }
+            for key in ["textBody", "htmlBody", "attachments"] {
+                email[key] = email[key].map { Self.bodyParts($0, keeping: bodyProperties) }
+            }
             let item = JSONValue.object(wanted.map { ($0, email[$0] ?? .null) })
             try call.charge(item)  // the same big message asked for 500 times stops here, not in the encoder
             list.append(item)
@@ -115,6 +126,11 @@ extension JMAPService {
             "bodyValues": .object(bodyValues), "textBody": .array(textBody), "htmlBody": .array(htmlBody),
             "attachments": .array(attachments),
         ]
+    }
+
+    /// `parts` (an array of body parts) with only `properties` in each, in that order (`bodyProperties`).
+    static func bodyParts(_ parts: JSONValue, keeping properties: [String]) -> JSONValue {
+        .array((parts.arrayValue ?? []).map { part in .object(properties.map { ($0, part[$0] ?? .null) }) })
     }
 
     private static func part(partID: String, blobID: String, type: String, size: Int) -> JSONValue {

@@ -108,8 +108,8 @@ extension JMAPService {
             case "after": parts.append(.after(try time()))
             case "minSize": parts.append(.minSize(try size()))
             case "maxSize": parts.append(.maxSize(try size()))
-            case "hasKeyword": parts.append(.hasKeyword(try text()))
-            case "notKeyword": parts.append(.notKeyword(try text()))
+            case "hasKeyword": parts.append(.hasKeyword(Self.keyword(try text())))
+            case "notKeyword": parts.append(.notKeyword(Self.keyword(try text())))
             case "hasAttachment":
                 guard let flag = value.boolValue else { throw .invalidArguments("`hasAttachment` must be a boolean.") }
                 parts.append(.hasAttachment(flag))

@@ -53,9 +53,9 @@ extension JMAPService {
                 guard let object = value.objectValue, object.allSatisfy({ $0.1 == .bool(true) }) else {
                     return .invalidProperties("`keywords` maps keywords to true.", ["keywords"])
                 }
-                keywords = Set(object.map(\.0))
+                keywords = Set(object.map { Self.keyword($0.0) })
             } else if path.hasPrefix("keywords/") {
-                let keyword = String(path.dropFirst("keywords/".count))
+                let keyword = Self.keyword(String(path.dropFirst("keywords/".count)))
                 switch value {
                 case .bool(true): keywords.insert(keyword)
                 case .null, .bool(false): keywords.remove(keyword)
@@ -78,15 +78,37 @@ extension JMAPService {
             }
         }
         guard let folder = Self.folder(mailboxes) else {
-            return .invalidProperties("A message is in exactly one of inbox, drafts and sent here.", ["mailboxIds"])
+            return .invalidProperties("A message is in exactly one mailbox here.", ["mailboxIds"])
         }
         do {
             guard try await store.update(address: call.account.address, id: id, keywords: keywords, folder: folder)
             else { return .notFound }
         } catch MailStoreError.keywordLimit(let limit) {
             return keywordRefusal(limit)
+        } catch MailFolderError.noSuchFolder {
+            return .invalidProperties("No such mailbox.", ["mailboxIds"])
         }
         return nil
+    }
+
+    /// `name` as the store keeps a keyword: lowercase. Keywords are case-insensitive, as IMAP's are, and RFC 8621
+    /// section 4.1.1 has servers return them in lowercase because JSON is not; IMAP's `STORE` and `APPEND` lowercase
+    /// theirs too (`IMAPFlag.keyword`), so each door finds what the other set.
+    static func keyword(_ name: String) -> String { name.lowercased() }
+
+    /// The mailbox (`mailboxIds`, exactly one) and the keywords (`keywords`, none when absent) a new Email is
+    /// stored with, by `Email/set` create and `Email/import` alike.
+    static func placement(_ properties: JMAPArguments, _ call: JMAPCall) throws(SetError) -> (MailFolder, Set<String>) {
+        guard let mailboxes = properties["mailboxIds"]?.objectValue, mailboxes.allSatisfy({ $0.1 == .bool(true) }),
+            let folder = Self.folder(Set(mailboxes.map { call.id($0.0) ?? $0.0 }))
+        else {
+            throw .invalidProperties("`mailboxIds` must name exactly one mailbox.", ["mailboxIds"])
+        }
+        guard let value = properties.present("keywords") else { return (folder, []) }
+        guard let pairs = value.objectValue, pairs.allSatisfy({ $0.1 == .bool(true) }) else {
+            throw .invalidProperties("`keywords` maps keywords to true.", ["keywords"])
+        }
+        return (folder, Set(pairs.map { Self.keyword($0.0) }))
     }
 
     /// The SetError of a keyword cap: a keyword too long is an invalid `keywords`; too many is `tooManyKeywords`.
@@ -104,7 +126,8 @@ extension JMAPService {
         }
     }
 
-    private static func folder(_ mailboxes: Set<String>) -> MailFolder? {
+    /// The one mailbox `mailboxes` names, or nil when it names none, several or one this account lacks.
+    static func folder(_ mailboxes: Set<String>) -> MailFolder? {
         guard mailboxes.count == 1, let only = mailboxes.first else { return nil }
         return MailFolder(rawValue: only)
     }
@@ -127,20 +150,7 @@ extension JMAPService {
                     : "`\(key)` is not an Email property."
             throw SetError.invalidProperties(why, [key])
         }
-        guard let mailboxObject = object.first(where: { $0.0 == "mailboxIds" })?.1.objectValue,
-            mailboxObject.allSatisfy({ $0.1 == .bool(true) }),
-            let folder = Self.folder(Set(mailboxObject.map { call.id($0.0) ?? $0.0 }))
-        else {
-            throw SetError.invalidProperties(
-                "`mailboxIds` must name exactly one of inbox, drafts and sent.", ["mailboxIds"])
-        }
-        var keywords: Set<String> = []
-        if let value = properties.present("keywords") {
-            guard let pairs = value.objectValue, pairs.allSatisfy({ $0.1 == .bool(true) }) else {
-                throw SetError.invalidProperties("`keywords` maps keywords to true.", ["keywords"])
-            }
-            keywords = Set(pairs.map(\.0))
-        }
+        let (folder, keywords) = try Self.placement(properties, call)
         let now = clock()
         let domain = call.account.address.split(separator: "@").last.map(String.init) ?? "localhost"
         var message = OutgoingMessage(
@@ -198,6 +208,8 @@ extension JMAPService {
             throw SetError(.overQuota, description: "The account's mail would pass its quota.")
         } catch MailStoreError.keywordLimit(let limit) {
             throw keywordRefusal(limit)
+        } catch MailFolderError.noSuchFolder {
+            throw SetError.invalidProperties("No such mailbox.", ["mailboxIds"])
         }
         let thread = try await store.message(address: call.account.address, id: id)?.summary.threadID ?? id
         return .object([

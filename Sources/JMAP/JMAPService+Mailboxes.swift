@@ -2,7 +2,15 @@ import JSON
 import MailStore
 
 extension JMAPService {
-    /// `Mailbox/get`: Inbox, Drafts and Sent with their counts.
+    /// The account's mailboxes now.
+    func mailboxes(_ call: JMAPCall) async throws -> Mailboxes {
+        Mailboxes(
+            tree: try await store.folders(address: call.account.address),
+            subscriptions: try await store.subscriptions(address: call.account.address))
+    }
+
+    /// `Mailbox/get`: every mailbox of the account, the six fixed ones with their roles and those it made, with
+    /// their counts.
     func mailboxGet(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         // Read before the data: a change in between is then reported again by /changes, never lost.
         let stateBefore = try await state(call)
@@ -13,26 +21,34 @@ extension JMAPService {
         let wanted = try properties(arguments, known: known, fallback: known.sorted())
         let ids = try getIDs(arguments, call)
         let counts = try await store.folderCounts(address: call.account.address)
+        let mailboxes = try await mailboxes(call)
         var list: [JSONValue] = []
-        for mailbox in Mailboxes.all where ids?.contains(mailbox.id) ?? true {
+        for mailbox in mailboxes.all where ids?.contains(mailbox.id) ?? true {
             let count = MailFolder(rawValue: mailbox.id).flatMap { counts[$0] } ?? MailStore.FolderCounts()
             let all: [String: JSONValue] = [
-                "id": .string(mailbox.id), "name": .string(mailbox.name), "parentId": .null,
-                "role": .string(mailbox.role), "sortOrder": .int(Int64(mailbox.sortOrder)),
+                "id": .string(mailbox.id), "name": .string(mailbox.name),
+                "parentId": mailbox.parentID.map(JSONValue.string) ?? .null,
+                "role": mailbox.role.map(JSONValue.string) ?? .null, "sortOrder": .int(Int64(mailbox.sortOrder)),
                 "totalEmails": .int(Int64(count.total)), "unreadEmails": .int(Int64(count.unread)),
                 "totalThreads": .int(Int64(count.threads)), "unreadThreads": .int(Int64(count.unreadThreads)),
-                "myRights": .object(
-                    ["mayReadItems", "mayAddItems", "mayRemoveItems", "maySetSeen", "maySetKeywords"].map { ($0, true) }
-                        + ["mayCreateChild", "mayRename", "mayDelete", "maySubmit"].map { ($0, false) }),
-                "isSubscribed": true,
+                "myRights": Self.rights(mailbox), "isSubscribed": .bool(mailbox.isSubscribed),
             ]
             list.append(.object(wanted.map { ($0, all[$0] ?? .null) }))
         }
-        let notFound = (ids ?? []).filter { id in !Mailboxes.all.contains { $0.id == id } }
+        let notFound = (ids ?? []).filter { id in !mailboxes.all.contains { $0.id == id } }
         return .object([
             ("accountId", .string(call.account.id)), ("state", stateBefore), ("list", .array(list)),
             ("notFound", .array(notFound.map(JSONValue.string))),
         ])
+    }
+
+    /// What the account may do with `mailbox`: everything but renaming and deleting one of the six fixed ones, and
+    /// submitting (sending is EmailSubmission/set's, from any mailbox).
+    static func rights(_ mailbox: Mailboxes.Entry) -> JSONValue {
+        .object(
+            ["mayReadItems", "mayAddItems", "mayRemoveItems", "maySetSeen", "maySetKeywords", "mayCreateChild"].map {
+                ($0, true)
+            } + [("mayRename", .bool(!mailbox.isFixed)), ("mayDelete", .bool(!mailbox.isFixed)), ("maySubmit", false)])
     }
 
     /// `Mailbox/query`: filter by `role`, `name` (substring), `parentId` (null), `hasAnyRole`, `isSubscribed`;
@@ -40,17 +56,17 @@ extension JMAPService {
     func mailboxQuery(_ arguments: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
         // Read before the data: a change in between is then reported again by /changes, never lost.
         let stateBefore = try await state(call)
-        var matches = Mailboxes.all
+        var matches = try await mailboxes(call).all
         if let filter = try arguments.object("filter") {
             for (key, value) in filter {
                 switch (key, value) {
                 case ("role", .string(let role)): matches.removeAll { $0.role != role }
-                case ("role", .null): matches.removeAll()
+                case ("role", .null): matches.removeAll { $0.role != nil }
                 case ("name", .string(let name)): matches.removeAll { !$0.name.lowercased().contains(name.lowercased()) }
-                case ("parentId", .null): break
-                case ("parentId", .string): matches.removeAll()
-                case ("hasAnyRole", .bool(let wanted)): if !wanted { matches.removeAll() }
-                case ("isSubscribed", .bool(let wanted)): if !wanted { matches.removeAll() }
+                case ("parentId", .null): matches.removeAll { $0.parentID != nil }
+                case ("parentId", .string(let parent)): matches.removeAll { $0.parentID != (call.id(parent) ?? parent) }
+                case ("hasAnyRole", .bool(let wanted)): matches.removeAll { ($0.role != nil) != wanted }
+                case ("isSubscribed", .bool(let wanted)): matches.removeAll { $0.isSubscribed != wanted }
                 default:
                     throw MethodError("unsupportedFilter", "Mailbox/query cannot filter on `\(key)` with that value.")
                 }

@@ -126,10 +126,11 @@ extension JMAPService {
             throw SetError(refusal, emailID: given)
         }
         let record = submitted.record
-        onSubmission(
+        await onSubmission(
             SubmissionOutcome(
                 delivered: submitted.delivered, keptInOutbox: submitted.kept, refused: submitted.undelivered,
-                queued: submitted.queued))
+                queued: submitted.queued, submissionID: record.id, sender: account.address,
+                client: call.client.description, delegation: account.delegation))
         let status = record.recipients.map { ($0.address, Self.deliveryStatus($0)) }
         let dsnBlobIDs = Self.dsnBlobIDs(record)
         if message.summary.folder != .sent {

@@ -18,7 +18,7 @@ public struct JMAPService: Sendable {
     let directory: any AccountDirectory
     let delivery: LocalDelivery
     let clock: @Sendable () -> Int64
-    let onSubmission: @Sendable (SubmissionOutcome) -> Void
+    let onSubmission: @Sendable (SubmissionOutcome) async -> Void
     /// Where submissions are recorded and whether outside recipients leave.
     let outbound: JMAPOutbound
     /// The one owner of a submission, over ``outbound`` and local delivery.
@@ -47,13 +47,36 @@ public struct JMAPService: Sendable {
         case pushed(isState: Bool)
     }
 
-    /// How one submitted message went, for metrics.
+    /// How one submitted message went, for metrics, and for the audit trail when an agent sent it for its owner.
     public struct SubmissionOutcome: Sendable, Equatable {
         public var delivered: Int
         public var keptInOutbox: Int
         public var refused: Int
         /// Outside recipients queued to leave.
         public var queued: Int = 0
+        /// The ledger's id of the submission.
+        public var submissionID: String = ""
+        /// The sending inbox's address.
+        public var sender: String = ""
+        /// Whom the request came from (its address key), for the audit trail.
+        public var client: String = ""
+        /// Who acted for the owner, when a delegated access token (token exchange) sent it; nil otherwise.
+        public var delegation: Delegation? = nil
+
+        /// - Parameters: see the properties.
+        public init(
+            delivered: Int, keptInOutbox: Int, refused: Int, queued: Int = 0, submissionID: String = "",
+            sender: String = "", client: String = "", delegation: Delegation? = nil
+        ) {
+            self.delivered = delivered
+            self.keptInOutbox = keptInOutbox
+            self.refused = refused
+            self.queued = queued
+            self.submissionID = submissionID
+            self.sender = sender
+            self.client = client
+            self.delegation = delegation
+        }
     }
 
     /// - Parameters:
@@ -63,7 +86,8 @@ public struct JMAPService: Sendable {
     ///   - directory: which addresses are local (submission's recipients, the Reply-To rule).
     ///   - delivery: local delivery of submitted messages.
     ///   - clock: Unix seconds.
-    ///   - onSubmission: called with each submission's outcome (metrics).
+    ///   - onSubmission: called with each submission's outcome (metrics, and the audit line of one a delegated token
+    ///     sent).
     ///   - onUnexpectedError: called with each error answered with a bare 500.
     ///   - onEventStream: told when an event stream opens or closes and of each event pushed.
     ///   - monotonicClock: the rate limits' clock.
@@ -72,7 +96,7 @@ public struct JMAPService: Sendable {
     public init(
         configuration: JMAPConfiguration, authenticator: any PrincipalAuthenticator, store: MailStore,
         directory: any AccountDirectory, delivery: LocalDelivery, clock: @escaping @Sendable () -> Int64,
-        onSubmission: @escaping @Sendable (SubmissionOutcome) -> Void = { _ in },
+        onSubmission: @escaping @Sendable (SubmissionOutcome) async -> Void = { _ in },
         onUnexpectedError: @escaping UnexpectedErrorReporter = { _, _ in },
         onEventStream: @escaping @Sendable (EventStreamActivity) -> Void = { _ in },
         monotonicClock: MonotonicClock = .system, outbound: JMAPOutbound

@@ -29,7 +29,8 @@ public enum MailLLMsText {
             with Mail.td's message endpoints (`GET \(base)/api/accounts/{id}/messages`, `/messages/{messageID}`, \
             `/source`, `/attachments/{index}`, `PUT …/read`, `DELETE`), or with any IMAP client where the operator serves \
             IMAP (`POSTERN_IMAP`, port 1143 in `make run`): `LOGIN` with the account's address and password, from \
-            loopback only until TLS is served; INBOX, Drafts and Sent are the same messages, `\\Seen` the read state, \
+            loopback only until TLS is served; every folder (INBOX, Drafts, Sent, Trash, Junk, Archive and those a client \
+            makes) holds the same messages JMAP sees, `\\Seen` the read state, \
             `\\Deleted` and `EXPUNGE` a delete for every door. Agents read and send over JMAP.
 
             ### Mail over JMAP (agents)

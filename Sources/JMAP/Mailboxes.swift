@@ -1,15 +1,37 @@
-/// The three mailboxes every account has; a message is in exactly one of them.
-enum Mailboxes {
+import MailStore
+
+/// An account's mailboxes as JMAP shows them (RFC 8621 §2): the store's folders (decision 35), the six fixed ones
+/// with their roles first, then the account's own by path.
+struct Mailboxes {
     struct Entry {
         let id: String
         let name: String
-        let role: String
+        let parentID: String?
+        let role: String?
         let sortOrder: Int
+        let isSubscribed: Bool
+        let isFixed: Bool
     }
 
-    static let all = [
-        Entry(id: "inbox", name: "Inbox", role: "inbox", sortOrder: 1),
-        Entry(id: "drafts", name: "Drafts", role: "drafts", sortOrder: 2),
-        Entry(id: "sent", name: "Sent", role: "sent", sortOrder: 3),
-    ]
+    /// What a mailbox the account made sorts as: after the six fixed ones (1 to 6), then by name.
+    static let madeSortOrder = 100
+
+    let tree: MailFolderTree
+    let all: [Entry]
+
+    init(tree: MailFolderTree, subscriptions: Set<String>) {
+        self.tree = tree
+        all = tree.entries.enumerated().map { index, entry in
+            Entry(
+                id: entry.folder.rawValue, name: entry.name, parentID: entry.parent?.rawValue,
+                role: entry.folder.role?.rawValue, sortOrder: entry.folder.isFixed ? index + 1 : Self.madeSortOrder,
+                isSubscribed: entry.folder.isFixed || tree.fullName(of: entry.folder).map(subscriptions.contains) == true,
+                isFixed: entry.folder.isFixed)
+        }
+    }
+
+    /// The mailbox `id` names; nil when the account has none.
+    func folder(_ id: String) -> MailFolder? {
+        MailFolder(rawValue: id).flatMap { tree.entry($0)?.folder }
+    }
 }

@@ -34,5 +34,9 @@ extension SetError {
         case invalidRecipients
         /// A submission cannot be changed or cancelled: this server's are final at once.
         case cannotUnsend
+        /// A mailbox with mailboxes under it cannot be destroyed (RFC 8621 §2.5).
+        case mailboxHasChild
+        /// A mailbox holding messages is destroyed only with `onDestroyRemoveEmails` (RFC 8621 §2.5).
+        case mailboxHasEmail
     }
 }

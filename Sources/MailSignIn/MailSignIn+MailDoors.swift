@@ -110,7 +110,12 @@ extension MailSignIn {
             return .tokenRefused(refused)
         }
         let address = inbox.mailbox.address
-        await record(.mailboxSignIn, door: door, actor: owner, target: address, client: client, credential: "oauth")
+        if let delegation = inbox.delegation {
+            // An agent acting for the owner (token exchange): the line names the agent and whom it acts for.
+            await recordActing(delegation, door: door, target: address, client: client)
+        } else {
+            await record(.mailboxSignIn, door: door, actor: owner, target: address, client: client, credential: "oauth")
+        }
         let standing: Standing = { [self] in
             // The token again: its grant revoked, or its lifetime over, ends the session as it ends the token.
             guard case .opened(_, let now) = try await ownerInbox(username, accessToken: accessToken, needs: door.needs),

@@ -133,4 +133,15 @@ public struct MailSignIn: Sendable {
                 clientAddress: client, details: details)
         }
     }
+
+    /// A sign-in with a delegated access token (token exchange): on the owner's trail as the acting client's
+    /// (``AuditEvent/acting(for:actorIDs:_:target:client:details:time:)``), the door and credential in the details
+    /// beside the actor chain.
+    func recordActing(_ delegation: Delegation, door: Door, target: String, client: String) async {
+        await audit.record {
+            .acting(
+                for: delegation.ownerID, actorIDs: delegation.actorIDs, .mailboxSignIn, target: target, client: client,
+                details: [("door", door.rawValue), ("credential", "oauth")], time: $0)
+        }
+    }
 }

@@ -24,6 +24,7 @@ public struct MailChangeSet: Sendable, Equatable {
     /// ids: the set stops at the last log row whose message still fits, and ``newState`` is that row's state. A
     /// message created and destroyed within the run appears nowhere; created then updated counts as created.
     public static func emails(_ log: [MailChange], since: Int64, state: Int64, maxChanges: Int) -> MailChangeSet {
+        let log = log.filter(\.kind.isMessage)
         let (kept, newState, more) = prefix(log, since: since, state: state, maxChanges: maxChanges) { [$0.messageID] }
         return classify(kept, newState: newState, more: more, id: { $0.messageID }, isCreation: { $0.kind == .created })
     }
@@ -56,8 +57,9 @@ public struct MailChangeSet: Sendable, Equatable {
         return set
     }
 
-    /// The mailboxes (folders) whose contents or counts `log` changed: always updated, never created or destroyed
-    /// (every account has the same fixed folders).
+    /// The mailboxes (folders) `log` changed: made, renamed or deleted (the folder's own rows, migration 0076), or
+    /// whose contents or counts changed (a message's row names the folders before and after). A folder made and
+    /// deleted within the run appears nowhere; made then changed counts as created.
     public static func mailboxes(_ log: [MailChange], since: Int64, state: Int64, maxChanges: Int) -> MailChangeSet {
         let folders: (MailChange) -> [String] = { change in
             var names: [String] = []
@@ -65,12 +67,19 @@ public struct MailChangeSet: Sendable, Equatable {
             where !names.contains(folder.rawValue) {
                 names.append(folder.rawValue)
             }
-            return names
+            return change.kind.isMessage ? names : [change.messageID]
         }
         let (kept, newState, more) = prefix(log, since: since, state: state, maxChanges: maxChanges, ids: folders)
-        var updated: [String] = []
-        for name in kept.flatMap(folders) where !updated.contains(name) { updated.append(name) }
-        return MailChangeSet(updated: updated, newState: newState, hasMoreChanges: more)
+        let rows = kept.flatMap { change in
+            folders(change).map { folder in
+                MailChange(
+                    seq: change.seq, messageID: folder, threadID: nil,
+                    kind: change.kind == .mailboxCreated ? .created
+                        : change.kind == .mailboxDestroyed ? .destroyed : .updated,
+                    folderBefore: nil, folderAfter: nil)
+            }
+        }
+        return classify(rows, newState: newState, more: more, id: { $0.messageID }, isCreation: { $0.kind == .created })
     }
 
     /// The longest run of `log` whose distinct ids number at most `maxChanges` (at least one row when there is one),

@@ -94,11 +94,13 @@ extension MailStore {
 
     /// Sets a message's keywords (all of them, `$seen` included) and folder; false when `address` has no such
     /// message.
-    /// - Throws: ``MailStoreError/keywordLimit(_:)`` when `keywords` pass a cap (nothing changed).
+    /// - Throws: ``MailStoreError/keywordLimit(_:)`` when `keywords` pass a cap, ``MailFolderError/noSuchFolder``
+    ///   when `address` has no `folder` (nothing changed).
     public func update(address: String, id: String, keywords: Set<String>, folder: MailFolder) async throws -> Bool {
         defer { changes.announce([address]) }
         return try await database.write { connection in
             try connection.transaction {
+                try Self.checkFolder(address, folder, connection)
                 try checkKeywords(address, [(id, keywords)], connection)
                 return try connection.run(
                     "UPDATE mail_messages SET keywords = ?, is_read = ?, folder = ? WHERE address = ? AND id = ?",

@@ -46,6 +46,8 @@ extension MailStore {
         let values: [SQLValue] = [.text(address), .text(folder.rawValue)]
         // A read, as every look of every command is; the one write is the numbering of a mailbox never used.
         if let snapshot = try await database.read({ try Self.uidSnapshot(values, connection: $0) }) { return snapshot }
+        // A made folder is numbered when it is made: one without a row was deleted, and stays empty and unnumbered.
+        guard folder.isFixed else { return (MailUIDMailbox(uidValidity: 1, uidNext: 1), []) }
         let validity = Swift.max(1, Swift.min(now, Int64(UInt32.max)))
         return try await database.write { connection in
             try connection.run(
@@ -156,17 +158,21 @@ extension MailStore {
         return changed
     }
 
-    /// Moves `ids` (messages of `address`) to `folder` in one transaction; each takes the next UID there. Returns
-    /// the new UIDs by id (a message `address` does not have is left out).
+    /// Moves `ids` (messages of `address`) to `folder` in one transaction; each takes the next UID there, one already
+    /// in `folder` too (RFC 6851 lets a MOVE to the same mailbox renumber, as Dovecot does). Returns the new UIDs by id
+    /// (a message `address` does not have is left out).
+    /// - Throws: ``MailFolderError/noSuchFolder`` when `address` has no `folder` (nothing moved).
     public func move(address: String, ids: [String], to folder: MailFolder) async throws -> [String: UInt32] {
         guard !ids.isEmpty else { return [:] }
         defer { changes.announce([address]) }
         try await database.write { connection in
             try connection.transaction {
+                try Self.checkFolder(address, folder, connection)
                 for id in ids {
-                    try connection.run(
-                        "UPDATE mail_messages SET folder = ? WHERE address = ? AND id = ? AND folder <> ?",
-                        [.text(folder.rawValue), .text(address), .text(id), .text(folder.rawValue)])
+                    let values: [SQLValue] = [.text(folder.rawValue), .text(address), .text(id), .text(folder.rawValue)]
+                    let moved = try connection.run(
+                        "UPDATE mail_messages SET folder = ? WHERE address = ? AND id = ? AND folder <> ?", values)
+                    if moved == 0 { try Self.renumber(id, address: address, folder: folder, connection) }
                 }
             }
         }
@@ -176,7 +182,7 @@ extension MailStore {
     /// Copies `ids` (messages of `address`) into `folder` with their keywords, attachments and extractions (the codes
     /// and links found at delivery), in one transaction
     /// with the quota checked; each copy takes the next UID there. Returns the copies' UIDs by the original's id.
-    /// - Throws: ``MailStoreError/quotaExceeded(address:)`` (nothing copied).
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)``, ``MailFolderError/noSuchFolder`` (nothing copied).
     public func copy(address: String, ids: [String], to folder: MailFolder, quota: Int64) async throws
         -> [String: UInt32]
     {
@@ -184,6 +190,7 @@ extension MailStore {
         defer { changes.announce([address]) }
         let copies: [String: String] = try await database.write { connection in
             try connection.transaction {
+                try Self.checkFolder(address, folder, connection)
                 var copies: [String: String] = [:]
                 for id in ids {
                     let copy = UUID().uuidString.lowercased()
@@ -226,6 +233,26 @@ extension MailStore {
         }
         let uids = try await uids(address: address, ids: Array(copies.values))
         return copies.compactMapValues { uids[$0] }
+    }
+
+    /// Gives `id`, a message of `address` in `folder`, the folder's next UID (nothing when it is not there), and
+    /// moves the address's state, so that every session looks again and sees the old UID expunged and the new one.
+    private static func renumber(
+        _ id: String, address: String, folder: MailFolder, _ connection: any SQLConnection
+    ) throws {
+        let mailbox: [SQLValue] = [.text(address), .text(folder.rawValue)]
+        guard try connection.run(
+            """
+            UPDATE mail_uid_mailboxes SET uid_next = uid_next + 1 WHERE address = ? AND folder = ?
+                AND EXISTS (SELECT 1 FROM mail_messages WHERE id = ? AND address = ? AND folder = ?)
+            """, mailbox + [.text(id)] + mailbox) > 0
+        else { return }
+        try connection.run(
+            """
+            UPDATE mail_uids SET uid = (SELECT uid_next - 1 FROM mail_uid_mailboxes WHERE address = ? AND folder = ?)
+                WHERE message_id = ?
+            """, mailbox + [.text(id)])
+        try connection.run("UPDATE mail_messages SET keywords = keywords WHERE id = ?", [.text(id)])
     }
 
     /// Deletes `ids` (messages of `address`) and their attachments in one transaction; returns how many went.

@@ -13,6 +13,8 @@ public struct MailStore: Sendable {
     public let arrivals: (any MailArrivalObserver)?
     /// How many keywords a message and an address may carry, and how long each: every keyword write checks them.
     public let keywordLimits: MailKeywordLimits
+    /// How many folders an address may make, and how long and deep their names: every folder write checks them.
+    public let folderLimits: MailFolderLimits
 
     /// A store over `database`, migrated with `0006_mail.sql` and on.
     /// - Parameters:
@@ -21,14 +23,16 @@ public struct MailStore: Sendable {
     ///   - arrivals: what hears of inbox deliveries to held recipients; the composition root passes the
     ///     webhook queue's, and a store that delivers nothing needs none.
     ///   - keywordLimits: the keyword caps (their defaults unless a test needs others).
+    ///   - folderLimits: the folder caps (their defaults unless a test needs others).
     public init(
         database: any SQLDatabase, changes: MailChanges = MailChanges(), arrivals: (any MailArrivalObserver)? = nil,
-        keywordLimits: MailKeywordLimits = MailKeywordLimits()
+        keywordLimits: MailKeywordLimits = MailKeywordLimits(), folderLimits: MailFolderLimits = MailFolderLimits()
     ) {
         self.database = database
         self.changes = changes
         self.arrivals = arrivals
         self.keywordLimits = keywordLimits
+        self.folderLimits = folderLimits
     }
 
     /// One recipient of a delivery: its lower-cased address and the bytes it may hold.
@@ -85,6 +89,7 @@ public struct MailStore: Sendable {
             throw MailStoreError.quotaExceeded(address: recipient.address)
         }
         try checkKeywords(recipient.address, [(nil, keywords)], connection)
+        try Self.checkFolder(recipient.address, folder, connection)
         var message = message
         if !message.headerKeywords.isEmpty {
             let known = try Self.addressKeywords(recipient.address, connection)

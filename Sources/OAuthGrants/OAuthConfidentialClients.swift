@@ -167,19 +167,32 @@ public struct OAuthConfidentialClients: Sendable {
     private static func clients(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue])
         throws -> [OAuthConfidentialClient]
     {
+        // One row per live inbox a client is bound to (one with a null inbox when none is), the client's rows
+        // together: the clients and their inboxes in one round trip.
         let rows = try connection.query(
             """
             SELECT c.client_id, c.client_name, c.auth_method, c.secret_digest, c.previous_secret_digest,
-                c.previous_secret_until, c.jwks, c.jwks_uri, c.scope, c.introspection, c.owner_id, c.created_at
-            FROM oauth_confidential_clients c WHERE \(condition) ORDER BY c.created_at, c.client_id
+                c.previous_secret_until, c.jwks, c.jwks_uri, c.scope, c.introspection, c.owner_id, c.created_at,
+                a.id AS agent_id
+            FROM oauth_confidential_clients c
+            LEFT JOIN oauth_confidential_client_inboxes i ON i.client_id = c.client_id
+            LEFT JOIN agent_accounts a ON a.id = i.agent_id AND a.revoked_at IS NULL
+            WHERE \(condition) ORDER BY c.created_at, c.client_id, a.id
             """, values)
-        return try rows.compactMap { row in
-            guard let id = row.text("client_id"), let name = row.text("client_name"),
+        var groups: [ArraySlice<SQLRow>] = []
+        var start = rows.startIndex
+        for index in rows.indices.dropFirst() where rows[index].text("client_id") != rows[start].text("client_id") {
+            groups.append(rows[start..<index])
+            start = index
+        }
+        if start < rows.endIndex { groups.append(rows[start...]) }
+        return groups.compactMap { group in
+            guard let row = group.first, let id = row.text("client_id"), let name = row.text("client_name"),
                 let method = row.text("auth_method").flatMap(OAuthConfidentialClient.AuthMethod.init(rawValue:)),
                 let permissions = row.text("scope").flatMap(MailPermissions.init(scope:)),
                 let created = row.int("created_at")
             else { return nil }
-            let inboxes = try inboxIDs(of: id, connection)
+            let inboxes = group.compactMap { $0.text("agent_id") }
             return OAuthConfidentialClient(
                 clientID: id, name: name, authMethod: method, secretDigest: row.blob("secret_digest"),
                 previousSecretDigest: row.blob("previous_secret_digest"),
@@ -187,16 +200,5 @@ public struct OAuthConfidentialClients: Sendable {
                 jwksURI: row.text("jwks_uri"), permissions: permissions, introspection: row.int("introspection") == 1,
                 ownerID: row.text("owner_id"), inboxIDs: inboxes, createdAt: created)
         }
-    }
-
-    /// The live inboxes (agent account ids) `clientID` is bound to, in id order.
-    static func inboxIDs(of clientID: String, _ connection: any SQLConnection) throws -> [String] {
-        try connection.query(
-            """
-            SELECT i.agent_id FROM oauth_confidential_client_inboxes i
-            JOIN agent_accounts a ON a.id = i.agent_id AND a.revoked_at IS NULL
-            WHERE i.client_id = ? ORDER BY i.agent_id
-            """, [.text(clientID)]
-        ).compactMap { $0.text("agent_id") }
     }
 }

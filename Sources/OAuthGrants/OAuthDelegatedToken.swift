@@ -26,13 +26,17 @@ public struct OAuthDelegatedToken: Sendable, Equatable {
     public let agentID: String?
     /// The one inbox the grant it descends from reaches; nil for every inbox the owner holds.
     public let boundAccountID: String?
+    /// The inboxes (account ids, lowercase) it reaches at most: its actors' bound inboxes, narrowed at each exchange
+    /// (migration 0078); it reaches those of them the owner holds. Nil only for a token written before 0078.
+    public let inboxIDs: [String]?
     /// When it expires, Unix seconds.
     public let expiresAt: Int64
 
     /// A token to write before it is handed out.
     public init(
         jti: String, grantID: String, parentJTI: String?, ownerID: String, clientID: String, act: OAuthActorChain?,
-        permissions: MailPermissions, resource: String, agentID: String?, boundAccountID: String?, expiresAt: Int64
+        permissions: MailPermissions, resource: String, agentID: String?, boundAccountID: String?,
+        inboxIDs: [String]?, expiresAt: Int64
     ) {
         self.jti = jti
         self.grantID = grantID
@@ -44,6 +48,7 @@ public struct OAuthDelegatedToken: Sendable, Equatable {
         self.resource = resource
         self.agentID = agentID
         self.boundAccountID = boundAccountID
+        self.inboxIDs = inboxIDs
         self.expiresAt = expiresAt
     }
 }

@@ -31,12 +31,16 @@ public struct OAuthGrantRecord: Sendable, Equatable {
     public let clientOwnerID: String?
     /// For a delegated token (token exchange, RFC 8693): the actors its `act` claim must name; nil for any other.
     public let act: OAuthActorChain?
+    /// For a token minted for an agent client acting for the owner: the inboxes its actors were bound to (account
+    /// ids, lowercase), of which it reaches those the owner holds; nil for any other token.
+    public let actorInboxIDs: [String]?
 
     /// A record as read, or as a test builds one.
     public init(
         grantID: String, ownerID: String, clientID: String, agentID: String?, boundAccountID: String?,
         permissions: MailPermissions?, resource: String, grantExpiresAt: Int64, tokenExpiresAt: Int64, revoked: Bool,
-        clientInboxIDs: [String]? = nil, clientOwnerID: String? = nil, act: OAuthActorChain? = nil
+        clientInboxIDs: [String]? = nil, clientOwnerID: String? = nil, act: OAuthActorChain? = nil,
+        actorInboxIDs: [String]? = nil
     ) {
         self.grantID = grantID
         self.ownerID = ownerID
@@ -51,6 +55,7 @@ public struct OAuthGrantRecord: Sendable, Equatable {
         self.clientInboxIDs = clientInboxIDs
         self.clientOwnerID = clientOwnerID
         self.act = act
+        self.actorInboxIDs = actorInboxIDs
     }
 
     /// Whether the grant still opens anything at `now`.

@@ -39,17 +39,19 @@ extension OAuthGrantStore {
     /// The client credentials grant of `jti` with the inboxes its client is bound to now; its id is the `jti`, its
     /// owner the client (the token's `sub`).
     static func clientGrantRecord(jti: String, _ connection: any SQLConnection) throws -> OAuthGrantRecord? {
-        guard
-            let row = try connection.query(
-                """
-                SELECT g.client_id, g.scope, g.resource, g.expires_at, g.revoked_at, c.owner_id
-                FROM oauth_client_grants g JOIN oauth_confidential_clients c ON c.client_id = g.client_id
-                WHERE g.id = ?
-                """, [.text(jti)]
-            ).first, let client = row.text("client_id"), let scope = row.text("scope"),
+        // One row per live inbox the client is bound to (one with a null inbox when none is): one round trip.
+        let rows = try connection.query(
+            """
+            SELECT g.client_id, g.scope, g.resource, g.expires_at, g.revoked_at, c.owner_id, a.id AS agent_id
+            FROM oauth_client_grants g JOIN oauth_confidential_clients c ON c.client_id = g.client_id
+            LEFT JOIN oauth_confidential_client_inboxes i ON i.client_id = g.client_id
+            LEFT JOIN agent_accounts a ON a.id = i.agent_id AND a.revoked_at IS NULL
+            WHERE g.id = ? ORDER BY a.id
+            """, [.text(jti)])
+        guard let row = rows.first, let client = row.text("client_id"), let scope = row.text("scope"),
             let resource = row.text("resource"), let expires = row.int("expires_at")
         else { return nil }
-        let inboxes = try OAuthConfidentialClients.inboxIDs(of: client, connection)
+        let inboxes = rows.compactMap { $0.text("agent_id") }
         return OAuthGrantRecord(
             grantID: jti, ownerID: client, clientID: client, agentID: inboxes.count == 1 ? inboxes[0] : nil,
             boundAccountID: nil, permissions: MailPermissions(scope: scope), resource: resource,

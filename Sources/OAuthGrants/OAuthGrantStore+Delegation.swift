@@ -113,15 +113,16 @@ extension OAuthGrantStore {
             try connection.run(
                 """
                 INSERT INTO oauth_delegated_tokens (jti, grant_id, parent_jti, owner_id, client_id, act_chain, scope,
-                    resource, agent_id, bound_account_id, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    resource, agent_id, bound_account_id, inbox_ids, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(token.jti), .text(token.grantID), token.parentJTI.map { .text($0) } ?? .null,
                     .text(token.ownerID), .text(token.clientID),
                     .text(token.act?.stored ?? ""), .text(token.permissions.scope), .text(token.resource),
                     token.agentID.map { .text($0) } ?? .null, token.boundAccountID.map { .text($0) } ?? .null,
-                    .integer(now), .integer(token.expiresAt),
+                    token.inboxIDs.map { .text($0.joined(separator: " ")) } ?? .null, .integer(now),
+                    .integer(token.expiresAt),
                 ])
         }
     }
@@ -174,7 +175,7 @@ extension OAuthGrantStore {
             let row = try connection.query(
                 """
                 SELECT d.grant_id, d.owner_id, d.client_id, d.act_chain, d.scope, d.resource, d.agent_id,
-                    d.bound_account_id, d.expires_at, d.revoked_at, g.id AS root_grant, g.expires_at AS root_expires,
+                    d.bound_account_id, d.inbox_ids, d.expires_at, d.revoked_at, g.id AS root_grant, g.expires_at AS root_expires,
                     g.revoked_at AS root_grant_revoked, r.jti AS root_token, r.revoked_at AS root_token_revoked
                 FROM oauth_delegated_tokens d
                 LEFT JOIN oauth_grants g ON g.id = d.grant_id
@@ -193,6 +194,7 @@ extension OAuthGrantStore {
             grantID: grant, ownerID: owner, clientID: client, agentID: row.text("agent_id"),
             boundAccountID: row.text("bound_account_id"), permissions: MailPermissions(scope: scope),
             resource: resource, grantExpiresAt: row.int("root_expires") ?? expires, tokenExpiresAt: expires,
-            revoked: revoked, act: OAuthActorChain(stored: row.text("act_chain") ?? ""))
+            revoked: revoked, act: OAuthActorChain(stored: row.text("act_chain") ?? ""),
+            actorInboxIDs: row.text("inbox_ids").map { $0.split(separator: " ").map(String.init) })
     }
 }

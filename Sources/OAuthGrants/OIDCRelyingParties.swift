@@ -1,3 +1,4 @@
+import Directory
 import JSON
 import Storage
 
@@ -6,7 +7,7 @@ import Storage
 public struct OIDCRelyingParties: Sendable {
     let database: any SQLDatabase
 
-    /// - Parameter database: a database with migrations 0069 and 0075 applied.
+    /// - Parameter database: a database with migrations 0069, 0075 and 0079 applied.
     public init(database: any SQLDatabase) {
         self.database = database
     }
@@ -26,15 +27,15 @@ public struct OIDCRelyingParties: Sendable {
                 try connection.run(
                     """
                     INSERT INTO oidc_relying_parties (client_id, redirect_uris, post_logout_redirect_uris,
-                        backchannel_logout_uri, id_token_alg, first_party, legacy_no_pkce, sign_in)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        backchannel_logout_uri, id_token_alg, first_party, legacy_no_pkce, sign_in, mail_scope)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(party.clientID), .text(Self.json(party.redirectURIs)),
                         .text(Self.json(party.postLogoutRedirectURIs)),
                         party.backchannelLogoutURI.map { .text($0) } ?? .null, .text(party.idTokenAlgorithm.rawValue),
                         .integer(party.firstParty ? 1 : 0), .integer(party.legacyNoPKCE ? 1 : 0),
-                        .text(party.signIn.word),
+                        .text(party.signIn.word), party.mailAccess.map { .text($0.scope) } ?? .null,
                     ])
                 for owner in owners {
                     try connection.run(
@@ -57,7 +58,7 @@ public struct OIDCRelyingParties: Sendable {
             let row = try connection.query(
                 """
                 SELECT c.client_name, r.redirect_uris, r.post_logout_redirect_uris, r.backchannel_logout_uri,
-                    r.id_token_alg, r.first_party, r.legacy_no_pkce, r.sign_in
+                    r.id_token_alg, r.first_party, r.legacy_no_pkce, r.sign_in, r.mail_scope
                 FROM oidc_relying_parties r JOIN oauth_confidential_clients c ON c.client_id = r.client_id
                 WHERE r.client_id = ?
                 """, [.text(clientID)]
@@ -79,7 +80,8 @@ public struct OIDCRelyingParties: Sendable {
             clientID: clientID, name: name, redirectURIs: uris,
             postLogoutRedirectURIs: row.text("post_logout_redirect_uris").map(strings) ?? [],
             backchannelLogoutURI: row.text("backchannel_logout_uri"), idTokenAlgorithm: algorithm,
-            firstParty: row.int("first_party") == 1, legacyNoPKCE: row.int("legacy_no_pkce") == 1, signIn: policy)
+            firstParty: row.int("first_party") == 1, legacyNoPKCE: row.int("legacy_no_pkce") == 1, signIn: policy,
+            mailAccess: row.text("mail_scope").flatMap(MailPermissions.init(scope:)))
     }
 
     static func json(_ values: [String]) -> String {

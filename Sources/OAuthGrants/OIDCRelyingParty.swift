@@ -1,5 +1,8 @@
+import Directory
+
 /// An operator's confidential client that is an OpenID relying party (`postern oauth client create --redirect-uri`,
-/// migration 0075): where it may send an owner back, how its ID tokens are signed, and who may sign in to it.
+/// migration 0075): where it may send an owner back, how its ID tokens are signed, who may sign in to it, and whether its
+/// tokens may reach the owner's mail (migration 0079).
 public struct OIDCRelyingParty: Sendable, Equatable {
     /// Who may sign in to the relying party.
     public enum SignInPolicy: Sendable, Equatable {
@@ -47,11 +50,16 @@ public struct OIDCRelyingParty: Sendable, Equatable {
     public let legacyNoPKCE: Bool
     /// Who may sign in.
     public let signIn: SignInPolicy
+    /// The mail permissions the relying party may ask for with the scopes `mail.read` and `mail.send`
+    /// (`--mail-access`): a sign-in that asked for them, and that the owner consented to, gets an access token for the
+    /// mail resource (IMAP and submission `XOAUTH2`/`OAUTHBEARER`) and a refresh token. Nil: its tokens open userinfo
+    /// only, and a request for a mail scope is refused.
+    public let mailAccess: MailPermissions?
 
     public init(
         clientID: String, name: String, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         backchannelLogoutURI: String? = nil, idTokenAlgorithm: SigningAlgorithm = .rs256, firstParty: Bool = false,
-        legacyNoPKCE: Bool = false, signIn: SignInPolicy = .allOwners
+        legacyNoPKCE: Bool = false, signIn: SignInPolicy = .allOwners, mailAccess: MailPermissions? = nil
     ) {
         self.clientID = clientID
         self.name = name
@@ -62,5 +70,6 @@ public struct OIDCRelyingParty: Sendable, Equatable {
         self.firstParty = firstParty
         self.legacyNoPKCE = legacyNoPKCE
         self.signIn = signIn
+        self.mailAccess = mailAccess.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

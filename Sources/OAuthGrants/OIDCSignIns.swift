@@ -2,17 +2,23 @@ import AuthCrypto
 import Storage
 
 /// The relying parties' side of the grant model (migration 0075): remembered consents, authorization codes, the
-/// access tokens they issued (audience: userinfo) and which owner sessions signed into which relying party. The one
-/// writer of `oidc_consents`, `oidc_codes`, `oidc_access_tokens` and `oidc_session_clients`.
+/// access tokens they issued (audience: userinfo, or the mail resource for a mail grant, migration 0079) and which
+/// owner sessions signed into which relying party. The one writer of `oidc_consents`, `oidc_codes`,
+/// `oidc_access_tokens`, `oidc_session_clients`, `oidc_mail_grants` and `oidc_refresh_tokens`.
 ///
 /// A code's single use is one conditional `UPDATE`, so exactly one redemption wins across instances; a second
 /// presentation revokes the access token the first one issued (OAuth 2.1 section 4.1.3).
 public struct OIDCSignIns: Sendable {
     let database: any SQLDatabase
+    /// Told each mail grant revoked here (migration 0079), after the write: the instance's cache of live grants.
+    let observer: (any OAuthGrantRevocationObserver)?
 
-    /// - Parameter database: a database with migration 0075 applied.
-    public init(database: any SQLDatabase) {
+    /// - Parameters:
+    ///   - database: a database with migrations 0075 and 0079 applied.
+    ///   - observer: told each mail grant revoked here (``OAuthGrantStore/openIDSignIns`` passes the grant store's).
+    public init(database: any SQLDatabase, observer: (any OAuthGrantRevocationObserver)? = nil) {
         self.database = database
+        self.observer = observer
     }
 
     // MARK: - Consent
@@ -54,21 +60,31 @@ public struct OIDCSignIns: Sendable {
     }
 
     /// Forgets `ownerID`'s consent to `clientID` (the next sign-in asks again) and revokes the access tokens the app
-    /// holds for the owner (userinfo refuses them at once); false when no consent was remembered.
+    /// holds for the owner (userinfo refuses them at once) and its mail grants (their refresh tokens die, and the mail
+    /// doors refuse their access tokens at once); false when no consent was remembered.
     @discardableResult
     public func revokeConsent(ownerID: String, clientID: String, now: Int64) async throws -> Bool {
-        try await database.write { connection in
+        let (forgot, grants) = try await database.write { connection in
             try connection.transaction {
                 try connection.run(
                     """
                     UPDATE oidc_access_tokens SET revoked_at = ?
                     WHERE owner_id = ? AND client_id = ? AND revoked_at IS NULL
                     """, [.integer(now), .text(ownerID), .text(clientID)])
-                return try connection.run(
-                    "DELETE FROM oidc_consents WHERE owner_id = ? AND client_id = ?", [.text(ownerID), .text(clientID)])
-                    == 1
+                let grants = try connection.query(
+                    "SELECT id FROM oidc_mail_grants WHERE owner_id = ? AND client_id = ? AND revoked_at IS NULL",
+                    [.text(ownerID), .text(clientID)]
+                ).compactMap { $0.text("id") }
+                for id in grants { try Self.revokeMailGrant(id: id, now: now, connection) }
+                let forgot =
+                    try connection.run(
+                        "DELETE FROM oidc_consents WHERE owner_id = ? AND client_id = ?",
+                        [.text(ownerID), .text(clientID)]) == 1
+                return (forgot, grants)
             }
         }
+        for id in grants { observer?.grantRevoked(id) }
+        return forgot
     }
 
     // MARK: - Codes
@@ -137,65 +153,89 @@ public struct OIDCSignIns: Sendable {
 
     /// Marks `code` used if nobody did first, records the access token `jti` it issues (until `expiresAt`) and that
     /// the session signed into the client. False when the code was used before: then the access token of its first
-    /// use is revoked.
-    public func redeem(_ code: String, signIn: OIDCSignIn, jti: String, expiresAt: Int64, now: Int64) async throws
-        -> Bool
-    {
+    /// use is revoked, and its mail grant.
+    /// - Parameter mail: the mail grant the sign-in makes and its first tokens (`issue.jti` is `jti`), when it asked
+    ///   for mail scopes the relying party may have.
+    public func redeem(
+        _ code: String, signIn: OIDCSignIn, jti: String, expiresAt: Int64, now: Int64,
+        mail: (grant: OIDCMailGrant, issue: OAuthIssue)? = nil
+    ) async throws -> Bool {
         let digest = SQLValue.blob(OAuthDigest.of(code))
-        return try await database.write { connection in
+        let (won, revoked) = try await database.write { connection -> (Bool, String?) in
             try connection.transaction {
                 let won = try connection.run(
                     "UPDATE oidc_codes SET used_at = ?, access_jti = ? WHERE code_digest = ? AND used_at IS NULL",
                     [.integer(now), .text(jti), digest])
                 guard won == 1 else {
-                    try Self.revokeFirstUse(of: digest, now: now, connection)
-                    return false
+                    return (false, try Self.revokeFirstUse(of: digest, now: now, connection))
                 }
-                try connection.run(
-                    """
-                    INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(jti), .text(signIn.clientID), .text(signIn.ownerID),
-                        .text(signIn.scopes.joined(separator: " ")), .integer(expiresAt),
-                    ])
+                if let mail {
+                    try Self.insert(mail.grant, issue: mail.issue, now: now, connection)
+                } else {
+                    try connection.run(
+                        """
+                        INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)
+                        """,
+                        [
+                            .text(jti), .text(signIn.clientID), .text(signIn.ownerID),
+                            .text(signIn.scopes.joined(separator: " ")), .integer(expiresAt),
+                        ])
+                }
                 try connection.run(
                     """
                     INSERT INTO oidc_session_clients (session_digest, client_id, owner_id, signed_in_at)
                     VALUES (?, ?, ?, ?)
                     ON CONFLICT (session_digest, client_id) DO UPDATE SET signed_in_at = excluded.signed_in_at
                     """, [.blob(signIn.sessionDigest), .text(signIn.clientID), .text(signIn.ownerID), .integer(now)])
-                return true
+                return (true, nil)
             }
         }
+        if let revoked { observer?.grantRevoked(revoked) }
+        return won
     }
 
-    /// Revokes the access token a used code issued (its replay was seen).
+    /// Revokes the access token a used code issued (its replay was seen), and its mail grant.
     public func revokeReplayed(_ code: String, now: Int64) async throws {
-        try await database.write { connection in
-            try Self.revokeFirstUse(of: .blob(OAuthDigest.of(code)), now: now, connection)
+        let revoked = try await database.write { connection in
+            try connection.transaction { try Self.revokeFirstUse(of: .blob(OAuthDigest.of(code)), now: now, connection) }
         }
+        if let revoked { observer?.grantRevoked(revoked) }
     }
 
-    private static func revokeFirstUse(of digest: SQLValue, now: Int64, _ connection: any SQLConnection) throws {
+    /// Revokes the access token the code `digest` issued and its mail grant; the grant's id when one was revoked.
+    private static func revokeFirstUse(of digest: SQLValue, now: Int64, _ connection: any SQLConnection) throws
+        -> String?
+    {
         try connection.run(
             """
             UPDATE oidc_access_tokens SET revoked_at = ?
             WHERE revoked_at IS NULL AND jti = (SELECT access_jti FROM oidc_codes WHERE code_digest = ?)
             """, [.integer(now), digest])
+        guard
+            let grant = try connection.query(
+                """
+                SELECT t.grant_id FROM oidc_codes c JOIN oidc_access_tokens t ON t.jti = c.access_jti
+                WHERE c.code_digest = ?
+                """, [digest]
+            ).first?.text("grant_id"), try revokeMailGrant(id: grant, now: now, connection)
+        else { return nil }
+        return grant
     }
 
     // MARK: - Access tokens
 
-    /// The owner, client and scopes of the live (unrevoked, unexpired) access token `jti`.
+    /// The owner, client and scopes of the live (unrevoked, unexpired) access token `jti`; a mail grant's token only
+    /// while its grant is live.
     public func accessToken(jti: String, now: Int64) async throws -> (ownerID: String, clientID: String, scopes: [String])? {
         try await database.read { connection in
             guard
                 let row = try connection.query(
                     """
-                    SELECT owner_id, client_id, scope FROM oidc_access_tokens
+                    SELECT owner_id, client_id, scope FROM oidc_access_tokens t
                     WHERE jti = ? AND revoked_at IS NULL AND expires_at > ?
-                    """, [.text(jti), .integer(now)]
+                    AND (grant_id IS NULL OR EXISTS (SELECT 1 FROM oidc_mail_grants g
+                        WHERE g.id = t.grant_id AND g.revoked_at IS NULL AND g.expires_at > ?))
+                    """, [.text(jti), .integer(now), .integer(now)]
                 ).first, let owner = row.text("owner_id"), let client = row.text("client_id"),
                 let scope = row.text("scope")
             else { return nil }
@@ -222,12 +262,14 @@ public struct OIDCSignIns: Sendable {
         }
     }
 
-    /// Deletes codes a day past their expiry (a late replay is still recognised until then), access-token rows past
-    /// theirs, and the sign-ins of owner sessions that no longer exist (signed out, expired and purged); returns how
+    /// Deletes codes a day past their expiry (a late replay is still recognised until then), access-token, refresh-token
+    /// and mail-grant rows past theirs, and the sign-ins of owner sessions that no longer exist (signed out, expired and purged); returns how
     /// many rows went. ``OAuthPurge`` runs it.
     static func purge(_ connection: any SQLConnection, now: Int64) throws -> Int {
         try connection.run("DELETE FROM oidc_codes WHERE expires_at < ?", [.integer(now - 86_400)])
             + connection.run("DELETE FROM oidc_access_tokens WHERE expires_at < ?", [.integer(now)])
+            + connection.run("DELETE FROM oidc_refresh_tokens WHERE expires_at < ?", [.integer(now)])
+            + connection.run("DELETE FROM oidc_mail_grants WHERE expires_at < ?", [.integer(now)])
             + connection.run(
                 """
                 DELETE FROM oidc_session_clients

@@ -62,7 +62,9 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
         return AccessGrant(
             ownerID: claims.ownerID, grantID: record.grantID, clientID: claims.clientID, resource: resource,
             permissions: claims.permissions, defaultInboxID: record.agentID, inboxOnly: record.boundAccountID,
-            clientInboxIDs: record.clientInboxIDs, clientOwnerID: record.clientOwnerID)
+            clientInboxIDs: record.clientInboxIDs, clientOwnerID: record.clientOwnerID,
+            delegation: record.act.flatMap { Delegation(ownerID: claims.ownerID, actorIDs: $0.clientIDs) },
+            actorInboxIDs: record.actorInboxIDs)
     }
 
     /// What can be known of `token` without the grant store: its signature, issuer, purpose and lifetime, and an

@@ -1,3 +1,4 @@
+import OAuthGrants
 import ServerKit
 
 /// Everything the authorization server can be told; every default is stated here (docs/decisions/0017).
@@ -25,6 +26,7 @@ import ServerKit
 /// - `POSTERN_OAUTH_TOKEN_EXCHANGE` (on or off, default on): ``tokenExchange``.
 /// - `POSTERN_OAUTH_TOKEN_EXCHANGE_MAX_DEPTH` (integer, 1 to 10, default 3): ``tokenExchangeMaxDepth``.
 /// - `POSTERN_OAUTH_JWT_BEARER` (on or off, default off): ``jwtBearer``.
+/// - `POSTERN_OAUTH_VERIFIED_TOKEN_CACHE` (integer, 0 to 1000000, default 4096): ``verifiedTokenCache``.
 public struct OAuthConfiguration: Sendable {
     /// The issuer and public base URL (`POSTERN_PUBLIC_URL`, no trailing slash): the metadata's `issuer`, every
     /// endpoint's base, the `iss` of access tokens and of every authorization response.
@@ -120,6 +122,10 @@ public struct OAuthConfiguration: Sendable {
     public var tokenExchange = true
     /// The most actors a token exchange may nest in `act` (an agent is 1, its sub-agent 2, ...). Default 3.
     public var tokenExchangeMaxDepth = 3
+    /// How many access tokens introspection keeps verified (``OAuthVerifiedTokens``: the signature of the same bytes
+    /// is not checked again until the token expires or its key is retired; the grant is read on every request).
+    /// 0: every introspection verifies the signature. Default 4096 (about 4 MiB at most).
+    public var verifiedTokenCache = OAuthVerifiedTokens.defaultCapacity
     /// Whether the JWT bearer grant (RFC 7523 section 2.1) takes identity assertions (ID-JAG, MCP's enterprise-managed
     /// authorization) signed by a sign-in provider the operator configured, and whether token exchange takes one as a
     /// subject. Default off: it lets that provider speak for an owner without the owner present, which an operator
@@ -155,6 +161,7 @@ public struct OAuthConfiguration: Sendable {
         if let on = try config.flag("TOKEN_EXCHANGE") { tokenExchange = on }
         if let depth = try config.integer("TOKEN_EXCHANGE_MAX_DEPTH") { tokenExchangeMaxDepth = depth }
         if let on = try config.flag("JWT_BEARER") { jwtBearer = on }
+        if let count = try config.integer("VERIFIED_TOKEN_CACHE") { verifiedTokenCache = count }
         try validate()
     }
 
@@ -180,6 +187,7 @@ public struct OAuthConfiguration: Sendable {
             ("DEVICE_GUESSES_PER_SESSION", 1...100, Int64(deviceGuessesPerSession)),
             ("DEVICE_GUESSES_PER_ADDRESS", 1...10_000, Int64(deviceGuessesPerAddress)),
             ("TOKEN_EXCHANGE_MAX_DEPTH", 1...10, Int64(tokenExchangeMaxDepth)),
+            ("VERIFIED_TOKEN_CACHE", 0...1_000_000, Int64(verifiedTokenCache)),
         ]
         for (key, range, value) in ranges where !range.contains(value) {
             throw ConfigurationError(

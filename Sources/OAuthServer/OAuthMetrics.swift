@@ -92,10 +92,11 @@ struct OAuthMetrics: Sendable {
     func rateLimited(_ rateClass: OAuthService.RateClass) { rejections[rateClass]?.increment() }
 
     /// The OpenID Provider's events: a browser sent to sign in, a prompt error, a refusal by a client's sign-in
-    /// policy, a code issued, an ID token issued, a code presented again, a logout, a logout token delivered or not.
+    /// policy, a code issued, an ID token issued, a code presented again, a logout, a logout token delivered or not, a
+    /// code redeemed into a token that reaches mail (`mail_grant`).
     static let openIDEvents = [
         "sign_in", "login_required", "consent_required", "access_denied", "code", "id_token", "code_reuse",
-        "logout", "backchannel_delivered", "backchannel_failed",
+        "logout", "backchannel_delivered", "backchannel_failed", "mail_grant",
     ]
 
     func openIDEvent(_ event: String) { openID[event]?.increment() }

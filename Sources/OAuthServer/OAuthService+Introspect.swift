@@ -51,12 +51,12 @@ extension OAuthService {
     }
 
     /// An access token of this issuer whose grant (an owner's, a client's own, or a delegated token's) is live and
-    /// agrees with it; a delegated token's answer carries its `act`.
+    /// agrees with it; a delegated token's answer carries its `act`. The signature of bytes seen before is not checked
+    /// again while their token lives and its key is kept (``OAuthVerifiedTokens``); the grant is read every time, in
+    /// the table the token's kind names first (``OAuthGrantStore/record(for:)``).
     private func accessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
-        let policy = OAuthAccessClaims.policy(issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime)
-        guard let verified = try? keys.verifyWithLifetime(token, as: OAuthAccessClaims.self, policy: policy, now: now),
-            case let claims = verified.claims,
-            let record = try await grants.record(jti: claims.jti), record.isLive(at: now), record.matches(claims)
+        guard let verified = try? verifiedTokens.verify(token, keys: keys, now: now), case let claims = verified.claims,
+            let record = try await grants.record(for: claims), record.isLive(at: now), record.matches(claims)
         else { return nil }
         var members: [(String, JSONValue)] = [
             ("active", .bool(true)), ("scope", .string(claims.permissions.scope)),

@@ -40,7 +40,7 @@ extension OAuthService {
                 jti: jti, grantID: jti, parentJTI: nil, ownerID: asserted.ownerID, clientID: client.clientID,
                 act: nil,
                 permissions: decision.permissions, resource: decision.resource, agentID: nil, boundAccountID: nil,
-                expiresAt: now + configuration.accessTokenLifetime),
+                inboxIDs: decision.inboxIDs, expiresAt: now + configuration.accessTokenLifetime),
             now: now)
         metrics.jwtBearerGrants.increment()
         await audit.record {

@@ -1,5 +1,6 @@
 import AuthCrypto
 import ComputePool
+import Directory
 import HTTP1
 import JSON
 import JWT
@@ -7,19 +8,26 @@ import OAuthGrants
 import Owners
 
 extension OAuthService {
-    /// The userinfo endpoint's URL: the audience of every access token a relying party gets (it sends no `resource`).
+    /// The userinfo endpoint's URL: the audience of every access token a relying party gets (it sends no `resource`),
+    /// unless its sign-in was granted mail.
     var userinfoEndpoint: String { configuration.issuer + "/oauth/userinfo" }
+
+    /// The mail resource (`<issuer>/jmap`): the audience of a mail grant's access tokens, which the mail doors take.
+    var mailResource: String { configuration.issuer + "/jmap" }
 
     /// `grant_type=authorization_code` for an OpenID relying party (a confidential client the operator made with
     /// redirect URIs): the code checked (single use, this client's, this redirect URI, unexpired), PKCE (unless the
-    /// client is a legacy one that sent none), then an access token for the userinfo endpoint and an ID token. A code
-    /// presented again revokes the access token its first use issued.
+    /// client is a legacy one that sent none), then an access token for the userinfo endpoint and an ID token. A
+    /// sign-in granted mail scopes (a relying party with ``OIDCRelyingParty/mailAccess``) gets instead an access token
+    /// for the mail resource, which opens userinfo too, and a refresh token: its ``OIDCMailGrant``. A code presented
+    /// again revokes the access token its first use issued, and its mail grant.
     func exchangeOpenIDCode(_ fields: [String: String], _ client: OAuthConfidentialClient) async throws -> HTTPResponse {
         guard let provider = openID, let party = try await provider.parties.party(id: client.clientID) else {
             throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
         }
-        if let resource = fields["resource"], resource != userinfoEndpoint {
-            throw OAuthError.invalidTarget("A relying party's tokens are for the userinfo endpoint only.")
+        if let resource = fields["resource"], resource != userinfoEndpoint, resource != mailResource {
+            throw OAuthError.invalidTarget(
+                "A relying party's tokens are for the userinfo endpoint or the mail resource.")
         }
         guard let code = fields["code"], !code.isEmpty else { throw OAuthError.invalidRequest("code is required.") }
         let now = clock()
@@ -45,13 +53,20 @@ extension OAuthService {
         }
         let jti = SecureRandom.identifier(byteCount: 16)
         let ttl = configuration.accessTokenLifetime
+        let mail = mailGrant(of: signIn, party: party, jti: jti, now: now)
         let (keys, issuer, audience) = (keys, configuration.issuer, userinfoEndpoint)
         let tokens = try await pool.run(.signing) { () throws -> (String, String) in
             var access = JWTClaims(
                 issuer: issuer, subject: signIn.ownerID, purpose: .oauthAccess, issuedAt: now, ttl: ttl, jti: jti)
             access["aud"] = .string(audience)
             access["client_id"] = .string(signIn.clientID)
-            let accessToken = try keys.sign(access, for: .oauthAccess)
+            let accessToken = try mail.map { mail in
+                try keys.sign(
+                    OAuthAccessClaims(
+                        ownerID: signIn.ownerID, clientID: signIn.clientID, resource: mail.grant.resource,
+                        permissions: mail.grant.permissions, jti: jti
+                    ).claims(issuer: issuer, issuedAt: now, ttl: ttl), for: OAuthAccessClaims.purpose)
+            } ?? keys.sign(access, for: .oauthAccess)
             let idToken = OIDCIDToken(
                 issuer: issuer, signIn: signIn, email: owner.owner.email, emailVerified: owner.emailVerified,
                 issuedAt: now, lifetime: OIDCProvider.idTokenLifetime, accessToken: accessToken,
@@ -59,19 +74,46 @@ extension OAuthService {
             return (accessToken, try keys.sign(idToken.claims, algorithm: Self.jwtAlgorithm(party.idTokenAlgorithm)))
         }
         guard
-            try await provider.signIns.redeem(code, signIn: signIn, jti: jti, expiresAt: now + ttl, now: now)
+            try await provider.signIns.redeem(
+                code, signIn: signIn, jti: jti, expiresAt: now + ttl, now: now, mail: mail)
         else {
             metrics.openIDEvent("code_reuse")
             throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
         }
         metrics.codesRedeemed.increment()
         metrics.openIDEvent("id_token")
-        return OAuthJSON.response(
-            .ok,
-            .object([
-                ("access_token", .string(tokens.0)), ("token_type", .string("Bearer")), ("expires_in", .int(ttl)),
-                ("id_token", .string(tokens.1)), ("scope", .string(signIn.scopes.joined(separator: " "))),
-            ]))
+        var members: [(String, JSONValue)] = [
+            ("access_token", .string(tokens.0)), ("token_type", .string("Bearer")), ("expires_in", .int(ttl)),
+            ("id_token", .string(tokens.1)), ("scope", .string(signIn.scopes.joined(separator: " "))),
+        ]
+        if let mail {
+            metrics.openIDEvent("mail_grant")
+            members.append(("refresh_token", .string(mail.issue.refreshToken)))
+        }
+        return OAuthJSON.response(.ok, .object(members))
+    }
+
+    /// The mail grant a redeemed code makes, with its first tokens (the access token `jti`): when the sign-in asked for
+    /// mail scopes and the relying party may still have them (the operator's setting is read again at redemption);
+    /// nil otherwise.
+    func mailGrant(of signIn: OIDCSignIn, party: OIDCRelyingParty, jti: String, now: Int64)
+        -> (grant: OIDCMailGrant, issue: OAuthIssue)?
+    {
+        let permissions = OIDCAuthorizationRequest.mailPermissions(signIn.scopes).intersection(party.mailAccess ?? [])
+        guard !permissions.isEmpty else { return nil }
+        let grant = OIDCMailGrant(
+            id: OIDCSignIns.newGrantID(), clientID: signIn.clientID, ownerID: signIn.ownerID, scopes: signIn.scopes,
+            permissions: permissions, resource: mailResource, expiresAt: now + configuration.grantLifetime)
+        return (grant, mailIssue(grant, jti: jti, now: now))
+    }
+
+    /// The tokens of one answer for `grant`: the access token `jti` and a new refresh token, each ending no later than
+    /// the grant.
+    func mailIssue(_ grant: OIDCMailGrant, jti: String, now: Int64) -> OAuthIssue {
+        OAuthIssue(
+            refreshToken: OAuthDigest.newToken(),
+            refreshExpiresAt: min(now + configuration.refreshTokenLifetime, grant.expiresAt), jti: jti,
+            accessExpiresAt: now + min(configuration.accessTokenLifetime, grant.expiresAt - now))
     }
 
     /// `GET` and `POST /oauth/userinfo` (Core section 5.3) with a relying party's bearer token: `sub`, and by the
@@ -85,17 +127,35 @@ extension OAuthService {
         }
         guard let token else { return Self.bearerRefusal(nil) }
         let now = clock()
-        let policy = JWTPolicy(
-            purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime,
-            audience: userinfoEndpoint)
-        guard let claims = try? keys.verify(token, policy: policy, now: now), let jti = claims.jti,
-            let live = try await provider.signIns.accessToken(jti: jti, now: now), live.ownerID == claims.sub,
+        guard let (subject, jti) = openIDBearer(token, now: now),
+            let live = try await provider.signIns.accessToken(jti: jti, now: now), live.ownerID == subject,
             let owner = try await provider.owners.linkCandidate(id: live.ownerID)
         else { return Self.bearerRefusal("invalid_token") }
         let members: [(String, JSONValue)] =
             [("sub", .string(owner.owner.id))]
             + OIDCIDToken.profileClaims(scopes: live.scopes, email: owner.owner.email, emailVerified: owner.emailVerified)
         return OAuthJSON.response(.ok, .object(members))
+    }
+
+    /// The subject and `jti` of a relying party's access token: one for the userinfo endpoint, or a mail grant's (for
+    /// the mail resource). Only the signature, issuer, purpose, lifetime and audience are checked here; the token's row
+    /// in `oidc_access_tokens` must then say it is a relying party's and live (an OAuth app's token for `/jmap` has
+    /// none, so it never opens userinfo).
+    func openIDBearer(_ token: String, now: Int64) -> (subject: String, jti: String)? {
+        let policy = JWTPolicy(
+            purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime,
+            audience: userinfoEndpoint)
+        if let claims = try? keys.verify(token, policy: policy, now: now), let subject = claims.sub,
+            let jti = claims.jti
+        {
+            return (subject, jti)
+        }
+        guard
+            let claims = try? OAuthAccessClaims.verify(
+                token, keys: keys, issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime, now: now),
+            claims.resource == mailResource
+        else { return nil }
+        return (claims.ownerID, claims.jti)
     }
 
     /// 401 with `WWW-Authenticate: Bearer` (and the error, when a token was presented).

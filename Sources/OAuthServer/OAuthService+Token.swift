@@ -23,6 +23,8 @@ extension OAuthService {
             return try await clientCredentials(fields, client, from: address)
         case ("authorization_code"?, .confidential(let client)) where openID != nil:
             return try await exchangeOpenIDCode(fields, client)
+        case ("refresh_token"?, .confidential(let client)) where openID != nil:
+            return try await refreshOpenID(fields, client)
         case (OAuthClientRegistration.deviceCodeGrantType?, .registered(let client)) where configuration.deviceAuthorization:
             return try await redeemDeviceCode(fields, client)
         case (OAuthClientRegistration.deviceCodeGrantType?, .confidential) where configuration.deviceAuthorization:
@@ -128,18 +130,24 @@ extension OAuthService {
         let rotation = try await grants.rotate(
             token, grant: grant, issue: minted.issue, sawSuperseded: sawSuperseded, now: now,
             raceWindow: configuration.refreshRaceWindow, retryWindow: configuration.refreshRetryWindow)
+        try counted(rotation)
+        return tokenResponse(minted, permissions: permissions)
+    }
+
+    /// Counts a refresh token's rotation (an app's or a relying party's) and throws the refusal of one that issued
+    /// nothing: a lost race, a reuse (its grant revoked), a token expired or revoked meanwhile.
+    func counted(_ rotation: OAuthGrantStore.Rotation) throws(OAuthError) {
         switch rotation {
         case .rotated, .retried:
             metrics.refreshes.increment()
-            return tokenResponse(minted, permissions: permissions)
         case .lostRace:
             metrics.refreshRaces.increment()
-            throw OAuthError.invalidGrant("The refresh token was just used by another request.")
+            throw .invalidGrant("The refresh token was just used by another request.")
         case .reused:
             metrics.refreshReuses.increment()
-            throw OAuthError.invalidGrant("The refresh token was already used; the grant is revoked.")
+            throw .invalidGrant("The refresh token was already used; the grant is revoked.")
         case .gone:
-            throw OAuthError.invalidGrant("The refresh token has expired or its grant was revoked.")
+            throw .invalidGrant("The refresh token has expired or its grant was revoked.")
         }
     }
 

@@ -99,7 +99,8 @@ extension OAuthService {
                 jti: jti, grantID: subject.grantID ?? jti, parentJTI: subject.jti, ownerID: subject.rules.ownerID,
                 clientID: client.clientID,
                 act: decision.act, permissions: decision.permissions, resource: decision.resource,
-                agentID: subject.agentID, boundAccountID: subject.boundAccountID, expiresAt: decision.expiresAt),
+                agentID: subject.agentID, boundAccountID: subject.boundAccountID, inboxIDs: decision.inboxIDs,
+                expiresAt: decision.expiresAt),
             now: now)
         metrics.tokenExchanges.increment()
         await audit.record {
@@ -133,7 +134,8 @@ extension OAuthService {
         return ExchangeSubject(
             rules: .init(
                 ownerID: claims.ownerID, permissions: claims.permissions, resource: claims.resource,
-                expiresAt: min(verified.expiresAt, record.grantExpiresAt), act: claims.act, mayAct: mayAct),
+                expiresAt: min(verified.expiresAt, record.grantExpiresAt), act: claims.act, mayAct: mayAct,
+                inboxIDs: Self.reach(bound: record.boundAccountID, narrowed: record.actorInboxIDs)),
             grantID: record.grantID, jti: claims.jti, agentID: record.agentID, boundAccountID: record.boundAccountID)
     }
 
@@ -168,18 +170,24 @@ extension OAuthService {
     }
 
     /// What a token minted for `client` from `subject` carries (``OAuthTokenExchangeRules``), asked for by `fields`
-    /// (`scope`, `resource`, `audience`), its audience one of this server's resources.
+    /// (`scope`, `resource`, `audience`), its audience one of this server's resources, its inboxes those of the
+    /// subject's the owner holds now and `client` was bound to, its scope within the client's.
     /// - Throws: ``OAuthError``: the rule broken, in the codes of `grant` (``exchangeError(_:grant:)``);
     ///   `invalid_scope` for a scope naming other permissions; `invalid_target` for an audience none of this server's.
     func decide(
         _ subject: OAuthTokenExchangeRules.Subject, _ fields: [String: String], _ client: OAuthConfidentialClient,
         maximumDepth: Int, grant: String, now: Int64
     ) async throws -> OAuthTokenExchangeRules.Decision {
+        // What the subject reaches is read now: of the inboxes it names, or else all the owner's, those still held.
+        let held = try await inboxes.inboxes(ownerID: subject.ownerID).map(\.accountID)
+        var subject = subject
+        subject.inboxIDs = (subject.inboxIDs ?? held).filter(Set(held).contains)
         let request = OAuthTokenExchangeRules.Request(
             actorClientID: client.clientID,
             actorAllowed: try await grants.actorAllowed(ownerID: subject.ownerID, clientID: client.clientID),
             permissions: try Self.requestedPermissions(fields["scope"]),
-            audiences: [fields["resource"], fields["audience"]].compactMap(Self.nonEmpty))
+            audiences: [fields["resource"], fields["audience"]].compactMap(Self.nonEmpty),
+            actorPermissions: client.permissions, actorInboxIDs: client.inboxIDs)
         let decision: OAuthTokenExchangeRules.Decision
         do {
             decision = try OAuthTokenExchangeRules.decide(
@@ -229,7 +237,16 @@ extension OAuthService {
         case .widerScope: return .invalidScope("scope is wider than the subject token's.")
         case .otherAudience: return .invalidTarget("resource and audience may only name the subject token's audience.")
         case .noAudience: return .invalidRequest("resource or audience is required.")
+        case .outsideActorInboxes:
+            return .invalidTarget("The client is bound to none of the inboxes the subject token reaches.")
         }
+    }
+
+    /// The inboxes a subject token reaches at most: the one its grant is bound to (`bound`), among those it was
+    /// narrowed to when it was itself exchanged (`narrowed`); nil for every inbox the owner holds.
+    static func reach(bound: String?, narrowed: [String]?) -> [String]? {
+        guard let bound = bound?.lowercased() else { return narrowed }
+        return narrowed.map { $0.contains(bound) ? [bound] : [] } ?? [bound]
     }
 
     /// A `may_act` claim: an object with a string `sub` and, optionally, a string `iss`; nil otherwise.

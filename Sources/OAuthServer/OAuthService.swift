@@ -24,6 +24,8 @@ public final class OAuthService: Sendable {
     /// The configuration it was created with.
     public let configuration: OAuthConfiguration
     let keys: JWTKeySet
+    /// Introspection's access tokens whose signature verified (``OAuthConfiguration/verifiedTokenCache``).
+    let verifiedTokens: OAuthVerifiedTokens
     let clients: OAuthClientStore
     /// Registered clients and, when on, metadata-document clients.
     let directory: OAuthClientDirectory
@@ -100,6 +102,9 @@ public final class OAuthService: Sendable {
         self.configuration = configuration
         self.audit = audit
         self.keys = keys
+        verifiedTokens = OAuthVerifiedTokens(
+            issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime,
+            capacity: configuration.verifiedTokenCache)
         clients = OAuthClientStore(records: OAuthClientRecords(database: database))
         directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
         self.grants = grants
@@ -146,7 +151,7 @@ public final class OAuthService: Sendable {
                 return (unavailable, failure.shouldLog)
             },
             onUnexpectedError: onUnexpectedError)
-        openID = openIDOwners.map { OIDCProvider(database: database, owners: $0, logout: logoutDelivery) }
+        openID = openIDOwners.map { OIDCProvider(database: database, grants: grants, owners: $0, logout: logoutDelivery) }
         metadata = Self.metadata(
             configuration, documents: metadataDocuments != nil,
             delegation: Self.delegationGrantTypes(configuration, identityIssuers: identityIssuers != nil),

@@ -3,9 +3,10 @@ import OAuthGrants
 
 /// What a token exchange (RFC 8693) may mint from a subject token, pure: the subject's owner, permissions, audience,
 /// expiry and actors, the actor asking and what it asks for, the limits and the time are given; the answer is the
-/// new token's permissions, audience, actors and expiry, or the first rule broken. The new token never reaches more
-/// than its subject: its scope and audience are the subject's or narrower, it expires no later, and its actors are
-/// the subject's with the asking client on top.
+/// new token's permissions, audience, inboxes, actors and expiry, or the first rule broken. The new token never
+/// reaches more than its subject, nor more than the asking client was bound to: its scope is within both the
+/// subject's and the client's, its inboxes are those of the subject's the client was bound to, its audience is the
+/// subject's, it expires no later, and its actors are the subject's with the asking client on top.
 public enum OAuthTokenExchangeRules {
     /// What the subject token is.
     public struct Subject: Sendable, Equatable {
@@ -21,11 +22,14 @@ public enum OAuthTokenExchangeRules {
         public var act: OAuthActorChain?
         /// Its `may_act` (RFC 8693 section 4.4): who alone may act with it; nil when it says nothing.
         public var mayAct: MayAct?
+        /// The inboxes (account ids, lowercase) it reaches at most: the one it is bound to, those an exchanged
+        /// token was narrowed to; nil for every inbox the owner holds.
+        public var inboxIDs: [String]?
 
         /// A subject as verified.
         public init(
             ownerID: String, permissions: MailPermissions, resource: String?, expiresAt: Int64,
-            act: OAuthActorChain? = nil, mayAct: MayAct? = nil
+            act: OAuthActorChain? = nil, mayAct: MayAct? = nil, inboxIDs: [String]? = nil
         ) {
             self.ownerID = ownerID
             self.permissions = permissions
@@ -33,6 +37,7 @@ public enum OAuthTokenExchangeRules {
             self.expiresAt = expiresAt
             self.act = act
             self.mayAct = mayAct
+            self.inboxIDs = inboxIDs
         }
     }
 
@@ -60,13 +65,22 @@ public enum OAuthTokenExchangeRules {
         public var permissions: MailPermissions?
         /// Every `resource` and `audience` value given (they must all name one audience); empty for the subject's.
         public var audiences: [String]
+        /// The widest permissions the acting client was bound to.
+        public var actorPermissions: MailPermissions
+        /// The inboxes (account ids, lowercase) the acting client was bound to.
+        public var actorInboxIDs: [String]
 
-        /// A request as read.
-        public init(actorClientID: String, actorAllowed: Bool, permissions: MailPermissions?, audiences: [String]) {
+        /// A request as read, with the acting client's bounds.
+        public init(
+            actorClientID: String, actorAllowed: Bool, permissions: MailPermissions?, audiences: [String],
+            actorPermissions: MailPermissions, actorInboxIDs: [String]
+        ) {
             self.actorClientID = actorClientID
             self.actorAllowed = actorAllowed
             self.permissions = permissions
             self.audiences = audiences
+            self.actorPermissions = actorPermissions
+            self.actorInboxIDs = actorInboxIDs
         }
     }
 
@@ -86,10 +100,13 @@ public enum OAuthTokenExchangeRules {
 
     /// What the new token carries.
     public struct Decision: Sendable, Equatable {
-        /// Its scope.
+        /// Its scope: within the subject's and the acting client's.
         public let permissions: MailPermissions
         /// Its audience.
         public let resource: String
+        /// The inboxes it reaches at most (account ids, lowercase): the subject's that the acting client was bound
+        /// to; never empty.
+        public let inboxIDs: [String]
         /// Its actors: the asking client on top of the subject's.
         public let act: OAuthActorChain
         /// Its `exp`: no later than the subject's, nor than an access token's lifetime from now.
@@ -106,12 +123,15 @@ public enum OAuthTokenExchangeRules {
         case mayActRefuses
         /// The new token would carry more actors than the limit (`invalid_request`).
         case tooDeep
-        /// The scope asked for is wider than the subject's (`invalid_scope`).
+        /// The scope asked for is wider than the subject's or the acting client's, or they share none
+        /// (`invalid_scope`).
         case widerScope
         /// `resource` or `audience` names another audience than the subject's, or two audiences (`invalid_target`).
         case otherAudience
         /// Neither the subject nor the request names an audience (`invalid_request`).
         case noAudience
+        /// The acting client was bound to none of the inboxes the subject reaches (`invalid_target`).
+        case outsideActorInboxes
     }
 
     /// The new token's claims, or the first rule broken.
@@ -131,8 +151,9 @@ public enum OAuthTokenExchangeRules {
         }
         let act = subject.act?.acting(request.actorClientID) ?? OAuthActorChain([request.actorClientID])
         guard let act, act.depth <= limits.maximumDepth else { throw .tooDeep }
-        let permissions = request.permissions ?? subject.permissions
-        guard subject.permissions.isSuperset(of: permissions), !permissions.isEmpty else { throw .widerScope }
+        let within = subject.permissions.intersection(request.actorPermissions)
+        let permissions = request.permissions ?? within
+        guard within.isSuperset(of: permissions), !permissions.isEmpty else { throw .widerScope }
         let asked = Set(request.audiences)
         guard asked.count <= 1 else { throw .otherAudience }
         let resource: String
@@ -144,7 +165,23 @@ public enum OAuthTokenExchangeRules {
         case (nil, let held?): resource = held
         case (nil, nil): throw .noAudience
         }
+        let bound = Set(request.actorInboxIDs.map { $0.lowercased() })
+        var inboxIDs = (subject.inboxIDs ?? request.actorInboxIDs).map { $0.lowercased() }.filter(bound.contains)
+        if resource.hasPrefix(OAuthAccessClaims.inboxResourcePrefix) {
+            // An inbox audience binds the token to that one inbox whatever else it may reach.
+            let named = resource.dropFirst(OAuthAccessClaims.inboxResourcePrefix.count).lowercased()
+            inboxIDs = inboxIDs.filter { $0 == named }
+        }
+        guard !inboxIDs.isEmpty else { throw .outsideActorInboxes }
         let expiresAt = min(subject.expiresAt, now + limits.accessTokenLifetime)
-        return Decision(permissions: permissions, resource: resource, act: act, expiresAt: expiresAt)
+        return Decision(
+            permissions: permissions, resource: resource, inboxIDs: Self.unique(inboxIDs), act: act,
+            expiresAt: expiresAt)
+    }
+
+    /// `ids` without repeats, in their first order.
+    private static func unique(_ ids: [String]) -> [String] {
+        var seen = Set<String>()
+        return ids.filter { seen.insert($0).inserted }
     }
 }

@@ -1,3 +1,4 @@
+import Directory
 import OAuthGrants
 
 /// A `GET /oauth/authorize` request of an OpenID relying party (a confidential client the operator made with
@@ -11,8 +12,9 @@ struct OIDCAuthorizationRequest: Sendable, Equatable {
     let redirectURI: String
     /// `state`, echoed; optional in OpenID Connect.
     let state: String?
-    /// The scopes granted if the owner agrees: `openid` first, then `email` and `profile` when asked (others are
-    /// ignored, as section 3.1.2.1 says of scopes a provider does not know).
+    /// The scopes granted if the owner agrees: `openid` first, then `email` and `profile` when asked, then `mail.read`
+    /// and `mail.send` when asked by a relying party the operator let reach mail (others are ignored, as section
+    /// 3.1.2.1 says of scopes a provider does not know).
     let scopes: [String]
     let nonce: String?
     /// The PKCE S256 challenge; nil only for a legacy client (``OIDCRelyingParty/legacyNoPKCE``).
@@ -29,6 +31,14 @@ struct OIDCAuthorizationRequest: Sendable, Equatable {
 
     /// The scopes a relying party may be granted.
     static let supportedScopes = ["openid", "email", "profile"]
+
+    /// The mail permissions `scopes` name (`mail.read`, `mail.send`), empty when none: what a sign-in asked of the
+    /// owner's mail, and what a redeemed code's token reaches.
+    static func mailPermissions(_ scopes: [String]) -> MailPermissions {
+        MailPermissions.scopeNames.reduce(into: MailPermissions()) { found, name in
+            if scopes.contains(name.1) { found.insert(name.0) }
+        }
+    }
 
     /// Longest `nonce` and `state` kept, bytes.
     static let maxEchoedLength = 512
@@ -59,6 +69,10 @@ struct OIDCAuthorizationRequest: Sendable, Equatable {
         }
         let asked = (fields["scope"] ?? "").split(separator: " ").map(String.init)
         guard asked.contains("openid") else { throw fail("invalid_scope", "scope must include openid.") }
+        let mail = Self.mailPermissions(asked)
+        if !mail.isEmpty, !(party.mailAccess ?? []).isSuperset(of: mail) {
+            throw fail("invalid_scope", "This app may not ask for \(mail.scope) (the operator did not allow it).")
+        }
         if let state, state.utf8.count > Self.maxEchoedLength { throw fail("invalid_request", "state is too long.") }
         let nonce = fields["nonce"].flatMap { $0.isEmpty ? nil : $0 }
         if let nonce, nonce.utf8.count > Self.maxEchoedLength { throw fail("invalid_request", "nonce is too long.") }
@@ -93,7 +107,7 @@ struct OIDCAuthorizationRequest: Sendable, Equatable {
         self.party = party
         self.redirectURI = redirectURI
         self.state = state
-        scopes = Self.supportedScopes.filter(asked.contains)
+        scopes = Self.supportedScopes.filter(asked.contains) + mail.names
         self.nonce = nonce
         codeChallenge = challenge
         self.prompt = prompt

@@ -19,6 +19,8 @@ enum OIDCPages {
                 "openid": "Sign you in with your account here (an identifier that does not change)",
                 "email": "Your email address (\(owner.email))",
                 "profile": "Your user name (your email address)",
+                "mail.read": "Read the mail of your inboxes (IMAP), until you revoke it",
+                "mail.send": "Send mail from your inboxes, until you revoke it",
             ]
             let items = scopes.map { scope -> HTML in "<li><code>\(scope)</code> \(words[scope] ?? scope)</li>" }
                 .joined(separator: "\n")

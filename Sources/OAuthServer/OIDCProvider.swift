@@ -32,9 +32,10 @@ struct OIDCProvider: Sendable {
     let owners: OwnerStore
     let logout: (any OIDCLogoutDelivering)?
 
-    init(database: any SQLDatabase, owners: OwnerStore, logout: (any OIDCLogoutDelivering)?) {
+    /// - Parameter grants: the grant store, whose revocation observer hears of the mail grants the sign-ins revoke.
+    init(database: any SQLDatabase, grants: OAuthGrantStore, owners: OwnerStore, logout: (any OIDCLogoutDelivering)?) {
         parties = OIDCRelyingParties(database: database)
-        signIns = OIDCSignIns(database: database)
+        signIns = grants.openIDSignIns
         self.owners = owners
         self.logout = logout
     }

@@ -66,7 +66,7 @@ public struct IMAPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     func guideLine(baseURL: String) -> String {
         guard enabled else { return "" }
         let ports = Self.guidePorts(port, upgrade: "STARTTLS", implicitTLSPort: implicitTLSPort)
-        return "- IMAP for mail clients\(ports): INBOX, Drafts and Sent of a Mail.td account (its password, or an API "
+        return "- IMAP for mail clients\(ports): every folder of a Mail.td account (its password, or an API "
             + "token of the Pro user who owns it), of an agent inbox (its API key) or of an owner's inbox "
             + "(`AUTHENTICATE OAUTHBEARER` or `XOAUTH2` with an access token for \(baseURL)/jmap carrying "
             + "`mail.read`); the same messages as every API here."

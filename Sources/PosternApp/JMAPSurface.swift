@@ -1,3 +1,4 @@
+import Audit
 import Directory
 import JMAP
 import MailboxAccounts
@@ -31,10 +32,22 @@ enum JMAPSurface {
                     capability, MailboxTokenAuthenticator(accounts: accounts, directory: mail.directory),
                 ])),
             store: mail.store, directory: mail.directory, delivery: mail.delivery, clock: context.clock,
-            onSubmission: metrics.jmapSubmission, onUnexpectedError: Surfaces.reporter("jmap", context.logger),
+            onSubmission: { metrics.jmapSubmission($0); await Self.recordActing($0, audit: shared.audit) },
+            onUnexpectedError: Surfaces.reporter("jmap", context.logger),
             onEventStream: metrics.jmapEventStream,
             outbound: Surfaces.outboundAdmission(configuration, mail: mail, database: context.database))
         jmap.register(into: &router)
         return jmap
+    }
+
+    /// A submission an agent made acting for its owner (a delegated token at JMAP or MCP), on the owner's trail as the
+    /// agent's; nothing for any other.
+    static func recordActing(_ outcome: JMAPService.SubmissionOutcome, audit: AuditTrail) async {
+        guard let delegation = outcome.delegation else { return }
+        await audit.record {
+            .acting(
+                for: delegation.ownerID, actorIDs: delegation.actorIDs, .agentSentMail, target: outcome.sender,
+                client: outcome.client, details: [("submission", outcome.submissionID)], time: $0)
+        }
     }
 }

@@ -64,7 +64,7 @@ enum LandingPage {
         }
         let (imap, pop3, submission) = (configuration.imap, configuration.pop3, configuration.submission)
         let listeners = [
-            (imap.enabled, "IMAP", imap.port, "STARTTLS", imap.implicitTLSPort, "INBOX, Drafts and Sent for clients"),
+            (imap.enabled, "IMAP", imap.port, "STARTTLS", imap.implicitTLSPort, "every folder, for mail clients"),
             (pop3.enabled, "POP3", pop3.port, "STLS", pop3.implicitTLSPort, "the INBOX, with IMAP's sign-ins"),
             (
                 submission.enabled, "Submission", submission.port, "STARTTLS", submission.implicitTLSPort,

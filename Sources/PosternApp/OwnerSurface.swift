@@ -37,7 +37,7 @@ struct OwnerSurface {
             service: owners, inboxes: shared.ownedInboxes, grants: OwnerGrants(
                 store: shared.grants, clock: clock,
                 openID: configuration.oauth.openIDProvider
-                    ? (OIDCSignIns(database: database), OIDCRelyingParties(database: database)) : nil),
+                    ? (shared.grants.openIDSignIns, OIDCRelyingParties(database: database)) : nil),
             agentDomain: configuration.agent.inboxDomain
         ).register(into: &router)
         OwnerDomainPages(service: owners, inboxes: shared.ownedInboxes).register(into: &router)

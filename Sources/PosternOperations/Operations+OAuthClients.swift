@@ -36,6 +36,9 @@ extension Operations {
         public var signIn = "all"
         /// The owners (emails or ids) of a `listed` policy.
         public var signInOwners: [String] = []
+        /// The mail scopes the relying party may ask for (`mail.read`, `mail.send`, space-separated); nil: its tokens
+        /// open userinfo only.
+        public var mailAccess: String?
 
         public init(
             name: String, scope: String, inboxes: [String], introspection: Bool, authMethod: String, jwks: String?,
@@ -95,7 +98,7 @@ extension Operations {
                     "client_id": client.clientID, "name": client.name, "auth": client.authMethod.rawValue,
                     "openid": "relying party", "redirect_uris": party.redirectURIs.joined(separator: " "),
                     "first_party": String(party.firstParty), "legacy_no_pkce": String(party.legacyNoPKCE),
-                    "sign_in": party.signIn.word,
+                    "sign_in": party.signIn.word, "mail_access": party.mailAccess?.scope ?? "none",
                 ], logger: logger)
         } else {
             recordOperator(
@@ -200,6 +203,7 @@ extension Operations {
         guard !request.redirectURIs.isEmpty else {
             let openIDOnly = request.firstParty || request.legacyNoPKCE || !request.postLogoutRedirectURIs.isEmpty
                 || request.backchannelLogoutURI != nil || request.signIn != "all" || !request.signInOwners.isEmpty
+                || request.mailAccess != nil
             if openIDOnly { throw OAuthClientRequestError(description: "the OpenID options need --redirect-uri") }
             return nil
         }
@@ -220,11 +224,18 @@ extension Operations {
             throw OAuthClientRequestError(
                 description: "--sign-in must be all, listed (with --sign-in-owner) or second-factor")
         }
+        var mail: MailPermissions?
+        if let scope = request.mailAccess {
+            guard let permissions = MailPermissions(scope: scope) else {
+                throw OAuthClientRequestError(description: "--mail-access must be mail.read, mail.send or both")
+            }
+            mail = permissions
+        }
         return OIDCRelyingParty(
             clientID: clientID, name: name, redirectURIs: request.redirectURIs,
             postLogoutRedirectURIs: request.postLogoutRedirectURIs, backchannelLogoutURI: request.backchannelLogoutURI,
             idTokenAlgorithm: algorithm, firstParty: request.firstParty, legacyNoPKCE: request.legacyNoPKCE,
-            signIn: policy)
+            signIn: policy, mailAccess: mail)
     }
 
     /// An https URL (or http on a loopback host) of at most 2,048 bytes, with a host and no fragment.
@@ -240,8 +251,8 @@ extension Operations {
     }
 
     /// `CLIENT-ID  NAME  METHOD  scope S  inboxes I,J  [introspection]  [openid ...]  created T`; a relying party's
-    /// part names its redirect URIs, `first-party`, `legacy-no-pkce` (the clients that may omit PKCE) and who may
-    /// sign in.
+    /// part names its redirect URIs, `first-party`, `legacy-no-pkce` (the clients that may omit PKCE), who may sign
+    /// in and `mail-access` (the mail scopes its tokens may carry).
     static func describe(_ client: OAuthConfidentialClient, party: OIDCRelyingParty? = nil) -> String {
         var line = "\(client.clientID)  \(client.name)  \(client.authMethod.rawValue)  scope \(client.permissions.scope)"
         line += "  inboxes " + (client.inboxIDs.isEmpty ? "none" : client.inboxIDs.joined(separator: ","))
@@ -251,6 +262,7 @@ extension Operations {
                 + party.idTokenAlgorithm.rawValue + " sign-in " + party.signIn.word
             if party.firstParty { line += " first-party" }
             if party.legacyNoPKCE { line += " legacy-no-pkce" }
+            if let mail = party.mailAccess { line += " mail-access " + mail.names.joined(separator: ",") }
             if let uri = party.backchannelLogoutURI { line += " backchannel " + uri }
         }
         if let until = client.previousSecretUntil, until > unixNow() {

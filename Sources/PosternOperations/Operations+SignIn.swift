@@ -1,4 +1,5 @@
 import DNS
+import Directory
 import Logging
 import OAuthGrants
 import Owners
@@ -76,7 +77,8 @@ extension Operations {
             .identities(surface: .owners, account: candidate.owner.id)
         lines.append("  sign-in identities: \(identities.count)")
         lines += identities.map(describe(identity:))
-        // The OpenID relying parties the owner allowed (issue 88), a legacy client that omits PKCE named as such.
+        // The OpenID relying parties the owner allowed (issue 88), a legacy client that omits PKCE named as such, and one
+        // whose tokens may reach the owner's mail.
         let consents = try await OIDCSignIns(database: database).consents(ownerID: candidate.owner.id)
         lines.append("  OpenID apps allowed: \(consents.count)")
         let parties = OIDCRelyingParties(database: database)
@@ -84,7 +86,8 @@ extension Operations {
             let party = try await parties.party(id: consent.clientID)
             lines.append(
                 "  app \(consent.clientID)  \(party?.name ?? "?")  \(consent.scopes.joined(separator: " "))  allowed "
-                    + RFC3339.format(consent.grantedAt) + (party?.legacyNoPKCE == true ? "  legacy-no-pkce" : ""))
+                    + RFC3339.format(consent.grantedAt) + (party?.legacyNoPKCE == true ? "  legacy-no-pkce" : "")
+                    + (party?.mailAccess.map { "  mail-access " + $0.names.joined(separator: ",") } ?? ""))
         }
         let secondFactor = try await OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
             .state(ownerID: candidate.owner.id)

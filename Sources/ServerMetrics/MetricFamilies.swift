@@ -73,7 +73,7 @@ enum MetricFamilies {
         "postern_oauth_registrations_total": "OAuth clients registered dynamically.",
         "postern_oauth_revocations_total": "OAuth tokens revoked.",
         "postern_oauth_client_credentials_total": "OAuth tokens issued with the client credentials grant.",
-        "postern_oidc_events_total": "OpenID Provider events: sign-in asked, prompt errors, refusals, codes, ID tokens, code reuse, logouts, back-channel deliveries.",
+        "postern_oidc_events_total": "OpenID Provider events: sign-in asked, prompt errors, refusals, codes, ID tokens, code reuse, logouts, back-channel deliveries, mail grants.",
         "postern_oauth_device_authorizations_total": "OAuth device authorizations started (RFC 8628), by outcome.",
         "postern_oauth_device_guesses_refused_total": "User codes refused unread: a budget of wrong entries was spent.",
         "postern_oauth_delegated_tokens_total":

@@ -17,14 +17,18 @@ struct WebInboxListPage {
     var state: Int64 = 0
     /// An owner's messages from this inbox held in the outbox (`#held`), each with its release button.
     var held: [WebInboxHeldMessage] = []
+    /// The mailbox's folders (decision 35), each a link (`#folder-<key>`: `#folder-inbox`, `#folder-sent`...).
+    var folders = MailFolderTree(made: [])
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
         let path = WebInboxPage.mailboxPath(mailbox)
-        let folders = MailFolder.allCases.map { folder -> HTML in
+        let folders = self.folders.entries.map { entry -> HTML in
+            let folder = entry.folder
             let current: HTML = folder == search.folder ? " aria-current=\"page\"" : ""
+            let name = (self.folders.path(of: folder) ?? [entry.name]).joined(separator: " / ")
             return """
                 <a id="folder-\(folder.rawValue)" href="\(path)?folder=\(query: folder.rawValue)"\(current)>\
-                \(folder.rawValue.capitalized)</a>
+                \(name)</a>
                 """
         }.joined(separator: " ")
         let form: HTML = """
@@ -40,7 +44,7 @@ struct WebInboxListPage {
             </form>
             """
         // Mail in Sent (and Drafts) was written here, not received: its time is when it was sent.
-        let when = search.folder == .inbox ? "Received" : "Sent"
+        let when = search.folder == .sent || search.folder == .drafts ? "Sent" : "Received"
         var body: HTML
         if messages.isEmpty {
             body = "<div id=\"messages\"><p id=\"empty\">No messages.</p></div>"

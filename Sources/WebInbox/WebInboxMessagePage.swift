@@ -23,7 +23,7 @@ struct WebInboxMessagePage {
         if !record.cc.isEmpty { headers += "<dt>Cc</dt><dd id=\"header-cc\">\(people(record.cc))</dd>" }
         headers += "<dt>Subject</dt><dd id=\"header-subject\">\(subject)</dd>"
         // A message of Sent or Drafts was written here: it was stored when sent (or saved), never received.
-        let when = summary.folder == .inbox ? "Received" : "Sent"
+        let when = summary.folder == .sent || summary.folder == .drafts ? "Sent" : "Received"
         headers += "<dt>\(when)</dt><dd id=\"header-time\">\(WebInboxPage.time(summary.receivedAt))</dd>"
         headers += "<dt>Envelope from</dt><dd>\(summary.envelopeFrom)</dd>"
         var parts: HTML = ""

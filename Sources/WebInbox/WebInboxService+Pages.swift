@@ -26,7 +26,7 @@ extension WebInboxService {
         let html = WebInboxListPage(
             mailbox: mailbox, search: search, messages: page.rows, position: position, pageSize: size,
             total: page.total, notice: WebInboxComposeForm.notice(request.queryItem("notice")), state: page.state,
-            held: held
+            held: held, folders: try await mail.folders(address: mailbox)
         ).render(viewer, csrf: csrf)
         // The list alone runs a script, this origin's only, which opens this origin's event stream only.
         return HTMLPage.response(.ok, html, policy: .script(.self))

@@ -31,7 +31,9 @@ struct OAuthCommand: AsyncParsableCommand {
                 /oauth/userinfo; --first-party skips the consent page; --legacy-no-pkce lets it omit PKCE (only for \
                 an app that cannot send it, such as Roundcube 1.6: recorded in the audit trail); --sign-in decides \
                 who may sign in (all, listed with --sign-in-owner, or second-factor: a passkey sign-in until owners \
-                have TOTP).
+                have TOTP); --mail-access lets it ask for mail.read and mail.send, whose access token then opens the \
+                owner's mail at IMAP and submission (XOAUTH2, OAUTHBEARER) and comes with a refresh token (such as \
+                Roundcube's).
                 """)
         @OptionGroup var options: DataOptions
         @Option(help: "The name it is listed by.") var name: String
@@ -62,6 +64,10 @@ struct OAuthCommand: AsyncParsableCommand {
         var signIn = "all"
         @Option(name: .customLong("sign-in-owner"), help: "OpenID: an owner (email) who may sign in; repeat.")
         var signInOwner: [String] = []
+        @Option(
+            name: .customLong("mail-access"),
+            help: "OpenID: the mail scopes it may ask for (mail.read, mail.send or both, space-separated).")
+        var mailAccess: String?
 
         func run() async throws {
             var keys: String?
@@ -83,6 +89,7 @@ struct OAuthCommand: AsyncParsableCommand {
             request.legacyNoPKCE = legacyNoPKCE
             request.signIn = signIn
             request.signInOwners = signInOwner
+            request.mailAccess = mailAccess
             do {
                 Terminal.write(
                     lines: try await Operations.createOAuthClient(

@@ -11,7 +11,8 @@ unterminated, a short and an oversized literal (synchronizing and not), 10,000 p
 BAD/NO/BYE with a reason (or OK, for the empty FETCH), the server's peak RSS bounded through them all, and the server
 serves the next client. And the one search (issue 82), as imap-tools asks it: SEARCH BODY, TEXT and SUBJECT find words
 of a base64 and a quoted-printable body and of RFC 2047 subjects (B and Q), ASCII and with CHARSET UTF-8, ignoring
-ASCII case, as Dovecot finds them."""
+ASCII case, as Dovecot finds them. And folders every door sees (decision 0035): imapclient makes, renames and deletes
+folders and moves mail between them while JMAP's Mailbox/get and Email/changes agree."""
 
 import base64
 import imaplib
@@ -131,7 +132,7 @@ def imaplib_session(server, account, address, token):
     status, data = client.list()
     check(any(b"\\Sent" in line and line.endswith(b"Sent") for line in data), f"LIST: Sent with \\Sent ({data})")
     status, data = client.create("Projects")
-    check(status == "NO", "CREATE: refused")
+    check(status == "OK", f"CREATE: a folder of the account's own (decision 0035) ({data})")
     client.logout()
 
 
@@ -143,7 +144,8 @@ def imapclient_session(server, account, address, token):
         client.login(address, PASSWORD)
         capabilities = client.capabilities()
         check(b"IDLE" in capabilities and b"MOVE" in capabilities, "IDLE and MOVE advertised")
-        check(b"LIST-EXTENDED" not in capabilities, "LIST-EXTENDED, whose imaptest group fails, not advertised")
+        check(all(c in capabilities for c in (b"LIST-EXTENDED", b"LIST-STATUS", b"SPECIAL-USE", b"CREATE-SPECIAL-USE")),
+              "LIST-EXTENDED, LIST-STATUS, SPECIAL-USE and CREATE-SPECIAL-USE advertised (decision 0035)")
         selected = client.select_folder("INBOX")
         known = selected[b"EXISTS"]
         client.idle()
@@ -346,6 +348,98 @@ def agent_session(server):
     client.logout()
 
 
+def folders_session(server):
+    """Folders every door sees (decision 0035): imapclient makes, renames and deletes folders and moves and copies mail
+    between them, while JMAP's Mailbox/get, Mailbox/changes and Email/changes agree; a folder JMAP makes is one IMAP
+    lists; the IMAP errors are Dovecot's codes."""
+    from imapclient import IMAPClient
+    from imapclient.exceptions import IMAPClientError
+
+    agent = JMAPAgent(server, "imapfolders")
+    deliver(server, agent.address, "to be filed")
+
+    def mailboxes():
+        _, got = agent.response(agent.call(["Mailbox/get", {}, "m"]), "m")
+        return got["state"], {m["id"]: m for m in got["list"]}
+
+    def by_name(listed, name, parent=None):
+        return next((m for m in listed.values() if m["name"] == name and m["parentId"] == parent), None)
+
+    def refused(code, action):
+        try:
+            action()
+            check(False, f"refused with [{code}]")
+        except IMAPClientError as error:
+            check(code.encode() in str(error).encode(), f"refused with [{code}] ({error})")
+
+    state, listed = mailboxes()
+    roles = sorted(m["role"] for m in listed.values() if m["role"])
+    check(roles == ["archive", "drafts", "inbox", "junk", "sent", "trash"], f"six fixed mailboxes with roles ({roles})")
+    with IMAPClient("127.0.0.1", port=server.imap_port, ssl=False, timeout=30) as client:
+        client.login(agent.address, agent.api_key)
+        special = {name: flags for flags, _, name in client.list_folders() if name in ("Trash", "Junk", "Archive")}
+        check(special.get("Trash") and b"\\Trash" in special["Trash"] and b"\\Archive" in special.get("Archive", ()),
+              f"LIST shows the special-use folders ({special})")
+        client.create_folder("Projects/2026")
+        client.create_folder("Räume")  # imapclient sends it in modified UTF-7
+        _, listed = mailboxes()
+        projects = by_name(listed, "Projects")
+        year = projects and by_name(listed, "2026", projects["id"])
+        check(year is not None and by_name(listed, "Räume") is not None,
+              f"Mailbox/get shows Projects, Projects/2026 under it and Räume ({sorted(m['name'] for m in listed.values())})")
+        _, changed = agent.response(agent.call(["Mailbox/changes", {"sinceState": state}, "c"]), "c")
+        check(year and year["id"] in changed["created"], f"Mailbox/changes: created ({changed})")
+        refused("ALREADYEXISTS", lambda: client.create_folder("Projects"))
+
+        client.select_folder("INBOX")
+        wait_for("the delivery in INBOX", lambda: client.search(["SUBJECT", "to be filed"]))
+        uids = client.search(["SUBJECT", "to be filed"])
+        _, emails = agent.response(agent.call(["Email/query", {"filter": {"inMailbox": agent.mailbox("inbox")}}, "q"]), "q")
+        email = emails["ids"][0]
+        _, before = agent.response(agent.call(["Email/get", {"ids": [email], "properties": ["id"]}, "g"]), "g")
+        client.move(uids, "Projects/2026")
+        _, got = agent.response(agent.call(["Email/get", {"ids": [email], "properties": ["mailboxIds"]}, "g"]), "g")
+        check(year and got["list"][0]["mailboxIds"] == {year["id"]: True}, f"MOVE: JMAP's mailboxIds is 2026 ({got})")
+        _, changes = agent.response(agent.call(["Email/changes", {"sinceState": before["state"]}, "c"]), "c")
+        check(email in changes["updated"], f"MOVE is JMAP updated ({changes})")
+
+        client.rename_folder("Projects", "Work")
+        _, listed = mailboxes()
+        work = by_name(listed, "Work")
+        check(work and work["id"] == projects["id"] and by_name(listed, "2026", work["id"])["id"] == year["id"],
+              "RENAME keeps the ids, the child goes with it")
+        plain = imaplib.IMAP4("127.0.0.1", server.imap_port, timeout=30)
+        plain.login(agent.address, agent.api_key)
+        plain.select("Work/2026")
+        status, copied = plain.copy("1", "Trash")
+        check(status == "OK" and b"[COPYUID " in copied[0], f"COPY to Trash answers COPYUID ({copied})")
+        plain.logout()
+        _, trash = agent.response(agent.call(["Email/query", {"filter": {"inMailbox": agent.mailbox("trash")}}, "t"]), "t")
+        check(len(trash["ids"]) == 1, f"the copy is in JMAP's trash ({trash})")
+        client.unselect_folder()
+
+        refused("HASCHILDREN", lambda: client.delete_folder("Work"))
+        refused("CANNOT", lambda: client.delete_folder("Trash"))
+        refused("CANNOT", lambda: client.rename_folder("INBOX", "Old"))
+        refused("NONEXISTENT", lambda: client.delete_folder("No such"))
+        state, _ = mailboxes()
+        _, before = agent.response(agent.call(["Email/get", {"ids": [], "properties": ["id"]}, "g"]), "g")
+        client.delete_folder("Work/2026")
+        _, changes = agent.response(agent.call(["Email/changes", {"sinceState": before["state"]}, "c"]), "c")
+        check(email in changes["destroyed"], f"DELETE takes its messages: JMAP destroyed ({changes})")
+        _, changed = agent.response(agent.call(["Mailbox/changes", {"sinceState": state}, "c"]), "c")
+        check(year["id"] in changed["destroyed"], f"Mailbox/changes: destroyed ({changed})")
+
+        _, made = agent.response(agent.call(["Mailbox/set", {"create": {"k": {"name": "From JMAP", "parentId": work["id"]}}}, "s"]), "s")
+        check("k" in (made.get("created") or {}), f"Mailbox/set creates ({made})")
+        names = [name for _, _, name in client.list_folders()]
+        check("Work/From JMAP" in names and "Räume" in names, f"IMAP lists what JMAP made ({names})")
+        _, gone = agent.response(agent.call(["Mailbox/set", {"destroy": [agent.mailbox("inbox"), work["id"]]}, "d"]), "d")
+        kinds = {key: error["type"] for key, error in (gone.get("notDestroyed") or {}).items()}
+        check(kinds == {agent.mailbox("inbox"): "forbidden", work["id"]: "mailboxHasChild"},
+              f"Mailbox/set refuses the inbox (forbidden) and a parent (mailboxHasChild) ({kinds})")
+
+
 def raw_exchange(server, lines):
     """Sends `lines` on a new connection and returns everything the server wrote until it went quiet or closed."""
     return line_clients.raw_exchange(server.imap_port, lines)
@@ -440,6 +534,7 @@ def run(env, ca):
         pro_session(server, address)
         owned = oauth_sessions(server)
         agent_session(server)
+        folders_session(server)
         bad_input(server, address)
         trail = audited(server)
         check(("mailbox.signin_failed", address) in trail and ("mailbox.signin", address) in trail,

@@ -2,8 +2,8 @@
 PostgreSQL (issue 70). imaptest comes from the development machine's shared tools (../shared/tools/imaptest, outside
 this repository), built once into ~/.cache/postern/imaptest; a clone without ../shared/ skips with a message.
 
-Each group runs alone with box=INBOX in a fresh Mail.td account, so that its messages are the only ones (Postern's
-mailboxes are fixed: CREATE, DELETE and RENAME answer NO [CANNOT], decision 0033). A group that fails makes the test
+Each group runs alone in a fresh Mail.td account with box=imaptest, a mailbox of its own that the group's set-up makes
+(folders are a store feature, decision 35), as Dovecot's own run does. A group that fails makes the test
 fail unless Tests/Clients/imaptest-groups.tsv lists it with why; a listed group that passes fails the test too. The
 groups that ran no command (their capability is not advertised) are printed as skipped."""
 
@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
 from postern_testkit import Checks, imaptest, postern
+from postern_testkit.checks import listed_with_why
 from postern_testkit.mailtd import create_account, domains
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,13 +24,7 @@ check = Checks()
 
 def expected():
     """{group: (kind, why)} of the checked-in list."""
-    listed = {}
-    with open(os.path.join(HERE, "imaptest-groups.tsv")) as source:
-        for line in source:
-            if line.strip() and not line.startswith("#"):
-                group, kind, why = line.rstrip("\n").split("\t")
-                listed[group] = (kind, why)
-    return listed
+    return listed_with_why(os.path.join(HERE, "imaptest-groups.tsv"))
 
 
 def run_groups(binary, backend):
@@ -44,7 +39,7 @@ def run_groups(binary, backend):
             create_account(server, user, password=PASSWORD)
             out = subprocess.run(
                 [binary, "host=127.0.0.1", f"port={server.imap_port}", f"user={user}", f"pass={PASSWORD}",
-                 "box=INBOX", f"test={os.path.join(tests, group)}"],
+                 "box=imaptest", f"test={os.path.join(tests, group)}"],
                 env=imaptest.ENV, capture_output=True, text=True, timeout=300)
             text = out.stdout + out.stderr
             groups_failed = re.search(r"test groups: (\d+) failed", text)

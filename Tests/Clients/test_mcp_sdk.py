@@ -165,7 +165,7 @@ async def main_async(base, alice_key, bob_key):
             ran = payload(await alice.call_tool("run_preset", {"name": "list_inbox", "variables": {"limit": 3}}))
             check(isinstance(ran["result"]["messages"], list), "run_preset list_inbox runs")
             raw = payload(await alice.call_tool("jmap_request", {"method_calls": [["Mailbox/get", {}, "m"]]}))
-            check(len(raw["methodResponses"][0][1]["list"]) == 3, "jmap_request: Mailbox/get")
+            check(len(raw["methodResponses"][0][1]["list"]) == 6, "jmap_request: Mailbox/get lists the six fixed mailboxes (decision 35)")
             helped = payload(await alice.call_tool("help", {"topic": "auth"}))
             check("X-API-Key" in helped, "help auth")
             delivery_help = payload(await alice.call_tool("help", {"topic": "delivery"}))

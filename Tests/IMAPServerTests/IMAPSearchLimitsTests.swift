@@ -213,7 +213,10 @@ struct IMAPSearchLimitsTests {
     func stopsWhenTheConnectionCloses() async throws {
         let database = try StorageBackend.sqlite.makeDatabase()
         let store = MailStore(database: database.database)
-        try await Self.deliver(store, count: 400, bodyBytes: 2_000)
+        // Many short messages (24 runs of the store's reads for the two keys), so that the close, made as soon as the
+        // first run is charged, lands while most runs are still to come even when this task waits for a thread.
+        let (count, bodyBytes) = (1_200, 700)
+        try await Self.deliver(store, count: count, bodyBytes: bodyBytes)
         let budget = IMAPSearchBudget(limits: IMAPLimits())
         let driver = try await Self.session(store, budget: budget)
         let whole = budget.capacity
@@ -227,7 +230,7 @@ struct IMAPSearchLimitsTests {
         driver.connectionClosed()
         let result = await running.value
         #expect(Self.isLimit(result), "\(result.status)")
-        let mailbox = 400 * 2_000
+        let mailbox = count * bodyBytes
         #expect(whole - budget.left(account: Self.address) < 2 * mailbox, "the two keys did not read it all")
         let after = await Self.run(driver, Self.search(.body("number1")))
         #expect(Self.isLimit(after) && whole - budget.left(account: Self.address) < 2 * mailbox, "nor does the next")

@@ -334,7 +334,7 @@ struct IMAPCommandParserTests {
         #expect(try Self.kind("a STARTTLS") == .startTLS)
         #expect(try Self.kind("a ENABLE IMAP4rev2 CONDSTORE") == .enable(["IMAP4REV2", "CONDSTORE"]))
         #expect(try Self.kind("a EXAMINE blurdybloop") == .examine(IMAPMailboxName("blurdybloop")))
-        #expect(try Self.kind("a CREATE owatagusiam/") == .create(IMAPMailboxName("owatagusiam/")))
+        #expect(try Self.kind("a CREATE owatagusiam/") == .create(IMAPMailboxName("owatagusiam/"), use: []))
         #expect(try Self.kind("a DELETE \"foo bar\"") == .delete(IMAPMailboxName("foo bar")))
         #expect(
             try Self.kind("a RENAME blurdybloop sarasoop")

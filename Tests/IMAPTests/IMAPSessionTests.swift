@@ -69,7 +69,7 @@ struct IMAPSessionTests {
         let transcript = Self.sampleSession(byteByByte: false)
         let capabilities =
             "IMAP4rev1 IMAP4rev2 LITERAL- ENABLE IDLE ID SASL-IR NAMESPACE UNSELECT UIDPLUS MOVE ESEARCH"
-            + " SPECIAL-USE LIST-EXTENDED LIST-STATUS STATUS=SIZE SORT SORT=DISPLAY ESORT THREAD=ORDEREDSUBJECT"
+            + " SPECIAL-USE CREATE-SPECIAL-USE LIST-EXTENDED LIST-STATUS STATUS=SIZE SORT SORT=DISPLAY ESORT THREAD=ORDEREDSUBJECT"
         #expect(
             transcript == """
                 * OK [CAPABILITY \(capabilities) AUTH=PLAIN AUTH=LOGIN] Postern IMAP ready\r

@@ -17,6 +17,7 @@ struct SetErrorKindTests {
             .forbiddenMailFrom: "forbiddenMailFrom", .forbiddenFrom: "forbiddenFrom",
             .forbiddenToSend: "forbiddenToSend", .noRecipients: "noRecipients",
             .invalidRecipients: "invalidRecipients", .cannotUnsend: "cannotUnsend",
+            .mailboxHasChild: "mailboxHasChild", .mailboxHasEmail: "mailboxHasEmail",
         ]
         #expect(Set(wireNames.keys) == Set(SetError.Kind.allCases))
         for kind in SetError.Kind.allCases {

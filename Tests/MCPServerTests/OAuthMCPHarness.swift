@@ -23,7 +23,11 @@ struct OAuthMCPHarness: OwnedInboxesHarness, @unchecked Sendable {
     /// The JMAP resource (named here: ``jmap(_:token:account:)`` hides the fixture's).
     var jmap: String { owners.jmap }
 
-    static func start(_ backend: StorageBackend) async throws -> OAuthMCPHarness {
+    /// - Parameter onSubmission: told of each submission JMAP (and MCP through it) makes.
+    static func start(
+        _ backend: StorageBackend,
+        onSubmission: @escaping @Sendable (JMAPService.SubmissionOutcome) async -> Void = { _ in }
+    ) async throws -> OAuthMCPHarness {
         let test = try backend.makeDatabase(logger: Logger(label: "oauth-mcp-tests"))
         let owners = try await OwnedInboxesFixture(database: test.database, base: base)
         let store = MailStore(database: test.database)
@@ -33,7 +37,7 @@ struct OAuthMCPHarness: OwnedInboxesHarness, @unchecked Sendable {
         let jmap = JMAPService(
             configuration: jmapConfiguration, authenticator: owners.jmapAuthenticator, store: store,
             directory: owners.directory, delivery: delivery, clock: OwnedInboxesFixture.now,
-            outbound: .deliveryOff(test.database, changes: store.changes))
+            onSubmission: onSubmission, outbound: .deliveryOff(test.database, changes: store.changes))
         var router = ContextRouter()
         jmap.register(into: &router)
         var configuration = MCPConfiguration(baseURL: base)

@@ -147,12 +147,13 @@ final class OAuthHarness: @unchecked Sendable {
     }
 
     /// A grant and its code made through the store, as a consent would (PKCE verifier returned).
-    func code(clientID: String, ownerID: String, agentID: String?, scopes: [String] = ["mail.read", "mail.send"])
-        async throws -> (grant: OAuthGrant, code: String, verifier: String)
-    {
+    func code(
+        clientID: String, ownerID: String, agentID: String?, scopes: [String] = ["mail.read", "mail.send"],
+        boundAccountID: String? = nil
+    ) async throws -> (grant: OAuthGrant, code: String, verifier: String) {
         let verifier = Base64URL.encode(SecureRandom.bytes(32))
         let (grant, code) = try await service.grants.approve(
-            ownerID: ownerID, clientID: clientID, agentID: agentID, boundAccountID: nil,
+            ownerID: ownerID, clientID: clientID, agentID: agentID, boundAccountID: boundAccountID,
             permissions: try #require(MailPermissions(scope: scopes.joined(separator: " "))),
             resource: jmapResource,
             redirectURI: callback, codeChallenge: Self.challenge(verifier), now: clock.now,

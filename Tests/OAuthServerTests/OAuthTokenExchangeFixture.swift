@@ -117,9 +117,10 @@ struct ExchangeFixture {
     /// A code-flow grant of `owner` for `app` with `scopes`, and its access token.
     static func ownerToken(
         _ harness: OAuthHarness, app: String, owner: (id: String, inbox: String),
-        scopes: [String] = ["mail.read", "mail.send"]
+        scopes: [String] = ["mail.read", "mail.send"], onlyInbox: String? = nil
     ) async throws -> (OAuthGrant, String) {
-        let issued = try await harness.code(clientID: app, ownerID: owner.id, agentID: owner.inbox, scopes: scopes)
+        let issued = try await harness.code(
+            clientID: app, ownerID: owner.id, agentID: owner.inbox, scopes: scopes, boundAccountID: onlyInbox)
         let response = await harness.exchange(issued.code, clientID: app, verifier: issued.verifier)
         return (issued.grant, try #require(OAuthHarness.json(response)?["access_token"]?.stringValue))
     }
@@ -127,11 +128,13 @@ struct ExchangeFixture {
     /// A confidential client (client_secret_basic); `owner` nil for the operator's.
     static func client(
         _ harness: OAuthHarness, owner: String?, inbox: String?, introspection: Bool = false,
-        method: OAuthConfidentialClient.AuthMethod = .clientSecretBasic, jwks: String? = nil
+        method: OAuthConfidentialClient.AuthMethod = .clientSecretBasic, jwks: String? = nil,
+        inboxes: [String]? = nil, permissions: MailPermissions = .all
     ) async throws -> (id: String, secret: String) {
         let made = try await OAuthConfidentialClients(database: harness.test.database).create(
             .init(
-                name: "agent", authMethod: method, permissions: .all, inboxes: inbox.map { [$0] } ?? [],
+                name: "agent", authMethod: method, permissions: permissions,
+                inboxes: inboxes ?? inbox.map { [$0] } ?? [],
                 introspection: introspection, jwks: jwks),
             ownerID: owner, now: harness.clock.now)
         return (made.client.clientID, made.secret ?? "")

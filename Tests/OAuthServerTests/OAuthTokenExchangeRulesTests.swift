@@ -13,17 +13,20 @@ struct OAuthTokenExchangeRulesTests {
 
     static func subject(
         _ permissions: MailPermissions = .all, resource: String? = mcp, expiresAt: Int64 = now + 600,
-        act: [String] = [], mayAct: OAuthTokenExchangeRules.MayAct? = nil
+        act: [String] = [], mayAct: OAuthTokenExchangeRules.MayAct? = nil, inboxes: [String]? = nil
     ) -> OAuthTokenExchangeRules.Subject {
         .init(
             ownerID: "owner-1", permissions: permissions, resource: resource, expiresAt: expiresAt,
-            act: OAuthActorChain(act), mayAct: mayAct)
+            act: OAuthActorChain(act), mayAct: mayAct, inboxIDs: inboxes)
     }
 
     static func request(
-        _ actor: String = "agent-a", allowed: Bool = true, scope: MailPermissions? = nil, audiences: [String] = []
+        _ actor: String = "agent-a", allowed: Bool = true, scope: MailPermissions? = nil, audiences: [String] = [],
+        actorPermissions: MailPermissions = .all, actorInboxes: [String] = ["inbox-1", "inbox-2"]
     ) -> OAuthTokenExchangeRules.Request {
-        .init(actorClientID: actor, actorAllowed: allowed, permissions: scope, audiences: audiences)
+        .init(
+            actorClientID: actor, actorAllowed: allowed, permissions: scope, audiences: audiences,
+            actorPermissions: actorPermissions, actorInboxIDs: actorInboxes)
     }
 
     static func decide(
@@ -68,6 +71,38 @@ struct OAuthTokenExchangeRulesTests {
         #expect(throws: OAuthTokenExchangeRules.Refusal.widerScope) {
             try Self.decide(Self.subject(.all), Self.request(scope: MailPermissions()))
         }
+    }
+
+    @Test("inboxes and scope narrow to what the acting client was bound to: the intersection, never wider")
+    func actorBounds() throws {
+        typealias Refusal = OAuthTokenExchangeRules.Refusal
+        // Inboxes: those of the subject's the client was bound to (any case), the client's when the subject names none.
+        #expect(try Self.decide(Self.subject(inboxes: ["inbox-3", "inbox-1"]), Self.request()).inboxIDs == ["inbox-1"])
+        #expect(try Self.decide(Self.subject(), Self.request(actorInboxes: ["INBOX-2"])).inboxIDs == ["inbox-2"])
+        #expect(throws: Refusal.outsideActorInboxes) { try Self.decide(Self.subject(inboxes: ["inbox-3"]), Self.request()) }
+        #expect(throws: Refusal.outsideActorInboxes) { try Self.decide(Self.subject(inboxes: []), Self.request()) }
+        #expect(throws: Refusal.outsideActorInboxes) { try Self.decide(Self.subject(), Self.request(actorInboxes: [])) }
+        // An inbox audience reaches its one inbox, only when the client was bound to it.
+        let inboxAudience = OAuthAccessClaims.inboxResourcePrefix + "inbox-2"
+        #expect(try Self.decide(Self.subject(resource: inboxAudience), Self.request()).inboxIDs == ["inbox-2"])
+        #expect(throws: Refusal.outsideActorInboxes) {
+            try Self.decide(Self.subject(resource: inboxAudience), Self.request(actorInboxes: ["inbox-1"]))
+        }
+        // Scope: the subject's within the client's; asking past the client's is refused, as is sharing none.
+        #expect(try Self.decide(Self.subject(.all), Self.request(actorPermissions: .read)).permissions == .read)
+        #expect(try Self.decide(Self.subject(.read), Self.request(actorPermissions: .all)).permissions == .read)
+        for scope in [MailPermissions.send, .all] {
+            #expect(throws: Refusal.widerScope) {
+                try Self.decide(Self.subject(.all), Self.request(scope: scope, actorPermissions: .read))
+            }
+        }
+        #expect(throws: Refusal.widerScope) { try Self.decide(Self.subject(.send), Self.request(actorPermissions: .read)) }
+        // A sub-agent narrows what its parent reached, never widens it.
+        let first = try Self.decide(Self.subject(), Self.request("agent-a", actorInboxes: ["inbox-1", "inbox-2"]))
+        let second = try Self.decide(
+            Self.subject(first.permissions, act: ["agent-a"], inboxes: first.inboxIDs),
+            Self.request("agent-b", actorInboxes: ["inbox-2", "inbox-9"]))
+        #expect(second.inboxIDs == ["inbox-2"] && second.act.clientIDs == ["agent-b", "agent-a"])
     }
 
     @Test("audience only narrows: the subject's, or one named when the subject names none; never another or two")

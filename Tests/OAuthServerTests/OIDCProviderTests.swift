@@ -1,4 +1,5 @@
 import AuthCrypto
+import Directory
 import Foundation
 import HTTP1
 import JSON
@@ -31,7 +32,7 @@ struct RelyingPartyFixture {
 
     init(
         _ backend: StorageBackend, firstParty: Bool = false, legacy: Bool = false,
-        algorithm: OIDCRelyingParty.SigningAlgorithm = .rs256
+        algorithm: OIDCRelyingParty.SigningAlgorithm = .rs256, mailAccess: MailPermissions? = nil
     ) async throws {
         harness = try OAuthHarness(backend, openID: recorder)
         ownerID = try await harness.owner().id
@@ -45,7 +46,7 @@ struct RelyingPartyFixture {
             OIDCRelyingParty(
                 clientID: client.clientID, name: client.name, redirectURIs: [Self.callback],
                 postLogoutRedirectURIs: ["https://rp.example/bye"], backchannelLogoutURI: "http://127.0.0.1:9/logout",
-                idTokenAlgorithm: algorithm, firstParty: firstParty, legacyNoPKCE: legacy))
+                idTokenAlgorithm: algorithm, firstParty: firstParty, legacyNoPKCE: legacy, mailAccess: mailAccess))
     }
 
     var basic: (String, String) {
@@ -53,13 +54,14 @@ struct RelyingPartyFixture {
     }
 
     /// `GET /oauth/authorize` with the usual parameters and `extra`.
-    func authorize(_ extra: [(String, String)] = [], verifier: String = "v" + String(repeating: "x", count: 50))
-        async -> HTTPResponse
-    {
+    func authorize(
+        _ extra: [(String, String)] = [], scope: String = "openid email profile",
+        verifier: String = "v" + String(repeating: "x", count: 50)
+    ) async -> HTTPResponse {
         let query = PercentEncoding.query(
             [
                 ("response_type", "code"), ("client_id", clientID), ("redirect_uri", Self.callback),
-                ("scope", "openid email profile"), ("state", "st-1"), ("nonce", "nonce-1"),
+                ("scope", scope), ("state", "st-1"), ("nonce", "nonce-1"),
                 ("code_challenge", OAuthHarness.challenge(verifier)), ("code_challenge_method", "S256"),
             ] + extra)
         return await harness.send(.GET, "/oauth/authorize?" + query)

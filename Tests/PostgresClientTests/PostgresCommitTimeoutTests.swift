@@ -21,30 +21,67 @@ struct PostgresCommitTimeoutTests {
         url = try server.freshDatabase()
         admin = try PostgresConnection(url: url)
         try admin.execute("CREATE TABLE w (id BIGINT PRIMARY KEY)")
+        try admin.execute("CREATE TABLE standby_probe (id BIGSERIAL PRIMARY KEY)")
     }
 
+    /// Names the standby that never comes, and returns once a commit really waits for it: `pg_reload_conf()` only
+    /// signals, and commits wait only after the checkpointer has read the file again, which a busy machine may delay
+    /// by any time. A probe commit (its own connection and table, left out of ``waiting()`` and ``backends()``) is
+    /// tried until one waits, then canceled; one that commits at once, before the setting took, is simply tried again.
     func loseStandby() throws {
         try admin.execute("ALTER SYSTEM SET synchronous_standby_names = 'gone'")
         _ = try admin.query("SELECT pg_reload_conf() AS r")
-        usleep(200_000)
+        while true {
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread { [url] in
+                _ = try? Self.probeCommit(url)
+                done.signal()
+            }
+            var pids: [Int64] = []
+            while pids.isEmpty, done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+                pids = try admin.query(
+                    "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND application_name = ?",
+                    [.text(Self.probe)]
+                ).compactMap { $0.int("pid") }
+            }
+            guard !pids.isEmpty else { continue }  // committed at once: the setting had not taken yet
+            for pid in pids { _ = try admin.query("SELECT pg_cancel_backend(?::int) AS c", [.integer(pid)]) }
+            done.wait()
+            return
+        }
     }
 
+    /// Names no standby again, and returns once a commit no longer waits: a probe commit made after it returns (the
+    /// waiters are released when the checkpointer has read the file again).
     func regainStandby() throws {
         try admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
         _ = try admin.query("SELECT pg_reload_conf() AS r")
-        usleep(200_000)
+        try Self.probeCommit(url)
     }
+
+    /// One commit on a connection of its own to `url`, named ``probe``.
+    static func probeCommit(_ url: String) throws {
+        _ = try PostgresConnection(url: url, applicationName: Self.probe).run("INSERT INTO standby_probe DEFAULT VALUES", [])
+    }
+
+    /// The probe commits' connections' name.
+    static let probe = "standby-probe"
 
     /// The backends waiting for the standby.
     func waiting() throws -> [Int64] {
-        try admin.query("SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep'").compactMap { $0.int("pid") }
+        try admin.query(
+            "SELECT pid FROM pg_stat_activity WHERE wait_event = 'SyncRep' AND application_name <> ?", [.text(Self.probe)]
+        ).compactMap { $0.int("pid") }
     }
 
     /// The backends connected to this test's database, but the admin's.
     func backends() throws -> Set<Int64> {
         Set(
             try admin.query(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                """
+                SELECT pid FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> ?
+                """, [.text(Self.probe)]
             ).compactMap { $0.int("pid") })
     }
 

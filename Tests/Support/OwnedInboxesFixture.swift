@@ -9,6 +9,7 @@ import OAuthGrants
 import OAuthResource
 import ServerKit
 import Storage
+import Testing
 
 /// The resource side of OAuth over one database, without the authorization server: an owner holding two agent
 /// inboxes and another owner holding one, access tokens minted as the authorization server mints them (RFC 9068,
@@ -129,6 +130,43 @@ public struct OwnedInboxesFixture: Sendable {
         claims["client_id"] = .string(client)
         claims["scope"] = .string(scope)
         return try keys.sign(claims, for: .oauthAccess)
+    }
+
+    /// An agent client of the owner's (client credentials), bound to `inboxes` (default Ada's) with `permissions`,
+    /// which the owner lets act for them; its client id.
+    public func agentClient(inboxes: [String]? = nil, permissions: MailPermissions = .all) async throws -> String {
+        let made = try await OAuthConfidentialClients(database: rows.database).create(
+            .init(
+                name: "agent", authMethod: .clientSecretBasic, permissions: permissions,
+                inboxes: inboxes ?? [ada.accountID], introspection: false),
+            ownerID: owner, now: Self.now())
+        _ = try await OAuthGrantStore(database: rows.database).allowActor(
+            ownerID: owner, clientID: made.client.clientID, now: Self.now())
+        return made.client.clientID
+    }
+
+    /// An access token exchanged from `grant`'s for the agent clients `actors` (the current one first) acting for
+    /// the owner, as token exchange mints it (RFC 8693: `act` nested from the current actor, one
+    /// `oauth_delegated_tokens` row kept under `grant`), narrowed to `inboxIDs` (default Ada's, as
+    /// ``agentClient(inboxes:permissions:)`` binds its clients).
+    public func delegatedToken(
+        grant: String, actors: [String], resource: String, scope: String = "mail.read mail.send",
+        inboxIDs: [String]? = nil
+    ) async throws -> String {
+        let inboxIDs = inboxIDs ?? [ada.accountID]
+        let now = Self.now()
+        let jti = SecureRandom.identifier(byteCount: 16)
+        let chain = try #require(OAuthActorChain(actors))
+        let claims = OAuthAccessClaims(
+            ownerID: owner, clientID: chain.current, resource: resource,
+            permissions: try #require(MailPermissions(scope: scope)), jti: jti, act: chain)
+        try await OAuthGrantStore(database: rows.database).issueDelegatedToken(
+            OAuthDelegatedToken(
+                jti: jti, grantID: grant, parentJTI: nil, ownerID: owner, clientID: chain.current, act: chain,
+                permissions: claims.permissions, resource: resource, agentID: nil, boundAccountID: nil,
+                inboxIDs: inboxIDs, expiresAt: now + 900),
+            now: now)
+        return try keys.sign(claims.claims(issuer: base, issuedAt: now, ttl: 900), for: .oauthAccess)
     }
 
     /// Revokes `grant` as the authorization server's revocation path does: the row, then this instance's cache.

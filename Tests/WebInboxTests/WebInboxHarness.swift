@@ -65,6 +65,9 @@ final class WebInboxHarness: Sendable {
     let webhooks: WebhooksController
     /// The one owner of mail credentials, as the root builds it: IMAP's and POP3's sign-in, and the web inbox's keys.
     let mailCredentials: MailSignIn
+    /// The same owner of mail credentials with owners' access tokens checked by the tokens given (the harness's own
+    /// takes none).
+    let mailCredentialsTaking: @Sendable (MailSignIn.OwnerTokens) -> MailSignIn
     let service: WebInboxService
     /// Pro users' sign-in methods (the one controller's Pro mount), routed beside the web inbox.
     let signInMethods: ProSignInMethods
@@ -141,15 +144,19 @@ final class WebInboxHarness: Sendable {
             agents,
         ])
         // The one owner of mail credentials, as the root builds it (the web inbox asks it of Mail.td's only).
-        mailCredentials = MailSignIn(
-            accounts: mailbox.accounts,
-            agents: MailSignIn.AgentKeys(prefix: AgentAPIKey.prefix, authenticator: NoBearers()),
-            owners: MailSignIn.OwnerTokens(
+        let (accountService, backoff) = (mailbox.accounts, settings.backoff)
+        mailCredentialsTaking = { owners in
+            MailSignIn(
+                accounts: accountService,
+                agents: MailSignIn.AgentKeys(prefix: AgentAPIKey.prefix, authenticator: NoBearers()), owners: owners,
+                directory: directory, throttle: SignInThrottle(database: database, backoff: backoff),
+                audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }),
+                appPasswords: AppPasswordStore(database: database, limit: 20), clock: { clock.now })
+        }
+        mailCredentials = mailCredentialsTaking(
+            MailSignIn.OwnerTokens(
                 verifier: NoAccessTokens(),
-                principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
-            directory: directory, throttle: SignInThrottle(database: database, backoff: settings.backoff),
-            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }),
-            appPasswords: AppPasswordStore(database: database, limit: 20), clock: { clock.now })
+                principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)))
         let accounts = MailboxWebInboxSignIn(
             accounts: mailbox.accounts, credentials: mailCredentials, sandbox: sandbox, directory: directory)  // the root's
         let passkeys = relyingParty.map {

@@ -1,4 +1,4 @@
-"""The client tests' report: one line per check."""
+"""The client tests' report: one line per check; the checked-in lists of what is known to fail, each with why."""
 
 
 class Checks:
@@ -20,3 +20,15 @@ class Checks:
             print(f"{name}: {len(self.failures)} check(s) failed", flush=True)
             raise SystemExit(1)
         print(f"{name}: every check passed", flush=True)
+
+
+def listed_with_why(path):
+    """{name: (kind, why)} of a checked-in list of what a test expects to fail (imaptest's groups, JMAP-TestSuite's
+    files): one `name<TAB>kind<TAB>why` line each, `#` lines comments."""
+    listed = {}
+    with open(path) as source:
+        for line in source:
+            if line.strip() and not line.startswith("#"):
+                name, kind, why = line.rstrip("\n").split("\t")
+                listed[name] = (kind, why)
+    return listed
