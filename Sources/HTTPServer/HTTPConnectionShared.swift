@@ -41,9 +41,6 @@ public final class HTTPLoopState {
     /// The loop whose turns `takeShortRequest` counts in; nil: no budget.
     private let loop: EventLoop?
     private let shortRequestsPerTurn: Int
-    /// The turn the short requests were last counted in, and how many it has answered.
-    private var shortTurn: UInt64 = 0
-    private var shortTaken = 0
     /// The encoding of the handler header list this loop wrote last (`HTTPResponseEncoder.write`).
     public let headerMemo = HTTPHeaderEncodingMemo()
 
@@ -94,14 +91,7 @@ public final class HTTPLoopState {
     /// Takes one of the loop's short requests of this turn (`HTTPRoute.shortWork`); false once the turn has answered
     /// `shortRequestsPerTurn`: the request then waits for a later turn.
     public func takeShortRequest() -> Bool {
-        guard let loop else { return true }
-        if loop.turnNumber != shortTurn {
-            shortTurn = loop.turnNumber
-            shortTaken = 0
-        }
-        guard shortTaken < shortRequestsPerTurn else { return false }
-        shortTaken += 1
-        return true
+        loop?.takeShortWork(perTurn: shortRequestsPerTurn) ?? true
     }
 
     /// The `Date` header bytes, formatted at most once per second.

@@ -51,6 +51,9 @@ public final class EventLoop: @unchecked Sendable {
     /// Turns begun, counting from 1: what a budget per turn (`HTTPLoopState`'s inline requests) is kept against. On
     /// the loop.
     public private(set) var turnNumber: UInt64 = 0
+    /// The turn short work was last counted in (`takeShortWork`), and how much of it that turn has run. On the loop.
+    private var shortWorkTurn: UInt64 = 0
+    private var shortWorkTaken = 0
     /// The clock as read when the loop last woke from `epoll_wait`: the time of every readiness and timer event of
     /// that wake-up (its work takes microseconds), so that its connections do not each read the clock again. On the
     /// loop.
@@ -90,6 +93,19 @@ public final class EventLoop: @unchecked Sendable {
     public func nextTurn(_ body: @escaping () -> Void) {
         if postponed.isEmpty { epoll.wake() }
         postponed.append(body)
+    }
+
+    /// Takes one piece of this turn's short work (an HTTP request of a short route, an IMAP command answered on the
+    /// loop): false once the turn has run `limit` of them, whoever asked, so that the loop polls its other connections
+    /// before it runs more (the work then waits for a later turn, `nextTurn`). Call on the loop.
+    public func takeShortWork(perTurn limit: Int) -> Bool {
+        if turnNumber != shortWorkTurn {
+            shortWorkTurn = turnNumber
+            shortWorkTaken = 0
+        }
+        guard shortWorkTaken < max(1, limit) else { return false }
+        shortWorkTaken += 1
+        return true
     }
 
     /// Whether the caller runs on this loop.
