@@ -207,6 +207,12 @@ let package = Package(
         // QR Code symbols (ISO/IEC 18004; issue 88 item 3: the otpauth URI on the setup page): byte mode, level M,
         // versions 1 to 10, drawn as SVG. Pure, no dependency.
         .target(name: "QRCode"),
+        // A second factor written once and mounted for every family that signs in (issue 88 item 3; owners and Pro
+        // users): the store of TOTP secrets and recovery-code digests over a family's tables (the only target with
+        // SQL of them), the sealing port, the pending second step's cookie, and the two-step page parts.
+        .target(name: "SecondFactors", dependencies: [
+            "TOTP", "QRCode", "Storage", "AuthCrypto", "ServerKit", "BrowserPages",
+        ]),
         // Surface 1: Atomic Mail compatible agent signup.
         // Custom domains, one model for every surface: owners' and Mail.td Pro users' claims in one table,
         // the ownership rules once; surfaces answer for their own mailboxes through a port.
@@ -236,7 +242,7 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "ComputePool", "PasswordHashing", "Directory", "DNS",
             "ClientAddress", "Audit", "OAuthGrants", "CustomDomains", "Time", "BrowserPages", "Passkeys", "WebAuthn",
-            "SignInProviders", "SignInMethods", "EmbeddedResources", "AppPasswords", "TOTP", "QRCode",
+            "SignInProviders", "SignInMethods", "EmbeddedResources", "AppPasswords", "TOTP", "QRCode", "SecondFactors",
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Sign-in methods, one owner for every family (issue 67): the passkey ceremonies' routes, the provider flow's
@@ -276,7 +282,7 @@ let package = Package(
             "EmailAddresses",
             "HTTP1", "ServerKit", "AuthCrypto", "Storage", "Owners", "Directory", "MailStore", "MIME", "ClientAddress",
             "EmbeddedResources", "SMTPOutcomes", "Time", "BrowserPages", "Audit", "Passkeys", "SignInProviders",
-            "SignInMethods", "HTMLSanitizing", "AppPasswords",
+            "SignInMethods", "HTMLSanitizing", "AppPasswords", "SecondFactors", "TOTP",
         ]),
         // A message's HTML part made harmless to serve (a pure tokenizer that writes only what it understood): the web
         // inbox's frame and Mailpit's /view/{ID}.html.
@@ -444,6 +450,7 @@ let package = Package(
             "ConfigurationReading", "MailTransfer", "MailSubmission", "OutboundQueue", "WebInbox", "MailboxWebInbox", "Time",
             "SignInProviders", "WebSocket", "WebSocketServer", "IMAP", "IMAPServer", "POP3Server", "MailDoorServer",
             "MailpitAPI", "MailosaurAPI", "ServerMetrics", "MailClientSetup", "SMTPSubmission", "AppPasswords",
+            "SecondFactors",
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Logging", package: "swift-log"),
@@ -457,7 +464,7 @@ let package = Package(
             "EmailAddresses", "EmbeddedResources", "JMAP", "JSON", "JWT", "MIME", "MailDelivery", "MailStore",
             "MailboxAccounts", "MailSubmission", "OAuthGrants", "OutboundQueue", "Owners", "Passkeys",
             "PasswordHashing", "SMTPOutcomes", "ServerKit",
-            "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox", "AppPasswords",
+            "SignInProviders", "SigningKeys", "Storage", "Time", "WebInbox", "AppPasswords", "SecondFactors",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(
@@ -599,6 +606,9 @@ let package = Package(
         ]),
         .testTarget(name: "AgentPoWTests", dependencies: ["AgentPoW", "AuthCrypto"]),
         .testTarget(name: "TOTPTests", dependencies: ["TOTP"]),
+        .testTarget(name: "SecondFactorsTests", dependencies: [
+            "SecondFactors", "TOTP", "Storage", "PosternTestSupport", "EmbeddedResources", "ServerKit",
+        ]),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(name: "AgentClientTests", dependencies: ["AgentClient", "AgentPoW", "AgentAuth", "AuthCrypto"]),
         .testTarget(name: "MailboxAccountsTests", dependencies: [
@@ -624,7 +634,7 @@ let package = Package(
             "Owners", "PasswordHashing", "ServerKit", "HTTP1", "AuthCrypto", "Storage", "ComputePool", "Directory",
             "DNS", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "MailStore", "MIME", "Audit", "ClientAddress",
             "OAuthGrants", "CustomDomains", "DKIMKeys", "BrowserPages", "Passkeys", "WebAuthn", "JSON",
-            "SignInProviders", "AppPasswords", "SignInMethods", "TOTP",
+            "SignInProviders", "AppPasswords", "SignInMethods", "TOTP", "SecondFactors",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "WebInboxTests", dependencies: [
@@ -635,7 +645,7 @@ let package = Package(
             "ClientAddress",
             "Webhooks", "DKIMKeys", "SMTPOutcomes", "MailboxWebInbox", "Audit", "Passkeys", "WebAuthn",
             "SignInProviders", "SignInMethods", "Fetch", "BrowserPages", "CustomDomains", "DNS", "MailSignIn",
-            "AppPasswords",
+            "AppPasswords", "SecondFactors", "TOTP", "ConfigurationReading",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "OAuthResourceTests", dependencies: [
@@ -650,7 +660,7 @@ let package = Package(
         .testTarget(name: "OAuthServerTests", dependencies: [
             "OutboundSocket", "OAuthServer", "Owners", "PasswordHashing", "ServerKit", "HTTP1", "JWT", "JSON", "AuthCrypto", "Storage",
             "ComputePool", "Directory", "AgentAuth", "EmbeddedResources", "PosternTestSupport", "Fetch",
-            "OAuthResource", "OAuthGrants", "Audit", "CustomDomains", "DNS",
+            "OAuthResource", "OAuthGrants", "Audit", "CustomDomains", "DNS", "SecondFactors",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
@@ -692,7 +702,7 @@ let package = Package(
             "OAuthResource", "OAuthGrants", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", "AppPasswords", "TOTP", .product(name: "Logging", package: "swift-log"),
+            "ServerMetrics", "AppPasswords", "TOTP", "SecondFactors", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",

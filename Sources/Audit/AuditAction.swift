@@ -22,8 +22,19 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case proSignIn = "pro.signin"
     /// A Pro user who holds a passkey (or a linked provider) removed their password in the Pro dashboard.
     case proPasswordRemoved = "pro.password_removed"
-    /// A Pro user's passkey sign-in was refused (actor `passkey`; the reason in the details).
+    /// A Pro user's passkey sign-in was refused (actor `passkey`; the reason in the details), or a code at their second
+    /// step (the reason `wrong_code`, `code_replayed` or `slowed`).
     case proSignInFailed = "pro.signin_failed"
+    /// A Pro user turned their second factor (TOTP) on, confirming it with a first code (issue 88).
+    case proSecondFactorOn = "pro.mfa_enabled"
+    /// A Pro user turned their second factor off (with a fresh sign-in).
+    case proSecondFactorOff = "pro.mfa_disabled"
+    /// A Pro user made a new set of recovery codes (the old ones stop working).
+    case proRecoveryCodesRenewed = "pro.recovery_codes_renewed"
+    /// A Pro user signed in with one of their recovery codes (one fewer left).
+    case proRecoveryCodeUsed = "pro.recovery_code_used"
+    /// The operator removed a Pro user's second factor (`postern pro mfa reset`).
+    case proSecondFactorReset = "pro.mfa_reset"
     /// A passkey was registered (its holder's action; the target is its name).
     case passkeyAdded = "passkey.added"
     /// A passkey was renamed by its holder.
@@ -118,6 +129,11 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .proSignIn: "Signed in"
         case .proPasswordRemoved: "Password removed"
         case .proSignInFailed: "Sign-in refused"
+        case .proSecondFactorOn: "Two-step sign-in turned on"
+        case .proSecondFactorOff: "Two-step sign-in turned off"
+        case .proRecoveryCodesRenewed: "New recovery codes made"
+        case .proRecoveryCodeUsed: "Signed in with a recovery code"
+        case .proSecondFactorReset: "Two-step sign-in reset by the operator"
         case .passkeyAdded: "Passkey added"
         case .passkeyRenamed: "Passkey renamed"
         case .passkeyRemoved: "Passkey removed"

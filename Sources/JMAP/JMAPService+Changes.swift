@@ -9,7 +9,7 @@ extension JMAPService {
         case email, mailbox, thread
     }
 
-    /// The count properties: the only ones of a Mailbox that change here (every account has the same folders).
+    /// The count properties: all that changes of a Mailbox when only messages changed.
     static let mailboxCountProperties: [JSONValue] = ["totalEmails", "unreadEmails", "totalThreads", "unreadThreads"]
 
     /// `Foo/changes` for `type`: what changed since `sinceState`, at most `maxChanges` ids.
@@ -45,10 +45,12 @@ extension JMAPService {
             ("destroyed", .array(set.destroyed.map(JSONValue.string))),
         ]
         if type == .mailbox {
-            // Counts only, unless a mailbox was renamed or moved in the run (a folder's own row): then any property.
-            let renamed = log.contains { $0.kind == .mailboxUpdated && $0.seq <= set.newState }
+            // RFC 8621 §2.2: the counts when only counts changed, that is when every change of the run is a message's;
+            // null once a folder's own row is in it (made, renamed, moved, subscribed, destroyed): then any property.
+            let foldersChanged = log.contains { !$0.kind.isMessage && $0.seq <= set.newState }
             pairs.append(
-                ("updatedProperties", set.updated.isEmpty || renamed ? .null : .array(Self.mailboxCountProperties)))
+                ("updatedProperties",
+                 set.updated.isEmpty || foldersChanged ? .null : .array(Self.mailboxCountProperties)))
         }
         return .object(pairs)
     }

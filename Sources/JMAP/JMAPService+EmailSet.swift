@@ -263,7 +263,10 @@ extension JMAPService {
         }
         if let blobID = body["blobId"]?.stringValue {
             guard let blob = try await store.blob(address: call.account.address, id: call.id(blobID) ?? blobID) else {
-                throw SetError(.blobNotFound, description: "No blob \(blobID) in this account.")
+                // RFC 8621 section 4.6: a blobNotFound SetError lists the blob ids it could not find.
+                var error = SetError(.blobNotFound, description: "No blob \(blobID) in this account.")
+                error.notFound = [.string(blobID)]
+                throw error
             }
             return String(decoding: blob.data, as: UTF8.self)
         }

@@ -16,9 +16,9 @@ extension JMAPService {
         var response = SetResponse()
         for (creationID, value) in Self.parentsFirst(create) {
             do {
-                let id = try await createMailbox(value, call)
+                let (id, sortOrder) = try await createMailbox(value, call)
                 call.createdIDs[creationID] = id.rawValue
-                response.created.append((creationID, Self.createdMailbox(id)))
+                response.created.append((creationID, Self.createdMailbox(id, sortOrder: sortOrder)))
             } catch let error as SetError {
                 response.notCreated.append((creationID, error.json))
             }
@@ -67,9 +67,9 @@ extension JMAPService {
     }
 
     /// The properties a created mailbox has that the client did not give (RFC 8620 §5.3).
-    private static func createdMailbox(_ id: MailFolder) -> JSONValue {
+    private static func createdMailbox(_ id: MailFolder, sortOrder: Int) -> JSONValue {
         .object([
-            ("id", .string(id.rawValue)), ("role", .null), ("sortOrder", .int(Int64(Mailboxes.madeSortOrder))),
+            ("id", .string(id.rawValue)), ("role", .null), ("sortOrder", .int(Int64(sortOrder))),
             ("totalEmails", 0), ("unreadEmails", 0), ("totalThreads", 0), ("unreadThreads", 0),
             ("myRights", rights(Mailboxes.Entry(
                 id: id.rawValue, name: "", parentID: nil, role: nil, sortOrder: Mailboxes.madeSortOrder,
@@ -82,28 +82,36 @@ extension JMAPService {
         "id", "totalEmails", "unreadEmails", "totalThreads", "unreadThreads", "myRights",
     ]
 
-    private func createMailbox(_ value: JSONValue, _ call: JMAPCall) async throws -> MailFolder {
+    /// Makes one mailbox; returns its key and its `sortOrder`.
+    private func createMailbox(_ value: JSONValue, _ call: JMAPCall) async throws -> (MailFolder, Int) {
         guard let object = value.objectValue else { throw SetError.invalidProperties("A Mailbox must be an object.", []) }
-        try Self.checkMailboxProperties(object)
+        try Self.checkMailboxProperties(object, current: nil)
         let properties = JMAPArguments(pairs: object)
         guard case .string(let name)? = properties["name"] else {
             throw SetError.invalidProperties("`name` is required, a string.", ["name"])
         }
         let parent = try await parentFolder(properties["parentId"], call)
+        let sortOrder = try Self.sortOrder(properties)
         let folder = try await folderWrite {
             try await store.createFolder(address: call.account.address, name: name, parent: parent, now: clock())
+        }
+        if let sortOrder, sortOrder != Mailboxes.madeSortOrder {
+            try await folderWrite { try await store.setSortOrder(address: call.account.address, folder, sortOrder) }
         }
         if properties["isSubscribed"] == .bool(true), let entry = try await mailboxes(call).tree.path(of: folder) {
             try await store.setSubscribed(address: call.account.address, path: entry, true)
         }
-        return folder
+        return (folder, sortOrder ?? Mailboxes.madeSortOrder)
     }
 
     private func updateMailbox(_ id: String, _ value: JSONValue, _ call: JMAPCall) async throws {
         guard let patch = value.objectValue else { throw SetError.invalidProperties("A patch must be an object.", []) }
-        try Self.checkMailboxProperties(patch)
         let mailboxes = try await mailboxes(call)
-        guard let folder = mailboxes.folder(id), let entry = mailboxes.tree.entry(folder) else { throw SetError.notFound }
+        guard let folder = mailboxes.folder(id), let entry = mailboxes.tree.entry(folder),
+            let shown = mailboxes.all.first(where: { $0.id == id })
+        else { throw SetError.notFound }
+        let current = Self.mailboxObject(shown, try await store.folderCounts(address: call.account.address))
+        try Self.checkMailboxProperties(patch, current: current)
         let properties = JMAPArguments(pairs: patch)
         let name: String
         switch properties["name"] {
@@ -118,6 +126,12 @@ extension JMAPService {
                 try await store.renameFolder(address: call.account.address, folder, name: name, parent: parent)
             }
         }
+        if let sortOrder = try Self.sortOrder(properties), sortOrder != shown.sortOrder {
+            guard !folder.isFixed else {
+                throw SetError(.forbidden, description: "The server orders the six fixed mailboxes.")
+            }
+            try await folderWrite { try await store.setSortOrder(address: call.account.address, folder, sortOrder) }
+        }
         switch properties["isSubscribed"] {
         case nil: break
         case .bool(let subscribed)?:
@@ -130,21 +144,44 @@ extension JMAPService {
         }
     }
 
-    /// Refuses what a Mailbox create or patch may not set: server-set properties, a role, a `sortOrder` other than
-    /// the one the server gives (the order is the server's), an unknown property.
-    private static func checkMailboxProperties(_ object: [(String, JSONValue)]) throws(SetError) {
+    /// Refuses what a Mailbox create or patch may not set: server-set properties and a role (each role has its fixed
+    /// mailbox), except, in a patch (`current`: the mailbox as `Mailbox/get` gives it), with the value they have now
+    /// (RFC 8620 §5.3); an unknown property. `sortOrder` is the client's (RFC 8621 §2), checked by ``sortOrder(_:)``.
+    private static func checkMailboxProperties(_ object: [(String, JSONValue)], current: [String: JSONValue]?)
+        throws(SetError)
+    {
         for (key, value) in object {
             switch key {
-            case "name", "parentId", "isSubscribed": continue
-            case "role" where value == .null: continue
+            case "name", "parentId", "isSubscribed", "sortOrder": continue
+            case "role" where value == .null && current?["role"] ?? .null == .null: continue
+            case _ where current.map({ $0[key].map { same($0, value) } ?? false }) == true: continue
             case "role": throw SetError.invalidProperties("Each role has its fixed mailbox; none can be given.", [key])
-            case "sortOrder" where value == .int(Int64(Mailboxes.madeSortOrder)): continue
-            case "sortOrder": throw SetError.invalidProperties("The server orders mailboxes.", [key])
             case _ where serverSetMailbox.contains(key):
                 throw SetError.invalidProperties("`\(key)` is set by the server.", [key])
             default: throw SetError.invalidProperties("`\(key)` is not a Mailbox property.", [key])
             }
         }
+    }
+
+    /// Whether two JSON values are the same, an object's members in any order (JSON objects are unordered).
+    private static func same(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.object(let x), .object(let y)):
+            let ys = Dictionary(y, uniquingKeysWith: { first, _ in first })
+            return x.count == y.count && x.allSatisfy { key, value in ys[key].map { same(value, $0) } ?? false }
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        default: return a == b
+        }
+    }
+
+    /// The `sortOrder` given, an UnsignedInt (RFC 8620 §1.3: at most 2^53-1); nil when absent.
+    private static func sortOrder(_ properties: JMAPArguments) throws(SetError) -> Int? {
+        guard let value = properties["sortOrder"] else { return nil }
+        guard case .int(let order) = value, order >= 0, order <= 9_007_199_254_740_991 else {
+            throw SetError.invalidProperties("`sortOrder` is an unsigned integer.", ["sortOrder"])
+        }
+        return Int(order)
     }
 
     /// The folder `value` (a `parentId`: null, an id or `#creation`) names.

@@ -16,6 +16,7 @@ extension JMAPService {
             ("Email/get", .single("Email/get", mail) { try await $0.emailGet($1, $2) }),
             ("Email/query", .single("Email/query", mail) { try await $0.emailQuery($1, $2) }),
             ("Email/set", .single("Email/set", mail) { try await $0.emailSet($1, $2) }),
+            ("Email/copy", .single("Email/copy", mail) { try await $0.emailCopy($1, $2) }),
             ("Email/import", .single("Email/import", mail) { try await $0.emailImport($1, $2) }),
             ("Email/changes", .single("Email/changes", mail) { try await $0.changes(.email, $1, $2) }),
             ("Email/queryChanges", .single("Email/queryChanges", mail) { try await $0.emailQueryChanges($1, $2) }),

@@ -16,10 +16,13 @@ extension JMAPService {
             ("maxCallsInRequest", .int(Int64(c.maxCallsInRequest))), ("maxObjectsInGet", .int(Int64(c.maxObjectsInGet))),
             ("maxObjectsInSet", .int(Int64(c.maxObjectsInSet))), ("collationAlgorithms", .array(["i;ascii-casemap"])),
         ])
+        // A message is in one folder (decision 35); folders nest and are named within the store's caps.
+        let folders = store.folderLimits
         let mail: JSONValue = .object([
-            ("maxMailboxesPerEmail", 1), ("maxMailboxDepth", 1), ("maxSizeMailboxName", 255),
+            ("maxMailboxesPerEmail", 1), ("maxMailboxDepth", .int(Int64(folders.maxDepth))),
+            ("maxSizeMailboxName", .int(Int64(folders.maxNameBytes))),
             ("maxSizeAttachmentsPerEmail", .int(Int64(c.maxSizeUpload))),
-            ("emailQuerySortOptions", .array(MailSort.Property.allCases.map { .string($0.rawValue) })), ("mayCreateTopLevelMailbox", false),
+            ("emailQuerySortOptions", .array(MailSort.Property.allCases.map { .string($0.rawValue) })), ("mayCreateTopLevelMailbox", true),
         ])
         let submission: JSONValue = .object([("maxDelayedSend", 0), ("submissionExtensions", .object([]))])
         let blob: JSONValue = .object([

@@ -13,8 +13,8 @@ struct Mailboxes {
         let isFixed: Bool
     }
 
-    /// What a mailbox the account made sorts as: after the six fixed ones (1 to 6), then by name.
-    static let madeSortOrder = 100
+    /// What a mailbox the account made sorts as until a client sets its `sortOrder`: after the six fixed ones (1 to 6).
+    static let madeSortOrder = MailFolderEntry.defaultSortOrder
 
     let tree: MailFolderTree
     let all: [Entry]
@@ -24,7 +24,7 @@ struct Mailboxes {
         all = tree.entries.enumerated().map { index, entry in
             Entry(
                 id: entry.folder.rawValue, name: entry.name, parentID: entry.parent?.rawValue,
-                role: entry.folder.role?.rawValue, sortOrder: entry.folder.isFixed ? index + 1 : Self.madeSortOrder,
+                role: entry.folder.role?.rawValue, sortOrder: entry.folder.isFixed ? index + 1 : entry.sortOrder,
                 isSubscribed: entry.folder.isFixed || tree.fullName(of: entry.folder).map(subscriptions.contains) == true,
                 isFixed: entry.folder.isFixed)
         }

@@ -40,6 +40,24 @@ public enum JWK {
         ]
     }
 
+    /// The RFC 7638 thumbprint of a P-256 public key (section 3.2's members for `EC`):
+    /// base64url(SHA-256(`{"crv":"P-256","kty":"EC","x":..,"y":..}`)).
+    public static func thumbprint(of key: P256PublicKey) -> String {
+        let canonical: JSONValue = [
+            "crv": "P-256", "kty": "EC", "x": .string(Base64URL.encode(key.x)), "y": .string(Base64URL.encode(key.y)),
+        ]
+        return Base64URL.encode(SHA256.hash(canonical.serialize()))
+    }
+
+    /// The public JWK of `key` (RFC 7518 section 6.2): `kty:"EC"`, `kid`, `alg:"ES256"`, `use:"sig"`, `crv:"P-256"`,
+    /// `x`, `y`.
+    public static func ecPublicJWK(_ key: P256PublicKey, kid: String) -> JSONValue {
+        [
+            "kty": "EC", "kid": .string(kid), "alg": .string(JWTAlgorithm.es256.rawValue), "use": "sig",
+            "crv": "P-256", "x": .string(Base64URL.encode(key.x)), "y": .string(Base64URL.encode(key.y)),
+        ]
+    }
+
     /// The public JWK of `key`: `kty`, `kid`, `alg`, `use:"sig"`, `n`, `e`.
     public static func rsaPublicJWK(_ key: RSAPublicKey, kid: String) -> JSONValue {
         [

@@ -6,4 +6,7 @@ public enum JWTAlgorithm: String, Sendable, Hashable, CaseIterable {
     case rs256 = "RS256"
     /// Pure Ed25519 (RFC 8037): the OAuth access tokens' algorithm, published as an OKP key in the JWKS.
     case edDSA = "EdDSA"
+    /// ECDSA on P-256 with SHA-256, `r || s` (RFC 7518 section 3.4): the ID tokens of relying parties that register
+    /// it, published as an EC key in the JWKS.
+    case es256 = "ES256"
 }

@@ -17,6 +17,10 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         case ed25519Private(Ed25519PrivateKey)
         /// An Ed25519 public key: verifies EdDSA only.
         case ed25519Public(Ed25519PublicKey)
+        /// A P-256 private key: signs and verifies ES256.
+        case p256Private(P256PrivateKey)
+        /// A P-256 public key: verifies ES256 only.
+        case p256Public(P256PublicKey)
 
         /// The kind of material, never the secret.
         public var description: String {
@@ -26,6 +30,8 @@ public struct JWTKey: Sendable, CustomStringConvertible {
             case .rsaPublic: return "rsaPublic"
             case .ed25519Private: return "ed25519Private(redacted)"
             case .ed25519Public: return "ed25519Public"
+            case .p256Private: return "p256Private(redacted)"
+            case .p256Public: return "p256Public"
             }
         }
     }
@@ -46,14 +52,15 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         case .hmac: return .hs256
         case .rsaPrivate, .rsaPublic: return .rs256
         case .ed25519Private, .ed25519Public: return .edDSA
+        case .p256Private, .p256Public: return .es256
         }
     }
 
-    /// True when the key can sign (HMAC secret, RSA or Ed25519 private key).
+    /// True when the key can sign (HMAC secret, RSA, Ed25519 or P-256 private key).
     public var canSign: Bool {
         switch material {
-        case .rsaPublic, .ed25519Public: return false
-        case .hmac, .rsaPrivate, .ed25519Private: return true
+        case .rsaPublic, .ed25519Public, .p256Public: return false
+        case .hmac, .rsaPrivate, .ed25519Private, .p256Private: return true
         }
     }
 
@@ -62,7 +69,7 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         switch material {
         case .rsaPrivate(let key): return key.publicKey
         case .rsaPublic(let key): return key
-        case .hmac, .ed25519Private, .ed25519Public: return nil
+        case .hmac, .ed25519Private, .ed25519Public, .p256Private, .p256Public: return nil
         }
     }
 
@@ -71,7 +78,16 @@ public struct JWTKey: Sendable, CustomStringConvertible {
         switch material {
         case .ed25519Private(let key): return key.publicKey
         case .ed25519Public(let key): return key
-        case .hmac, .rsaPrivate, .rsaPublic: return nil
+        case .hmac, .rsaPrivate, .rsaPublic, .p256Private, .p256Public: return nil
+        }
+    }
+
+    /// The P-256 public key, for P-256 keys.
+    public var p256PublicKey: P256PublicKey? {
+        switch material {
+        case .p256Private(let key): return key.publicKey
+        case .p256Public(let key): return key
+        case .hmac, .rsaPrivate, .rsaPublic, .ed25519Private, .ed25519Public: return nil
         }
     }
 
@@ -117,6 +133,18 @@ public struct JWTKey: Sendable, CustomStringConvertible {
     /// - Throws: `JWTError` `.invalidKey` for an invalid kid.
     public static func ed25519(kid: String, publicKey: Ed25519PublicKey) throws(JWTError) -> JWTKey {
         try JWTKey(kid: kid, material: .ed25519Public(publicKey))
+    }
+
+    /// An ES256 (P-256) signing key.
+    /// - Throws: `JWTError` `.invalidKey` for an invalid kid.
+    public static func p256(kid: String, privateKey: P256PrivateKey) throws(JWTError) -> JWTKey {
+        try JWTKey(kid: kid, material: .p256Private(privateKey))
+    }
+
+    /// An ES256 (P-256) verification-only key.
+    /// - Throws: `JWTError` `.invalidKey` for an invalid kid.
+    public static func p256(kid: String, publicKey: P256PublicKey) throws(JWTError) -> JWTKey {
+        try JWTKey(kid: kid, material: .p256Public(publicKey))
     }
 
     /// True for 1 to 64 characters of `A-Z a-z 0-9 - _`.

@@ -57,12 +57,14 @@ public final class JWTKeySet: Sendable {
         var activeHMAC: Entry?
         var activeRSA: Entry?
         var activeEdDSA: Entry?
+        var activeES256: Entry?
 
         func active(_ algorithm: JWTAlgorithm) -> Entry? {
             switch algorithm {
             case .hs256: return activeHMAC
             case .rs256: return activeRSA
             case .edDSA: return activeEdDSA
+            case .es256: return activeES256
             }
         }
     }
@@ -84,9 +86,12 @@ public final class JWTKeySet: Sendable {
     ///   - activeHMAC: the kid that signs HS256, or nil for none.
     ///   - activeRSA: the kid that signs RS256, or nil for none.
     ///   - activeEdDSA: the kid that signs EdDSA, or nil for none.
+    ///   - activeES256: the kid that signs ES256, or nil for none.
     /// - Throws: `JWTError` `.invalidKey` for duplicate kids, or an active kid that is missing, of the
     ///   wrong algorithm, or cannot sign.
-    public init(keys: [JWTKey], activeHMAC: String?, activeRSA: String?, activeEdDSA: String? = nil) throws(JWTError) {
+    public init(
+        keys: [JWTKey], activeHMAC: String?, activeRSA: String?, activeEdDSA: String? = nil, activeES256: String? = nil
+    ) throws(JWTError) {
         var entries: [String: Entry] = [:]
         var order: [String] = []
         for key in keys {
@@ -113,7 +118,8 @@ public final class JWTKeySet: Sendable {
         contents = Mutex(
             Contents(
                 entries: entries, order: order, activeHMAC: try active(activeHMAC, .hs256),
-                activeRSA: try active(activeRSA, .rs256), activeEdDSA: try active(activeEdDSA, .edDSA)))
+                activeRSA: try active(activeRSA, .rs256), activeEdDSA: try active(activeEdDSA, .edDSA),
+                activeES256: try active(activeES256, .es256)))
     }
 
     /// An empty set: signs nothing, verifies nothing.
@@ -195,7 +201,13 @@ public final class JWTKeySet: Sendable {
             } catch {
                 throw JWTError(.signingFailed, "EdDSA signing failed")
             }
-        case .rsaPublic, .ed25519Public:
+        case .p256Private(let privateKey):
+            do {
+                signature = try token.withUnsafeBufferPointer { input throws(CryptoError) in try privateKey.sign(input) }
+            } catch {
+                throw JWTError(.signingFailed, "ES256 signing failed")
+            }
+        case .rsaPublic, .ed25519Public, .p256Public:
             throw JWTError(.noSigningKey, "active key cannot sign")
         }
         token.append(UInt8(ascii: "."))
@@ -289,6 +301,12 @@ public final class JWTKeySet: Sendable {
             }
         case .ed25519Public(let publicKey):
             valid = signature.withUnsafeBufferPointer { publicKey.verify(signature: $0, message: signingInput) }
+        case .p256Private(let privateKey):
+            valid = signature.withUnsafeBufferPointer {
+                privateKey.publicKey.verify(signature: $0, message: signingInput)
+            }
+        case .p256Public(let publicKey):
+            valid = signature.withUnsafeBufferPointer { publicKey.verify(signature: $0, message: signingInput) }
         }
         guard valid else { throw JWTError(.badSignature, "signature does not verify") }
         return try jws.claims()
@@ -373,9 +391,10 @@ public final class JWTKeySet: Sendable {
 
     // MARK: JWKS
 
-    /// The JWKS document (RFC 7517) of every RSA and Ed25519 key in the set: first the RSA keys
+    /// The JWKS document (RFC 7517) of every RSA, Ed25519 and P-256 key in the set: first the RSA keys
     /// (`{"kty":"RSA","kid":...,"alg":"RS256","use":"sig","n":...,"e":...}`), then the Ed25519 keys
-    /// (`{"kty":"OKP","kid":...,"alg":"EdDSA","use":"sig","crv":"Ed25519","x":...}`, RFC 8037), each kind with its
+    /// (`{"kty":"OKP","kid":...,"alg":"EdDSA","use":"sig","crv":"Ed25519","x":...}`, RFC 8037), then the P-256 keys
+    /// (`{"kty":"EC","kid":...,"alg":"ES256","use":"sig","crv":"P-256","x":...,"y":...}`), each kind with its
     /// active key first. RSA keys lead so that a client which takes the first key keeps finding the RS256 one.
     public func jwksJSON() -> [UInt8] {
         let snapshot = snapshot
@@ -394,6 +413,9 @@ public final class JWTKeySet: Sendable {
         let okp: [JSONValue] = kids(.edDSA).compactMap { kid in
             entries[kid]?.key.ed25519PublicKey.map { JWK.okpPublicJWK($0, kid: kid) }
         }
-        return JSONValue.object([("keys", .array(rsa + okp))]).serialize()
+        let ec: [JSONValue] = kids(.es256).compactMap { kid in
+            entries[kid]?.key.p256PublicKey.map { JWK.ecPublicJWK($0, kid: kid) }
+        }
+        return JSONValue.object([("keys", .array(rsa + okp + ec))]).serialize()
     }
 }

@@ -2,6 +2,7 @@ import Directory
 import EmailAddresses
 import MIME
 import MailStore
+import Storage
 
 /// Delivers mail addressed to local mailboxes into the mail store, whatever brought it: SMTP (through its sink
 /// adapter), JMAP submission and `postern mail deliver`. Each message is parsed once (``MIMEParser``) and stored
@@ -99,7 +100,7 @@ public struct LocalDelivery: Sendable {
             }
         }
         guard !recipients.isEmpty else { throw LocalDeliveryError.noLocalRecipient }
-        let message = try record(data, envelopeFrom: envelope.mailFrom)
+        let message = try self.message(data, envelopeFrom: envelope.mailFrom)
         do {
             let ids = try await store.deliver(message, to: recipients, folder: .inbox, now: clock())
             return ids[0]
@@ -108,27 +109,30 @@ public struct LocalDelivery: Sendable {
         }
     }
 
-    /// Parses `data` once and stores a copy for each of `recipients` in a transaction of its own, so that a full
-    /// mailbox refuses only its own copy (local submission over JMAP). Returns, in the order of `recipients`,
-    /// whether each copy was stored (false: its quota is full).
-    /// - Throws: ``LocalDeliveryError/unreadable(_:)`` when a MIME limit is passed; storage errors as they are.
-    public func deliverEach(_ data: [UInt8], envelopeFrom: String, to recipients: [Recipient]) async throws -> [Bool] {
-        let message = try record(data, envelopeFrom: envelopeFrom)
-        let now = clock()
-        var stored: [Bool] = []
-        for recipient in recipients {
+    /// Stores a copy of `message` for each of `recipients` on `connection`, inside the caller's transaction (a
+    /// submission's, which records it with them), so that a full mailbox refuses only its own copy. Returns, in the
+    /// order of `recipients`, whether each copy was stored (false: its quota is full).
+    /// - Warning: nothing is announced: once the caller's transaction commits, call ``MailChanges/announce(_:)`` on
+    ///   the store's ``MailStore/changes`` with the recipients' addresses.
+    /// - Throws: storage errors as they are (the caller's transaction then keeps nothing).
+    public func deliverEach(_ message: NewMailMessage, to recipients: [Recipient], now: Int64, on connection: any SQLConnection)
+        throws -> [Bool]
+    {
+        try recipients.map { recipient in
             do {
-                _ = try await store.deliver(message, to: [MailStore.Recipient(recipient)], folder: .inbox, now: now)
-                stored.append(true)
+                _ = try store.deliver(
+                    message, to: MailStore.Recipient(recipient), folder: .inbox, now: now, on: connection)
+                return true
             } catch MailStoreError.quotaExceeded {
-                stored.append(false)
+                return false
             }
         }
-        return stored
     }
 
-    /// `data` parsed once, as the store keeps it.
-    private func record(_ data: [UInt8], envelopeFrom: String) throws(LocalDeliveryError) -> NewMailMessage {
+    /// `data` parsed once under this delivery's MIME limits, as the store keeps it (with its codes and links when
+    /// ``extracting``): the one parse of a message every copy of it is stored from.
+    /// - Throws: ``LocalDeliveryError/unreadable(_:)`` when a MIME limit is passed.
+    public func message(_ data: [UInt8], envelopeFrom: String) throws(LocalDeliveryError) -> NewMailMessage {
         do {
             return NewMailMessage(
                 try MIMEParser.parse(data, limits: limits), envelopeFrom: envelopeFrom, raw: data, extracting: extracting)

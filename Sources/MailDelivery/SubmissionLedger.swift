@@ -1,19 +1,28 @@
 import SMTPOutcomes
+import Storage
 
 /// Where a mail API records what it submitted, and reads it back: the port between JMAP's `EmailSubmission` and the
 /// outbound queue (which implements it), so that neither knows the other.
 ///
 /// A record is one transaction: the submission, every recipient's disposition and, when a recipient is to leave, the
-/// message. A submission acknowledged is therefore a message queued.
+/// message, and the mail store's writes the submission made (the sender's copy, the local recipients' copies, the
+/// outbox), on the database the store and the ledger share. A submission acknowledged is therefore a message queued
+/// and delivered, and a refused or failed one leaves nothing behind.
 public protocol SubmissionLedger: Sendable {
-    /// Records `submission` and returns it as stored: a queued recipient whose address is suppressed after a hard
-    /// bounce is `failed` at once, with the suppression as its reply.
+    /// Runs `writing` on a connection of the ledger's database in one write transaction, then records the submission
+    /// it returns in that transaction, and returns it as stored: a queued recipient whose address is suppressed
+    /// after a hard bounce is `failed` at once, with the suppression as its reply.
     /// - Parameters:
     ///   - limits: the sender's limits; the recipients queued to leave count against each, in the same transaction.
     ///   - now: Unix seconds.
-    /// - Throws: ``SendLimitReached`` (nothing recorded) when a limit would be passed; storage errors (nothing
-    ///   recorded).
-    func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord
+    ///   - writing: the submission's other writes (the mail store's, on the same database), returning the submission
+    ///     to record; runs once, on the writer, and must not wait on anything else.
+    /// - Throws: ``SendLimitReached`` when a limit would be passed; what `writing` throws; storage errors. Nothing of
+    ///   the transaction (`writing`'s writes included) is kept when it throws.
+    func record(
+        limits: [SendLimit], now: Int64,
+        writing: @escaping @Sendable (any SQLConnection) throws -> NewSubmission
+    ) async throws -> SubmissionRecord
 
     /// Checks, before anything is sent, that `adding` more outside recipients of `sender` fit `limits` now; the limits
     /// of scope ``SendLimit/Scope/holder`` count every sender of `holder` together (none when `holder` is nil).
@@ -49,6 +58,15 @@ public protocol SubmissionLedger: Sendable {
     /// What changed in the account's submissions since `state`, at most `maxChanges` of them; nil when `state` is
     /// not one this ledger can calculate from (not a state it gave, or a future one).
     func changes(accountID: String, since state: String, maxChanges: Int) async throws -> SubmissionChanges?
+}
+
+extension SubmissionLedger {
+    /// Records `submission` alone (``record(limits:now:writing:)`` with no other write).
+    /// - Throws: ``SendLimitReached`` (nothing recorded) when a limit would be passed; storage errors (nothing
+    ///   recorded).
+    public func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord {
+        try await record(limits: limits, now: now) { _ in submission }
+    }
 }
 
 /// A submission about to be recorded.

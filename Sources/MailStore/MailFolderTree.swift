@@ -5,11 +5,18 @@ public struct MailFolderEntry: Sendable, Equatable {
     public var name: String
     /// Its parent; nil at the top (the six fixed folders are always at the top).
     public var parent: MailFolder?
+    /// Where a client sorts it (JMAP's `sortOrder`, RFC 8621 §2): what a client set on a made folder,
+    /// ``defaultSortOrder`` otherwise; the six fixed folders are ordered by the server.
+    public var sortOrder: Int
 
-    public init(folder: MailFolder, name: String, parent: MailFolder?) {
+    /// A made folder's order until a client sets one (migration 0082's default): after the six fixed ones (1 to 6).
+    public static let defaultSortOrder = 100
+
+    public init(folder: MailFolder, name: String, parent: MailFolder?, sortOrder: Int = Self.defaultSortOrder) {
         self.folder = folder
         self.name = name
         self.parent = parent
+        self.sortOrder = sortOrder
     }
 }
 

@@ -93,6 +93,20 @@ extension MailStore {
         changes.announce([address])
     }
 
+    /// Sets where a client sorts `folder` (JMAP's `sortOrder`), a folder `address` made; the change is the folder's
+    /// in the change log: the statement names `name` too, so 0076's update trigger writes it (migration 0082).
+    /// - Throws: ``MailFolderError/noSuchFolder``, ``MailFolderError/fixed`` (the server orders the six).
+    public func setSortOrder(address: String, _ folder: MailFolder, _ sortOrder: Int) async throws {
+        guard !folder.isFixed else { throw MailFolderError.fixed }
+        let changed = try await database.write { connection in
+            try connection.run(
+                "UPDATE mail_folders SET sort_order = ?, name = name WHERE address = ? AND id = ?",
+                [.integer(Int64(sortOrder)), .text(address), .text(folder.rawValue)])
+        }
+        guard changed > 0 else { throw MailFolderError.noSuchFolder }
+        changes.announce([address])
+    }
+
     /// Deletes `folder`, which must have no folder under it; its messages go with it when `removingMessages`, else
     /// a folder holding any is refused. Returns how many messages went. Its subscription stays (RFC 5258: a
     /// subscription names a name).
@@ -136,12 +150,27 @@ extension MailStore {
     }
 
     /// Subscribes `address` to `path` (a name, whether or not a folder has it: RFC 9051 §6.3.7) or unsubscribes it.
+    /// When that changes a subscription and a made folder has the name, the change is the folder's (JMAP's
+    /// `isSubscribed`): its row is written again in the same transaction, so 0076's update trigger advances the state
+    /// and logs it as `mailbox-updated`, as a rename is, and the address's waiters hear of it after the commit.
     public func setSubscribed(address: String, path: [String], _ subscribed: Bool) async throws {
         let name = MailFolderTree.fullName(path)
         let sql = subscribed
             ? "INSERT INTO mail_folder_subscriptions (address, name) VALUES (?, ?) ON CONFLICT DO NOTHING"
             : "DELETE FROM mail_folder_subscriptions WHERE address = ? AND name = ?"
-        _ = try await database.write { try $0.run(sql, [.text(address), .text(name)]) }
+        let changedFolder = try await database.write { connection in
+            try connection.transaction {
+                guard try connection.run(sql, [.text(address), .text(name)]) > 0,
+                    let folder = try Self.tree(address, connection).folder(at: path), !folder.isFixed
+                else { return false }
+                // Setting `name` to itself fires `AFTER UPDATE OF name` on SQLite and PostgreSQL alike.
+                try connection.run(
+                    "UPDATE mail_folders SET name = name WHERE address = ? AND id = ?",
+                    [.text(address), .text(folder.rawValue)])
+                return true
+            }
+        }
+        if changedFolder { changes.announce([address]) }
     }
 
     /// Refuses a write to `folder` that `address` does not have (a made folder deleted meanwhile); the six fixed
@@ -157,12 +186,13 @@ extension MailStore {
     static func tree(_ address: String, _ connection: any SQLConnection) throws -> MailFolderTree {
         MailFolderTree(
             made: try connection.query(
-                "SELECT id, name, parent_id FROM mail_folders WHERE address = ?", [.text(address)]
+                "SELECT id, name, parent_id, sort_order FROM mail_folders WHERE address = ?", [.text(address)]
             ).compactMap { row in
                 guard let folder = row.text("id").flatMap(MailFolder.init(rawValue:)), let name = row.text("name")
                 else { return nil }
                 return MailFolderEntry(
-                    folder: folder, name: name, parent: row.text("parent_id").flatMap(MailFolder.init(rawValue:)))
+                    folder: folder, name: name, parent: row.text("parent_id").flatMap(MailFolder.init(rawValue:)),
+                    sortOrder: row.int("sort_order").map { Int($0) } ?? MailFolderEntry.defaultSortOrder)
             })
     }
 

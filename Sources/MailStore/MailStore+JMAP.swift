@@ -123,6 +123,19 @@ extension MailStore {
             isRead: keywords.contains("$seen"), origin: .written, now: now)[0]
     }
 
+    /// ``save(_:address:quota:folder:keywords:now:)`` on `connection`, inside the caller's transaction (a submission
+    /// keeps its sender's copy in the transaction that records it); answers with the copy's id and thread.
+    /// - Warning: nothing is announced: once the caller's transaction commits, call ``MailChanges/announce(_:)``.
+    /// - Throws: ``MailStoreError/quotaExceeded(address:)``, ``MailStoreError/keywordLimit(_:)`` (nothing written).
+    public func save(
+        _ message: NewMailMessage, address: String, quota: Int64, folder: MailFolder, keywords: Set<String>,
+        now: Int64, on connection: any SQLConnection
+    ) throws -> (id: String, threadID: String) {
+        try copy(
+            message, to: Recipient(address: address, quota: quota), folder: folder, keywords: keywords,
+            isRead: keywords.contains("$seen"), origin: .written, now: now, on: connection)
+    }
+
     // MARK: blobs
 
     /// How long an uploaded blob is kept: RFC 8620 section 6.1 keeps an unreferenced upload at least an hour, and
@@ -202,18 +215,28 @@ extension MailStore {
     public func keepInOutbox(
         sender: String, recipients: [String], raw: [UInt8], now: Int64, submissionID: String? = nil
     ) async throws -> String {
-        let id = UUID().uuidString.lowercased()
-        _ = try await database.write { connection in
-            try connection.run(
-                """
-                INSERT INTO mail_outbox (id, sender, recipients, raw, created_at, submission_id)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(id), .text(sender), .text(Self.json(recipients)), .blob(raw), .integer(now),
-                    submissionID.map(SQLValue.text) ?? .null,
-                ])
+        try await database.write { connection in
+            try keepInOutbox(
+                sender: sender, recipients: recipients, raw: raw, now: now, submissionID: submissionID, on: connection)
         }
+    }
+
+    /// ``keepInOutbox(sender:recipients:raw:now:submissionID:)`` on `connection`, inside the caller's transaction (the
+    /// submission that holds the recipients records them in it).
+    public func keepInOutbox(
+        sender: String, recipients: [String], raw: [UInt8], now: Int64, submissionID: String?,
+        on connection: any SQLConnection
+    ) throws -> String {
+        let id = UUID().uuidString.lowercased()
+        _ = try connection.run(
+            """
+            INSERT INTO mail_outbox (id, sender, recipients, raw, created_at, submission_id)
+                VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(id), .text(sender), .text(Self.json(recipients)), .blob(raw), .integer(now),
+                submissionID.map(SQLValue.text) ?? .null,
+            ])
         return id
     }
 

@@ -84,6 +84,17 @@ public struct MailStore: Sendable {
         _ message: NewMailMessage, to recipient: Recipient, folder: MailFolder, keywords: Set<String> = [],
         isRead: Bool = false, origin: MailOrigin = .received, now: Int64, on connection: any SQLConnection
     ) throws -> String {
+        try copy(
+            message, to: recipient, folder: folder, keywords: keywords, isRead: isRead, origin: origin, now: now,
+            on: connection
+        ).id
+    }
+
+    /// ``deliver(_:to:folder:keywords:isRead:origin:now:on:)``, answering with the copy's thread as well.
+    func copy(
+        _ message: NewMailMessage, to recipient: Recipient, folder: MailFolder, keywords: Set<String>,
+        isRead: Bool, origin: MailOrigin, now: Int64, on connection: any SQLConnection
+    ) throws -> (id: String, threadID: String) {
         let used = try Self.used(recipient.address, connection)
         guard used + Int64(message.raw.count) <= recipient.quota else {
             throw MailStoreError.quotaExceeded(address: recipient.address)
@@ -96,7 +107,7 @@ public struct MailStore: Sendable {
             message.headerKeywords = keywordLimits.fitting(message.headerKeywords, besides: keywords, known: known)
         }
         let id = UUID().uuidString.lowercased()
-        try Self.insert(
+        let thread = try Self.insert(
             message, id: id, address: recipient.address, folder: folder, keywords: keywords, isRead: isRead,
             origin: origin, now: now, envelopeTo: recipient.envelopeTo, connection)
         if folder == .inbox, let arrivals, let holder = recipient.holder {
@@ -110,7 +121,7 @@ public struct MailStore: Sendable {
                     ).first?.int("received_seq") ?? 0),
                 in: connection)
         }
-        return id
+        return (id, thread)
     }
 
     /// Bytes `address` holds: mail in every folder and its unexpired uploads.
@@ -280,11 +291,14 @@ public struct MailStore: Sendable {
         ).first?.int("used") ?? 0
     }
 
+    /// Inserts `message` as `id` at `address`; returns its thread (the thread of a message here it answers, else its
+    /// own id).
+    @discardableResult
     static func insert(
         _ message: NewMailMessage, id: String, address: String, folder: MailFolder, keywords: Set<String>,
         isRead: Bool, origin: MailOrigin = .received, now: Int64, envelopeTo: [String] = [],
         _ connection: any SQLConnection
-    ) throws {
+    ) throws -> String {
         let thread = try threadID(of: message, address: address, connection) ?? id
         _ = try connection.run(
             """
@@ -319,6 +333,7 @@ public struct MailStore: Sendable {
                     .integer(Int64(attachment.data.count)), .blob(attachment.data),
                 ])
         }
+        return thread
     }
 
     /// The next value of the store-wide arrival counter (`received_seq`, migration 0028), which breaks ties between

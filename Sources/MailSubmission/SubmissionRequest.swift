@@ -1,10 +1,22 @@
 import MailDelivery
+import MailStore
 import SMTPOutcomes
 
-/// A stored message to send as its sender's mail (``Submitter/submit(_:now:)``): who sends it, the message, and the
-/// envelope's recipients. What a door hands over once it has read its own language (JMAP's `EmailSubmission/set`,
-/// Mailpit's release).
+/// A message to send as its sender's mail (``Submitter/submit(_:now:)``): who sends it, the message (stored already,
+/// or to keep in the sender's Sent with the submission), and the envelope's recipients. What a door hands over once it
+/// has read its own language (JMAP's `EmailSubmission/set`, Mailpit's release, the submission listener's `DATA`).
 public struct SubmissionRequest: Sendable, Equatable {
+    /// The sender's copy of the message, the submission's `emailId`.
+    public enum SenderCopy: Sendable, Equatable {
+        /// Stored already, written in the sender's mailbox (JMAP's draft, Mailpit's message): its id and its thread as
+        /// the ledger lists it (`EmailSubmission`'s `threadId`).
+        case stored(emailID: String, threadID: String)
+        /// Not stored yet (the submission listener's message): kept in the sender's Sent as written and seen, against
+        /// the sender's quota, in the transaction that records the submission; the parsed message is the one parse
+        /// every copy is stored from.
+        case keepInSent(NewMailMessage)
+    }
+
     /// What becomes of recipients on other domains that may not leave now (``OutsideStanding/held(_:)``).
     public enum HeldPolicy: Sendable, Equatable {
         /// They are kept in the outbox and recorded held with their reason; the rest of the submission goes on
@@ -21,11 +33,9 @@ public struct SubmissionRequest: Sendable, Equatable {
     /// The id the ledger keeps the submission under (a JMAP accountId); nil for the directory's account id of the
     /// sender, or its address when the directory names none (an agent inbox).
     public var accountID: String?
-    /// The stored message's id (its copy in the sender's mailbox).
-    public var emailID: String
-    /// Its thread, as the ledger lists it (`EmailSubmission`'s `threadId`).
-    public var threadID: String
-    /// Its bytes as stored.
+    /// The sender's copy: stored, or to keep in Sent.
+    public var copy: SenderCopy
+    /// The message's bytes as stored (or to be stored).
     public var raw: [UInt8]
     /// The envelope's `MAIL FROM`: the sender's address (compared as an address, ASCII case only).
     public var mailFrom: String
@@ -41,9 +51,23 @@ public struct SubmissionRequest: Sendable, Equatable {
     ) {
         self.sender = sender
         self.accountID = accountID
-        self.emailID = emailID
-        self.threadID = threadID
+        self.copy = .stored(emailID: emailID, threadID: threadID)
         self.raw = raw
+        self.mailFrom = mailFrom ?? sender
+        self.recipients = recipients
+        self.whenHeld = whenHeld
+    }
+
+    /// A request whose sender's copy is `message`, kept in Sent with the submission (``SenderCopy/keepInSent(_:)``);
+    /// `mailFrom` defaults to `sender`.
+    public init(
+        sender: String, keepingInSent message: NewMailMessage, recipients: [String], accountID: String? = nil,
+        mailFrom: String? = nil, whenHeld: HeldPolicy = .keepInOutbox
+    ) {
+        self.sender = sender
+        self.accountID = accountID
+        self.copy = .keepInSent(message)
+        self.raw = message.raw
         self.mailFrom = mailFrom ?? sender
         self.recipients = recipients
         self.whenHeld = whenHeld

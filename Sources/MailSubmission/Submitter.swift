@@ -7,23 +7,27 @@ import MailStore
 import SMTPOutcomes
 
 /// The one owner of a submission, whichever door it came by (JMAP's `EmailSubmission/set`, and through it the web
-/// inbox and MCP; Mailpit's release; the SMTP submission listener to come). ``submit(_:now:)`` runs, in this order:
+/// inbox and MCP; Mailpit's release; the SMTP submission listener). ``submit(_:now:)`` runs, in this order:
 ///
-/// 1. the message: only one its sender wrote in its own mailbox is sent as it stands (``OutboundAdmission/maySubmit``);
+/// 1. the message: only one its sender wrote in its own mailbox is sent as it stands (``OutboundAdmission/maySubmit``),
+///    or one the door hands over to keep in the sender's Sent (``SubmissionRequest/SenderCopy/keepInSent(_:)``);
 /// 2. the sender: its address is still a mailbox of this server (the directory answers now, not when the door
 ///    signed it in);
 /// 3. who the message says it is from (``checkOriginators(_:sender:)``) and the envelope's sender;
 /// 4. the recipients: repeats dropped, each an address, local or on another domain, none unknown here;
 /// 5. the admission of the recipients on other domains (``OutboundAdmission/admit``): held for a reason (kept in the
 ///    outbox or refused, as the request says), or within the send limits, the size limit and the sender's quota;
-/// 6. the record: local recipients get the message now, held ones are kept in the outbox, then the ledger records
-///    every recipient's disposition (the queued ones with the message) in one transaction that checks the limits
-///    again: of two concurrent submissions racing for the last places, the loser is refused with
-///    ``SubmissionRefusal/limit(_:)``.
+/// 6. the record, one write transaction (``SubmissionLedger/record(limits:now:writing:)``): the sender's copy kept in
+///    Sent when the door handed one over (against the sender's quota), a copy for each local recipient, held
+///    recipients kept in the outbox, and the ledger's record of every recipient's disposition (the queued ones with
+///    the message), which checks the limits again: of two concurrent submissions racing for the last places, the
+///    loser is refused with ``SubmissionRefusal/limit(_:)``.
 ///
-/// Every refusal is a ``SubmissionRefusal``, raised before anything is delivered, kept or recorded, except the race's
-/// (6): its local recipients have their copy by then. The door keeps what is its own: JMAP its drafts and the move to
-/// Sent, Mailpit its message lookup, each its words for a refusal.
+/// The message is parsed once (the door's parse, or here for a stored one), and every copy is stored from that parse.
+/// Every refusal is a ``SubmissionRefusal``, raised before anything is delivered, kept or recorded; a refusal or a
+/// failure of the transaction (6) leaves nothing of the submission behind, the sender's copy kept in Sent included
+/// (its quota refusal is the store's ``MailStoreError/quotaExceeded(address:)``). The door keeps what is its own:
+/// JMAP its drafts and the move to Sent, Mailpit its message lookup, each its words for a refusal.
 public struct Submitter: Sendable {
     /// The admission of recipients on other domains, and the ledger.
     public let admission: OutboundAdmission
@@ -44,13 +48,17 @@ public struct Submitter: Sendable {
     /// Submits `request` (the steps above).
     /// - Parameter now: Unix seconds, the submission's `sendAt` and the limits' clock.
     /// - Returns: the record and where each recipient's copy went.
-    /// - Throws: ``SubmissionRefusal`` (nothing sent, but for the race of step 6); storage errors.
+    /// - Throws: ``SubmissionRefusal`` (nothing sent); ``MailStoreError/quotaExceeded(address:)`` when the sender's
+    ///   copy to keep in Sent would pass its quota; ``LocalDeliveryError/unreadable(_:)`` when a stored message passes
+    ///   a MIME limit; storage errors. Nothing of the submission is kept when it throws.
     public func submit(_ request: SubmissionRequest, now: Int64) async throws -> Submitted {
         let sender = request.sender
-        guard let stored = try await store.address(ofMessage: request.emailID),
-            OutboundAdmission.maySubmit(
-                try await store.origin(address: stored, id: request.emailID), storedAt: stored, as: sender)
-        else { throw SubmissionRefusal.notWrittenBySender(messageID: request.emailID) }
+        if case .stored(let emailID, _) = request.copy {
+            guard let stored = try await store.address(ofMessage: emailID),
+                OutboundAdmission.maySubmit(
+                    try await store.origin(address: stored, id: emailID), storedAt: stored, as: sender)
+            else { throw SubmissionRefusal.notWrittenBySender(messageID: emailID) }
+        }
         guard case .local(let account) = try await directory.resolve(sender) else {
             throw SubmissionRefusal.senderNotLocal(sender)
         }
@@ -63,48 +71,73 @@ public struct Submitter: Sendable {
         guard !recipients.isEmpty else { throw SubmissionRefusal.noRecipients }
         let (local, foreign) = try await resolve(recipients)
 
-        var held: HeldReason?
-        var holder: SubmissionHolder?
-        if !foreign.isEmpty {
-            switch try await admission.admit(
-                sender: sender, quota: account.quota, adding: foreign.count, raw: request.raw, now: now)
-            {
-            case .leaves(let answering): holder = answering
-            case .held(let reason) where request.whenHeld == .refuse: throw SubmissionRefusal.held(reason)
-            case .held(let reason): held = reason
-            }
+        let (held, holder) = try await admit(foreign, of: request, quota: account.quota, now: now)
+        let message: NewMailMessage
+        switch request.copy {
+        case .keepInSent(let parsed): message = parsed
+        case .stored: message = try delivery.message(request.raw, envelopeFrom: sender)
         }
         let id = "S" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let envelope = SubmissionEnvelope(mailFrom: request.mailFrom, rcptTo: recipients)
-        var states: [SubmissionRecipient] = []
-        let copies = try await delivery.deliverEach(request.raw, envelopeFrom: sender, to: local)
-        for (recipient, delivered) in zip(local, copies) {
-            states.append(
-                SubmissionRecipient(
-                    address: recipient.address,
-                    status: delivered
-                        ? .delivered("250 2.0.0 delivered to the local mailbox")
-                        : .failed("552 5.2.2 the mailbox is full")))
-        }
-        if let held, !foreign.isEmpty {
-            _ = try await store.keepInOutbox(
-                sender: sender, recipients: foreign, raw: request.raw, now: now, submissionID: id)
-            states += foreign.map { SubmissionRecipient(address: $0, status: .held(held)) }
-        } else {
-            states += foreign.map { SubmissionRecipient(address: $0, status: .queued) }
-        }
-        let submission = NewSubmission(
-            id: id, accountID: request.accountID ?? account.accountID ?? account.address, sender: sender,
-            emailID: request.emailID, threadID: request.threadID, sendAt: now, holder: holder, recipients: states,
-            content: request.raw, envelope: envelope)
+        let accountID = request.accountID ?? account.accountID ?? account.address
+        let (copy, store, delivery, raw) = (request.copy, store, delivery, request.raw)
         let record: SubmissionRecord
         do {
-            record = try await admission.ledger.record(submission, limits: admission.limits, now: now)
+            record = try await admission.ledger.record(limits: admission.limits, now: now) { connection in
+                let (emailID, threadID) =
+                    switch copy {
+                    case .stored(let emailID, let threadID): (emailID, threadID)
+                    case .keepInSent:
+                        try store.save(
+                            message, address: sender, quota: account.quota, folder: .sent, keywords: ["$seen"],
+                            now: now, on: connection)
+                    }
+                let copies = try delivery.deliverEach(message, to: local, now: now, on: connection)
+                var states = zip(local, copies).map { recipient, delivered in
+                    SubmissionRecipient(
+                        address: recipient.address,
+                        status: delivered
+                            ? .delivered("250 2.0.0 delivered to the local mailbox")
+                            : .failed("552 5.2.2 the mailbox is full"))
+                }
+                if let held {
+                    _ = try store.keepInOutbox(
+                        sender: sender, recipients: foreign, raw: raw, now: now, submissionID: id, on: connection)
+                    states += foreign.map { SubmissionRecipient(address: $0, status: .held(held)) }
+                } else {
+                    states += foreign.map { SubmissionRecipient(address: $0, status: .queued) }
+                }
+                return NewSubmission(
+                    id: id, accountID: accountID, sender: sender, emailID: emailID, threadID: threadID, sendAt: now,
+                    holder: holder, recipients: states, content: raw, envelope: envelope)
+            }
         } catch let reached as SendLimitReached {
             // Another submission of the sender's (or its owner's) took the last places since the admission.
             throw SubmissionRefusal.limit(reached)
         }
-        return Submitted(record: record, envelope: envelope, undelivered: copies.count { !$0 })
+        let kept: [String] = if case .keepInSent = copy { [sender] } else { [] }
+        store.changes.announce(kept + local.map(\.address))
+        // The local recipients come first, in order: those recorded failed had a full mailbox.
+        let undelivered = record.recipients.prefix(local.count).count {
+            if case .failed = $0.status { true } else { false }
+        }
+        return Submitted(record: record, envelope: envelope, undelivered: undelivered)
+    }
+
+    /// The admission of `request`'s recipients on other domains, `foreign` (none: nothing to admit): why they are held,
+    /// or who answers for them when they leave.
+    /// - Throws: ``SubmissionRefusal/held(_:)`` when they are held and the request refuses then; the admission's.
+    private func admit(_ foreign: [String], of request: SubmissionRequest, quota: Int64, now: Int64) async throws
+        -> (held: HeldReason?, holder: SubmissionHolder?)
+    {
+        guard !foreign.isEmpty else { return (nil, nil) }
+        switch try await admission.admit(
+            sender: request.sender, quota: quota, adding: foreign.count, raw: request.raw, now: now)
+        {
+        case .leaves(let answering): return (nil, answering)
+        case .held(let reason) where request.whenHeld == .refuse: throw SubmissionRefusal.held(reason)
+        case .held(let reason): return (reason, nil)
+        }
     }
 
     /// `recipients` as local mailboxes and addresses on other domains.

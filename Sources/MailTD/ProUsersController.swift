@@ -23,16 +23,18 @@ struct ProUsersController: MailboxController {
             .PUT, "/api/user/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, proResetPassword))
     }
 
-    /// `POST /api/user/login`: a Pro JWT; one answer whether the email exists or not.
+    /// `POST /api/user/login`: a Pro JWT; one answer whether the email exists or not, and for a Pro user whose password
+    /// asks a second step under the policy (a password alone is not enough for them: they make `tm_pro_` tokens in
+    /// the dashboard).
     func proLogin(_ call: MailboxCall) async throws -> HTTPResponse {
         let body = try MailboxJSON.object(call.request.body)
         let email = (try? MailboxJSON.string(body, "email")) ?? nil
         let password = (try? MailboxJSON.string(body, "password")) ?? nil
         guard let password, PasswordPolicy.isPlausible(password) else { throw MailboxError.invalidCredentials }
         let found = try await email.flatMap(MailboxAccountService.normalizedProEmail).asyncFlatMap { try await store.proUser(email: $0) }
-        guard let user = try await surface.accounts.activeProUser(found, provenBy: password) else {
-            throw MailboxError.invalidCredentials
-        }
+        guard let user = try await surface.accounts.activeProUser(found, provenBy: password),
+            try await !surface.proPasswordAsksSecondStep(user.id)
+        else { throw MailboxError.invalidCredentials }
         let token = try tokens.proToken(for: user, now: call.now)
         return MailboxJSON.response(
             .ok,

@@ -44,6 +44,11 @@ public final class MailboxService: Sendable {
     /// `Cache-Control: no-store` with the `RateLimit-*` headers on every answer.
     let middleware: SurfaceMiddleware<MailboxRateClass>
     package let onUnexpectedError: UnexpectedErrorReporter?
+    /// Whether Pro user `id`'s password asks a second step under the second factor's policy (issue 88: a code, or the
+    /// required setup): then `POST /api/user/login` refuses their password as it refuses a wrong one, so a password
+    /// alone makes no Pro JWT (nor, through it, a `tm_pro_` token that would sign in to the web inbox without the
+    /// step); the dashboard, after the second step, makes their tokens.
+    package let proPasswordAsksSecondStep: @Sendable (_ id: String) async throws -> Bool
 
     /// Ledger surface name under which mailbox challenges are consumed.
     public static let ledgerSurface = "mailbox"
@@ -77,12 +82,16 @@ public final class MailboxService: Sendable {
     ///   - onUnexpectedError: called with any error answered as a bare 500 and the request id, for the
     ///     app's log (the client sees only `{"error":"internal_error"}`). The errors of the crypto and
     ///     storage modules never carry secrets.
+    ///   - proPasswordAsksSecondStep: whether a Pro user's (by id) password asks a second step, and then makes no Pro
+    ///     JWT; never by default.
     /// - Throws: `StorageError` from the secret's table.
     public init(
         accounts: MailboxAccountService, ledger: ChallengeLedger, monotonicClock: MonotonicClock = .system,
-        onUnexpectedError: UnexpectedErrorReporter? = nil
+        onUnexpectedError: UnexpectedErrorReporter? = nil,
+        proPasswordAsksSecondStep: @escaping @Sendable (_ id: String) async throws -> Bool = { _ in false }
     ) throws {
         self.accounts = accounts
+        self.proPasswordAsksSecondStep = proPasswordAsksSecondStep
         let configuration = accounts.configuration
         self.ledger = ledger
         let secret = try configuration.challengeSecret

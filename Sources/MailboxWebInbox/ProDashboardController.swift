@@ -107,7 +107,7 @@ public struct ProDashboardController: Sendable {
             domains: try await port.domains(proUserID: user), webhook: webhook?.webhook,
             deliveries: webhook?.deliveries ?? [], sandbox: try await port.sandbox(proUserID: user),
             flash: flash, signInMethods: try await signInMethods?.section(call) ?? .empty,
-            appPasswords: appPasswords)
+            appPasswords: appPasswords, twoStep: inbox.offersTwoStep)
         // "Sign-in methods" loads the passkey forms' script, from this origin only.
         return HTMLPage.response(.ok, page.render(call), policy: signInMethods?.offersPasskeys == true ? .script(.self) : .page)
     }

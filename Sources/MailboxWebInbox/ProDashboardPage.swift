@@ -27,12 +27,14 @@ struct ProDashboardPage {
     var signInMethods: HTML = .empty
     /// "App passwords" (issue 87); nil shows none.
     var appPasswords: ProAppPasswordsSection?
+    /// Whether "Two-step sign-in" links to `/inbox/two-step` (issue 88; off with `POSTERN_PRO_SECOND_FACTOR=off`).
+    var twoStep = false
 
     func render(_ call: WebInboxProUserCall) -> HTML {
         let csrf = call.csrfToken
         let main = [
             HTML.notice(flash.notice),
-            accountsSection(), signInMethods, tokensSection(csrf), appPasswords?.render(csrf) ?? .empty,
+            accountsSection(), signInMethods, twoStepSection(), tokensSection(csrf), appPasswords?.render(csrf) ?? .empty,
             domainsSection(csrf), webhookSection(csrf), sandboxSection(),
         ].joined()
         return call.document("Pro dashboard", main: main, css: Self.css)
@@ -51,6 +53,17 @@ struct ProDashboardPage {
             <form method="post" action="\(action)" class="inline"\(formID)>\
             <input type="hidden" name="\(BrowserForms.csrfField)" value="\(csrf)">\
             <button type="submit"\(style.classAttribute)\(name)>\(label)</button></form>
+            """
+    }
+
+    /// A link to the user's second factor (`#two-step-link`), where it is set up and turned off.
+    private func twoStepSection() -> HTML {
+        guard twoStep else { return .empty }
+        return """
+            <section class="card" aria-labelledby="two-step-heading"><h2 id="two-step-heading">Two-step sign-in</h2>
+            <p>A code from an authenticator app after your password: \
+            <a id="two-step-link" href="\(ProTwoStepPages.path)">set it up or change it</a>.</p></section>
+
             """
     }
 

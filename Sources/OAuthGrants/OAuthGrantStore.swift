@@ -313,10 +313,7 @@ public struct OAuthGrantStore: Sendable {
     /// of that id was issued.
     /// - Throws: storage errors.
     public func record(jti: String) async throws -> OAuthGrantRecord? {
-        try await database.read { connection in
-            try Self.ownerGrantRecord(jti: jti, connection) ?? Self.clientGrantRecord(jti: jti, connection)
-                ?? Self.delegatedRecord(jti: jti, connection) ?? OIDCSignIns.mailRecord(jti: jti, connection)
-        }
+        try await database.read { try Self.anyRecord(jti: jti, $0) }
     }
 
     /// ``record(jti:)`` of a verified token's `claims`, its table asked first: a client's own token (`sub` the client)
@@ -327,14 +324,27 @@ public struct OAuthGrantStore: Sendable {
     /// - Throws: storage errors.
     public func record(for claims: OAuthAccessClaims) async throws -> OAuthGrantRecord? {
         let jti = claims.jti
-        return try await database.read { connection in
-            if claims.ownerID == claims.clientID, let found = try Self.clientGrantRecord(jti: jti, connection) {
-                return found
-            }
-            if claims.act != nil, let found = try Self.delegatedRecord(jti: jti, connection) { return found }
-            return try Self.ownerGrantRecord(jti: jti, connection) ?? Self.clientGrantRecord(jti: jti, connection)
-                ?? Self.delegatedRecord(jti: jti, connection) ?? OIDCSignIns.mailRecord(jti: jti, connection)
+        // The index in ``lookups`` of the table the token's kind names: a client's own token, one with `act`, any other.
+        let first = claims.ownerID == claims.clientID ? 1 : claims.act != nil ? 2 : 0
+        return try await database.read { try Self.anyRecord(jti: jti, $0, first: first) }
+    }
+
+    /// The grant tables' lookups in the order ``record(jti:)`` asks them: the owners' grants, the client credentials
+    /// grants, the delegated tokens, then the relying parties' mail grants.
+    private static let lookups: [@Sendable (String, any SQLConnection) throws -> OAuthGrantRecord?] = [
+        { try ownerGrantRecord(jti: $0, $1) }, { try clientGrantRecord(jti: $0, $1) },
+        { try delegatedRecord(jti: $0, $1) }, { try OIDCSignIns.mailRecord(jti: $0, $1) },
+    ]
+
+    /// The grant of access token `jti`, asking each table once: the one at ``lookups``' index `first`, then the others
+    /// in their order.
+    private static func anyRecord(jti: String, _ connection: any SQLConnection, first: Int = 0) throws
+        -> OAuthGrantRecord?
+    {
+        for index in [first] + lookups.indices.filter({ $0 != first }) {
+            if let found = try lookups[index](jti, connection) { return found }
         }
+        return nil
     }
 
     /// The owner's grant of access token `jti` (`oauth_access_tokens` joined to `oauth_grants`).

@@ -20,10 +20,12 @@ public struct OIDCSignIn: Sendable, Equatable {
     public let method: String
     /// SHA-256 of the owner session's token: which session signed into the relying party (back-channel logout).
     public let sessionDigest: [UInt8]
+    /// The claims the request asked for by name (the `claims` parameter), for the ID token and userinfo.
+    public let claims: OIDCClaimsRequest
 
     public init(
         clientID: String, ownerID: String, redirectURI: String, codeChallenge: String?, nonce: String?,
-        scopes: [String], authTime: Int64, method: String, sessionDigest: [UInt8]
+        scopes: [String], authTime: Int64, method: String, sessionDigest: [UInt8], claims: OIDCClaimsRequest = .none
     ) {
         self.clientID = clientID
         self.ownerID = ownerID
@@ -34,5 +36,6 @@ public struct OIDCSignIn: Sendable, Equatable {
         self.authTime = authTime
         self.method = method
         self.sessionDigest = sessionDigest
+        self.claims = claims
     }
 }

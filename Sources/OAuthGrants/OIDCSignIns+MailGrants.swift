@@ -61,7 +61,12 @@ extension OIDCSignIns {
                             AND g.revoked_at IS NULL AND g.expires_at > ?)
                         """, [.integer(now), .blob(digest), .integer(now), .integer(now)]) == 1
                 {
-                    try Self.insert(issue, grant: grant, now: now, connection)
+                    // The userinfo claims the sign-in asked for by name go on with the grant's next access token: the
+                    // grant keeps them (migration 0080), as its access tokens' rows are swept once expired.
+                    let claims = try connection.query(
+                        "SELECT claims FROM oidc_mail_grants WHERE id = ?", [.text(grant.id)]
+                    ).first?.text("claims")
+                    try Self.insert(issue, grant: grant, claims: claims.map { .text($0) } ?? .null, now: now, connection)
                     return .rotated
                 }
                 guard
@@ -92,25 +97,29 @@ extension OIDCSignIns {
 
     // MARK: - Shared statements
 
-    /// A new grant for a redeemed code's sign-in (inside the redemption's transaction).
+    /// A new grant for a redeemed code's sign-in (inside the redemption's transaction), keeping the userinfo claims
+    /// asked for by name (`claims`) for every access token of its chain.
     static func insert(
-        _ grant: OIDCMailGrant, issue: OAuthIssue, now: Int64, _ connection: any SQLConnection
+        _ grant: OIDCMailGrant, issue: OAuthIssue, claims: SQLValue, now: Int64, _ connection: any SQLConnection
     ) throws {
         try connection.run(
             """
-            INSERT INTO oidc_mail_grants (id, client_id, owner_id, scope, mail_scope, resource, created_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO oidc_mail_grants (id, client_id, owner_id, scope, mail_scope, resource, created_at, expires_at,
+                claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(grant.id), .text(grant.clientID), .text(grant.ownerID),
-                .text(grant.scopes.joined(separator: " ")), .text(grant.permissions.scope), .text(grant.resource), .integer(now), .integer(grant.expiresAt),
+                .text(grant.scopes.joined(separator: " ")), .text(grant.permissions.scope), .text(grant.resource),
+                .integer(now), .integer(grant.expiresAt), claims,
             ])
-        try insert(issue, grant: grant, now: now, connection)
+        try insert(issue, grant: grant, claims: claims, now: now, connection)
     }
 
-    /// `issue`'s refresh token and access token row.
+    /// `issue`'s refresh token and access token row, with the userinfo claims asked for by name (`claims`, normal JSON
+    /// or null).
     static func insert(
-        _ issue: OAuthIssue, grant: OIDCMailGrant, now: Int64, _ connection: any SQLConnection
+        _ issue: OAuthIssue, grant: OIDCMailGrant, claims: SQLValue, now: Int64, _ connection: any SQLConnection
     ) throws {
         try connection.run(
             "INSERT INTO oidc_refresh_tokens (token_digest, grant_id, issued_at, expires_at) VALUES (?, ?, ?, ?)",
@@ -120,12 +129,12 @@ extension OIDCSignIns {
             ])
         try connection.run(
             """
-            INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at, grant_id)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at, grant_id, claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(issue.jti), .text(grant.clientID), .text(grant.ownerID),
-                .text(grant.scopes.joined(separator: " ")), .integer(issue.accessExpiresAt), .text(grant.id),
+                .text(grant.scopes.joined(separator: " ")), .integer(issue.accessExpiresAt), .text(grant.id), claims,
             ])
     }
 

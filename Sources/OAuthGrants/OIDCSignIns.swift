@@ -96,15 +96,15 @@ public struct OIDCSignIns: Sendable {
             try connection.run(
                 """
                 INSERT INTO oidc_codes (code_digest, client_id, owner_id, redirect_uri, code_challenge, nonce, scope,
-                    auth_time, method, session_digest, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    auth_time, method, session_digest, expires_at, claims)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .blob(OAuthDigest.of(code)), .text(signIn.clientID), .text(signIn.ownerID),
                     .text(signIn.redirectURI), signIn.codeChallenge.map { .text($0) } ?? .null,
                     signIn.nonce.map { .text($0) } ?? .null, .text(signIn.scopes.joined(separator: " ")),
                     .integer(signIn.authTime), .text(signIn.method), .blob(signIn.sessionDigest),
-                    .integer(now + lifetime),
+                    .integer(now + lifetime), signIn.claims.isEmpty ? .null : .text(signIn.claims.normalJSON),
                 ])
         }
         return code
@@ -127,7 +127,7 @@ public struct OIDCSignIns: Sendable {
                 let row = try connection.query(
                     """
                     SELECT client_id, owner_id, redirect_uri, code_challenge, nonce, scope, auth_time, method,
-                        session_digest, expires_at, used_at
+                        session_digest, expires_at, used_at, claims
                     FROM oidc_codes WHERE code_digest = ?
                     """, [.blob(OAuthDigest.of(code))]
                 ).first, let owner = row.text("owner_id"), let registered = row.text("redirect_uri"),
@@ -147,7 +147,7 @@ public struct OIDCSignIns: Sendable {
                     clientID: clientID, ownerID: owner, redirectURI: registered,
                     codeChallenge: row.text("code_challenge"), nonce: row.text("nonce"),
                     scopes: scope.split(separator: " ").map(String.init), authTime: authTime, method: method,
-                    sessionDigest: session))
+                    sessionDigest: session, claims: OIDCClaimsRequest(normalJSON: row.text("claims"))))
         }
     }
 
@@ -161,6 +161,9 @@ public struct OIDCSignIns: Sendable {
         mail: (grant: OIDCMailGrant, issue: OAuthIssue)? = nil
     ) async throws -> Bool {
         let digest = SQLValue.blob(OAuthDigest.of(code))
+        // Only what userinfo answers goes with the access token (a mail grant's first one too).
+        let userinfo = OIDCClaimsRequest(idToken: [], userinfo: signIn.claims.userinfo)
+        let userinfoClaims: SQLValue = userinfo.isEmpty ? .null : .text(userinfo.normalJSON)
         let (won, revoked) = try await database.write { connection -> (Bool, String?) in
             try connection.transaction {
                 let won = try connection.run(
@@ -170,15 +173,16 @@ public struct OIDCSignIns: Sendable {
                     return (false, try Self.revokeFirstUse(of: digest, now: now, connection))
                 }
                 if let mail {
-                    try Self.insert(mail.grant, issue: mail.issue, now: now, connection)
+                    try Self.insert(mail.grant, issue: mail.issue, claims: userinfoClaims, now: now, connection)
                 } else {
                     try connection.run(
                         """
-                        INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)
+                        INSERT INTO oidc_access_tokens (jti, client_id, owner_id, scope, expires_at, claims)
+                        VALUES (?, ?, ?, ?, ?, ?)
                         """,
                         [
                             .text(jti), .text(signIn.clientID), .text(signIn.ownerID),
-                            .text(signIn.scopes.joined(separator: " ")), .integer(expiresAt),
+                            .text(signIn.scopes.joined(separator: " ")), .integer(expiresAt), userinfoClaims,
                         ])
                 }
                 try connection.run(
@@ -224,14 +228,16 @@ public struct OIDCSignIns: Sendable {
 
     // MARK: - Access tokens
 
-    /// The owner, client and scopes of the live (unrevoked, unexpired) access token `jti`; a mail grant's token only
-    /// while its grant is live.
-    public func accessToken(jti: String, now: Int64) async throws -> (ownerID: String, clientID: String, scopes: [String])? {
+    /// The owner, client, scopes and userinfo claims asked for by name of the live (unrevoked, unexpired) access token
+    /// `jti`; a mail grant's token only while its grant is live.
+    public func accessToken(jti: String, now: Int64) async throws
+        -> (ownerID: String, clientID: String, scopes: [String], claims: OIDCClaimsRequest)?
+    {
         try await database.read { connection in
             guard
                 let row = try connection.query(
                     """
-                    SELECT owner_id, client_id, scope FROM oidc_access_tokens t
+                    SELECT owner_id, client_id, scope, claims FROM oidc_access_tokens t
                     WHERE jti = ? AND revoked_at IS NULL AND expires_at > ?
                     AND (grant_id IS NULL OR EXISTS (SELECT 1 FROM oidc_mail_grants g
                         WHERE g.id = t.grant_id AND g.revoked_at IS NULL AND g.expires_at > ?))
@@ -239,7 +245,10 @@ public struct OIDCSignIns: Sendable {
                 ).first, let owner = row.text("owner_id"), let client = row.text("client_id"),
                 let scope = row.text("scope")
             else { return nil }
-            return (owner, client, scope.split(separator: " ").map(String.init))
+            return (
+                owner, client, scope.split(separator: " ").map(String.init),
+                OIDCClaimsRequest(normalJSON: row.text("claims"))
+            )
         }
     }
 

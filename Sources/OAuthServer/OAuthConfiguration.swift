@@ -77,7 +77,8 @@ public struct OAuthConfiguration: Sendable {
     public var maxClientNameLength = 200
     /// Whether an https `client_id` is fetched as a client ID metadata document. Default on.
     public var clientMetadataDocuments = true
-    /// Hosts whose metadata documents may be fetched from non-global addresses (for tests on loopback). Default none.
+    /// Hosts whose metadata documents (and confidential clients' `jwks_uri`, relying parties' `sector_identifier_uri`)
+    /// may be fetched from non-global addresses (for tests on loopback). Default none.
     public var clientMetadataAllowedHosts: [String] = []
     /// A PEM file of the roots metadata-document fetches trust instead of the system's (for tests with their own CA).
     /// Default nil: the system roots.

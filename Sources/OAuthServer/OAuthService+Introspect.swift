@@ -7,9 +7,10 @@ import OAuthGrants
 extension OAuthService {
     /// `POST /oauth/introspect` (RFC 7662) for a confidential client made with `--introspection` (a resource server):
     /// whether `token` is live, and what it is. Postern's own OAuth access tokens (an owner's, or a client's own from
-    /// the client credentials grant: live while their grant is), refresh tokens (current, of a live grant) and the
-    /// agent surface's capability tokens (their inbox still local). Anything else, an expired, revoked or superseded
-    /// token included, is exactly `{"active":false}`. `token_type_hint` is not needed: every kind is tried.
+    /// the client credentials grant: live while their grant is), a relying party's (live in `oidc_access_tokens`),
+    /// refresh tokens (current, of a live grant) and the agent surface's capability tokens (their inbox still local).
+    /// Anything else, an expired, revoked or superseded token included, is exactly `{"active":false}`.
+    /// `token_type_hint` is not needed: every kind is tried.
     ///
     /// A client whose credentials fail is 401 `invalid_client` (RFC 7662 section 2.3); an authenticated client made
     /// without `--introspection` is 403 `unauthorized_client`.
@@ -39,6 +40,7 @@ extension OAuthService {
         if token.utf8.count > PublishedKeySet.maximumTokenLength { return nil }
         if token.utf8.contains(UInt8(ascii: ".")) {
             if let active = try await accessTokenIntrospection(token, now: now) { return active }
+            if let active = try await openIDAccessTokenIntrospection(token, now: now) { return active }
             return try await capabilityIntrospection(token, now: now)
         }
         guard let state = try await grants.liveRefreshToken(token, now: now) else { return nil }
@@ -68,6 +70,19 @@ extension OAuthService {
         // A delegated token says who acts (RFC 8693 section 4.1; RFC 7662 lets the answer carry any claim).
         if let act = claims.act { members.append(("act", act.claim)) }
         return members
+    }
+
+    /// An access token a relying party holds (audience: the userinfo endpoint; a mail grant's token is answered above,
+    /// as its grant's), live in `oidc_access_tokens`; `sub` is the subject that party knows the owner by, as in its ID
+    /// token and at userinfo.
+    private func openIDAccessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
+        guard let live = try await liveOpenIDAccessToken(token, now: now) else { return nil }
+        return [
+            ("active", .bool(true)), ("scope", .string(live.scopes.joined(separator: " "))),
+            ("client_id", .string(live.clientID)), ("sub", .string(live.subject)), ("aud", .string(live.audience)),
+            ("iss", .string(configuration.issuer)), ("exp", .int(live.expiresAt)), ("iat", .int(live.issuedAt)),
+            ("jti", .string(live.jti)), ("token_type", .string("Bearer")),
+        ]
     }
 
     /// A capability token of the agent surface whose inbox is still a local mailbox.

@@ -32,7 +32,7 @@ extension OAuthService {
         let consented: Bool
         if let session {
             let remembered = try await provider.signIns.consent(ownerID: session.owner.id, clientID: party.clientID)
-            consented = authorization.scopes.allSatisfy { remembered?.contains($0) ?? false }
+            consented = authorization.consentScopes.allSatisfy { remembered?.contains($0) ?? false }
         } else {
             consented = false
         }
@@ -57,7 +57,7 @@ extension OAuthService {
                 let (csrf, setCookie) = browser.csrf(for: request)
                 let page = OIDCPages.Consent(
                     clientName: party.name, clientID: party.clientID, redirectURI: authorization.redirectURI,
-                    scopes: authorization.scopes,
+                    scopes: authorization.consentScopes,
                     ticket: OAuthConsentTicket.seal(
                         query: query, ownerID: session.owner.id, expires: now + configuration.consentLifetime,
                         key: consentKey),
@@ -109,11 +109,11 @@ extension OAuthService {
         }
         if let refused = refusal(of: owner, proof, by: party) { return redirect(authorization, refused) }
         try await provider.signIns.remember(
-            ownerID: owner.id, clientID: party.clientID, scopes: authorization.scopes, now: now)
+            ownerID: owner.id, clientID: party.clientID, scopes: authorization.consentScopes, now: now)
         await audit.owner(
             owner.id, .appApproved, target: party.clientID, client: address,
             details: AuditDetails.json([
-                "client_id": party.clientID, "scopes": authorization.scopes.joined(separator: " "), "openid": "true",
+                "client_id": party.clientID, "scopes": authorization.consentScopes.joined(separator: " "), "openid": "true",
             ]))
         return try await issueOpenIDCode(authorization, owner: owner, proof: proof, now: now)
     }
@@ -126,7 +126,8 @@ extension OAuthService {
         let signIn = OIDCSignIn(
             clientID: authorization.party.clientID, ownerID: owner.id, redirectURI: authorization.redirectURI,
             codeChallenge: authorization.codeChallenge, nonce: authorization.nonce, scopes: authorization.scopes,
-            authTime: proof.openedAt, method: proof.methods.stored, sessionDigest: proof.digest)
+            authTime: proof.openedAt, method: proof.methods.stored, sessionDigest: proof.digest,
+            claims: authorization.claims)
         let code = try await provider.signIns.issueCode(signIn, now: now, lifetime: configuration.codeLifetime)
         metrics.openIDEvent("code")
         var parameters = [("code", code)]

@@ -47,7 +47,8 @@ extension OAuthService {
             let proof = try await browser.sessions.proof(token: token)
         else { return done }
         let confirmed = isPost && fields["confirm"] == "yes" && browser.csrfValid(fields, request)
-        if !confirmed, hint?.subject != owner.id {
+        // The hint names the owner by the subject its relying party knows them by (pairwise or public).
+        if !confirmed, hint?.subject != party.map({ provider.subject(owner.id, for: $0) }) ?? owner.id {
             let (csrf, setCookie) = browser.csrf(for: request)
             let carried = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state"].compactMap { name in
                 fields[name].map { (name, $0) }
@@ -78,7 +79,7 @@ extension OAuthService {
                 let claims = JWTClaims([
                     ("iss", .string(configuration.issuer)), ("aud", .string(clientID)), ("iat", .int(now)),
                     ("exp", .int(now + 120)), ("jti", .string(SecureRandom.identifier(byteCount: 16))),
-                    ("sub", .string(ownerID)), ("sid", .string(sessionID)),
+                    ("sub", .string(provider.subject(ownerID, for: party))), ("sid", .string(sessionID)),
                     ("events", .object([(OIDCProvider.logoutEvent, .object([]))])),
                 ])
                 guard let token = try? keys.sign(claims, algorithm: Self.jwtAlgorithm(party.idTokenAlgorithm)) else {

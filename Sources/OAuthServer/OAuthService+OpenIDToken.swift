@@ -55,9 +55,10 @@ extension OAuthService {
         let ttl = configuration.accessTokenLifetime
         let mail = mailGrant(of: signIn, party: party, jti: jti, now: now)
         let (keys, issuer, audience) = (keys, configuration.issuer, userinfoEndpoint)
+        let subject = provider.subject(signIn.ownerID, for: party)
         let tokens = try await pool.run(.signing) { () throws -> (String, String) in
             var access = JWTClaims(
-                issuer: issuer, subject: signIn.ownerID, purpose: .oauthAccess, issuedAt: now, ttl: ttl, jti: jti)
+                issuer: issuer, subject: subject, purpose: .oauthAccess, issuedAt: now, ttl: ttl, jti: jti)
             access["aud"] = .string(audience)
             access["client_id"] = .string(signIn.clientID)
             let accessToken = try mail.map { mail in
@@ -68,7 +69,7 @@ extension OAuthService {
                     ).claims(issuer: issuer, issuedAt: now, ttl: ttl), for: OAuthAccessClaims.purpose)
             } ?? keys.sign(access, for: .oauthAccess)
             let idToken = OIDCIDToken(
-                issuer: issuer, signIn: signIn, email: owner.owner.email, emailVerified: owner.emailVerified,
+                issuer: issuer, signIn: signIn, subject: subject, email: owner.owner.email, emailVerified: owner.emailVerified,
                 issuedAt: now, lifetime: OIDCProvider.idTokenLifetime, accessToken: accessToken,
                 algorithm: party.idTokenAlgorithm, sessionID: Self.sessionID(signIn.sessionDigest))
             return (accessToken, try keys.sign(idToken.claims, algorithm: Self.jwtAlgorithm(party.idTokenAlgorithm)))
@@ -117,7 +118,8 @@ extension OAuthService {
     }
 
     /// `GET` and `POST /oauth/userinfo` (Core section 5.3) with a relying party's bearer token: `sub`, and by the
-    /// token's scopes `email`, `email_verified`, `preferred_username`. A missing or bad token is 401 with a Bearer
+    /// token's scopes `email`, `email_verified`, `preferred_username`, then what the `claims` parameter asked for
+    /// userinfo by name (`email`, `email_verified`, `name`). A missing or bad token is 401 with a Bearer
     /// challenge (RFC 6750 section 3).
     func userinfo(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let provider = openID else { return OAuthError("not_found", "No such OAuth endpoint.", status: .notFound).response }
@@ -126,36 +128,72 @@ extension OAuthService {
             token = request.formFields()["access_token"]
         }
         guard let token else { return Self.bearerRefusal(nil) }
-        let now = clock()
-        guard let (subject, jti) = openIDBearer(token, now: now),
-            let live = try await provider.signIns.accessToken(jti: jti, now: now), live.ownerID == subject,
+        guard let live = try await liveOpenIDAccessToken(token, now: clock()),
             let owner = try await provider.owners.linkCandidate(id: live.ownerID)
         else { return Self.bearerRefusal("invalid_token") }
         let members: [(String, JSONValue)] =
-            [("sub", .string(owner.owner.id))]
-            + OIDCIDToken.profileClaims(scopes: live.scopes, email: owner.owner.email, emailVerified: owner.emailVerified)
+            [("sub", .string(live.subject))]
+            + OIDCIDToken.ownerClaims(
+                .userinfo, scopes: live.scopes, claims: live.claims, email: owner.owner.email,
+                emailVerified: owner.emailVerified)
         return OAuthJSON.response(.ok, .object(members))
     }
 
-    /// The subject and `jti` of a relying party's access token: one for the userinfo endpoint, or a mail grant's (for
-    /// the mail resource). Only the signature, issuer, purpose, lifetime and audience are checked here; the token's row
-    /// in `oidc_access_tokens` must then say it is a relying party's and live (an OAuth app's token for `/jmap` has
-    /// none, so it never opens userinfo).
-    func openIDBearer(_ token: String, now: Int64) -> (subject: String, jti: String)? {
+    /// A live access token of a relying party: what userinfo and introspection answer from.
+    struct OpenIDAccessToken {
+        let ownerID: String
+        let clientID: String
+        /// The subject the relying party knows the owner by (its ID token's `sub`), which userinfo answers.
+        let subject: String
+        /// The token's audience: the userinfo endpoint, or the mail resource for a mail grant's token.
+        let audience: String
+        let scopes: [String]
+        /// The claims asked for userinfo by name.
+        let claims: OIDCClaimsRequest
+        let jti: String
+        let issuedAt: Int64
+        let expiresAt: Int64
+    }
+
+    /// `token` when it is an access token this issuer signed for a relying party (``openIDBearer(_:now:)``),
+    /// unexpired, unrevoked (`oidc_access_tokens`, and its mail grant live), whose `sub` is the subject its relying
+    /// party knows its owner by (a userinfo token) or the owner's id (a mail grant's token, which the mail doors read).
+    func liveOpenIDAccessToken(_ token: String, now: Int64) async throws -> OpenIDAccessToken? {
+        guard let provider = openID, let bearer = openIDBearer(token, now: now),
+            let live = try await provider.signIns.accessToken(jti: bearer.jti, now: now),
+            let party = try await provider.parties.party(id: live.clientID),
+            case let subject = provider.subject(live.ownerID, for: party),
+            bearer.subject == (bearer.audience == mailResource ? live.ownerID : subject)
+        else { return nil }
+        return OpenIDAccessToken(
+            ownerID: live.ownerID, clientID: live.clientID, subject: subject, audience: bearer.audience,
+            scopes: live.scopes, claims: live.claims, jti: bearer.jti, issuedAt: bearer.issuedAt,
+            expiresAt: bearer.expiresAt)
+    }
+
+    /// The subject, `jti`, audience and times of a relying party's access token: one for the userinfo endpoint, or a
+    /// mail grant's (for the mail resource). Only the signature, issuer, purpose, lifetime and audience are checked
+    /// here; the token's row in `oidc_access_tokens` must then say it is a relying party's and live (an OAuth app's
+    /// token for `/jmap` has none, so it never opens userinfo).
+    func openIDBearer(_ token: String, now: Int64)
+        -> (subject: String, jti: String, audience: String, issuedAt: Int64, expiresAt: Int64)?
+    {
         let policy = JWTPolicy(
             purpose: .oauthAccess, issuer: configuration.issuer, maximumLifetime: configuration.accessTokenLifetime,
             audience: userinfoEndpoint)
         if let claims = try? keys.verify(token, policy: policy, now: now), let subject = claims.sub,
-            let jti = claims.jti
+            let jti = claims.jti, let issuedAt = claims.iat, let expiresAt = claims.exp
         {
-            return (subject, jti)
+            return (subject, jti, userinfoEndpoint, issuedAt, expiresAt)
         }
         guard
-            let claims = try? OAuthAccessClaims.verify(
-                token, keys: keys, issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime, now: now),
-            claims.resource == mailResource
+            let verified = try? keys.verifyWithLifetime(
+                token, as: OAuthAccessClaims.self,
+                policy: OAuthAccessClaims.policy(issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime),
+                now: now),
+            verified.claims.resource == mailResource
         else { return nil }
-        return (claims.ownerID, claims.jti)
+        return (verified.claims.ownerID, verified.claims.jti, mailResource, verified.issuedAt, verified.expiresAt)
     }
 
     /// 401 with `WWW-Authenticate: Bearer` (and the error, when a token was presented).
@@ -179,6 +217,7 @@ extension OAuthService {
         switch algorithm {
         case .rs256: .rs256
         case .edDSA: .edDSA
+        case .es256: .es256
         }
     }
 }

@@ -151,7 +151,9 @@ public final class OAuthService: Sendable {
                 return (unavailable, failure.shouldLog)
             },
             onUnexpectedError: onUnexpectedError)
-        openID = openIDOwners.map { OIDCProvider(database: database, grants: grants, owners: $0, logout: logoutDelivery) }
+        openID = try openIDOwners.map {
+            try OIDCProvider(database: database, grants: grants, owners: $0, logout: logoutDelivery)
+        }
         metadata = Self.metadata(
             configuration, documents: metadataDocuments != nil,
             delegation: Self.delegationGrantTypes(configuration, identityIssuers: identityIssuers != nil),

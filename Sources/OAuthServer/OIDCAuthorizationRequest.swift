@@ -20,6 +20,16 @@ struct OIDCAuthorizationRequest: Sendable, Equatable {
     /// The PKCE S256 challenge; nil only for a legacy client (``OIDCRelyingParty/legacyNoPKCE``).
     let codeChallenge: String?
     let prompt: OIDCPrompt.Request
+    /// The claims asked for by name (`claims`, section 5.5): the owner's email, whether it is proven, and name.
+    let claims: OIDCClaimsRequest
+
+    /// The scopes the owner's consent must cover: those granted, and those the claims asked for by name need (`email`
+    /// for `email` and `email_verified`, `profile` for `name`), in ``supportedScopes`` order, then the mail scopes
+    /// granted (`mail.read`, `mail.send`), which the consent page names.
+    var consentScopes: [String] {
+        Self.supportedScopes.filter { scopes.contains($0) || claims.scopes.contains($0) }
+            + scopes.filter { !Self.supportedScopes.contains($0) }
+    }
 
     /// Why a request was refused.
     enum Failure: Error, Equatable {
@@ -74,6 +84,16 @@ struct OIDCAuthorizationRequest: Sendable, Equatable {
             throw fail("invalid_scope", "This app may not ask for \(mail.scope) (the operator did not allow it).")
         }
         if let state, state.utf8.count > Self.maxEchoedLength { throw fail("invalid_request", "state is too long.") }
+        var claims = OIDCClaimsRequest.none
+        if let text = fields["claims"] {
+            do throws(OIDCClaimsRequest.Failure) {
+                claims = try OIDCClaimsRequest(parameter: text)
+            } catch {
+                switch error {
+                case .malformed(let why): throw fail("invalid_request", why)
+                }
+            }
+        }
         let nonce = fields["nonce"].flatMap { $0.isEmpty ? nil : $0 }
         if let nonce, nonce.utf8.count > Self.maxEchoedLength { throw fail("invalid_request", "nonce is too long.") }
         var challenge: String?
@@ -111,5 +131,6 @@ struct OIDCAuthorizationRequest: Sendable, Equatable {
         self.nonce = nonce
         codeChallenge = challenge
         self.prompt = prompt
+        self.claims = claims
     }
 }

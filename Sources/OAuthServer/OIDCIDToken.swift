@@ -12,6 +12,8 @@ struct OIDCIDToken: Sendable, Equatable {
     let issuer: String
     /// The sign-in, as its code carried it.
     let signIn: OIDCSignIn
+    /// The subject the relying party knows the owner by (`sub`, ``OIDCSubject``).
+    let subject: String
     /// The owner's email (`email`, with the `email` scope; also `preferred_username` with `profile`).
     let email: String
     /// Whether the owner's email is proven (the operator made the owner, or a sign-in provider vouched for that
@@ -29,10 +31,11 @@ struct OIDCIDToken: Sendable, Equatable {
     let sessionID: String
 
     /// `iss`, `sub`, `aud`, `azp`, `exp`, `iat`, `auth_time`, `nonce` (when sent), `at_hash` (with an access token),
-    /// `amr`, `acr`, `sid`, then `email`/`email_verified` and `preferred_username` by scope.
+    /// `amr`, `acr`, `sid`, then `email`/`email_verified` and `preferred_username` by scope, and what the `claims`
+    /// parameter asked for the ID token.
     var claims: JWTClaims {
         var members: [(String, JSONValue)] = [
-            ("iss", .string(issuer)), ("sub", .string(signIn.ownerID)), ("aud", .string(signIn.clientID)),
+            ("iss", .string(issuer)), ("sub", .string(subject)), ("aud", .string(signIn.clientID)),
             ("azp", .string(signIn.clientID)), ("exp", .int(issuedAt + lifetime)), ("iat", .int(issuedAt)),
             ("auth_time", .int(signIn.authTime)),
         ]
@@ -42,8 +45,25 @@ struct OIDCIDToken: Sendable, Equatable {
         members.append(("amr", .array(methods.amr.map(JSONValue.string))))
         members.append(("acr", .string(Self.acr(methods))))
         members.append(("sid", .string(sessionID)))
-        members += Self.profileClaims(scopes: signIn.scopes, email: email, emailVerified: emailVerified)
+        members += Self.ownerClaims(
+            .idToken, scopes: signIn.scopes, claims: signIn.claims, email: email, emailVerified: emailVerified)
         return JWTClaims(members)
+    }
+
+    /// What `target` says of the owner: the scopes' claims (``profileClaims(scopes:email:emailVerified:)``), then
+    /// those the `claims` parameter asked for `target` by name that the scopes did not release already.
+    static func ownerClaims(
+        _ target: OIDCClaimsRequest.Target, scopes: [String], claims: OIDCClaimsRequest, email: String,
+        emailVerified: Bool
+    ) -> [(String, JSONValue)] {
+        var members = profileClaims(scopes: scopes, email: email, emailVerified: emailVerified)
+        let available: [OIDCClaimsRequest.Name: JSONValue] = [
+            .email: .string(email), .emailVerified: .bool(emailVerified), .name: .string(email),
+        ]
+        for (name, value) in claims.released(target, from: available) where !members.contains(where: { $0.0 == name }) {
+            members.append((name, value))
+        }
+        return members
     }
 
     /// What the `email` and `profile` scopes release (the ID token and userinfo say the same): the owner's email and
@@ -59,9 +79,9 @@ struct OIDCIDToken: Sendable, Equatable {
     }
 
     /// `at_hash` (Core section 3.1.3.6): base64url of the left half of the hash of the access token's ASCII bytes,
-    /// with the hash of the signature algorithm (SHA-256 for RS256, SHA-512 for Ed25519).
+    /// with the hash of the signature algorithm (SHA-256 for RS256 and ES256, SHA-512 for Ed25519).
     static func halfHash(_ token: String, algorithm: OIDCRelyingParty.SigningAlgorithm) -> String {
-        let digest = algorithm == .rs256 ? SHA256.hash(token) : SHA512.hash(token)
+        let digest = algorithm == .edDSA ? SHA512.hash(token) : SHA256.hash(token)
         return Base64URL.encode(Array(digest.prefix(digest.count / 2)))
     }
 

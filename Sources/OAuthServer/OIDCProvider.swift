@@ -1,3 +1,4 @@
+import AuthCrypto
 import Fetch
 import HTTP1
 import OAuthGrants
@@ -31,13 +32,26 @@ struct OIDCProvider: Sendable {
     let signIns: OIDCSignIns
     let owners: OwnerStore
     let logout: (any OIDCLogoutDelivering)?
+    /// The key of pairwise subjects (``OIDCSubject``): 32 random bytes the database keeps for every instance.
+    let pairwiseKey: [UInt8]
 
     /// - Parameter grants: the grant store, whose revocation observer hears of the mail grants the sign-ins revoke.
-    init(database: any SQLDatabase, grants: OAuthGrantStore, owners: OwnerStore, logout: (any OIDCLogoutDelivering)?) {
+    /// - Throws: storage errors reading or making the pairwise key.
+    init(
+        database: any SQLDatabase, grants: OAuthGrantStore, owners: OwnerStore, logout: (any OIDCLogoutDelivering)?
+    ) throws {
         parties = OIDCRelyingParties(database: database)
         signIns = grants.openIDSignIns
         self.owners = owners
         self.logout = logout
+        pairwiseKey = try SharedSecrets(database: database).secret(named: OIDCSubject.keyName) {
+            SecureRandom.bytes(32)
+        }
+    }
+
+    /// The subject `party` knows `ownerID` by.
+    func subject(_ ownerID: String, for party: OIDCRelyingParty) -> String {
+        OIDCSubject.subject(ownerID: ownerID, party: party, key: pairwiseKey)
     }
 
     /// Lifetime of an ID token, seconds.

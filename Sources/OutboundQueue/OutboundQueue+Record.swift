@@ -4,16 +4,22 @@ import Storage
 import Time
 
 extension OutboundQueue: SubmissionLedger {
-    /// Records `submission` in one transaction: the submission, every recipient's disposition (local ones as
-    /// delivered or refused, outside ones queued, held ones with their reason) and, when a recipient is queued, the
-    /// message. A queued recipient whose address is suppressed is `failed` at once with the suppression as its reply,
-    /// and does not count against the limits. The envelope, when given, is kept with it. Wakes this instance's
-    /// dispatcher when something was queued, and tells ``onSubmissionChange`` of the new state.
+    /// Records the submission `writing` returns in one transaction with `writing`'s own writes: the submission, every
+    /// recipient's disposition (local ones as delivered or refused, outside ones queued, held ones with their reason)
+    /// and, when a recipient is queued, the message. A queued recipient whose address is suppressed is `failed` at
+    /// once with the suppression as its reply, and does not count against the limits. The envelope, when given, is
+    /// kept with it. Wakes this instance's dispatcher when something was queued, and tells ``onSubmissionChange`` of
+    /// the new state.
     /// - Throws: ``SendLimitReached`` when the recipients queued would pass one of `limits` (counted in the same
-    ///   transaction, so concurrent submissions cannot both pass); storage errors. Either way nothing is recorded.
-    public func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord {
+    ///   transaction, so concurrent submissions cannot both pass); what `writing` throws; storage errors. Either way
+    ///   nothing is recorded, and nothing `writing` wrote is kept.
+    public func record(
+        limits: [SendLimit], now: Int64,
+        writing: @escaping @Sendable (any SQLConnection) throws -> NewSubmission
+    ) async throws -> SubmissionRecord {
         let record = try await database.write { connection in
             try connection.transaction {
+                let submission = try writing(connection)
                 let states = try Self.admitted(
                     submission.recipients, sender: submission.sender, holder: submission.holder, limits: limits,
                     now: now, connection)

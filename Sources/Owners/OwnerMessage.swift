@@ -1,14 +1,13 @@
+import SecondFactors
+
 /// What the owner pages say. One table, so that no page can leak more than these (never which emails exist).
 enum OwnerMessage {
     static let wrongCredentials = "Wrong email or password."
     static let csrf = "This form expired. Please try again."
     static let signInAgain = "Sign in again to go on: making an app password needs a recent sign-in."
-    static let wrongCode = "That code did not work. Type the code your app shows now, or an unused recovery code."
-    static let secondFactorRequired =
-        "This server asks for a second step at sign-in: set up an authenticator app to continue."
-    static let secondFactorProofNeeded =
-        "Changing two-step sign-in needs a recent sign-in: sign out, sign in again, then change it."
-    static let secondStepStartOver = "Your two-step sign-in changed meanwhile. Please sign in again."
+    static let wrongCode = TwoStepParts.wrongCode
+    static let secondFactorProofNeeded = TwoStepParts.proofNeeded
+    static let secondStepStartOver = TwoStepParts.startOver
     static let tooManySignUps = "Too many new accounts from your network. Please try again later."
 
     static func inboxLimit(_ limit: Int) -> String {

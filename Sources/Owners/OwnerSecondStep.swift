@@ -3,6 +3,7 @@ import AuthCrypto
 import BrowserPages
 import ClientAddress
 import HTTP1
+import SecondFactors
 import ServerKit
 import SignInMethods
 import TOTP
@@ -74,20 +75,11 @@ extension OwnerService {
         error: String?
     ) async throws -> HTTPResponse {
         let (token, setCookie) = browser.csrf(for: request)
-        let main: HTML
-        if try await secondFactors.state(ownerID: owner.id).isOn {
-            main = OwnerTwoStepParts.codeForm(action: OwnerSecondStepPending.path, csrfToken: token, error: error)
-        } else {
-            var waiting = try await secondFactors.pendingSecret(ownerID: owner.id)
-            if waiting == nil { waiting = try await secondFactors.begin(ownerID: owner.id) }
-            guard let secret = waiting else {
-                return BrowserPage.message(.conflict, "Two-step sign-in", OwnerMessage.secondStepStartOver)
-            }
-            main =
-                HTML.notice(OwnerMessage.secondFactorRequired, .warning)
-                + OwnerTwoStepParts.setUp(
-                    otpAuthURI(owner, secret), action: OwnerSecondStepPending.path, csrfToken: token, error: error)
-        }
+        guard
+            let main = try await TwoStepParts.secondStep(
+                secondFactors.store, holder: owner.id, uri: { otpAuthURI(owner, $0) },
+                action: OwnerSecondStepPending.path, csrfToken: token, error: error, startOver: "/owner/sign-in")
+        else { return BrowserPage.message(.conflict, "Two-step sign-in", OwnerMessage.secondStepStartOver) }
         return HTMLPage.response(
             status, OwnerPageShell.document(title: "Two-step sign-in", main: main),
             setCookies: setCookie.map { [$0] } ?? [])
@@ -106,17 +98,9 @@ extension OwnerService {
         let code = fields["code"] ?? ""
         let keys = SignInThrottle.keys(name: owner.email, client: client, namespace: Self.secondStepNamespace)
         let now = browser.sessions.clock()
-        let enrolled = try await secondFactors.state(ownerID: owner.id).isOn
-        var check = OwnerSecondFactors.Check.wrong
-        var recoveryCodes: [String]?
-        let attempt = try await passkeyThrottle.attempt(keys, now: now) {
-            if enrolled {
-                check = try await secondFactors.check(ownerID: owner.id, code: code)
-                return check == .totp || check == .recoveryCode
-            }
-            recoveryCodes = try await secondFactors.confirm(ownerID: owner.id, code: code)
-            return recoveryCodes != nil
-        }
+        let attempt = try await secondFactors.store.secondStep(
+            holder: owner.id, code: code, throttle: passkeyThrottle, keys: keys, now: now)
+        let used: SecondFactorStore.Check, recoveryCodes: [String]?
         switch attempt {
         case .slowed(let retryAfter):
             signIns("slowed")
@@ -125,25 +109,23 @@ extension OwnerService {
                 .tooManyRequests, request, pending, owner, error: OwnerMessage.slowDown(retryAfter))
             answer.headers.setRetryAfter(seconds: Int(retryAfter))
             return answer
-        case .failed:
+        case .refused:
             signIns("refused")
-            await recordSecondStepRefusal(
-                owner, reason: check == .replayed ? "code_replayed" : "wrong_code", client: address)
+            await recordSecondStepRefusal(owner, reason: attempt.refusalReason ?? "wrong_code", client: address)
             return try await secondStepForm(.unauthorized, request, pending, owner, error: OwnerMessage.wrongCode)
-        case .passed:
-            break
+        case .passed(let check, let codes):
+            (used, recoveryCodes) = (check, codes)
         }
         signIns("success")
         let methods = pending.methods.union(.oneTimeCode)
         let clear = browser.forms.cookie(
             OwnerSecondStepPending.cookie, "", maxAge: 0, path: OwnerSecondStepPending.path)
         let cookies = try await openSession(owner, request, provider: pending.provider, methods: methods) + [clear]
-        let used = check == .recoveryCode ? "recovery_code" : "totp"
         await audit.owner(
             owner.id, .ownerSignIn, target: owner.email, client: address,
             details: AuditDetails.json(["method": pending.methods.contains(.provider) ? "provider" : "password",
-                                        "second_factor": used]))
-        if check == .recoveryCode {
+                                        "second_factor": attempt.usedName]))
+        if used == .recoveryCode {
             await audit.owner(owner.id, .ownerRecoveryCodeUsed, target: owner.email, client: address)
         }
         guard let recoveryCodes else { return HTMLPage.redirect(to: pending.next, setCookies: cookies) }
@@ -152,7 +134,7 @@ extension OwnerService {
         return HTMLPage.response(
             .ok,
             OwnerPageShell.document(
-                title: "Two-step sign-in", main: OwnerTwoStepParts.recoveryCodes(recoveryCodes, next: pending.next)),
+                title: "Two-step sign-in", main: TwoStepParts.recoveryCodes(recoveryCodes, next: pending.next)),
             setCookies: cookies)
     }
 
@@ -163,10 +145,7 @@ extension OwnerService {
 
     /// The name authenticator apps show above the code: the public URL's host, or `Postern`.
     var issuerName: String {
-        let url = configuration.publicURL
-        guard let scheme = url.range(of: "://") else { return "Postern" }
-        let host = url[scheme.upperBound...].prefix { $0 != "/" && $0 != ":" }
-        return host.isEmpty ? "Postern" : String(host)
+        SecondStepCookie.issuer(publicURL: configuration.publicURL)
     }
 
     /// A refused second step on the operator's trail, with the owner as the actor; never the code typed.
@@ -176,12 +155,5 @@ extension OwnerService {
                 time: $0, actorKind: .owner, actorID: owner.email, ownerID: nil, action: .ownerSignInFailed,
                 target: owner.email, clientAddress: client, details: AuditDetails.json(["reason": reason]))
         }
-    }
-}
-
-extension OwnerSecondFactors.State {
-    /// Whether a second factor is on (confirmed).
-    public var isOn: Bool {
-        if case .on = self { true } else { false }
     }
 }

@@ -1,4 +1,4 @@
-import BrowserPages
+import SecondFactors
 import SignInMethods
 
 /// A sign-in half done (issue 88 item 3): the owner proved the first factor (a password, a provider) and is asked for
@@ -10,7 +10,7 @@ struct OwnerSecondStepPending: Equatable {
     static let cookie = "postern_second_step"
     static let path = "/owner/sign-in/second-step"
     /// Seconds the first factor holds for the second.
-    static let lifetime: Int64 = 300
+    static let lifetime = SecondStepCookie.lifetime
     private static let purpose = "owner second step"
 
     var ownerID: String
@@ -23,24 +23,19 @@ struct OwnerSecondStepPending: Equatable {
 
     /// The cookie value.
     func seal(browserKey: [UInt8], now: Int64) throws -> String {
-        let plain = [ownerID, methods.stored, provider ?? "", next].joined(separator: "\n")
-        return try SealedCookie.seal(
-            Array(plain.utf8), browserKey: browserKey, purpose: Self.purpose, binding: [], now: now,
-            lifetime: Self.lifetime)
+        try SecondStepCookie.seal(
+            [ownerID, methods.stored, provider ?? "", next], purpose: Self.purpose, browserKey: browserKey, now: now)
     }
 
     /// The pending sign-in a cookie value carries, when it is intact and unexpired.
     init?(cookie: String, browserKey: [UInt8], now: Int64) {
         guard
-            let plain = SealedCookie.open(
-                cookie, browserKey: browserKey, purpose: Self.purpose, binding: [], now: now, lifetime: Self.lifetime),
-            case let parts = String(decoding: plain, as: UTF8.self)
-                .split(separator: "\n", omittingEmptySubsequences: false),
-            parts.count == 4, !parts[0].isEmpty
+            let parts = SecondStepCookie.open(
+                cookie, count: 4, purpose: Self.purpose, browserKey: browserKey, now: now)
         else { return nil }
         self.init(
-            ownerID: String(parts[0]), methods: AuthenticationMethods(stored: String(parts[1])),
-            provider: parts[2].isEmpty ? nil : String(parts[2]), next: OwnerService.localPath(String(parts[3])))
+            ownerID: parts[0], methods: AuthenticationMethods(stored: parts[1]),
+            provider: parts[2].isEmpty ? nil : parts[2], next: OwnerService.localPath(parts[3]))
     }
 
     init(ownerID: String, methods: AuthenticationMethods, provider: String?, next: String) {

@@ -9,6 +9,7 @@ import HTTP1
 import Metrics
 import Passkeys
 import PasswordHashing
+import SecondFactors
 import ServerKit
 import SignInMethods
 import SignInProviders
@@ -75,8 +76,8 @@ public final class OwnerService: Sendable {
     ///   - identities: the linked provider identities (the runtime's), shown and counted as ways in; nil counts none.
     ///   - providerLogout: the end-session URL a provider's session signs out to, by the provider's name; nil (the
     ///     default) for none.
-    ///   - secretSealing: how the owners' TOTP secrets are sealed at rest (PostgreSQL: `POSTERN_KEY_SECRET`); nil
-    ///     (the default, SQLite) keeps them in the clear.
+    ///   - secondFactors: the owners' second factors, the shared store on ``SecondFactorTables/owners`` (its sealing
+    ///     the runtime's: PostgreSQL's `POSTERN_KEY_SECRET`, SQLite's none), built by the composition root.
     /// - Throws: storage errors reading or creating the CSRF key.
     public init(
         configuration: OwnersConfiguration, database: any SQLDatabase, pool: WorkerPool,
@@ -86,7 +87,7 @@ public final class OwnerService: Sendable {
         audit: AuditTrail = .disabled, pages: PageRoutes? = nil, passkeyStore: PasskeyStore? = nil,
         relyingParty: RelyingParty? = nil, signInButtons: [SignInProvider] = [], identities: SignInIdentityStore? = nil,
         providerLogout: @escaping @Sendable (_ provider: String) async -> String? = { _ in nil },
-        secretSealing: OwnerSecretSealing? = nil
+        secondFactors: SecondFactorStore
     ) throws {
         self.configuration = configuration
         self.providerLogout = providerLogout
@@ -99,7 +100,7 @@ public final class OwnerService: Sendable {
             sessions: OwnerSessions(database: database, lifetime: configuration.sessionLifetime, clock: clock),
             key: try SharedSecrets(database: database).secret(named: "owners.csrf") { SecureRandom.bytes(32) },
             secure: configuration.secureCookies)
-        secondFactors = OwnerSecondFactors(database: database, sealing: secretSealing, clock: clock)
+        self.secondFactors = OwnerSecondFactors(secondFactors)
         domains = OwnerDomains(
             claims: customDomains, resolver: resolver,
             mxHost: configuration.mxHost, served: configuration.servedDomains, limit: configuration.maxDomains,

@@ -129,16 +129,17 @@ struct OwnerSignInFamily: SignInFamily {
             response = try await service.startSession(
                 owner, request, next: OwnerService.localPath(request.formFields()["next"]), setCookies: setCookies,
                 methods: .passkey)
-        case .provider(let provider, let returnTo):
+        case .provider(let provider, let returnTo, let password):
             // A policy that asks a provider's sign-in for a code too (``SecondFactorPolicy``) sends it to the second
-            // step first.
+            // step first; so does a second factor that is on when the password proved the link.
+            let methods: AuthenticationMethods = password ? [.provider, .password] : .provider
             if let secondStep = try await service.secondStep(
-                owner, by: .provider, provider: provider.name, next: returnTo, setCookies: setCookies)
+                owner, by: methods, provider: provider.name, next: returnTo, setCookies: setCookies)
             {
                 return SignInSession(response: secondStep, auditTarget: owner.email, opened: false)
             } else {
                 response = try await service.startSession(
-                    owner, request, next: returnTo, setCookies: setCookies, provider: provider.name, methods: .provider)
+                    owner, request, next: returnTo, setCookies: setCookies, provider: provider.name, methods: methods)
             }
         }
         return SignInSession(response: response, auditTarget: owner.email)

@@ -1,6 +1,7 @@
 import Audit
 import BrowserPages
 import HTTP1
+import SecondFactors
 import ServerKit
 import SignInProviders
 import TOTP
@@ -59,54 +60,20 @@ public struct OwnerTwoStepPages: Sendable {
     /// Where the owner's second factor stands, and the forms that change it.
     func page(_ request: HTTPRequest, _ owner: Owner, notice: PageNotice? = nil) async throws -> HTTPResponse {
         let state = try await service.secondFactors.state(ownerID: owner.id)
-        return respond(request, owner) { token in HTML.notice(notice) + Self.state(state, csrfToken: token) }
-    }
-
-    /// The card of `state` with its forms.
-    private static func state(_ state: OwnerSecondFactors.State, csrfToken token: String) -> HTML {
-        switch state {
-        case .on(let left):
-            return """
-                <section class="card" id="two-step" data-state="on">
-                <h2>Two-step sign-in is on</h2>
-                <p>After your password you type a code from your authenticator app. Passkeys sign you in alone.</p>
-                <p id="recovery-codes-left">\(String(left)) unused recovery code\(left == 1 ? "" : "s") left.</p>
-                <form method="post" action="\(Self.path)/recovery-codes" id="renew-codes-form">
-                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(token)">
-                <button type="submit" id="renew-codes">Make new recovery codes</button>
-                </form>
-                <form method="post" action="\(Self.path)/disable" id="disable-form">
-                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(token)">
-                <button type="submit" id="disable" class="danger">Turn two-step sign-in off</button>
-                </form>
-                </section>
-
-                """
-        case .off, .pending:
-            return """
-                <section class="card" id="two-step" data-state="off">
-                <h2>Two-step sign-in is off</h2>
-                <p>Turn it on to be asked for a code from an authenticator app after your password.</p>
-                <form method="post" action="\(Self.path)/setup" id="setup-form">
-                <input type="hidden" name="\(OwnerBrowser.csrfField)" value="\(token)">
-                <button type="submit" id="setup">Set up an authenticator app</button>
-                </form>
-                </section>
-
-                """
+        return respond(request, owner) { token in
+            HTML.notice(notice) + TwoStepParts.state(state, path: Self.path, csrfToken: token)
         }
     }
 
     /// A secret waiting for its first code (the one waiting, or a new one), shown with the form that confirms it.
     private func setUp(_ request: HTTPRequest, _ owner: Owner, error: String?) async throws -> HTTPResponse {
         guard try await fresh(request) else { return try await proofNeeded(request, owner) }
-        let factors = service.secondFactors
-        var secret = try await factors.pendingSecret(ownerID: owner.id)
-        if secret == nil { secret = try await factors.begin(ownerID: owner.id) }
-        guard let secret else { return try await page(request, owner) }  // on already
+        guard let secret = try await service.secondFactors.store.secretToConfirm(holder: owner.id) else {
+            return try await page(request, owner)  // on already
+        }
         let uri = service.otpAuthURI(owner, secret)
         return respond(request, owner, status: error == nil ? .ok : .unprocessableEntity) { token in
-            OwnerTwoStepParts.setUp(uri, action: Self.path + "/confirm", csrfToken: token, error: error)
+            TwoStepParts.setUp(uri, action: Self.path + "/confirm", csrfToken: token, error: error)
         }
     }
 
@@ -119,7 +86,7 @@ public struct OwnerTwoStepPages: Sendable {
             return try await setUp(request, owner, error: OwnerMessage.wrongCode)
         }
         await service.audit.owner(owner.id, .ownerSecondFactorOn, target: owner.email, client: client)
-        return respond(request, owner) { _ in OwnerTwoStepParts.recoveryCodes(codes, next: Self.path) }
+        return respond(request, owner) { _ in TwoStepParts.recoveryCodes(codes, next: Self.path) }
     }
 
     private func renewCodes(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?)
@@ -130,7 +97,7 @@ public struct OwnerTwoStepPages: Sendable {
             return try await page(request, owner)
         }
         await service.audit.owner(owner.id, .ownerRecoveryCodesRenewed, target: owner.email, client: client)
-        return respond(request, owner) { _ in OwnerTwoStepParts.recoveryCodes(codes, next: Self.path) }
+        return respond(request, owner) { _ in TwoStepParts.recoveryCodes(codes, next: Self.path) }
     }
 
     private func disable(_ request: HTTPRequest, _: RouteParameters, _ owner: Owner, _ client: String?) async throws

@@ -1,6 +1,7 @@
 import OAuthGrants
 import Owners
 import Passkeys
+import SecondFactors
 import ServerKit
 import SigningKeys
 
@@ -27,7 +28,9 @@ struct OwnerSurface {
             relyingParty: configuration.webAuthn.relyingParty(publicURL: context.identity.baseURL),
             signInButtons: signIn?.providers(for: .owners) ?? [], identities: shared.signInIdentities,
             providerLogout: { [signIn] provider in await signIn?.endSessionURL(provider: provider) },
-            secretSealing: context.sealer.map(Self.sealing))
+            secondFactors: SecondFactorStore(
+                .owners, database: database, sealing: context.sealer.map { SecretSealing($0, name: "an owner's TOTP secret") },
+                clock: clock))
         owners.register(into: &router)
         let providerPages = signIn.map {
             OwnerProviderPages(service: owners, flow: $0, identities: shared.signInIdentities)
@@ -55,13 +58,5 @@ struct OwnerSurface {
             enabled: configuration.oauth.tokenExchange || configuration.oauth.jwtBearer, clock: clock
         ).register(into: &router)
         return OwnerSurface(service: owners, providerPages: providerPages)
-    }
-
-    /// The owners' TOTP secrets sealed with the signing keys' sealer (AES-256-GCM under `POSTERN_KEY_SECRET`), each
-    /// bound to its owner.
-    static func sealing(_ sealer: KeySealer) -> OwnerSecretSealing {
-        OwnerSecretSealing(
-            seal: { secret, binding in try sealer.seal(secret, binding: binding, name: "an owner's TOTP secret") },
-            open: { sealed, binding in try sealer.open(sealed, binding: binding, name: "an owner's TOTP secret") })
     }
 }

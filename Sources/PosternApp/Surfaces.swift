@@ -21,8 +21,10 @@ import OutboundQueue
 import OutboundSocket
 import Owners
 import RemoteHashAuth
+import SecondFactors
 import ServerKit
 import Storage
+import WebInbox
 import Webhooks
 
 /// Builds the API surfaces from the configuration's parts and adds their routes.
@@ -187,6 +189,21 @@ package enum Surfaces {
     /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
     static func clientDocumentFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher? {
         guard c.oauth.clientMetadataDocuments || c.oauth.clientCredentials || c.oauth.openIDProvider else { return nil }
+        return try documentFetcher(c, resolver: resolver)
+    }
+
+    /// The document at a relying party's `sector_identifier_uri` (`oauth client create`), through the fetcher of the
+    /// documents OAuth clients publish (``documentFetcher(_:resolver:)``); nil unless it answered 200 without a
+    /// redirect.
+    /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
+    package static func sectorIdentifierDocument(_ c: PosternConfiguration, uri: String) async throws -> [UInt8]? {
+        let fetcher = try documentFetcher(c, resolver: resolver(c, threads: DNSResolver.threadPool()))
+        return await fetcher.document(at: uri)?.body
+    }
+
+    /// The fetcher of ``clientDocumentFetcher(_:resolver:)`` whatever is on.
+    /// - Throws: `FetchError` when `POSTERN_OAUTH_CIMD_TRUST_CA_FILE` cannot be read.
+    static func documentFetcher(_ c: PosternConfiguration, resolver: DNSResolver) throws -> Fetcher {
         var fetch = FetchConfiguration(
             policy: AddressPolicy(allowPrivate: false, allowedHosts: c.oauth.clientMetadataAllowedHosts))
         fetch.maxRedirects = 0
@@ -240,10 +257,19 @@ package enum Surfaces {
     }
 
     /// What the routes of Mail.td's shape share over `accounts`.
-    static func mailboxService(accounts: MailboxAccountService, ledger: ChallengeLedger, logger: Logger) throws
-        -> MailboxService
-    {
-        try MailboxService(accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger))
+    /// - Parameters:
+    ///   - proSecondFactors: Pro users' second factors.
+    ///   - webInbox: whose ``WebInboxConfiguration/proSecondFactor`` policy says which Pro users' passwords ask a
+    ///     second step, and so make no Pro JWT.
+    static func mailboxService(
+        accounts: MailboxAccountService, ledger: ChallengeLedger, proSecondFactors: SecondFactorStore,
+        webInbox: WebInboxConfiguration, logger: Logger
+    ) throws -> MailboxService {
+        try MailboxService(
+            accounts: accounts, ledger: ledger, onUnexpectedError: reporter("mailbox", logger),
+            proPasswordAsksSecondStep: {
+                webInbox.proPasswordAsksSecondStep(enrolled: try await proSecondFactors.state(holder: $0).isOn)
+            })
     }
 
     /// The audit trail every surface records to: the `audit_events` table; a failed write is logged, never fatal.

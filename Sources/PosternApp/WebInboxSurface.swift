@@ -38,8 +38,10 @@ enum WebInboxSurface {
             database: context.database, clock: context.clock,
             sender: JMAPWebInboxSender(jmap: jmap, principals: shared.ownerPrincipals), captures: accounts,
             linksDashboard: true, onLiveStream: metrics.webInboxLiveStream,
-            signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers))
+            signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers),
+            secondFactors: mailbox.proSecondFactors, audit: audit)
         inbox.register(into: &router)
+        ProTwoStepPages(inbox: inbox).register(into: &router)
         // The one sign-in methods controller, mounted for Pro users (the owners' mount is OwnerProviderPages and
         // OwnerService's passkeys).
         let proSignIn = ProSignInMethods(inbox: inbox, passkeys: passkeys, providers: providers)

@@ -26,8 +26,13 @@ extension Operations {
         public var postLogoutRedirectURIs: [String] = []
         /// Where back-channel logout tokens are POSTed.
         public var backchannelLogoutURI: String?
-        /// `RS256` (default) or `EdDSA`.
+        /// `RS256` (default), `EdDSA` or `ES256`.
         public var idTokenAlgorithm = "RS256"
+        /// `public` (default) or `pairwise` (OpenID Connect Core 1.0 section 8).
+        public var subjectType = "public"
+        /// A pairwise party's `sector_identifier_uri`: its host is the sector, and its document (a JSON array) lists
+        /// every redirect URI. Needed when they name more than one host.
+        public var sectorIdentifierURI: String?
         /// The operator's own app: no consent page.
         public var firstParty = false
         /// A legacy client that sends no PKCE (Roundcube 1.6).
@@ -78,7 +83,12 @@ extension Operations {
             }
             request.signInOwners = ids
         }
-        _ = try relyingParty(request, clientID: "", name: made.name)  // refused before anything is made
+        // A sector_identifier_uri's document, fetched once, before anything is made.
+        var sectorDocument: [UInt8]?
+        if let uri = request.sectorIdentifierURI, request.subjectType == "pairwise", acceptableURI(uri) {
+            sectorDocument = try await fetchSectorDocument(uri, configuration: configuration)
+        }
+        _ = try relyingParty(request, clientID: "", name: made.name, sectorDocument: sectorDocument)  // refused first
         let client: OAuthConfidentialClient
         let secret: String?
         do {
@@ -87,7 +97,9 @@ extension Operations {
             throw OAuthClientRequestError(description: "no live agent inbox is '\(inbox)'")
         }
         var party: OIDCRelyingParty?
-        if let wanted = try relyingParty(request, clientID: client.clientID, name: client.name) {
+        if let wanted = try relyingParty(
+            request, clientID: client.clientID, name: client.name, sectorDocument: sectorDocument)
+        {
             party = try await OIDCRelyingParties(database: database).record(wanted)
         }
         if let party {
@@ -197,23 +209,73 @@ extension Operations {
             introspection: request.introspection, jwks: request.jwks, jwksURI: request.jwksURI)
     }
 
+    /// The document at a `sector_identifier_uri`, through the fetcher of the documents OAuth clients publish (its
+    /// address policy: no loopback or private address but for `POSTERN_OAUTH_CIMD_ALLOW_HOSTS`, no redirect, 16 KiB).
+    /// - Throws: ``OAuthClientRequestError`` when it does not answer 200.
+    static func fetchSectorDocument(_ uri: String, configuration: PosternConfiguration) async throws -> [UInt8] {
+        guard let document = try await Surfaces.sectorIdentifierDocument(configuration, uri: uri) else {
+            throw OAuthClientRequestError(
+                description: "--sector-identifier-uri '\(uri)' could not be fetched (it must answer 200, no redirect)")
+        }
+        return document
+    }
+
     /// The relying party `request` asks for (nil without `--redirect-uri`): absolute http(s) URIs without a fragment
-    /// (http only on a loopback host), a known algorithm and sign-in policy.
-    static func relyingParty(_ request: OAuthClientRequest, clientID: String, name: String) throws -> OIDCRelyingParty? {
+    /// (http only on a loopback host), a known algorithm and sign-in policy; a pairwise party's sector from
+    /// `sectorDocument`, what its `sector_identifier_uri` answered, when it gave one.
+    static func relyingParty(
+        _ request: OAuthClientRequest, clientID: String, name: String, sectorDocument: [UInt8]? = nil
+    ) throws -> OIDCRelyingParty? {
         guard !request.redirectURIs.isEmpty else {
             let openIDOnly = request.firstParty || request.legacyNoPKCE || !request.postLogoutRedirectURIs.isEmpty
                 || request.backchannelLogoutURI != nil || request.signIn != "all" || !request.signInOwners.isEmpty
-                || request.mailAccess != nil
+                || request.subjectType != "public" || request.mailAccess != nil || request.sectorIdentifierURI != nil
             if openIDOnly { throw OAuthClientRequestError(description: "the OpenID options need --redirect-uri") }
             return nil
         }
-        for uri in request.redirectURIs + request.postLogoutRedirectURIs + [request.backchannelLogoutURI].compactMap({ $0 })
-        where !acceptableURI(uri) {
+        let others = [request.backchannelLogoutURI, request.sectorIdentifierURI].compactMap { $0 }
+        for uri in request.redirectURIs + request.postLogoutRedirectURIs + others where !acceptableURI(uri) {
             throw OAuthClientRequestError(
                 description: "'\(uri)' must be an https URL without a fragment (http only on 127.0.0.1, [::1] or localhost)")
         }
         guard let algorithm = OIDCRelyingParty.SigningAlgorithm(rawValue: request.idTokenAlgorithm) else {
-            throw OAuthClientRequestError(description: "--id-token-alg must be RS256 or EdDSA")
+            throw OAuthClientRequestError(description: "--id-token-alg must be RS256, EdDSA or ES256")
+        }
+        let subjectType: OIDCRelyingParty.SubjectType
+        switch request.subjectType {
+        case "public":
+            if request.sectorIdentifierURI != nil {
+                throw OAuthClientRequestError(description: "--sector-identifier-uri is for --subject-type pairwise")
+            }
+            subjectType = .public
+        case "pairwise":
+            // A mail grant's access token is the mail doors' readable JWT, whose sub is the owner's id: a pairwise
+            // party given mail would learn the id its pairwise subject hides.
+            if request.mailAccess != nil {
+                throw OAuthClientRequestError(
+                    description: "--subject-type pairwise cannot go with --mail-access: a mail access token carries "
+                        + "the owner's id as its subject, which would give the app the id its pairwise subject hides")
+            }
+            // The sector (Core section 8.1) is the sector_identifier_uri's host, or the redirect URIs' one host.
+            if let uri = request.sectorIdentifierURI {
+                guard let sectorDocument else {
+                    throw OAuthClientRequestError(description: "--sector-identifier-uri '\(uri)' could not be fetched")
+                }
+                do {
+                    subjectType = try OIDCSectorIdentifier.subjectType(
+                        uri: uri, document: sectorDocument, redirectURIs: request.redirectURIs)
+                } catch {
+                    throw OAuthClientRequestError(description: "--sector-identifier-uri '\(uri)': \(error)")
+                }
+            } else {
+                guard let pairwise = OIDCRelyingParty.SubjectType.pairwise(redirectURIs: request.redirectURIs) else {
+                    throw OAuthClientRequestError(
+                        description: "--subject-type pairwise needs every --redirect-uri on one host (its sector), "
+                            + "or --sector-identifier-uri")
+                }
+                subjectType = pairwise
+            }
+        default: throw OAuthClientRequestError(description: "--subject-type must be public or pairwise")
         }
         let policy: OIDCRelyingParty.SignInPolicy
         switch (request.signIn, request.signInOwners.isEmpty) {
@@ -235,7 +297,7 @@ extension Operations {
             clientID: clientID, name: name, redirectURIs: request.redirectURIs,
             postLogoutRedirectURIs: request.postLogoutRedirectURIs, backchannelLogoutURI: request.backchannelLogoutURI,
             idTokenAlgorithm: algorithm, firstParty: request.firstParty, legacyNoPKCE: request.legacyNoPKCE,
-            signIn: policy, mailAccess: mail)
+            signIn: policy, subjectType: subjectType, mailAccess: mail)
     }
 
     /// An https URL (or http on a loopback host) of at most 2,048 bytes, with a host and no fragment.
@@ -262,6 +324,7 @@ extension Operations {
                 + party.idTokenAlgorithm.rawValue + " sign-in " + party.signIn.word
             if party.firstParty { line += " first-party" }
             if party.legacyNoPKCE { line += " legacy-no-pkce" }
+            if case .pairwise(let sector) = party.subjectType { line += " pairwise " + sector }
             if let mail = party.mailAccess { line += " mail-access " + mail.names.joined(separator: ",") }
             if let uri = party.backchannelLogoutURI { line += " backchannel " + uri }
         }

@@ -3,6 +3,7 @@ import Logging
 import Owners
 import Passkeys
 import PosternApp
+import SecondFactors
 import SignInProviders
 import Storage
 import Time
@@ -65,10 +66,13 @@ extension Operations {
         let passkeys = try await PasskeyStore(database: database).credentials(of: .proUser(user.id))
         let identities = try await SignInIdentityStore(database: database, clock: { unixNow() })
             .identities(surface: .pro, account: user.id)
+        let secondFactor = try await SecondFactorStore(.proUsers, database: database, sealing: nil, clock: { unixNow() })
+            .state(holder: user.id)
         return [
             describe(summary),
             "  password: " + (user.hasPassword ? "set" : "none (removed, or made by a sign-in provider)"),
             "  email: " + (user.emailVerified ? "proven" : "not proven"),
+            "  two-step sign-in: " + describe(secondFactor: secondFactor),
         ] + (passkeys.isEmpty ? ["  no passkeys"] : passkeys.map(describe(passkey:)))
             + (identities.isEmpty ? [] : ["  sign-in identities: \(identities.count)"] + identities.map(describe(identity:)))
     }

@@ -2,9 +2,11 @@ import Audit
 import Logging
 import Owners
 import PosternApp
+import SecondFactors
+import Storage
 import Time
 
-/// The operator command behind `postern owner mfa reset` (issue 88 item 3).
+/// The operator commands behind `postern owner mfa reset` and `postern pro mfa reset` (issue 88 item 3).
 extension Operations {
     /// What resetting an owner's second factor came to.
     public enum SecondFactorReset: Sendable, Equatable {
@@ -13,7 +15,7 @@ extension Operations {
         case reset
         /// The owner had none.
         case notSet
-        /// No owner has the email.
+        /// No owner (for `pro mfa reset`, no Pro user) has the email.
         case noOwner
     }
 
@@ -25,19 +27,44 @@ extension Operations {
         async throws -> SecondFactorReset
     {
         let database = try migratedDatabase(configuration, logger: logger)
-        guard let candidate = try await ownerStore(database, configuration).linkCandidate(email: email) else {
-            return .noOwner
-        }
-        let factors = OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
-        guard try await factors.remove(ownerID: candidate.owner.id) else { return .notSet }
+        let owner = try await ownerStore(database, configuration).linkCandidate(email: email)?.owner
+        return try await resetSecondFactor(
+            database, .owners, holder: owner.map { ($0.id, $0.email) }, .ownerSecondFactorReset, idKey: "owner_id",
+            command: "owner mfa reset", logger: logger)
+    }
+
+    /// Removes the second factor (TOTP and recovery codes) of the Pro user with `email`, as
+    /// ``resetOwnerSecondFactor(configuration:email:logger:)`` does an owner's. Recorded on the trail as `pro.mfa_reset`
+    /// (actor the operator, target the user's email, their id in the details).
+    /// - Returns: ``SecondFactorReset/noOwner`` when no Pro user has `email`.
+    /// - Throws: storage errors.
+    public static func resetProSecondFactor(configuration: PosternConfiguration, email: String, logger: Logger)
+        async throws -> SecondFactorReset
+    {
+        let database = try migratedDatabase(configuration, logger: logger)
+        let accounts = try mailboxAccounts(configuration, database: database, logger: logger)
+        let user = try await accounts.proUserLinkCandidate(email: email)
+        return try await resetSecondFactor(
+            database, .proUsers, holder: user.map { ($0.id, $0.email) }, .proSecondFactorReset, idKey: "pro_user_id",
+            command: "pro mfa reset", logger: logger)
+    }
+
+    /// The reset both families share: `holder`'s factor removed from `tables`, and one line on the trail (`action`,
+    /// actor the operator, target the holder's email, their id under `idKey`).
+    private static func resetSecondFactor(
+        _ database: any SQLDatabase, _ tables: SecondFactorTables, holder: (id: String, email: String)?,
+        _ action: AuditAction, idKey: String, command: String, logger: Logger
+    ) async throws -> SecondFactorReset {
+        guard let holder else { return .noOwner }
+        let factors = SecondFactorStore(tables, database: database, sealing: nil, clock: { unixNow() })
+        guard try await factors.remove(holder: holder.id) else { return .notSet }
         recordOperator(
-            database, .ownerSecondFactorReset, target: candidate.owner.email,
-            details: ["owner_id": candidate.owner.id, "command": "owner mfa reset"], logger: logger)
+            database, action, target: holder.email, details: [idKey: holder.id, "command": command], logger: logger)
         return .reset
     }
 
     /// `on (N recovery codes left)`, `set up, not confirmed` or `off`, as `owner show` lists it.
-    static func describe(secondFactor state: OwnerSecondFactors.State) -> String {
+    static func describe(secondFactor state: SecondFactorStore.State) -> String {
         switch state {
         case .off: "off"
         case .pending: "set up, not confirmed (asks for nothing yet)"

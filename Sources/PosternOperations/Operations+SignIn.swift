@@ -5,6 +5,7 @@ import OAuthGrants
 import Owners
 import Passkeys
 import PosternApp
+import SecondFactors
 import SignInProviders
 import Storage
 import Time
@@ -89,7 +90,7 @@ extension Operations {
                     + RFC3339.format(consent.grantedAt) + (party?.legacyNoPKCE == true ? "  legacy-no-pkce" : "")
                     + (party?.mailAccess.map { "  mail-access " + $0.names.joined(separator: ",") } ?? ""))
         }
-        let secondFactor = try await OwnerSecondFactors(database: database, sealing: nil, clock: { unixNow() })
+        let secondFactor = try await OwnerSecondFactors(SecondFactorStore(.owners, database: database, sealing: nil, clock: { unixNow() }))
             .state(ownerID: candidate.owner.id)
         return lines + ["  two-step sign-in: " + describe(secondFactor: secondFactor)]
     }

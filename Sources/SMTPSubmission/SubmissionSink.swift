@@ -1,6 +1,5 @@
 import EmailAddresses
 import Logging
-import MIME
 import MailDelivery
 import MailStore
 import MailSubmission
@@ -16,10 +15,11 @@ import SMTPServer
 ///    `550 5.7.1` saying so, then any address but the mailbox's refused with `553 5.7.1`;
 /// 3. `RCPT TO`: an address on a domain served here with no mailbox `550 5.1.1`; every other address is taken (the
 ///    submission decides at the end whether it may leave);
-/// 4. the message: stored as written in the mailbox's Sent folder (the submission's `emailId`, as JMAP's lands there),
-///    then submitted: the originators (`From` must be the mailbox), the sender rule, the send limits, the size limit
-///    and the quota, local recipients served at once, others queued or kept in the outbox. A refusal removes the Sent
-///    copy and answers the ``SubmissionRefusal``'s own code; the reply to an accepted message names the submission's id.
+/// 4. the message: parsed once and submitted: the originators (`From` must be the mailbox), the sender rule, the send
+///    limits, the size limit and the quota, then in one transaction its copy kept as written in the mailbox's Sent
+///    folder (the submission's `emailId`, as JMAP's lands there), local recipients served, others queued or kept in
+///    the outbox, and the record. A refusal keeps nothing and answers the ``SubmissionRefusal``'s own code; the reply
+///    to an accepted message names the submission's id.
 public struct SubmissionSink: SMTPMailSink {
     /// Who signs in.
     public let signInPort: any SubmissionSignIn
@@ -98,46 +98,32 @@ public struct SubmissionSink: SMTPMailSink {
         }
     }
 
-    /// Stores the message (the trace field on top) in the mailbox's Sent folder and submits it; returns the
-    /// submission's id.
+    /// Parses the message (the trace field on top) once and submits it, its copy kept in the mailbox's Sent folder in
+    /// the submission's one transaction; returns the submission's id.
     /// - Throws: ``SMTPDeliveryRefusal`` for what can never be sent as it is, or must wait (the refusal's own 4xx);
-    ///   storage errors as they are (`451`).
+    ///   storage errors as they are (`451`). Nothing is kept when it throws.
     public func deliver(_ envelope: SMTPEnvelope, data: [UInt8]) async throws -> String {
         guard let mailbox = envelope.signIn?.held as? SubmissionMailbox else {
             throw SMTPDeliveryRefusal.reply(Self.unavailable)
         }
         let raw = envelope.traceField + data
-        let parsed: ParsedMessage
+        let message: NewMailMessage
         do {
-            parsed = try MIMEParser.parse(raw)
+            message = try submitter.delivery.message(raw, envelopeFrom: mailbox.address)
         } catch {
             throw SMTPDeliveryRefusal.unreadableContent
         }
-        let store = submitter.delivery.store
-        let now = clock()
-        let emailID: String
-        do {
-            emailID = try await store.save(
-                NewMailMessage(parsed, envelopeFrom: mailbox.address, raw: raw), address: mailbox.address,
-                quota: mailbox.quota, folder: .sent, keywords: ["$seen"], now: now)
-        } catch MailStoreError.quotaExceeded(address: _) {
-            throw SMTPDeliveryRefusal.reply(Self.sentCopyOverQuota)
-        }
-        let threadID = try await store.message(address: mailbox.address, id: emailID)?.summary.threadID ?? emailID
         let request = SubmissionRequest(
-            sender: mailbox.address, emailID: emailID, threadID: threadID, raw: raw, recipients: envelope.recipients,
+            sender: mailbox.address, keepingInSent: message, recipients: envelope.recipients,
             accountID: mailbox.accountID, mailFrom: envelope.mailFrom)
         do {
-            let submitted = try await submitter.submit(request, now: now)
+            let submitted = try await submitter.submit(request, now: clock())
             onSubmission(submitted)
             return submitted.record.id
         } catch let refusal as SubmissionRefusal {
-            // Nothing was sent (but for a limit's race, whose local copies stay delivered): no Sent copy either.
-            _ = try? await store.delete(address: mailbox.address, id: emailID)
             throw SMTPDeliveryRefusal.reply(refusal.smtpReply)
-        } catch {
-            _ = try? await store.delete(address: mailbox.address, id: emailID)
-            throw error
+        } catch MailStoreError.quotaExceeded(address: _) {
+            throw SMTPDeliveryRefusal.reply(Self.sentCopyOverQuota)
         }
     }
 

@@ -120,8 +120,9 @@ public enum SignInArea: Sendable {
 public enum SignInMethod: Sendable {
     /// A passkey verified now.
     case passkey
-    /// A provider's sign-in, coming back to `returnTo`.
-    case provider(SignInProvider, returnTo: String)
+    /// A provider's sign-in, coming back to `returnTo`; `password` when the account's password proved the link first
+    /// (the link page's question), which a second factor then guards as it guards a password sign-in.
+    case provider(SignInProvider, returnTo: String, password: Bool = false)
 }
 
 /// A session opened: the answer that carries it, and what the sign-in's audit record names as its target.

@@ -257,11 +257,12 @@ extension SignInMethodsController: SignInSurfacePages {
     /// A session for `account` (while it may sign in), recorded as the family's sign-in by `provider`.
     public func session(
         _ account: String, provider: SignInProvider, returnTo: String, _ request: HTTPRequest, client: String?,
-        setCookies: [String]
+        setCookies: [String], password: Bool = false
     ) async throws -> HTTPResponse {
         guard
             let session = try await family.startSession(
-                account, request, by: .provider(provider, returnTo: returnTo), setCookies: setCookies)
+                account, request, by: .provider(provider, returnTo: returnTo, password: password),
+                setCookies: setCookies)
         else { return refusedPage(SignInMessage.failed, setCookies: setCookies) }
         guard session.opened else { return session.response }  // a second factor comes first
         family.countSignIn("success")
@@ -304,7 +305,7 @@ extension SignInMethodsController: SignInSurfacePages {
             else { return refusedPage(SignInMessage.failed, setCookies: [clear]) }
             return try await session(
                 pending.account, provider: provider, returnTo: family.returnPath(nil), request, client: address,
-                setCookies: [clear])
+                setCookies: [clear], password: true)
         case .failed:
             family.countSignIn("refused")
             await record(

@@ -4,11 +4,12 @@ import JWT
 import Storage
 import Synchronization
 
-/// The signing keys of every Postern instance on one database (`signing_keys`, migration 0009), used when
+/// The signing keys of every Postern instance on one database (`signing_keys`, migration 0009, and
+/// `signing_keys_p256`, migration 0080), used when
 /// the database is PostgreSQL so that a token minted by one instance verifies on every other.
 ///
-/// The first instance to start generates an RSA-2048 key, an Ed25519 key and a 32-byte HMAC secret (a ring made before
-/// Ed25519 keys existed gets its Ed25519 key from the first instance that knows them), sealed with AES-256-GCM
+/// The first instance to start generates an RSA-2048 key, an Ed25519 key, a P-256 key and a 32-byte HMAC secret (a ring
+/// made before Ed25519 or P-256 keys existed gets them from the first instance that knows them), sealed with AES-256-GCM
 /// under a key derived from `POSTERN_KEY_SECRET` (``KeySealer``), inside one transaction under an advisory
 /// lock, so instances starting together end with one key ring. A rotation publishes new keys at once (they
 /// verify and are in the JWKS) but lets them sign only `promotionDelay` seconds later, once every instance has
@@ -18,7 +19,7 @@ import Synchronization
 /// transaction), on its poll (``reload(now:)``), and when a token names a kid it does not know (at most once a second).
 ///
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
-/// every instance or on none); the ring's HMAC and Ed25519 keys are used either way.
+/// every instance or on none); the ring's HMAC, Ed25519 and P-256 keys are used either way.
 public final class DatabaseKeyStore: SigningKeyStore {
     /// The shortest `POSTERN_KEY_SECRET` accepted, in bytes.
     public static let minimumSecretLength = KeySealer.minimumSecretLength
@@ -93,7 +94,8 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     public func keySet() -> JWTKeySet { published }
 
-    /// Publishes a new HMAC key, a new Ed25519 key, and a new RSA key unless `JWT_PRIVATE_KEY` signs RS256; they sign from
+    /// Publishes a new HMAC key, a new Ed25519 key, a new P-256 key, and a new RSA key unless `JWT_PRIVATE_KEY` signs
+    /// RS256; they sign from
     /// `now + promotionDelay`. Other instances hear of it at once.
     @discardableResult
     public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
@@ -147,7 +149,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
         return state.withLock { state in
             var infos = environmentKey.map { [KeyInfo(environmentKey: $0, openedAt: openedAt)] } ?? []
             let schedule = state.schedule
-            for entry in schedule.entries.sorted(by: { $0.generation < $1.generation }) {
+            for entry in schedule.entries.sorted(by: Self.madeBefore) {
                 let retiredAt = schedule.retiredAt(entry, at: now)
                 let active =
                     (entry.kind != .rsa || environmentKey == nil) && schedule.active(entry.kind, at: now) == entry
@@ -198,7 +200,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
     private func synchronize(now: Int64, rotating: Bool, dropping kid: String?) throws(KeyStoreError)
         -> (KeySchedule, [String: [UInt8]])
     {
-        let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa, .ed25519] : [.hmac, .ed25519]
+        let kinds: [KeyInfo.Kind] = environmentKey == nil ? [.hmac, .rsa, .ed25519, .p256] : [.hmac, .ed25519, .p256]
         let database = database
         let retention = retention
         do {
@@ -215,9 +217,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
                     try connection.transaction { () throws -> (KeySchedule, [String: [UInt8]]) in
                         var (entries, sealed) = try Self.read(connection)
                         let expired = KeySchedule(entries).expired(at: now, retention: retention)
-                        for entry in expired {
-                            try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(entry.kid)])
-                        }
+                        for entry in expired { try Self.delete(entry, connection) }
                         entries.removeAll { expired.contains($0) }
                         var changed = !expired.isEmpty
                         func add(_ kind: KeyInfo.Kind, signsFrom: Int64) throws {
@@ -225,13 +225,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
                                 kind, now: now, signsFrom: signsFrom,
                                 generation: (entries.map(\.generation).max() ?? 0) + 1,
                                 spare: spares.removeValue(forKey: kind))
-                            try connection.run(
-                                "INSERT INTO signing_keys (kid, kind, created_at, signs_from, generation, sealed) "
-                                    + "VALUES (?, ?, ?, ?, ?, ?)",
-                                [
-                                    .text(entry.kid), .text(kind.rawValue), .integer(now), .integer(entry.signsFrom),
-                                    .integer(entry.generation), .blob(material),
-                                ])
+                            try Self.insert(entry, sealed: material, connection)
                             entries.append(entry)
                             sealed[entry.kid] = material
                             changed = true
@@ -241,7 +235,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
                                 throw Self.unknownKey(kid)
                             }
                             let signing = KeySchedule(entries).active(leaked.kind, at: now) == leaked
-                            try connection.run("DELETE FROM signing_keys WHERE kid = ?", [.text(kid)])
+                            try Self.delete(leaked, connection)
                             entries.removeAll { $0 == leaked }
                             changed = true
                             // Its successor signs now: without one, the key it replaced would sign again.
@@ -264,15 +258,24 @@ public final class DatabaseKeyStore: SigningKeyStore {
         }
     }
 
+    /// The table a key of `kind` is a row of: P-256 keys have `signing_keys_p256` (migration 0080) to themselves, since
+    /// the release before reads every row of `signing_keys` and refuses a kind it does not know (a rolling upgrade
+    /// runs both on one ring); the other kinds are rows of `signing_keys`.
+    static func table(_ kind: KeyInfo.Kind) -> String { kind == .p256 ? "signing_keys_p256" : "signing_keys" }
+
+    /// Every key of the ring, from both tables.
     private static func read(_ connection: any SQLConnection) throws -> ([KeySchedule.Entry], [String: [UInt8]]) {
         var entries: [KeySchedule.Entry] = []
         var sealed: [String: [UInt8]] = [:]
-        let sql = "SELECT kid, kind, created_at, signs_from, generation, sealed FROM signing_keys"
-        for row in try connection.query(sql, []) {
+        let columns = "kid, created_at, signs_from, generation, sealed"
+        let rows =
+            try connection.query("SELECT kind, \(columns) FROM signing_keys", []).map { ($0.text("kind"), $0) }
+            + connection.query("SELECT \(columns) FROM \(table(.p256))", []).map { (KeyInfo.Kind.p256.rawValue, $0) }
+        for (kind, row) in rows {
             guard let kid = row.text("kid"), JWTKey.isValidKID(kid),
-                let kind = row.text("kind").flatMap(KeyInfo.Kind.init(rawValue:)),
+                let kind = kind.flatMap(KeyInfo.Kind.init(rawValue:)),
                 let createdAt = row.int("created_at"), let signsFrom = row.int("signs_from"),
-                let generation = row.int("generation"), let material = row.blob("sealed")
+                let generation = row.int("generation"), let material = row.blob("sealed"), sealed[kid] == nil
             else { throw KeyStoreError(.corrupt, "signing_keys holds a row that is not a key") }
             entries.append(
                 KeySchedule.Entry(
@@ -280,6 +283,31 @@ public final class DatabaseKeyStore: SigningKeyStore {
             sealed[kid] = material
         }
         return (entries, sealed)
+    }
+
+    /// The order keys were made in, the same on every instance: by generation, then kid (a release before 0080 counts
+    /// generations in `signing_keys` alone, so during a rolling upgrade one of its keys may share a P-256 key's).
+    static func madeBefore(_ a: KeySchedule.Entry, _ b: KeySchedule.Entry) -> Bool {
+        (a.generation, a.kid) < (b.generation, b.kid)
+    }
+
+    /// Writes `entry`, sealed as `sealed`, into its kind's table.
+    private static func insert(_ entry: KeySchedule.Entry, sealed: [UInt8], _ connection: any SQLConnection) throws {
+        var columns = "kid, created_at, signs_from, generation, sealed"
+        var values: [SQLValue] = [
+            .text(entry.kid), .integer(entry.createdAt), .integer(entry.signsFrom), .integer(entry.generation),
+            .blob(sealed),
+        ]
+        if table(entry.kind) == "signing_keys" {
+            columns += ", kind"
+            values.append(.text(entry.kind.rawValue))
+        }
+        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        try connection.run("INSERT INTO \(table(entry.kind)) (\(columns)) VALUES (\(marks))", values)
+    }
+
+    private static func delete(_ entry: KeySchedule.Entry, _ connection: any SQLConnection) throws {
+        try connection.run("DELETE FROM \(table(entry.kind)) WHERE kid = ?", [.text(entry.kid)])
     }
 
     /// A key of `kind` for the ring: `spare` (made by ``makeSpares(kinds:now:rotating:dropping:)``) when given, else
@@ -330,14 +358,14 @@ public final class DatabaseKeyStore: SigningKeyStore {
         -> JWTKeySet
     {
         var ordered: [JWTKey] = environmentKey.map { [$0] } ?? []
-        ordered += schedule.entries.sorted { $0.generation < $1.generation }.compactMap { entry in
+        ordered += schedule.entries.sorted(by: Self.madeBefore).compactMap { entry in
             entry.kid == environmentKey?.kid ? nil : keys[entry.kid]
         }
         do throws(JWTError) {
             return try JWTKeySet(
                 keys: ordered, activeHMAC: schedule.active(.hmac, at: now)?.kid,
                 activeRSA: environmentKey?.kid ?? schedule.active(.rsa, at: now)?.kid,
-                activeEdDSA: schedule.active(.ed25519, at: now)?.kid)
+                activeEdDSA: schedule.active(.ed25519, at: now)?.kid, activeES256: schedule.active(.p256, at: now)?.kid)
         } catch {
             throw KeyStoreError(.corrupt, "signing_keys: \(error.reason)")
         }

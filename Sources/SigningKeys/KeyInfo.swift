@@ -10,6 +10,8 @@ public struct KeyInfo: Sendable, Equatable, Hashable {
         case hmac
         /// An Ed25519 private key (EdDSA): signs the OAuth access tokens.
         case ed25519
+        /// A P-256 private key (ES256): signs the ID tokens of relying parties that register ES256.
+        case p256
     }
 
     /// Where the key comes from.
@@ -22,9 +24,9 @@ public struct KeyInfo: Sendable, Equatable, Hashable {
         case database
     }
 
-    /// The key id (`kid`): the RFC 7638 thumbprint for RSA and Ed25519 keys, 16 random hex characters for HMAC.
+    /// The key id (`kid`): the RFC 7638 thumbprint for RSA, Ed25519 and P-256 keys, 16 random hex characters for HMAC.
     public let kid: String
-    /// RSA, HMAC or Ed25519.
+    /// RSA, HMAC, Ed25519 or P-256.
     public let kind: Kind
     /// Where the key comes from.
     public let source: Source
@@ -72,6 +74,7 @@ extension KeyInfo.Kind {
         case .rsa: return .rs256
         case .hmac: return .hs256
         case .ed25519: return .edDSA
+        case .p256: return .es256
         }
     }
 }

@@ -3,10 +3,10 @@ import JWT
 
 /// A stored key's material made a `JWTKey`: the same checks wherever the key was kept.
 enum KeyMaterial {
-    /// The key `kid` names, from an HMAC secret's bytes or an RSA or Ed25519 private key's PEM.
+    /// The key `kid` names, from an HMAC secret's bytes or an RSA, Ed25519 or P-256 private key's PEM.
     /// - Parameter origin: names where the material came from in errors (a file, a row).
     /// - Throws: `KeyStoreError` `.corrupt` for material that is not a usable key of its kind, or an RSA or
-    ///   Ed25519 key whose thumbprint is not its kid.
+    ///   Ed25519 or P-256 key whose thumbprint is not its kid.
     static func key(kid: String, kind: KeyInfo.Kind, material: [UInt8], origin: String) throws(KeyStoreError) -> JWTKey
     {
         do {
@@ -25,6 +25,12 @@ enum KeyMaterial {
                     throw KeyStoreError(.corrupt, "\(origin) does not hold the key its kid names")
                 }
                 return try JWTKey.ed25519(kid: kid, privateKey: key)
+            case .p256:
+                let key = try P256PrivateKey(pem: String(decoding: material, as: UTF8.self))
+                guard JWK.thumbprint(of: key.publicKey) == kid else {
+                    throw KeyStoreError(.corrupt, "\(origin) does not hold the key its kid names")
+                }
+                return try JWTKey.p256(kid: kid, privateKey: key)
             }
         } catch let error as KeyStoreError {
             throw error
@@ -33,9 +39,9 @@ enum KeyMaterial {
         }
     }
 
-    /// A new key of `kind`: an HMAC kid (16 hex characters) with a 32-byte random secret, or an RSA-2048 or
-    /// Ed25519 key whose kid is its RFC 7638 thumbprint, with its private key as PKCS#8 PEM.
-    /// - Throws: `KeyStoreError` `.io` when OpenSSL cannot make the RSA or Ed25519 key.
+    /// A new key of `kind`: an HMAC kid (16 hex characters) with a 32-byte random secret, or an RSA-2048, Ed25519 or
+    /// P-256 key whose kid is its RFC 7638 thumbprint, with its private key as PKCS#8 PEM.
+    /// - Throws: `KeyStoreError` `.io` when OpenSSL cannot make the key.
     static func generate(_ kind: KeyInfo.Kind) throws(KeyStoreError) -> (kid: String, material: [UInt8]) {
         switch kind {
         case .hmac:
@@ -53,6 +59,13 @@ enum KeyMaterial {
                 return (JWK.thumbprint(of: key.publicKey), Array(try key.pkcs8PEM.utf8))
             } catch {
                 throw KeyStoreError(.io, "generating an Ed25519 key failed: \(error.reason)")
+            }
+        case .p256:
+            do throws(CryptoError) {
+                let key = try P256PrivateKey.generate()
+                return (JWK.thumbprint(of: key.publicKey), Array(try key.pkcs8PEM.utf8))
+            } catch {
+                throw KeyStoreError(.io, "generating a P-256 key failed: \(error.reason)")
             }
         }
     }

@@ -13,16 +13,19 @@ import Synchronization
 
 /// The signing keys of one Postern instance, kept in `<data dir>/keys/`.
 ///
-/// On first start it generates an RSA-2048 key and an Ed25519 key (each `<kid>.pem`, PKCS#8) and a 32-byte HMAC
+/// On first start it generates an RSA-2048 key, an Ed25519 key and a P-256 key (each `<kid>.pem`, PKCS#8) and a 32-byte HMAC
 /// secret (`<kid>.hmac`, hex) with mode 0600 in a 0700 directory, recorded in `keys.json`
-/// (`kid`, `kind`, `created_at`, `retired_at`); later starts load the same keys. `rotate(now:)` retires
+/// (`kid`, `kind`, `created_at`, `retired_at`), but for the P-256 keys, recorded the same way in `keys-p256.json`: the
+/// release before them refuses a kind it does not know in `keys.json`, so a rollback, or its `postern keys` on the
+/// same directory, keeps reading it (as migration 0080's table of their own does on PostgreSQL); later starts load
+/// the same keys. `rotate(now:)` retires
 /// the active keys and adds new ones; a retired key keeps verifying and stays in the JWKS until
 /// `retired_at + maxTokenTTL + 30 s`, then is dropped (from the set, the metadata and the disk); `retireNow(kid:now:)`
 /// drops a leaked key at once. A directory made
-/// before Ed25519 keys existed gets one at its next start.
+/// before Ed25519 or P-256 keys existed gets one at its next start.
 ///
 /// When `JWT_PRIVATE_KEY` is given it is the active RSA key (kid = its RFC 7638 thumbprint) and is
-/// never written to disk; a previously generated RSA key is then retired. HMAC and Ed25519 keys always
+/// never written to disk; a previously generated RSA key is then retired. HMAC, Ed25519 and P-256 keys always
 /// come from the data directory.
 ///
 /// The in-process state is guarded by a `Mutex`; the key directory by an `flock`.
@@ -159,6 +162,8 @@ public final class KeyStore: Sendable {
     // MARK: Synchronizing with the directory
 
     private var metadataPath: String { keyDirectory + "/keys.json" }
+    /// The P-256 keys' records, out of `keys.json`, whose readers before them refuse the kind.
+    private var p256MetadataPath: String { keyDirectory + "/keys-p256.json" }
     private func path(_ record: Record) -> String {
         keyDirectory + "/" + record.kid + (record.kind == .hmac ? ".hmac" : ".pem")
     }
@@ -168,7 +173,7 @@ public final class KeyStore: Sendable {
     private func synchronize(now: Int64, rotating: Bool, dropping kid: String?) throws(KeyStoreError) -> State {
         try KeyFiles.withExclusiveLock(keyDirectory + "/.lock") { () throws(KeyStoreError) -> State in
             let original = try readMetadata()
-            var records = original
+            var records = original.all
             if let kid, !records.contains(where: { $0.kid == kid }) { throw Self.unknownKey(kid) }
             for index in records.indices where records[index].retiredAt == nil {
                 // Rotation retires every active key; an environment RSA key retires generated RSA keys.
@@ -195,14 +200,20 @@ public final class KeyStore: Sendable {
                 try KeyFiles.createPrivate(path(record), pem)
                 records.append(record)
             }
-            if !records.contains(where: { $0.kind == .ed25519 && $0.retiredAt == nil }) {
-                let (kid, pem) = try KeyMaterial.generate(.ed25519)
-                let record = Record(kid: kid, kind: .ed25519, createdAt: now)
+            for kind in [KeyInfo.Kind.ed25519, .p256]
+            where !records.contains(where: { $0.kind == kind && $0.retiredAt == nil }) {
+                let (kid, pem) = try KeyMaterial.generate(kind)
+                let record = Record(kid: kid, kind: kind, createdAt: now)
                 try KeyFiles.createPrivate(path(record), pem)
                 records.append(record)
             }
-            if records != original {
-                try KeyFiles.replacePrivate(metadataPath, Self.encode(records), directory: keyDirectory)
+            let p256 = records.filter { $0.kind == .p256 }
+            if p256 != original.p256 {
+                try KeyFiles.replacePrivate(p256MetadataPath, Self.encode(p256), directory: keyDirectory)
+            }
+            let others = records.filter { $0.kind != .p256 }
+            if others != original.others {
+                try KeyFiles.replacePrivate(metadataPath, Self.encode(others), directory: keyDirectory)
             }
             // Only after the metadata no longer names them.
             for record in expired { KeyFiles.remove(path(record)) }
@@ -215,6 +226,7 @@ public final class KeyStore: Sendable {
         var activeHMAC: String?
         var activeRSA: String?
         var activeEdDSA: String?
+        var activeES256: String?
         if let environmentKey {
             keys.append(environmentKey)
             activeRSA = environmentKey.kid
@@ -226,12 +238,15 @@ public final class KeyStore: Sendable {
                 switch record.kind {
                 case .hmac: activeHMAC = record.kid
                 case .ed25519: activeEdDSA = record.kid
+                case .p256: activeES256 = record.kid
                 case .rsa: if environmentKey == nil { activeRSA = record.kid }
                 }
             }
         }
         do throws(JWTError) {
-            return try JWTKeySet(keys: keys, activeHMAC: activeHMAC, activeRSA: activeRSA, activeEdDSA: activeEdDSA)
+            return try JWTKeySet(
+                keys: keys, activeHMAC: activeHMAC, activeRSA: activeRSA, activeEdDSA: activeEdDSA,
+                activeES256: activeES256)
         } catch {
             throw KeyStoreError(.corrupt, "\(keyDirectory): \(error.reason)")
         }
@@ -240,7 +255,7 @@ public final class KeyStore: Sendable {
     private func loadKey(_ record: Record) throws(KeyStoreError) -> JWTKey {
         let file = path(record)
         guard let contents = try KeyFiles.readFile(file) else {
-            throw KeyStoreError(.corrupt, "\(file) is listed in keys.json but missing")
+            throw KeyStoreError(.corrupt, "\(file) is listed in the key metadata but missing")
         }
         var material = contents
         if record.kind == .hmac {
@@ -254,7 +269,31 @@ public final class KeyStore: Sendable {
 
     // MARK: Metadata file
 
-    private func readMetadata() throws(KeyStoreError) -> [Record] {
+    /// The records of `keys.json` (`others`) and `keys-p256.json` (`p256`), and `all` of them by creation (`keys.json`'s
+    /// first at a tie); a kid is in one file only.
+    private func readMetadata() throws(KeyStoreError) -> (all: [Record], others: [Record], p256: [Record]) {
+        let others = try readMetadata(metadataPath)
+        if others.contains(where: { $0.kind == .p256 }) {
+            // Only a development build of issue 88 wrote one there; no release did.
+            throw KeyStoreError(
+                .corrupt,
+                "\(metadataPath) holds a P-256 key, which belongs in keys-p256.json: remove its entry and its file, "
+                    + "and the next start makes a new one")
+        }
+        let p256 = try readMetadata(p256MetadataPath)
+        guard p256.allSatisfy({ $0.kind == .p256 }) else {
+            throw KeyStoreError(.corrupt, "\(p256MetadataPath) holds a key that is not P-256")
+        }
+        let kids = Set(others.map(\.kid))
+        guard !p256.contains(where: { kids.contains($0.kid) }) else {
+            throw KeyStoreError(.corrupt, "\(p256MetadataPath) names a key keys.json names too")
+        }
+        let all = (others + p256).enumerated()
+            .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }.map(\.element)
+        return (all, others, p256)
+    }
+
+    private func readMetadata(_ metadataPath: String) throws(KeyStoreError) -> [Record] {
         guard let bytes = try KeyFiles.readFile(metadataPath, limit: 1024 * 1024) else { return [] }
         let corrupt = KeyStoreError(.corrupt, "\(metadataPath) is not valid key metadata")
         guard let document = try? JSONValue.parse(bytes, limits: .init(maximumBytes: 1024 * 1024, maximumDepth: 4)),

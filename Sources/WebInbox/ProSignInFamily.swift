@@ -128,9 +128,16 @@ struct ProSignInFamily: SignInFamily {
             }
             return SignInSession(
                 response: try await inbox.startSession(principal, binding, request), auditTarget: account)
-        case .provider(let provider, _):
+        case .provider(let provider, _, let password):
             guard let (principal, binding) = try await inbox.signIns?.signIn(.provider(proUserID: account)) else {
                 return nil
+            }
+            // The password proved the link: the second factor guards it as it guards a password sign-in.
+            if password,
+                let secondStep = try await inbox.secondStep(
+                    proUserID: account, binding: binding, next: "/inbox", setCookies: setCookies)
+            {
+                return SignInSession(response: secondStep, auditTarget: account, opened: false)
             }
             let token = try await inbox.openSession(principal, binding, request, provider: provider.name)
             // Not a 303: the session's Strict cookie would not be sent on a redirect a cross-site one began.

@@ -9,6 +9,8 @@ import SignInMethods
 /// - `POSTERN_WEB_INBOX_EVENT_STREAMS` (positive integer, default 1024): ``maxEventStreams``.
 /// - `POSTERN_WEB_INBOX_EVENT_STREAMS_PER_SESSION` (positive integer, default 8): ``maxEventStreamsPerSession``.
 /// - `POSTERN_WEB_INBOX_PING_SECONDS` (5 to 300, default 25): ``pingSeconds``.
+/// - `POSTERN_PRO_SECOND_FACTOR` (`off`, `optional` or `required-for-passwords`, default `optional`):
+///   ``proSecondFactor``, the Pro surface's policy (the owners' own is read with theirs).
 public struct WebInboxConfiguration: Sendable {
     /// The public base URL, for example `http://localhost:8080`: the HTML part's CSP names its `cid:` route under it,
     /// `postern web link` prints links under it, and cookies carry `Secure` when it is https.
@@ -24,6 +26,12 @@ public struct WebInboxConfiguration: Sendable {
     public var inlineImageLifetime: Int64 = 3600
     /// Messages per list page. Default 50.
     public var pageSize = 50
+    /// When a Pro user's sign-in asks for a second factor (issue 88 item 3; `POSTERN_PRO_SECOND_FACTOR`): `off` (none
+    /// asked for, `/inbox/two-step` not found), `optional` (who set one up is asked after their password; the default)
+    /// or `required-for-passwords` (every password sign-in to the web inbox needs a code; who has none sets one up
+    /// first). A passkey, a provider's sign-in and a pasted `tm_pro_` token are never asked (a token is as strong as
+    /// the sign-in that made it); `required-except-passkeys` is the owners' alone and refused here.
+    public var proSecondFactor = SecondFactorPolicy.optional
     /// How failed sign-ins slow an address or email (the owners' rules).
     public var backoff = SignInBackoff()
     /// The largest form body, in bytes. Default 16 KiB.
@@ -48,12 +56,26 @@ public struct WebInboxConfiguration: Sendable {
     /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
     public init(config: ConfigurationReader) throws {
         self.init(publicURL: "")
+        let pro = config.scoped(to: "POSTERN_PRO")
         let config = config.scoped(to: "POSTERN_WEB_INBOX")
         if let count = try config.integer("EVENT_STREAMS") { maxEventStreams = count }
         if let count = try config.integer("EVENT_STREAMS_PER_SESSION") { maxEventStreamsPerSession = count }
         if let seconds = try config.integer("PING_SECONDS") { pingSeconds = seconds }
+        if let policy = try pro.choice("SECOND_FACTOR", Self.proSecondFactorPolicies.map(\.rawValue)) {
+            proSecondFactor = SecondFactorPolicy(rawValue: policy) ?? .optional
+        }
         try validate()
     }
+
+    /// Whether a Pro user's password asks a second step under ``proSecondFactor`` (a code, or the required setup) for
+    /// one whose factor is on (`enrolled`) or not: the web inbox's sign-in and Mail.td's `POST /api/user/login` ask
+    /// this one question.
+    public func proPasswordAsksSecondStep(enrolled: Bool) -> Bool {
+        proSecondFactor.step(after: .password, enrolled: enrolled) != .none
+    }
+
+    /// The policies a Pro user's sign-in may have: a provider's sign-in is never asked for a code here.
+    public static let proSecondFactorPolicies: [SecondFactorPolicy] = [.off, .optional, .requiredForPasswords]
 
     /// Refuses settings the server cannot run with, naming the key at fault.
     /// - Throws: ``ConfigurationError``.
@@ -66,6 +88,10 @@ public struct WebInboxConfiguration: Sendable {
         }
         guard (5...300).contains(pingSeconds) else {
             throw ConfigurationError(key: "POSTERN_WEB_INBOX_PING_SECONDS", message: "must be from 5 to 300")
+        }
+        guard Self.proSecondFactorPolicies.contains(proSecondFactor) else {
+            throw ConfigurationError(
+                key: "POSTERN_PRO_SECOND_FACTOR", message: "must be off, optional or required-for-passwords")
         }
     }
 

@@ -10,6 +10,8 @@ struct WebInboxMessagePage {
     var remoteContent: Bool
     /// A sandbox capture's SPF, DKIM and DMARC verdicts (`#auth-results`); nil for any other message.
     var authResults: WebInboxAuthResults? = nil
+    /// The mailbox's folders (decision 35): `#move-form` offers each but the message's own.
+    var folders = MailFolderTree(made: [])
 
     func render(_ viewer: WebInboxViewer, csrf: String) -> HTML {
         let summary = record.summary
@@ -82,7 +84,7 @@ struct WebInboxMessagePage {
             <form method="post" action="\(path)/delete" id="delete-form" class="inline">\(field)
             <button type="submit" id="delete" class="danger">Delete</button>
             </form>
-
+            \(moveForm(path, field))
             """
         let actions: HTML = "\(changes)<a id=\"raw-source\" href=\"\(path)/raw\">View source</a>"
         // Owners reply as the inbox (`a#reply`); nobody else may.
@@ -98,6 +100,24 @@ struct WebInboxMessagePage {
             </article>
             """
         return WebInboxPage.document(subject, viewer, csrf: csrf, main: main)
+    }
+
+    /// `#move-form`: a `select` (`#move-folder`, each option a folder's key, its path shown) of every folder but the
+    /// message's own, and `#move`; nothing when there is no other folder.
+    private func moveForm(_ path: String, _ field: HTML) -> HTML {
+        let options = folders.entries.filter { $0.folder != record.summary.folder }.map { entry -> HTML in
+            let name = (folders.path(of: entry.folder) ?? [entry.name]).joined(separator: " / ")
+            return "<option value=\"\(entry.folder.rawValue)\">\(name)</option>"
+        }
+        guard !options.isEmpty else { return "" }
+        return """
+            <form method="post" action="\(path)/move" id="move-form" class="inline">\(field)
+            <label for="move-folder">Move to</label>
+            <select id="move-folder" name="folder">\(options.joined())</select>
+            <button type="submit" id="move">Move</button>
+            </form>
+
+            """
     }
 
     /// `#auth-results`: each verdict as the sandbox recorded it (`#auth-spf`, `#auth-dkim`, `#auth-dmarc`) with what

@@ -55,8 +55,10 @@ extension WebInboxService {
             verdicts = try await captures.authResults(proUserID: user, messageID: id)
         }
         let (csrf, _) = viewer.forms.csrf(for: request)
-        let html = WebInboxMessagePage(mailbox: mailbox, record: record, remoteContent: remote, authResults: verdicts)
-            .render(viewer, csrf: csrf)
+        let html = WebInboxMessagePage(
+            mailbox: mailbox, record: record, remoteContent: remote, authResults: verdicts,
+            folders: try await mail.folders(address: mailbox)
+        ).render(viewer, csrf: csrf)
         // The HTML part's frame, and (only when there is one) this origin's script that sizes it to the message.
         let framed = !(record.htmlBody ?? "").isEmpty
         return HTMLPage.response(.ok, html, policy: framed ? .frame(.self).scripts(from: .self) : .frame(.self))
@@ -135,6 +137,26 @@ extension WebInboxService {
         let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
         guard try await mail.delete(address: mailbox, id: id) else { return WebInboxPage.notFound() }
         return HTMLPage.redirect(to: WebInboxPage.mailboxPath(mailbox))
+    }
+
+    /// `POST .../move` with `folder` (a folder's key): the message moves there by the store's move, IMAP `MOVE`'s;
+    /// back to the list of the folder it left. A folder the mailbox lacks (deleted meanwhile, or never) is a 400 page.
+    func move(_ request: HTTPRequest, _ parameters: RouteParameters, _ viewer: WebInboxViewer) async throws
+        -> HTTPResponse
+    {
+        let mailbox = parameters["mailbox"] ?? "", id = parameters["id"] ?? ""
+        guard let record = try await mail.message(address: mailbox, id: id) else { return WebInboxPage.notFound() }
+        let noSuchFolder = WebInboxPage.message(.badRequest, "No such folder", "This mailbox has no such folder.")
+        guard let folder = request.formFields()["folder"].flatMap(MailFolder.init(rawValue:)) else {
+            return noSuchFolder
+        }
+        do {
+            _ = try await mail.move(address: mailbox, ids: [id], to: folder)
+        } catch MailFolderError.noSuchFolder {
+            return noSuchFolder
+        }
+        return HTMLPage.redirect(
+            to: WebInboxPage.mailboxPath(mailbox) + "?folder=" + PercentEncoding.encode(record.summary.folder.rawValue))
     }
 
     /// Image types an HTML part may show inline (no SVG, which can carry script).

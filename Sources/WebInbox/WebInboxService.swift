@@ -1,3 +1,4 @@
+import Audit
 import AuthCrypto
 import BrowserPages
 import ClientAddress
@@ -6,6 +7,7 @@ import EmailAddresses
 import HTTP1
 import MailStore
 import Owners
+import SecondFactors
 import ServerKit
 import Storage
 
@@ -45,6 +47,13 @@ public final class WebInboxService: Sendable {
     let onLiveStream: @Sendable (Bool) -> Void
     /// What the sign-in page offers Pro users beside the password (``ProSignInMethods`` serves it).
     let signInOffer: WebInboxSignInOffer
+    /// Pro users' second factors (issue 88 item 3), asked for as ``WebInboxConfiguration/proSecondFactor`` says; nil:
+    /// none is asked for and `/inbox/two-step` is not found.
+    let secondFactors: SecondFactorStore?
+    /// The operator's trail: Pro users' second-factor events and second-step sign-ins.
+    let audit: AuditTrail
+    /// The key the pending second step's cookie is sealed with (``SecondStepCookie``).
+    let secondStepKey: [UInt8]
 
     /// Live-list event streams open on this instance now.
     public var openLiveStreams: Int { liveStreams.openCount }
@@ -73,15 +82,21 @@ public final class WebInboxService: Sendable {
     ///   - onLiveStream: told when a live-list stream opens (`true`) and ends (`false`).
     ///   - signInOffer: the passkey button and provider buttons of the sign-in page, and where a provider's session
     ///     signs out to (``ProSignInMethods``, mounted beside, serves them); none by default.
+    ///   - secondFactors: Pro users' second factors (``SecondFactorTables/proUsers``, migration 0081); nil asks for
+    ///     none.
+    ///   - audit: the operator's trail of Pro users' second-factor events.
     /// - Throws: storage errors reading or creating the shared keys.
     public init(
         configuration: WebInboxConfiguration, ownerBrowser: OwnerBrowser, pages: PageRoutes,
         ownedInboxes: any OwnedInboxes, signIns: (any WebInboxSignIn)?, mail: MailStore, database: any SQLDatabase,
         clock: @escaping @Sendable () -> Int64, sender: (any WebInboxSender)? = nil,
         captures: (any WebInboxCaptures)? = nil, linksDashboard: Bool = false,
-        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }, signInOffer: WebInboxSignInOffer = .none
+        onLiveStream: @escaping @Sendable (Bool) -> Void = { _ in }, signInOffer: WebInboxSignInOffer = .none,
+        secondFactors: SecondFactorStore? = nil, audit: AuditTrail = .disabled
     ) throws {
         self.signInOffer = signInOffer
+        self.secondFactors = configuration.proSecondFactor == .off ? nil : secondFactors
+        self.audit = audit
         self.onLiveStream = onLiveStream
         self.sender = sender
         self.captures = captures
@@ -99,6 +114,7 @@ public final class WebInboxService: Sendable {
             key: try secrets.secret(named: "webinbox.csrf") { SecureRandom.bytes(32) },
             secure: configuration.secureCookies)
         images = InlineImageSignature(key: try secrets.secret(named: "webinbox.images") { SecureRandom.bytes(32) })
+        secondStepKey = try secrets.secret(named: "webinbox.second-step") { SecureRandom.bytes(32) }
         throttle = SignInThrottle(database: database, backoff: configuration.backoff)
         self.linksDashboard = linksDashboard
         flashes = WebInboxFlashes(
@@ -110,12 +126,14 @@ public final class WebInboxService: Sendable {
 
     /// Adds the routes:
     /// - `GET /inbox` (the mailboxes), `GET|POST /inbox/sign-in`, `POST /inbox/sign-out`;
+    /// - `GET|POST /inbox/sign-in/second-step` (a Pro user's code after their password, ``registerSecondStep(into:)``);
     /// - `GET /inbox/link/{token}` (a page with one button) and `POST /inbox/link` (uses the link);
     /// - `GET /inbox/m/{mailbox}` (the list: `position`, `text`, `from`, `subject`, `folder`);
     /// - `GET /inbox/m/{mailbox}/events` (the list's live stream) and `GET /inbox/assets/live.js` (its script);
     /// - `GET /inbox/m/{mailbox}/{id}` (a message), `.../html` (its HTML part, for the frame), `.../raw`,
     ///   `.../attachment/{position}`, `.../cid/{signature}/{cid}` (an inline image of the HTML part);
-    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0) and `POST /inbox/m/{mailbox}/{id}/delete`;
+    /// - `POST /inbox/m/{mailbox}/{id}/read` (`seen` 1 or 0), `POST /inbox/m/{mailbox}/{id}/delete` and
+    ///   `POST /inbox/m/{mailbox}/{id}/move` (`folder`, a folder's key);
     /// - owners only: `GET|POST /inbox/m/{mailbox}/compose`, `GET /inbox/m/{mailbox}/{id}/reply`
     ///   (``registerCompose(into:)``).
     public func register(into router: inout ContextRouter) {
@@ -138,6 +156,7 @@ public final class WebInboxService: Sendable {
         router.add(.GET, "/inbox/m/{mailbox}", page { [self] in try await list($0, $1, $2) })
         registerCompose(into: &router)
         registerLive(into: &router)
+        registerSecondStep(into: &router)
         router.add(.GET, "/inbox/m/{mailbox}/{id}", page { [self] in try await message($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/html", page { [self] in try await htmlPart($0, $1, $2) })
         router.add(.GET, "/inbox/m/{mailbox}/{id}/raw", page { [self] in try await rawSource($0, $1, $2) })
@@ -150,6 +169,8 @@ public final class WebInboxService: Sendable {
             .POST, "/inbox/m/{mailbox}/{id}/read", bodyLimit: limit, page { [self] in try await mark($0, $1, $2) })
         router.add(
             .POST, "/inbox/m/{mailbox}/{id}/delete", bodyLimit: limit, page { [self] in try await delete($0, $1, $2) })
+        router.add(
+            .POST, "/inbox/m/{mailbox}/{id}/move", bodyLimit: limit, page { [self] in try await move($0, $1, $2) })
     }
 
     // MARK: - Who reads
@@ -288,6 +309,12 @@ public final class WebInboxService: Sendable {
             return form(.unauthorized, request, page)
         }
         let next = fields["next"] == Self.dashboardPath ? Self.dashboardPath : "/inbox"
+        // A Pro user's password (not a pasted token) may ask for a code before the session opens.
+        if case .proUser(let id) = principal, kind == "pro", token.isEmpty,
+            let secondStep = try await secondStep(proUserID: id, binding: binding, next: next)
+        {
+            return secondStep
+        }
         return HTMLPage.redirect(
             to: next, setCookies: sessionCookies(try await openSession(principal, binding, request)))
     }

@@ -54,3 +54,24 @@ struct PasskeyRemovalOptions: ParsableArguments {
         }
     }
 }
+
+/// What `owner mfa reset` and `pro mfa reset` take (the configuration, `--email`) and do (issue 88 item 3): remove the
+/// person's second factor, and say what came of it.
+struct SecondFactorResetOptions: ParsableArguments {
+    @OptionGroup var options: DataOptions
+    @Option(help: "The email of the owner or Pro user.") var email: String
+
+    /// Runs `reset` for the configuration and email, and prints what it came to, or fails naming `holder` (`owner`,
+    /// `Pro user`) when nobody has the email.
+    func run(
+        holder: String,
+        _ reset: (PosternConfiguration, _ email: String, Logger) async throws -> Operations.SecondFactorReset
+    ) async throws {
+        let (configuration, logger) = try await options.loadWithLogger()
+        switch try await reset(configuration, email, logger) {
+        case .noOwner: throw CommandFailure("no \(holder) has email '\(email)'")
+        case .notSet: Terminal.write("\(email) has no second factor; nothing changed")
+        case .reset: Terminal.write("second factor removed for \(email); they sign in without it")
+        }
+    }
+}

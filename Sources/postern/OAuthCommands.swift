@@ -28,12 +28,14 @@ struct OAuthCommand: AsyncParsableCommand {
 
                 With --redirect-uri the client is an OpenID relying party of the owners (docs/oidc-provider.md): it \
                 signs owners in with the authorization code flow and PKCE, gets ID tokens (--id-token-alg) and reads \
-                /oauth/userinfo; --first-party skips the consent page; --legacy-no-pkce lets it omit PKCE (only for \
+                /oauth/userinfo; --subject-type pairwise gives it subjects no app of another host can match \
+                (--sector-identifier-uri, a JSON list of its redirect URIs, joins hosts into its sector); \
+                --first-party skips the consent page; --legacy-no-pkce lets it omit PKCE (only for \
                 an app that cannot send it, such as Roundcube 1.6: recorded in the audit trail); --sign-in decides \
                 who may sign in (all, listed with --sign-in-owner, or second-factor: a passkey sign-in until owners \
                 have TOTP); --mail-access lets it ask for mail.read and mail.send, whose access token then opens the \
                 owner's mail at IMAP and submission (XOAUTH2, OAUTHBEARER) and comes with a refresh token (such as \
-                Roundcube's).
+                Roundcube's); not with --subject-type pairwise, since that token's subject is the owner's id.
                 """)
         @OptionGroup var options: DataOptions
         @Option(help: "The name it is listed by.") var name: String
@@ -54,8 +56,16 @@ struct OAuthCommand: AsyncParsableCommand {
         var postLogoutRedirectURI: [String] = []
         @Option(name: .customLong("backchannel-logout-uri"), help: "OpenID: where logout tokens are POSTed.")
         var backchannelLogoutURI: String?
-        @Option(name: .customLong("id-token-alg"), help: "OpenID: RS256 (default) or EdDSA.")
+        @Option(name: .customLong("id-token-alg"), help: "OpenID: RS256 (default), EdDSA or ES256.")
         var idTokenAlg = "RS256"
+        @Option(
+            name: .customLong("subject-type"),
+            help: "OpenID: public (default: the owner's id) or pairwise (a subject of its own for its sector: the redirect URIs' host).")
+        var subjectType = "public"
+        @Option(
+            name: .customLong("sector-identifier-uri"),
+            help: "OpenID, pairwise: an https URL listing every redirect URI (JSON array); its host is the sector.")
+        var sectorIdentifierURI: String?
         @Flag(name: .customLong("first-party"), help: "OpenID: the operator's own app; no consent page.")
         var firstParty = false
         @Flag(name: .customLong("legacy-no-pkce"), help: "OpenID: the app cannot send PKCE (Roundcube 1.6).")
@@ -85,6 +95,8 @@ struct OAuthCommand: AsyncParsableCommand {
             request.postLogoutRedirectURIs = postLogoutRedirectURI
             request.backchannelLogoutURI = backchannelLogoutURI
             request.idTokenAlgorithm = idTokenAlg
+            request.subjectType = subjectType
+            request.sectorIdentifierURI = sectorIdentifierURI
             request.firstParty = firstParty
             request.legacyNoPKCE = legacyNoPKCE
             request.signIn = signIn

@@ -137,17 +137,11 @@ struct OwnerCommand: AsyncParsableCommand {
                 untouched. They sign in with their password alone (or, when POSTERN_OWNER_SECOND_FACTOR requires \
                 one, set up a new app at their next sign-in). Recorded on the audit trail as owner.mfa_reset.
                 """)
-        @OptionGroup var options: DataOptions
-        @Option(help: "The owner's email.") var email: String
+        @OptionGroup var reset: SecondFactorResetOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            switch try await Operations.resetOwnerSecondFactor(
-                configuration: configuration, email: email, logger: logger)
-            {
-            case .noOwner: throw CommandFailure("no owner has email '\(email)'")
-            case .notSet: Terminal.write("\(email) has no second factor; nothing changed")
-            case .reset: Terminal.write("second factor removed for \(email); they sign in without it")
+            try await reset.run(holder: "owner") {
+                try await Operations.resetOwnerSecondFactor(configuration: $0, email: $1, logger: $2)
             }
         }
     }

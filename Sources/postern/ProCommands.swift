@@ -2,12 +2,36 @@ import ArgumentParser
 import PosternApp
 import PosternOperations
 
-/// `postern pro create|list|show|set-password` and `pro passkeys remove`: Pro users are created by the operator, as the
-/// hosted service does in its dashboard.
+/// `postern pro create|list|show|set-password`, `pro passkeys remove` and `pro mfa reset`: Pro users are created by the
+/// operator, as the hosted service does in its dashboard.
 struct Pro: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create, list and show Pro users of the mailbox API; set their passwords; remove a lost passkey.",
-        subcommands: [Create.self, List.self, Show.self, SetPassword.self, Passkeys.self])
+        abstract:
+            "Create, list and show Pro users of the mailbox API; set their passwords; remove a lost passkey or second factor.",
+        subcommands: [Create.self, List.self, Show.self, SetPassword.self, Passkeys.self, MFA.self])
+
+    struct MFA: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mfa", abstract: "Manage a Pro user's second factor (TOTP).", subcommands: [ResetMFA.self])
+    }
+
+    struct ResetMFA: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset",
+            abstract: "Remove a Pro user's second factor (a lost authenticator app and recovery codes).",
+            discussion: """
+                Their TOTP secret and recovery codes are deleted; their password, passkeys, tokens and sessions are \
+                untouched. They sign in with their password alone (or, when POSTERN_PRO_SECOND_FACTOR requires one, \
+                set up a new app at their next sign-in). Recorded on the audit trail as pro.mfa_reset.
+                """)
+        @OptionGroup var reset: SecondFactorResetOptions
+
+        func run() async throws {
+            try await reset.run(holder: "Pro user") {
+                try await Operations.resetProSecondFactor(configuration: $0, email: $1, logger: $2)
+            }
+        }
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a Pro user.")

@@ -11,6 +11,9 @@ loopback receiver. A check the control does not offer (its discovery lists no su
 `prompt`, `max_age` and back-channel logout mean nothing to it, and its one key never rotates) is said so, not
 counted as passed.
 
+A client registered with ES256 and pairwise subjects asks by the `claims` parameter for the email and name: authlib
+checks the ES256 signature through the JWKS, and the sub is its own, stable, the same at userinfo and introspection.
+
 Standard library, authlib (as test_oauth_authlib.py installs it) and oidc-provider-mock (postern_testkit.oidc_mock),
 against `.build/debug/postern` (or $POSTERN_BIN).
 """
@@ -428,6 +431,116 @@ def two_step(provider, client_id, secret, redirect):
     postern_command(provider.base, "owner", "mfa", "reset", "--email", OWNER)
 
 
+def es256_pairwise_claims(provider):
+    """A client registered with ES256 ID tokens and pairwise subjects, asking by the claims parameter for the email and
+    name with openid alone: authlib's CodeIDToken checks the ES256 signature through the JWKS (an EC key), the sub is
+    not the public one, the same at every sign-in, at userinfo and at introspection."""
+    import copy
+    out = postern_command(provider.base, "oauth", "client", "create", "--name", "ES256 pairwise", "--first-party",
+                          "--redirect-uri", "http://127.0.0.1:9/es256", "--id-token-alg", "ES256",
+                          "--subject-type", "pairwise")
+    fields = dict(line.split(": ", 1) for line in out.splitlines() if line.startswith("client_"))
+    rp = copy.copy(provider)
+    rp.client_id, rp.client_secret = fields["client_id"], fields["client_secret"].split("  ", 1)[0]
+    rp.redirect_uri = "http://127.0.0.1:9/es256"
+    check("pairwise 127.0.0.1" in out and "id_token ES256" in out, f"oauth client create says ES256 pairwise ({out})")
+    check("ES256" in provider.meta["id_token_signing_alg_values_supported"]
+          and "pairwise" in provider.meta["subject_types_supported"] and provider.meta["claims_parameter_supported"],
+          "discovery lists ES256, pairwise subjects and the claims parameter")
+    asked = json.dumps({"id_token": {"email": {"essential": True}, "name": None, "picture": None}})
+    subjects = []
+    for _ in range(2):
+        client = rp.rp(scope="openid")
+        verifier, nonce = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+        url, state = client.create_authorization_url(rp.meta["authorization_endpoint"], code_verifier=verifier,
+                                                     nonce=nonce, claims=asked)
+        _, location = rp.sign_in(url)
+        token = client.fetch_token(rp.meta["token_endpoint"], authorization_response=location, state=state,
+                                   code_verifier=verifier)
+        header = json.loads(base64.urlsafe_b64decode(token["id_token"].split(".")[0] + "=="))
+        claims = validated(rp, token, nonce)  # the signature checked with the JWKS's EC key
+        subjects.append(claims["sub"])
+    ec = [key for key in json.loads(get(rp.meta["jwks_uri"]))["keys"] if key["kid"] == header["kid"]]
+    check(header["alg"] == "ES256" and ec and ec[0]["kty"] == "EC" and ec[0]["crv"] == "P-256",
+          f"the ES256 ID token verifies with the JWKS's P-256 key ({header}, {ec})")
+    check(claims["email"] == OWNER and claims["name"] == OWNER and "picture" not in claims
+          and "email_verified" not in claims, f"the claims parameter: email and name, nothing else ({dict(claims)})")
+    _, _, public = http(provider.issuer, "GET", "/oauth/userinfo",
+                        bearer=sign_in_flow(provider)[0]["access_token"])
+    status, _, info = http(provider.issuer, "GET", "/oauth/userinfo", bearer=token["access_token"])
+    check(status == 200 and info == {"sub": subjects[0]},
+          f"userinfo: the pairwise sub, and no email for openid alone ({status} {info})")
+    check(subjects[0] == subjects[1] and subjects[0] != public["sub"] and len(subjects[0]) == 43,
+          f"the pairwise sub is stable and not the public one ({subjects}, {public['sub']})")
+    out = postern_command(provider.base, "oauth", "client", "create", "--name", "Introspector", "--introspection")
+    fields = dict(line.split(": ", 1) for line in out.splitlines() if line.startswith("client_"))
+    auth = base64.b64encode(f"{fields['client_id']}:{fields['client_secret'].split('  ', 1)[0]}".encode()).decode()
+    status, _, answer = http(provider.issuer, "POST", "/oauth/introspect",
+                             urllib.parse.urlencode({"token": token["access_token"]}).encode(),
+                             headers={"Content-Type": "application/x-www-form-urlencoded",
+                                      "Authorization": "Basic " + auth})
+    check(status == 200 and answer.get("active") is True and answer.get("sub") == subjects[0]
+          and answer.get("client_id") == rp.client_id, f"introspection: the same pairwise sub ({status} {answer})")
+    return subjects[0]
+
+
+def sector_identifier(provider, sector_subject):
+    """A pairwise client whose redirect URIs name two hosts (127.0.0.1 and localhost) gives a sector_identifier_uri,
+    fetched by `oauth client create` from a loopback server (POSTERN_OAUTH_CIMD_ALLOW_HOSTS): its host, 127.0.0.1, is
+    the sector, so the owner's sub is the one the ES256 client of 127.0.0.1 got. Refused: two hosts without one, a
+    document that leaves a redirect URI out, one that is not there, and one given to a public client."""
+    import copy
+    redirects = ["http://127.0.0.1:9/sector", "http://localhost:9/sector"]
+    documents = {"/all.json": json.dumps(redirects + ["http://127.0.0.1:9/other"]).encode(),
+                 "/partial.json": json.dumps(redirects[:1]).encode()}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = documents.get(self.path)
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body or b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    where = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        def create(*extra):
+            arguments = ["--name", "Two hosts", "--first-party", "--subject-type", "pairwise"]
+            for uri in redirects:
+                arguments += ["--redirect-uri", uri]
+            return postern_command(provider.base, "oauth", "client", "create", *arguments, *extra)
+        check("client_id" not in create(), "pairwise redirect URIs on two hosts need a sector_identifier_uri")
+        check("client_id" not in create("--sector-identifier-uri", where + "/partial.json"),
+              "a sector_identifier_uri that leaves a redirect URI out is refused")
+        check("client_id" not in create("--sector-identifier-uri", where + "/missing.json"),
+              "a sector_identifier_uri that answers 404 is refused")
+        public = postern_command(provider.base, "oauth", "client", "create", "--name", "Public", "--redirect-uri",
+                                 redirects[0], "--sector-identifier-uri", where + "/all.json")
+        check("client_id" not in public, "a sector_identifier_uri is for pairwise clients only")
+        out = create("--sector-identifier-uri", where + "/all.json")
+    finally:
+        server.shutdown()
+    check("pairwise 127.0.0.1" in out, f"oauth client create: the sector is the sector_identifier_uri's host ({out})")
+    fields = dict(line.split(": ", 1) for line in out.splitlines() if line.startswith("client_"))
+    rp = copy.copy(provider)
+    rp.client_id, rp.client_secret = fields["client_id"], fields["client_secret"].split("  ", 1)[0]
+    rp.redirect_uri = redirects[1]
+    client = rp.rp(scope="openid")
+    verifier, nonce = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+    url, state = client.create_authorization_url(rp.meta["authorization_endpoint"], code_verifier=verifier,
+                                                 nonce=nonce)
+    _, location = rp.sign_in(url)
+    token = client.fetch_token(rp.meta["token_endpoint"], authorization_response=location, state=state,
+                               code_verifier=verifier)
+    sub = validated(rp, token, nonce)["sub"]
+    check(sub == sector_subject, f"the sector's sub, as the other client of 127.0.0.1 got ({sub}, {sector_subject})")
+
+
 def main():
     install_authlib()
     with mock_provider(require_client_registration=True) as issuer:
@@ -439,6 +552,7 @@ def main():
             base.env = env  # postern_command runs the CLI with the server's settings
             provider = Postern(base, backchannel)
             strict_rp(provider)
+            sector_identifier(provider, es256_pairwise_claims(provider))
             operator_settings(provider)
             ours = conformance(provider, backchannel)
     finally:

@@ -440,6 +440,8 @@ def one_key_ring(cluster, bases, logs, database=None):
     kinds = dict(cluster.psql("SELECT kind, count(*) FROM signing_keys GROUP BY kind", database))
     expect(kinds == {"rsa": "1", "hmac": "1", "ed25519": "1"},
            f"signing_keys holds {kinds} (want one rsa, one hmac and one ed25519 key)")
+    p256 = cluster.psql("SELECT count(*) FROM signing_keys_p256", database)[0][0]
+    expect(p256 == "1", f"signing_keys_p256 holds {p256} keys (want one)")
     versions = cluster.psql("SELECT count(*), count(DISTINCT version) FROM schema_migrations", database)[0]
     expect(versions[0] == versions[1], f"schema_migrations has repeated versions: {versions}")
     return [k["kid"] for k in sets[0]]
@@ -1080,15 +1082,19 @@ def test_implicit_tls_across_instances(cluster, workdir):
 IMAPTEST_STRESS_SECONDS = 10
 
 
-@test(f"imaptest's stress mode (clients=10 secs={IMAPTEST_STRESS_SECONDS}, its state tracking) through HAProxy on "
-      "both instances on PostgreSQL: no Error: line")
+@test(f"imaptest's stress mode (clients=10 secs={IMAPTEST_STRESS_SECONDS}, its state tracking, CREATE/DELETE/"
+      "SUBSCRIBE/COPY in its mix, RENAMEs beside it) through HAProxy on both instances on PostgreSQL: no Error: line")
 def test_imaptest_stress(cluster, workdir):
     """Ten imaptest clients at once on one INBOX for IMAPTEST_STRESS_SECONDS through HAProxy's IMAP port (leastconn:
     sessions on both instances, which see each other's APPENDs, STOREs and EXPUNGEs only through the database),
     APPENDing from an mbox of 100 messages and each checking what the server tells it against the state it tracks:
     UIDs that never go back or change, flags as stored, EXPUNGEs of messages that existed, a message's ENVELOPE, size
-    and BODY unchanged. Any disagreement is an "Error:" line. (imaptest's checkpoint=N, its cross-client check, is
-    left out: it panicked imaptest itself once here, in client_update_plan.)"""
+    and BODY unchanged. Any disagreement is an "Error:" line. Folders are in the mix (issue 87): imaptest's own
+    CREATE, DELETE and (UN)SUBSCRIBE of `test/N` and `test/N/M` (mcreate, mdelete, msubs) and COPY into Archive
+    (copybox), while a client of our own on the same port makes, RENAMEs (once under imaptest's `test/` tree) and
+    DELETEs folders (imaptest's stress mode has no RENAME); a NO to a folder command racing another client's is not an
+    error, an answer the client cannot read is. (imaptest's checkpoint=N, its cross-client check, is left out: it
+    panicked imaptest itself once here, in client_update_plan.)"""
     binary = imaptest.binary()
     if binary is None:
         return imaptest.skipped("imaptest stress")
@@ -1099,10 +1105,37 @@ def test_imaptest_stress(cluster, workdir):
         stats = cluster.files.stats()
         return [int(stats.get(("imap", f"postern{i}"), {}).get("stot") or 0) for i in (1, 2)]
     before = sessions()
-    run = subprocess.run(
-        [binary, "host=127.0.0.1", f"port={cluster.env['CLUSTER_IMAP_PORT']}", f"user={address}", f"pass={password}",
-         "box=INBOX", f"mbox={mbox}", "clients=10", f"secs={IMAPTEST_STRESS_SECONDS}"],
-        env=imaptest.ENV, capture_output=True, text=True, timeout=300)
+    port = int(cluster.env["CLUSTER_IMAP_PORT"])
+    stop = threading.Event()
+    renames, deletes = {"OK": 0, "NO": 0}, {"OK": 0, "NO": 0}
+
+    def rename_folders():
+        # A folder of our own made, moved twice (to a sibling name, then under imaptest's `test/` tree, whose parents
+        # imaptest's clients create and delete meanwhile, so a NO is expected now and then) and deleted, each round.
+        with imaplib.IMAP4("127.0.0.1", port, timeout=30) as client:
+            client.login(address, password)
+            round = 0
+            while not stop.is_set():
+                source = f"renamed/{round}"
+                client.create(source)
+                for target in (f"renamed/{round}b", f"test/{round % 20}/renamed{round}"):
+                    status, _ = client.rename(source, target)
+                    renames[status] = renames.get(status, 0) + 1
+                    source = target if status == "OK" else source
+                status, _ = client.delete(source)
+                deletes[status] = deletes.get(status, 0) + 1
+                round += 1
+                time.sleep(0.02)
+    renamer = concurrent.futures.ThreadPoolExecutor(1).submit(rename_folders)
+    try:
+        run = subprocess.run(
+            [binary, "host=127.0.0.1", f"port={port}", f"user={address}", f"pass={password}",
+             "box=INBOX", f"mbox={mbox}", "clients=10", f"secs={IMAPTEST_STRESS_SECONDS}",
+             "mcreate=20", "mdelete=50", "msubs=20", "copybox=Archive", "copy=20"],
+            env=imaptest.ENV, capture_output=True, text=True, timeout=300)
+    finally:
+        stop.set()
+    renamer.result(timeout=60)
     text = run.stdout + run.stderr
     errors = [line for line in text.splitlines() if "Error:" in line]
     expect(not errors, f"imaptest stress: {len(errors)} Error: lines, the first: " + "\n".join(errors[:10]))
@@ -1114,9 +1147,13 @@ def test_imaptest_stress(cluster, workdir):
     counts = dict(zip(header, (int(n) for n in numbers[-1])))
     expect(counts.get("Logi", 0) > 10 and counts.get("Appe", 0) > 0 and counts.get("Expu", 0) > 0,
            f"imaptest signed in, appended and expunged ({counts})")
+    expect(sum(counts.get(name, 0) for name in ("MCre", "MDel", "MSub")) > 0 and counts.get("Copy", 0) > 0,
+           f"imaptest's clients made, deleted or subscribed folders, and copied ({counts})")
+    expect(renames["OK"] > 0 and deletes["OK"] > 0, f"folders were renamed and deleted beside imaptest (renames "
+           f"{renames}, deletes {deletes})")
     served = [after - was for after, was in zip(sessions(), before)]
     expect(all(n > 0 for n in served), f"HAProxy gave sessions to both instances ({served})")
-    return f"{counts}; sessions per instance {served}; no Error: line"
+    return f"{counts}; renames {renames}, deletes {deletes}; sessions per instance {served}; no Error: line"
 
 
 @test("a JMAP event source on one instance pushes a change another process stored (NOTIFY postern_mail)")

@@ -99,4 +99,21 @@ struct JMAPEmailSetTests {
             b, "Email/set", ["accountId": b.accountID, "update": [id: ["keywords": atCap]]])
         #expect(fits.object("updated")?.keys.contains(id) == true, "\(fits.arguments)")
     }
+
+    /// RFC 8621 section 4.6: a blobNotFound SetError has `notFound`, the blob ids it could not find, for a body part's
+    /// blob as for an attachment's.
+    @Test("a textBody blob that is not there: blobNotFound with notFound naming it, nothing stored",
+          arguments: StorageBackend.allCases)
+    func missingBodyBlob(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("bobby")
+        let created = try await harness.single(
+            b, "Email/set",
+            ["accountId": b.accountID, "create": ["c": ["mailboxIds": ["drafts": true], "textBody": [["blobId": "cat"]]]]])
+        let error = created.object("notCreated")?["c"] as? [String: Any]
+        #expect(error?["type"] as? String == "blobNotFound", "\(created.arguments)")
+        #expect(error?["notFound"] as? [String] == ["cat"], "\(created.arguments)")
+        #expect(try await harness.ids(b, in: "drafts").isEmpty)
+    }
 }

@@ -88,4 +88,129 @@ struct JMAPMailboxSetTests {
         #expect(get.arguments["notFound"] as? [String] == [id], "its email went with it")
         #expect((try await mailboxes(harness, b))[year] == nil)
     }
+
+    /// RFC 8620 §5.5: a filter is a FilterCondition or a FilterOperator (`AND`, `OR`, `NOT` over `conditions`).
+    @Test("Mailbox/query with AND, OR and NOT over conditions, nested; an unknown operator is unsupportedFilter",
+          arguments: StorageBackend.allCases)
+    func queryFilterOperators(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("bobby")
+        let made = try await harness.single(
+            b, "Mailbox/set",
+            ["accountId": b.accountID, "create": ["p": ["name": "Projects"], "c": ["name": "2026", "parentId": "#p"]]])
+        let created = try #require(made.object("created"), "\(made.arguments)")
+        let projects = try #require((created["p"] as? [String: Any])?["id"] as? String)
+        let year = try #require((created["c"] as? [String: Any])?["id"] as? String)
+        func query(_ filter: Any) async throws -> JMAPInvocation {
+            try await harness.single(b, "Mailbox/query", ["accountId": b.accountID, "filter": filter])
+        }
+        func ids(_ filter: Any) async throws -> Set<String> {
+            let answer = try await query(filter)
+            return Set(try #require(answer.arguments["ids"] as? [String], "\(answer.arguments)"))
+        }
+        #expect(try await ids(["operator": "OR", "conditions": [["role": "inbox"], ["name": "proj"]]]) == ["inbox", projects])
+        #expect(try await ids(["operator": "NOT", "conditions": [["hasAnyRole": true]]]) == [projects, year])
+        #expect(try await ids(["operator": "AND", "conditions": [
+            ["hasAnyRole": false], ["operator": "NOT", "conditions": [["parentId": NSNull()]]],
+        ]]) == [year])
+        #expect(try await ids(["operator": "AND", "conditions": [] as [Any]]).count == 8)
+        let unknown = try await query(["operator": "XOR", "conditions": [["role": "inbox"]]])
+        #expect(unknown.name == "error" && unknown.arguments["type"] as? String == "unsupportedFilter", "\(unknown.arguments)")
+        // RFC 8620 §5.5: a negative position counts from the end (8 mailboxes: -2 is the seventh), past the start is 0.
+        let sorted = ["accountId": b.accountID, "sort": [["property": "name"]]] as [String: Any]
+        let all = try await harness.single(b, "Mailbox/query", sorted).arguments["ids"] as? [String]
+        let lastTwo = try await harness.single(b, "Mailbox/query", sorted.merging(["position": -2]) { $1 })
+        #expect(lastTwo.arguments["ids"] as? [String] == all.map { Array($0.suffix(2)) }, "\(lastTwo.arguments)")
+        #expect(lastTwo.arguments["position"] as? Int == 6)
+        let before = try await harness.single(b, "Mailbox/query", sorted.merging(["position": -20]) { $1 })
+        #expect(before.arguments["ids"] as? [String] == all && before.arguments["position"] as? Int == 0)
+        let notObject = try await query("inbox")
+        #expect(notObject.arguments["type"] as? String == "invalidArguments", "\(notObject.arguments)")
+    }
+
+    @Test("isSubscribed set and cleared shows in Mailbox/changes with every property possibly changed; a delivery with counts only", arguments: StorageBackend.allCases)
+    func subscriptionIsAChange(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let a = try await harness.signUp("subsender")
+        let b = try await harness.signUp("subreader")
+        let made = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "create": ["n": ["name": "News"]]])
+        let news = try #require((made.object("created")?["n"] as? [String: Any])?["id"] as? String)
+        let state = { (invocation: JMAPInvocation) in invocation.arguments["newState"] as? String ?? "" }
+
+        let subscribed = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "update": [news: ["isSubscribed": true]]])
+        #expect(subscribed.object("updated")?.keys.contains(news) == true, "\(subscribed.arguments)")
+        #expect(try await mailboxes(harness, b)[news]?["isSubscribed"] as? Bool == true)
+        let changes = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": subscribed.arguments["oldState"] as? String ?? ""])
+        #expect(changes.arguments["updated"] as? [String] == [news], "\(changes.arguments)")
+        #expect(changes.arguments["updatedProperties"] is NSNull, "isSubscribed is not a count")
+
+        let cleared = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "update": [news: ["isSubscribed": false]]])
+        let again = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": state(subscribed)])
+        #expect(again.arguments["updated"] as? [String] == [news], "\(again.arguments)")
+        #expect(again.arguments["newState"] as? String == state(cleared))
+        let unchanged = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "update": [news: ["isSubscribed": false]]])
+        #expect(state(unchanged) == state(cleared), "unsubscribing what is not subscribed changes nothing")
+
+        _ = try await harness.send(from: a, to: [b.address], subject: "Counts", text: "Only.")
+        let counts = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": state(cleared)])
+        #expect(counts.arguments["updated"] as? [String] == ["inbox"], "\(counts.arguments)")
+        #expect(
+            counts.arguments["updatedProperties"] as? [String]
+                == ["totalEmails", "unreadEmails", "totalThreads", "unreadThreads"])
+    }
+
+    @Test("sortOrder is the client's on a made mailbox (a change in Mailbox/changes), the server's on the six; a patch may repeat server-set values as they are", arguments: StorageBackend.allCases)
+    func sortOrderAndRepeatedValues(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let b = try await harness.signUp("sorter")
+        let made = try await harness.single(
+            b, "Mailbox/set",
+            [
+                "accountId": b.accountID,
+                "create": ["s": ["name": "Sorted", "sortOrder": 55], "d": ["name": "Default"], "bad": ["name": "Bad", "sortOrder": -1]],
+            ])
+        let sorted = try #require(made.object("created")?["s"] as? [String: Any], "\(made.arguments)")
+        let id = try #require(sorted["id"] as? String)
+        #expect(sorted["sortOrder"] as? Int == 55)
+        #expect((made.object("created")?["d"] as? [String: Any])?["sortOrder"] as? Int == 100)
+        #expect(setError(made, "notCreated", "bad") == "invalidProperties")
+        var all = try await mailboxes(harness, b)
+        #expect(all[id]?["sortOrder"] as? Int == 55 && all["inbox"]?["sortOrder"] as? Int == 1)
+
+        let moved = try await harness.single(
+            b, "Mailbox/set", ["accountId": b.accountID, "update": [id: ["sortOrder": 53], "inbox": ["sortOrder": 9]]])
+        #expect(moved.object("updated")?.keys.contains(id) == true, "\(moved.arguments)")
+        #expect(setError(moved, "notUpdated", "inbox") == "forbidden")
+        #expect(try await mailboxes(harness, b)[id]?["sortOrder"] as? Int == 53)
+        let changes = try await harness.single(
+            b, "Mailbox/changes", ["accountId": b.accountID, "sinceState": moved.arguments["oldState"] as? String ?? ""])
+        #expect(changes.arguments["updated"] as? [String] == [id], "\(changes.arguments)")
+
+        // The whole object Mailbox/get gave, with a new name: server-set values repeated as they are pass (RFC 8620 §5.3).
+        var patch = try #require(all[id])
+        patch["name"] = "Renamed"
+        patch["sortOrder"] = 53
+        let repeated = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "update": [id: patch]])
+        #expect(repeated.object("updated")?.keys.contains(id) == true, "\(repeated.arguments)")
+        all = try await mailboxes(harness, b)
+        #expect(all[id]?["name"] as? String == "Renamed")
+        let inbox = try #require(all["inbox"])
+        let sameInbox = try await harness.single(b, "Mailbox/set", ["accountId": b.accountID, "update": ["inbox": inbox]])
+        #expect(sameInbox.object("updated")?.keys.contains("inbox") == true, "\(sameInbox.arguments)")
+        let wrong = try await harness.single(
+            b, "Mailbox/set",
+            ["accountId": b.accountID, "update": [id: ["totalEmails": 7], "inbox": ["role": "trash"]]])
+        #expect(setError(wrong, "notUpdated", id) == "invalidProperties")
+        #expect(setError(wrong, "notUpdated", "inbox") == "invalidProperties")
+    }
 }

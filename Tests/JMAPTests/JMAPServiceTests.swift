@@ -23,6 +23,12 @@ struct JMAPServiceTests {
         #expect(body["accounts"]?["acct-ada"]?["name"]?.stringValue == "ada@agents.test")
         #expect(body["primaryAccounts"]?["urn:ietf:params:jmap:mail"]?.stringValue == "acct-ada")
         #expect(body["apiUrl"]?.stringValue == "http://jmap.test/jmap/api")
+        // The folders a person makes (decision 35): top level and nested to the store's depth, one folder a message.
+        let mail = body["accounts"]?["acct-ada"]?["accountCapabilities"]?["urn:ietf:params:jmap:mail"]
+        #expect(mail?["mayCreateTopLevelMailbox"] == .bool(true))
+        #expect(mail?["maxMailboxDepth"] == .int(16))
+        #expect(mail?["maxSizeMailboxName"] == .int(255))
+        #expect(mail?["maxMailboxesPerEmail"] == .int(1))
     }
 
     @Test("no bearer, or one the authenticator does not know: 401 on every route", arguments: StorageBackend.allCases)

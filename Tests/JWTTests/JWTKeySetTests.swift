@@ -4,7 +4,7 @@ import Testing
 
 @Suite("JWTKeySet signing and verification")
 struct JWTKeySetTests {
-    @Test("HS256, RS256 and EdDSA round trips keep claims and their order", arguments: JWTAlgorithm.allCases)
+    @Test("HS256, RS256 and EdDSA round trips keep claims and their order", arguments: purposeAlgorithms)
     func roundTrip(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
         let purpose = purpose(signedWith: algorithm)
@@ -73,7 +73,7 @@ struct JWTKeySetTests {
         }
     }
 
-    @Test("an empty signature is refused for every algorithm", arguments: JWTAlgorithm.allCases)
+    @Test("an empty signature is refused for every algorithm", arguments: purposeAlgorithms)
     func emptySignature(algorithm: JWTAlgorithm) throws {
         let purpose = purpose(signedWith: algorithm)
         let token = try makeKeySet().sign(claims(purpose: purpose), for: purpose)
@@ -263,7 +263,7 @@ struct JWTKeySetTests {
         #expect(error?.code == .malformed)
     }
 
-    @Test("a tampered payload fails the signature check", arguments: JWTAlgorithm.allCases)
+    @Test("a tampered payload fails the signature check", arguments: purposeAlgorithms)
     func tampered(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
         let purpose = purpose(signedWith: algorithm)

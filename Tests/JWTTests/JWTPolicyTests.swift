@@ -26,13 +26,14 @@ struct JWTPolicyTests {
         #expect(try set.verify(own, policy: policy(purpose), now: now).pur == purpose.rawValue)
         for other in JWTAlgorithm.allCases where other != purpose.algorithm {
             // Correctly signed by the other key, with the typ this purpose expects: only the algorithm is wrong.
-            let kid = ["HS256": "h1", "RS256": "r1", "EdDSA": "e1"][other.rawValue]!
+            let kid = ["HS256": "h1", "RS256": "r1", "EdDSA": "e1", "ES256": "p1"][other.rawValue]!
             let header = #"{"alg":"\#(other.rawValue)","typ":"\#(purpose.tokenType)","kid":"\#(kid)"}"#
             let crossed: String
             switch other {
             case .hs256: crossed = forgeHMAC(header: header, payload: claims(purpose: purpose), secret: hmacSecret)
             case .rs256: crossed = try forgeRS256(header: header, payload: claims(purpose: purpose))
             case .edDSA: crossed = try forgeEdDSA(header: header, payload: claims(purpose: purpose))
+            case .es256: crossed = try forgeES256(header: header, payload: claims(purpose: purpose))
             }
             let error = #expect(throws: JWTError.self) { try set.verify(crossed, policy: policy(purpose), now: now) }
             #expect(error?.code == .wrongAlgorithm, "\(purpose) signed with \(other)")

@@ -17,7 +17,7 @@ struct SplitMix64: RandomNumberGenerator {
 
 @Suite("Robustness against mutated and random input")
 struct RobustnessTests {
-    @Test("every single-character change, insertion or deletion of a valid token is refused", arguments: JWTAlgorithm.allCases)
+    @Test("every single-character change, insertion or deletion of a valid token is refused", arguments: purposeAlgorithms)
     func mutations(algorithm: JWTAlgorithm) throws {
         let set = try makeKeySet()
         let purpose = purpose(signedWith: algorithm)

@@ -17,14 +17,25 @@ let sharedEd25519Key: Ed25519PrivateKey = {
     do { return try Ed25519PrivateKey.generate() } catch { fatalError("Ed25519 key generation failed: \(error)") }
 }()
 
-/// A key set with one HMAC key ("h1"), one RSA key ("r1") and one Ed25519 key ("e1"), all active.
+/// One P-256 key for the whole test process.
+let sharedP256Key: P256PrivateKey = {
+    do { return try P256PrivateKey.generate() } catch { fatalError("P-256 key generation failed: \(error)") }
+}()
+
+/// A key set with one HMAC key ("h1"), one RSA key ("r1"), one Ed25519 key ("e1") and one P-256 key ("p1"), all
+/// active.
 func makeKeySet() throws -> JWTKeySet {
     try JWTKeySet(
         keys: [
             JWTKey.hmac(kid: "h1", secret: hmacSecret), JWTKey.rsa(kid: "r1", privateKey: sharedRSAKey),
-            JWTKey.ed25519(kid: "e1", privateKey: sharedEd25519Key),
+            JWTKey.ed25519(kid: "e1", privateKey: sharedEd25519Key), JWTKey.p256(kid: "p1", privateKey: sharedP256Key),
         ],
-        activeHMAC: "h1", activeRSA: "r1", activeEdDSA: "e1")
+        activeHMAC: "h1", activeRSA: "r1", activeEdDSA: "e1", activeES256: "p1")
+}
+
+/// The algorithms some purpose signs with (ES256 signs only ID tokens, chosen by algorithm, never by purpose).
+let purposeAlgorithms: [JWTAlgorithm] = JWTAlgorithm.allCases.filter { algorithm in
+    JWTPurpose.allCases.contains { $0.algorithm == algorithm }
 }
 
 /// Valid claims for `purpose`, expiring `ttl` seconds after `now`.
@@ -46,6 +57,7 @@ func purpose(signedWith algorithm: JWTAlgorithm) -> JWTPurpose {
     case .hs256: return .session
     case .rs256: return .capability
     case .edDSA: return .oauthAccess
+    case .es256: preconditionFailure("no purpose signs ES256; the tests take purposeAlgorithms")
     }
 }
 
@@ -60,6 +72,12 @@ func forgeHMAC(header: String, payload: JWTClaims, secret: [UInt8]) -> String {
 
 /// A token with an arbitrary header, signed by `key` with Ed25519 (for headers the key set would not write).
 func forgeEdDSA(header: String, payload: JWTClaims, key: Ed25519PrivateKey = sharedEd25519Key) throws -> String {
+    let input = b64(header) + "." + Base64URL.encode(payload.json.serialize())
+    return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+}
+
+/// A token with an arbitrary header, signed by `key` with ES256.
+func forgeES256(header: String, payload: JWTClaims, key: P256PrivateKey = sharedP256Key) throws -> String {
     let input = b64(header) + "." + Base64URL.encode(payload.json.serialize())
     return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
 }

@@ -67,7 +67,9 @@ struct MCPServiceHarness {
     func deliverToBob(_ raw: String, from sender: String) async throws -> Bool {
         let delivery = LocalDelivery(
             directory: FakeDirectory(accounts: [Self.bob.mailbox.address]), store: store, clock: { 1_700_000_000 })
-        return try await delivery.deliverEach(Array(raw.utf8), envelopeFrom: sender, to: [Self.bob.mailbox]) == [true]
+        let message = try delivery.message(Array(raw.utf8), envelopeFrom: sender)
+        let bob = MailStore.Recipient(address: Self.bob.mailbox.address, quota: Self.bob.mailbox.quota)
+        return try await store.deliver(message, to: [bob], folder: .inbox, now: 1_700_000_000).count == 1
     }
 
     /// Sends a request through the routes, as the server would.

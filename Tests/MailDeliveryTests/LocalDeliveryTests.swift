@@ -155,11 +155,18 @@ struct LocalDeliveryTests {
         }
         #expect(try await setup.inbox("alice@local.test").isEmpty)
 
-        let stored = try await setup.delivery.deliverEach(
-            Self.message, envelopeFrom: "a@remote.test",
-            to: [
-                Recipient(address: "alice@local.test", quota: 1_000_000), Recipient(address: "tiny@local.test", quota: 10),
-            ])
+        let message = try setup.delivery.message(Self.message, envelopeFrom: "a@remote.test")
+        let delivery = setup.delivery
+        let stored = try await setup.test.database.write { connection in
+            try connection.transaction {
+                try delivery.deliverEach(
+                    message,
+                    to: [
+                        Recipient(address: "alice@local.test", quota: 1_000_000),
+                        Recipient(address: "tiny@local.test", quota: 10),
+                    ], now: 1_700_000_000, on: connection)
+            }
+        }
         #expect(stored == [true, false])
         #expect(try await setup.inbox("alice@local.test").count == 1)
         #expect(try await setup.inbox("tiny@local.test").isEmpty)

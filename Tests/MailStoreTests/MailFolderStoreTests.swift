@@ -139,4 +139,29 @@ struct MailFolderStoreTests {
         let emails = MailChangeSet.emails(log, since: start, state: state, maxChanges: 100)
         #expect(emails.created == ids && emails.updated.isEmpty && emails.destroyed.isEmpty)
     }
+
+    @Test("subscribing and unsubscribing a made folder is its change in the log; no change, a fixed folder or a bare name writes none", arguments: StorageBackend.allCases)
+    func subscriptionChanges(_ backend: StorageBackend) async throws {
+        let db = try MailDatabase(backend)
+        let store = MailStore(database: db.database)
+        let a = Self.address
+        let folder = try await store.createFolder(address: a, path: ["News", "Daily"], now: 1_800_000_000)
+        let start = try await store.state(address: a)
+        try await store.setSubscribed(address: a, path: ["News", "Daily"], true)
+        let subscribed = try await store.state(address: a)
+        #expect(subscribed == start + 1)
+        try await store.setSubscribed(address: a, path: ["News", "Daily"], true)
+        try await store.setSubscribed(address: a, path: ["INBOX"], true)
+        try await store.setSubscribed(address: a, path: ["Nowhere"], true)
+        #expect(try await store.state(address: a) == subscribed, "nothing a folder shows changed")
+        #expect(try await store.subscriptions(address: a) == ["News/Daily", "INBOX", "Nowhere"])
+        try await store.setSubscribed(address: a, path: ["News", "Daily"], false)
+        let (log, state) = try #require(try await store.changes(address: a, since: start))
+        #expect(state == start + 2)
+        #expect(log.map(\.kind) == [.mailboxUpdated, .mailboxUpdated])
+        #expect(log.map(\.messageID) == [folder.rawValue, folder.rawValue])
+        let set = MailChangeSet.mailboxes(log, since: start, state: state, maxChanges: 100)
+        #expect(set.updated == [folder.rawValue] && set.created.isEmpty && set.destroyed.isEmpty)
+        #expect(try await store.folders(address: a).path(of: folder) == ["News", "Daily"], "the name is unchanged")
+    }
 }

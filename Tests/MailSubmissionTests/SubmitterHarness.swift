@@ -22,7 +22,8 @@ struct FixedDirectory: AccountDirectory {
 }
 
 /// A ``Submitter`` over a fresh database of one backend: the outbound queue as the ledger, the store, local delivery
-/// and a directory of ada (the sender) and bob on `agents.test`.
+/// and a directory of ada (the sender) and bob on `agents.test`. The store and the queue reach the database through a
+/// ``CountingDatabase`` that counts what a submission asks of it, and fails its statements while ``outage`` says so.
 struct SubmitterHarness {
     static let now: Int64 = 1_795_600_000
     static let ada = "ada@agents.test"
@@ -30,6 +31,8 @@ struct SubmitterHarness {
     static let directory = FixedDirectory(domains: ["agents.test"], quotas: [ada: 1_000_000, bob: 1_000_000])
 
     let test: TestDatabase
+    let counting: CountingDatabase
+    let outage = InjectedOutage()
     let store: MailStore
     let queue: OutboundQueue
     let submitter: Submitter
@@ -42,8 +45,9 @@ struct SubmitterHarness {
         ledger: (OutboundQueue) -> any SubmissionLedger = { $0 }
     ) throws {
         test = try backend.makeDatabase()
-        store = MailStore(database: test.database)
-        queue = OutboundQueue(database: test.database)
+        counting = CountingDatabase(test.database, beforeStatement: outage.beforeStatement)
+        store = MailStore(database: counting)
+        queue = OutboundQueue(database: counting)
         let admission = OutboundAdmission(
             ledger: ledger(queue), sendsOutside: sendsOutside, limits: limits, maxMessageBytes: maxMessageBytes,
             sender: { _ in sender })
@@ -86,6 +90,14 @@ struct SubmitterHarness {
             now: now)
     }
 
+    /// Submits `raw` from ada to `recipients` as the submission listener does: parsed once, its copy kept in her Sent
+    /// with the submission.
+    func submitKeepingInSent(_ raw: [UInt8], to recipients: [String], now: Int64 = now) async throws -> Submitted {
+        let message = try submitter.delivery.message(raw, envelopeFrom: Self.ada)
+        return try await submitter.submit(
+            SubmissionRequest(sender: Self.ada, keepingInSent: message, recipients: recipients), now: now)
+    }
+
     /// What the ledger recorded for ada (whose directory entry names no account: kept under her address).
     func recorded() async throws -> [SubmissionRecord] {
         try await queue.submissions(accountID: Self.ada, ids: nil)
@@ -97,8 +109,10 @@ struct SubmitterHarness {
 struct LateLimitLedger: SubmissionLedger {
     let queue: OutboundQueue
 
-    func record(_ submission: NewSubmission, limits: [SendLimit], now: Int64) async throws -> SubmissionRecord {
-        try await queue.record(submission, limits: limits, now: now)
+    func record(
+        limits: [SendLimit], now: Int64, writing: @escaping @Sendable (any SQLConnection) throws -> NewSubmission
+    ) async throws -> SubmissionRecord {
+        try await queue.record(limits: limits, now: now, writing: writing)
     }
 
     func checkLimits(_ limits: [SendLimit], sender: String, holder: SubmissionHolder?, adding: Int, now: Int64)

@@ -204,13 +204,15 @@ struct SubmitterTests {
     }
 
     @Test(
-        "the race: when the places the admission saw free are taken before the record, the record refuses with the limit",
+        "the race: when the places the admission saw free are taken before the record, the record refuses with the limit and keeps nothing (no Sent copy, no local copy)",
         arguments: StorageBackend.allCases)
     func lostRace(_ backend: StorageBackend) async throws {
         let hourly = SendLimit(name: "hourly", count: 2, windowSeconds: 3600)
         let harness = try Harness(backend, limits: [hourly], ledger: { LateLimitLedger(queue: $0) })
         _ = try await harness.submit(Harness.message(), to: ["r1@far.example", "r2@far.example"])
-        let refused = await Self.refusal { try await harness.submit(Harness.message(), to: [Self.carol]) }
+        let refused = await Self.refusal {
+            try await harness.submitKeepingInSent(Harness.message(), to: [Harness.bob, Self.carol])
+        }
         guard case .limit(let reached) = refused else {
             Issue.record("a lost race: \(String(describing: refused))")
             return
@@ -218,6 +220,8 @@ struct SubmitterTests {
         #expect(reached.limit == hourly)
         #expect(try await harness.recorded().count == 1)
         #expect(try await harness.queue.list().count == 1)
+        #expect(try await harness.store.page(address: Harness.ada, folder: .sent, page: 1).isEmpty)
+        #expect(try await harness.store.page(address: Harness.bob, page: 1).isEmpty)
     }
 
     @Test(

@@ -14,6 +14,7 @@ import OAuthServer
 import Owners
 import PasswordHashing
 import PosternTestSupport
+import SecondFactors
 import ServerKit
 import Storage
 import Testing
@@ -54,14 +55,21 @@ final class OAuthHarness: @unchecked Sendable {
         owners = try OwnerService(
             configuration: ownerSettings, database: test.database, pool: pool, resolver: .test(nil),
             customDomains: CustomDomains(database: test.database), clock: { clock.now },
-            monotonicClock: clock.monotonic, audit: AuditTrail(SQLAuditLog(database: test.database), clock: { clock.now }))
+            monotonicClock: clock.monotonic, audit: AuditTrail(SQLAuditLog(database: test.database), clock: { clock.now }),
+            secondFactors: SecondFactorStore(.owners, database: test.database, sealing: nil, clock: { clock.now }))
         inboxes = AgentOwnedInboxes(
             accounts: AgentAccountStore(database: test.database), domain: "agents.localhost", clock: { clock.now })
-        // With the OpenID Provider on (a logout deliverer given), an RSA key signs ID tokens too.
+        // With the OpenID Provider on (a logout deliverer given), an RSA and a P-256 key sign ID tokens too.
         keys = try JWTKeySet(
             keys: [try .ed25519(kid: "ed-test", privateKey: Ed25519PrivateKey.generate())]
-                + (openID == nil ? [] : [try .rsa(kid: "rsa-test", privateKey: TestRSAKey.shared)]),
-            activeHMAC: nil, activeRSA: openID == nil ? nil : "rsa-test", activeEdDSA: "ed-test")
+                + (openID == nil
+                    ? []
+                    : [
+                        try .rsa(kid: "rsa-test", privateKey: TestRSAKey.shared),
+                        try .p256(kid: "p256-test", privateKey: P256PrivateKey.generate()),
+                    ]),
+            activeHMAC: nil, activeRSA: openID == nil ? nil : "rsa-test", activeEdDSA: "ed-test",
+            activeES256: openID == nil ? nil : "p256-test")
         service = try Self.service(
             test.database, keys: keys, owners: owners, inboxes: inboxes, pool: pool, clock: clock, documents: documents,
             clientKeyDocuments: clientKeyDocuments, capabilityTokens: capabilityTokens, identityIssuers: identityIssuers,

@@ -25,7 +25,7 @@ struct OIDCClaimsTests {
     @Test("the ID token carries every claim, in order, with the scopes' claims")
     func claims() {
         let token = OIDCIDToken(
-            issuer: "https://auth.example", signIn: Self.signIn, email: "ann@example.com", emailVerified: true,
+            issuer: "https://auth.example", signIn: Self.signIn, subject: Self.signIn.ownerID, email: "ann@example.com", emailVerified: true,
             issuedAt: 1_700_000_100, lifetime: 300, accessToken: "jHkWEdUXMU1BwAsC4vtUsZwnNTTjBSrbnQ8Cb3Ue",
             algorithm: .rs256, sessionID: "sid-1")
         let json = String(decoding: token.claims.json.serialize(), as: UTF8.self)
@@ -65,7 +65,7 @@ struct OIDCClaimsTests {
             clientID: "rp-1", ownerID: "o", redirectURI: "https://rp.example/cb", codeChallenge: nil, nonce: nil,
             scopes: ["openid"], authTime: 10, method: method, sessionDigest: Array(repeating: 1, count: 32))
         return OIDCIDToken(
-            issuer: "https://auth.example", signIn: signIn, email: "ann@example.com", emailVerified: false,
+            issuer: "https://auth.example", signIn: signIn, subject: signIn.ownerID, email: "ann@example.com", emailVerified: false,
             issuedAt: 20, lifetime: 300, accessToken: nil, algorithm: .rs256, sessionID: "s"
         ).claims
     }
@@ -157,5 +157,99 @@ struct OIDCClaimsTests {
         #expect(throws: OIDCAuthorizationRequest.Failure.self) {
             try Self.request([("scope", "openid"), ("prompt", "none login")])
         }
+    }
+
+    @Test("the claims parameter adds email and name to the ID token with openid alone, and its consent asks for them")
+    func claimsParameter() throws {
+        let pkce = [("code_challenge", Self.challenge), ("code_challenge_method", "S256")]
+        let checked = try Self.request(
+            [("scope", "openid"), ("claims", #"{"id_token":{"email":{"essential":true},"name":null},"userinfo":{"email_verified":null}}"#)]
+                + pkce)
+        #expect(checked.scopes == ["openid"])
+        #expect(checked.consentScopes == ["openid", "email", "profile"])
+        let signIn = OIDCSignIn(
+            clientID: "rp", ownerID: "o", redirectURI: "https://rp.example/cb", codeChallenge: nil, nonce: nil,
+            scopes: checked.scopes, authTime: 10, method: "pwd", sessionDigest: Array(repeating: 1, count: 32),
+            claims: checked.claims)
+        let claims = OIDCIDToken(
+            issuer: "https://auth.example", signIn: signIn, subject: signIn.ownerID, email: "ann@example.com", emailVerified: false,
+            issuedAt: 20, lifetime: 300, accessToken: nil, algorithm: .rs256, sessionID: "s"
+        ).claims
+        #expect(claims["email"]?.stringValue == "ann@example.com")
+        #expect(claims["name"]?.stringValue == "ann@example.com")
+        #expect(claims["email_verified"] == nil)
+        let userinfo = OIDCIDToken.ownerClaims(
+            .userinfo, scopes: ["openid", "email"], claims: checked.claims, email: "ann@example.com",
+            emailVerified: true)
+        #expect(userinfo.map(\.0) == ["email", "email_verified"])
+        #expect(throws: OIDCAuthorizationRequest.Failure.redirect(
+            OAuthError("invalid_request", "claims.userinfo must be an object."), redirectURI: "https://rp.example/cb",
+            state: nil)) {
+            try Self.request([("scope", "openid"), ("claims", #"{"userinfo":1}"#)] + pkce)
+        }
+    }
+
+    // Vectors computed with Python's hmac and hashlib: base64url of HMAC-SHA256(key = bytes 0 to 31,
+    // sector || 0x00 || owner id).
+    @Test("a pairwise subject is the keyed digest of the sector and the owner's id; public is the owner's id",
+        arguments: [
+            ("wiki.example.com", "fFOtYNxagQPENqr8YP6eIhToDjZgYsmnK5IF5XMx2_E"),
+            ("grafana.example.com", "6ZhDtt21PW1xV3EbS40YA0bCuRMbSboNY6ig3iu005o"),
+        ])
+    func pairwise(sector: String, expected: String) {
+        let key = [UInt8](0..<32)
+        let owner = "0b7e1c1e-0000-4000-8000-000000000001"
+        #expect(OIDCSubject.pairwise(sector: sector, ownerID: owner, key: key) == expected)
+        let party = OIDCRelyingParty(
+            clientID: "rp", name: "RP", redirectURIs: ["https://\(sector)/cb"], subjectType: .pairwise(sector: sector))
+        #expect(OIDCSubject.subject(ownerID: owner, party: party, key: key) == expected)
+        #expect(OIDCSubject.subject(ownerID: owner, party: Self.party, key: key) == owner)
+        // Another key (another server) or another owner is another subject.
+        #expect(OIDCSubject.pairwise(sector: sector, ownerID: owner, key: [UInt8](1...32)) != expected)
+        #expect(OIDCSubject.pairwise(sector: sector, ownerID: owner + "2", key: key) != expected)
+    }
+
+    @Test(
+        """
+        a sector_identifier_uri's host is the sector of redirect URIs on several hosts (known answer), when its \
+        document lists every one of them
+        """)
+    func sectorIdentifier() throws {
+        let uris = ["https://a.example/cb", "https://b.example/cb"]
+        let document = Array(#"["https://b.example/cb", "https://a.example/cb", "https://c.example/cb"]"#.utf8)
+        let type = try OIDCSectorIdentifier.subjectType(
+            uri: "https://Wiki.Example.com/sector.json", document: document, redirectURIs: uris)
+        #expect(type == .pairwise(sector: "wiki.example.com"))
+        // The same subject as a party whose redirect URIs are all on wiki.example.com (the known answer above).
+        let party = OIDCRelyingParty(clientID: "rp", name: "RP", redirectURIs: uris, subjectType: type)
+        #expect(
+            OIDCSubject.subject(ownerID: "0b7e1c1e-0000-4000-8000-000000000001", party: party, key: [UInt8](0..<32))
+                == "fFOtYNxagQPENqr8YP6eIhToDjZgYsmnK5IF5XMx2_E")
+        let refusals: [(String, String, OIDCSectorIdentifier.Failure)] = [
+            ("https://wiki.example.com/s", #"["https://a.example/cb"]"#, .unlisted("https://b.example/cb")),
+            ("https://wiki.example.com/s", #"["https://a.example/cb", "https://B.example/cb"]"#,
+             .unlisted("https://b.example/cb")),
+            ("https://wiki.example.com/s", #"{"redirect_uris": []}"#, .notAList),
+            ("https://wiki.example.com/s", #"["https://a.example/cb", 1]"#, .notAList),
+            ("https://wiki.example.com/s", "not json", .notAList),
+            ("wiki.example.com/s", #"["https://a.example/cb", "https://b.example/cb"]"#, .noHost),
+        ]
+        for (uri, document, failure) in refusals {
+            #expect(throws: failure) {
+                try OIDCSectorIdentifier.subjectType(uri: uri, document: Array(document.utf8), redirectURIs: uris)
+            }
+        }
+    }
+
+    @Test("the sector of pairwise subjects is the one host of the redirect URIs", arguments: [
+        (["https://Wiki.Example.com/cb", "https://wiki.example.com:8443/other?x=1"], "wiki.example.com"),
+        (["http://user@127.0.0.1:8080/cb"], "127.0.0.1"),
+        (["https://[::1]:9/cb"], "[::1]"),
+        (["https://a.example/cb", "https://b.example/cb"], nil),
+        (["not a uri"], nil),
+        ([], nil),
+    ] as [([String], String?)])
+    func sector(uris: [String], expected: String?) {
+        #expect(OIDCRelyingParty.SubjectType.pairwise(redirectURIs: uris) == expected.map { .pairwise(sector: $0) })
     }
 }

@@ -155,4 +155,34 @@ struct OIDCMailAccessTests {
         let refresh = try #require(body["refresh_token"]?.stringValue)
         #expect(OAuthHarness.error(await Self.refresh(fixture, refresh)) == "invalid_grant")
     }
+
+    @Test(
+        "pairwise with mail access and claims: the mail doors read the owner's id, userinfo the pairwise sub and the claim asked for, after a refresh too",
+        arguments: StorageBackend.allCases)
+    func pairwiseClaimsWithMail(backend: StorageBackend) async throws {
+        let fixture = try await RelyingPartyFixture(
+            backend, subjectType: .pairwise(sector: "rp.example"), mailAccess: .read)
+        try await fixture.harness.signIn()
+        let asked = await fixture.authorize([("claims", #"{"userinfo":{"name":null}}"#)], scope: "openid mail.read")
+        let back = try await fixture.approve(asked)
+        let code = try #require(OAuthHarness.location(back)["code"], "\(back.status)")
+        let body = try #require(OAuthHarness.json(await fixture.token(code)))
+        let idToken = try #require(body["id_token"]?.stringValue)
+        let subject = try #require(try fixture.verified(idToken).sub)
+        #expect(subject != fixture.ownerID)
+        let access = try #require(body["access_token"]?.stringValue)
+        let grant = try await Self.mailDoor(fixture).grant(for: access, resources: [.jmap, .anyAgent])
+        #expect(grant.ownerID == fixture.ownerID)
+        let expected = JSONValue.object([("sub", .string(subject)), ("name", .string("owner@example.com"))])
+        #expect(OAuthHarness.json(await Self.userinfo(fixture, access)) == expected)
+        let refresh = try #require(body["refresh_token"]?.stringValue)
+        // The first access token expires and the sweep deletes its row: the grant still knows the claims asked for.
+        let lifetime = try #require(body["expires_in"]?.intValue)
+        fixture.harness.clock.advance(lifetime + 1)
+        let now = fixture.harness.clock.now
+        #expect(try await fixture.harness.test.database.write { try OAuthPurge.run($0, now: now) } >= 1)
+        let next = try #require(OAuthHarness.json(await Self.refresh(fixture, refresh))?["access_token"]?.stringValue)
+        #expect(next != access)
+        #expect(OAuthHarness.json(await Self.userinfo(fixture, next)) == expected)
+    }
 }

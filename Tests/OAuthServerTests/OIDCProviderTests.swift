@@ -32,7 +32,8 @@ struct RelyingPartyFixture {
 
     init(
         _ backend: StorageBackend, firstParty: Bool = false, legacy: Bool = false,
-        algorithm: OIDCRelyingParty.SigningAlgorithm = .rs256, mailAccess: MailPermissions? = nil
+        algorithm: OIDCRelyingParty.SigningAlgorithm = .rs256, subjectType: OIDCRelyingParty.SubjectType = .public,
+        mailAccess: MailPermissions? = nil
     ) async throws {
         harness = try OAuthHarness(backend, openID: recorder)
         ownerID = try await harness.owner().id
@@ -46,24 +47,26 @@ struct RelyingPartyFixture {
             OIDCRelyingParty(
                 clientID: client.clientID, name: client.name, redirectURIs: [Self.callback],
                 postLogoutRedirectURIs: ["https://rp.example/bye"], backchannelLogoutURI: "http://127.0.0.1:9/logout",
-                idTokenAlgorithm: algorithm, firstParty: firstParty, legacyNoPKCE: legacy, mailAccess: mailAccess))
+                idTokenAlgorithm: algorithm, firstParty: firstParty, legacyNoPKCE: legacy, subjectType: subjectType,
+                mailAccess: mailAccess))
     }
 
     var basic: (String, String) {
         ("Authorization", "Basic " + Base64.encode(Array("\(clientID):\(secret)".utf8)))
     }
 
-    /// `GET /oauth/authorize` with the usual parameters and `extra`.
+    /// `GET /oauth/authorize` with the usual parameters (`scope` among them) and `extra` (which replaces a usual one of
+    /// its name).
     func authorize(
         _ extra: [(String, String)] = [], scope: String = "openid email profile",
         verifier: String = "v" + String(repeating: "x", count: 50)
     ) async -> HTTPResponse {
-        let query = PercentEncoding.query(
-            [
-                ("response_type", "code"), ("client_id", clientID), ("redirect_uri", Self.callback),
-                ("scope", scope), ("state", "st-1"), ("nonce", "nonce-1"),
-                ("code_challenge", OAuthHarness.challenge(verifier)), ("code_challenge_method", "S256"),
-            ] + extra)
+        let usual = [
+            ("response_type", "code"), ("client_id", clientID), ("redirect_uri", Self.callback),
+            ("scope", scope), ("state", "st-1"), ("nonce", "nonce-1"),
+            ("code_challenge", OAuthHarness.challenge(verifier)), ("code_challenge_method", "S256"),
+        ]
+        let query = PercentEncoding.query(usual.filter { item in !extra.contains { $0.0 == item.0 } } + extra)
         return await harness.send(.GET, "/oauth/authorize?" + query)
     }
 
@@ -104,7 +107,11 @@ struct OIDCProviderTests {
         let document = try #require(OAuthHarness.json(openID))
         #expect(document["userinfo_endpoint"]?.stringValue == issuer + "/oauth/userinfo")
         #expect(document["end_session_endpoint"]?.stringValue == issuer + "/oauth/logout")
-        #expect(document["id_token_signing_alg_values_supported"] == .array([.string("RS256"), .string("EdDSA")]))
+        #expect(
+            document["id_token_signing_alg_values_supported"]
+                == .array([.string("RS256"), .string("EdDSA"), .string("ES256")]))
+        #expect(document["subject_types_supported"] == .array([.string("public"), .string("pairwise")]))
+        #expect(document["claims_parameter_supported"] == .bool(true))
         #expect(document["scopes_supported"]?.arrayValue?.contains(.string("openid")) == true)
     }
 
@@ -265,5 +272,41 @@ struct OIDCProviderTests {
         let claims = try fixture.verified(idToken)
         let accessToken = try #require(body["access_token"]?.stringValue)
         #expect(claims["at_hash"]?.stringValue == Base64URL.encode(Array(SHA512.hash(accessToken).prefix(32))))
+    }
+
+    @Test(
+        "ES256 and pairwise: verified through the JWKS, a sub of the sector's at every sign-in and at userinfo; claims",
+        arguments: StorageBackend.allCases)
+    func es256Pairwise(backend: StorageBackend) async throws {
+        let fixture = try await RelyingPartyFixture(
+            backend, firstParty: true, algorithm: .es256, subjectType: .pairwise(sector: "rp.example"))
+        let stored = try #require(
+            try await OIDCRelyingParties(database: fixture.harness.test.database).party(id: fixture.clientID))
+        #expect(stored.idTokenAlgorithm == .es256 && stored.subjectType == .pairwise(sector: "rp.example"))
+        try await fixture.harness.signIn()
+        var subjects: [String] = []
+        var accessToken = ""
+        for _ in 0..<2 {
+            let redirect = await fixture.authorize([
+                ("scope", "openid"), ("claims", #"{"id_token":{"email":{"essential":true},"name":null}}"#),
+            ])
+            let code = try #require(OAuthHarness.location(redirect)["code"])
+            let body = try #require(OAuthHarness.json(await fixture.token(code)))
+            let idToken = try #require(body["id_token"]?.stringValue)
+            let header = try #require(idToken.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) })
+            #expect(try JSONValue.parse(header)["alg"]?.stringValue == "ES256")
+            let claims = try fixture.verified(idToken)
+            accessToken = try #require(body["access_token"]?.stringValue)
+            #expect(claims["at_hash"]?.stringValue == Base64URL.encode(Array(SHA256.hash(accessToken).prefix(16))))
+            #expect(claims["email"]?.stringValue == "owner@example.com")
+            #expect(claims["name"] == claims["email"])
+            #expect(claims["preferred_username"] == nil)
+            subjects.append(try #require(claims.sub))
+        }
+        #expect(subjects[0] == subjects[1])
+        #expect(subjects[0] != fixture.ownerID && subjects[0].utf8.count == 43)
+        let info = await fixture.harness.send(
+            .GET, "/oauth/userinfo", headers: [("Authorization", "Bearer " + accessToken)])
+        #expect(OAuthHarness.json(info) == .object([("sub", .string(subjects[0]))]))
     }
 }

@@ -10,6 +10,7 @@ import Owners
 import Passkeys
 import ServerKit
 import PosternTestSupport
+import SecondFactors
 import Storage
 import Testing
 import WebAuthn
@@ -461,7 +462,8 @@ struct OwnerPasskeyTests {
         let second = try OwnerService(
             configuration: harness.service.configuration, database: harness.test.database, pool: WorkerPool(threads: 1),
             resolver: harness.resolver, customDomains: harness.customDomains, clock: { clock.now }, monotonicClock: clock.monotonic,
-            passkeyStore: PasskeyStore(database: harness.test.database), relyingParty: Self.party)
+            passkeyStore: PasskeyStore(database: harness.test.database), relyingParty: Self.party,
+            secondFactors: SecondFactorStore(.owners, database: harness.test.database, sealing: nil, clock: { clock.now }))
         var router = ContextRouter()
         second.register(into: &router)
 

@@ -9,6 +9,7 @@ import Owners
 import Passkeys
 import PasswordHashing
 import PosternTestSupport
+import SecondFactors
 import ServerKit
 import SignInProviders
 import Storage
@@ -74,7 +75,8 @@ final class OwnersHarness: @unchecked Sendable {
             customDomains: customDomains,
             clock: { clock.now }, monotonicClock: clock.monotonic,
             audit: AuditTrail(log, clock: { clock.now }), passkeyStore: PasskeyStore(database: test.database),
-            relyingParty: relyingParty, identities: SignInIdentityStore(database: test.database, clock: { clock.now }))
+            relyingParty: relyingParty, identities: SignInIdentityStore(database: test.database, clock: { clock.now }),
+            secondFactors: SecondFactorStore(.owners, database: test.database, sealing: nil, clock: { clock.now }))
         var router = ContextRouter()
         service.register(into: &router)
         self.router = router

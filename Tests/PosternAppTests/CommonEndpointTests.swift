@@ -36,7 +36,7 @@ struct CommonEndpointTests {
     }
 
     @Test(
-        "JWKS lists the RSA key (kty, kid, alg, use, n, e), then the Ed25519 key (OKP, crv, x)",
+        "JWKS lists the RSA key (kty, kid, alg, use, n, e), then the Ed25519 key (OKP, crv, x), then the P-256 key (EC)",
         arguments: StorageBackend.allCases)
     func jwks(_ backend: StorageBackend) async throws {
         let server = try await TestServer.start(backend)
@@ -44,7 +44,7 @@ struct CommonEndpointTests {
         let response = try await server.client().request("GET", "/.well-known/jwks.json")
         #expect(response.status == 200)
         let keys = try #require(try response.json()["keys"] as? [[String: Any]])
-        #expect(keys.map { $0["kty"] as? String } == ["RSA", "OKP"])
+        #expect(keys.map { $0["kty"] as? String } == ["RSA", "OKP", "EC"])
         for key in keys {
             #expect(key["use"] as? String == "sig")
             #expect((key["kid"] as? String)?.isEmpty == false)
@@ -63,6 +63,10 @@ struct CommonEndpointTests {
         #expect(x.count == 32)
         #expect(okp["kid"] as? String == JWK.okpThumbprint(x: x))
         #expect(server.runtime.keys.activeKID(for: .edDSA) == okp["kid"] as? String)
+        let ec = keys[2]
+        #expect(Set(ec.keys) == ["kty", "kid", "alg", "use", "crv", "x", "y"])
+        #expect(ec["alg"] as? String == "ES256" && ec["crv"] as? String == "P-256")
+        #expect(server.runtime.keys.activeKID(for: .es256) == ec["kid"] as? String)
     }
 
     @Test(

@@ -14,7 +14,7 @@ import Synchronization
 /// first start's key making, or two servers whose tokens must not verify on each other) passes `freshKeys: true`.
 enum KeyedTemplate {
     /// In the templates' names beside the migrations' digest: changed when what the keyed templates hold changes.
-    private static let version = "k1"
+    private static let version = "k2"
     private static let sqliteMade = Mutex<String?>(nil)
 
     /// Copies the SQLite keyed template to the data directory `directory` (which does not exist yet).

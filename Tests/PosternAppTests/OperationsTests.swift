@@ -30,19 +30,21 @@ struct OperationsTests {
         defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
         let now: Int64 = 1_800_000_000
         let before = try Operations.listKeys(configuration: configuration, logger: logger, now: now)
-        #expect(before.count == 3)
+        #expect(before.count == 4)
         #expect(before.allSatisfy { $0.contains("  signing  created ") })
         #expect(before.filter { $0.contains("  EdDSA  ") }.count == 1)
+        #expect(before.filter { $0.contains("  ES256  ") }.count == 1)
         let after = try Operations.rotateKeys(configuration: configuration, logger: logger, now: now + 10)
-        #expect(after.count == 6)
+        #expect(after.count == 8)
         // Rotated out, they still verify the tokens they signed: until when, in words.
-        #expect(after.filter { $0.contains("  verifying until ") }.count == 3, "\(after)")
-        #expect(after.filter { $0.contains("  signing  ") }.count == 3)
+        #expect(after.filter { $0.contains("  verifying until ") }.count == 4, "\(after)")
+        #expect(after.filter { $0.contains("  signing  ") }.count == 4)
         #expect(after.filter { $0.contains("RS256") }.count == 2)
         #expect(after.filter { $0.contains("  EdDSA  ") }.count == 2)
+        #expect(after.filter { $0.contains("  ES256  ") }.count == 2)
         // Past the longest token lifetime the retired keys are gone.
         let later = try Operations.listKeys(configuration: configuration, logger: logger, now: now + 8 * 24 * 3600)
-        #expect(later.count == 3)
+        #expect(later.count == 4)
     }
 
     @Test(
@@ -56,7 +58,7 @@ struct OperationsTests {
         let victim = try #require(before.first { $0.contains("  EdDSA  ") }?.split(separator: " ").first)
         _ = try Operations.retireKeyNow(configuration: configuration, kid: String(victim), logger: logger, now: now)
         let after = try Operations.listKeys(configuration: configuration, logger: logger, now: now + 1)
-        #expect(after.count == 4, "\(after)")
+        #expect(after.count == 5, "\(after)")
         let killed = try #require(after.first { $0.hasPrefix(victim + "  ") }, "\(after)")
         #expect(killed.contains("  EdDSA  killed at 20") && killed.contains("  created 20"), "\(killed)")
         #expect(after.filter { $0.contains("  EdDSA  signing  ") }.count == 1)
@@ -95,6 +97,33 @@ struct OperationsTests {
     }
 
     // `postern backup` copies SQLite's file: on PostgreSQL it refuses (the test above).
+    @Test("oauth client create refuses a pairwise relying party with mail access, whose mail token would name the owner")
+    func pairwiseMailRefused() async throws {
+        let configuration = TestServer.configuration(.sqlite)
+        defer { try? FileManager.default.removeItem(atPath: configuration.storage.dataDirectory) }
+        func request(subjectType: String, mail: String?) -> Operations.OAuthClientRequest {
+            var request = Operations.OAuthClientRequest(
+                name: "Webmail", scope: "mail.read mail.send", inboxes: [], introspection: false, authMethod: "client_secret_basic",
+                jwks: nil, jwksURI: nil)
+            request.redirectURIs = ["https://webmail.example/callback"]
+            (request.subjectType, request.mailAccess) = (subjectType, mail)
+            return request
+        }
+        let error = await #expect(throws: Operations.OAuthClientRequestError.self) {
+            _ = try await Operations.createOAuthClient(
+                configuration: configuration, request(subjectType: "pairwise", mail: "mail.read"), logger: logger)
+        }
+        let said = try #require(error?.description)
+        #expect(said.contains("--subject-type pairwise") && said.contains("--mail-access") && said.contains("owner's id"))
+        #expect(try await Operations.listOAuthClients(configuration: configuration, logger: logger).isEmpty)
+        // Either alone is made.
+        for (subjectType, mail) in [("pairwise", nil), ("public", "mail.read")] as [(String, String?)] {
+            let made = try await Operations.createOAuthClient(
+                configuration: configuration, request(subjectType: subjectType, mail: mail), logger: logger)
+            #expect(made.contains { $0.hasPrefix("client_id: ") })
+        }
+    }
+
     @Test("backup writes a consistent copy while the server serves, and refuses to overwrite")
     func backup() async throws {
         let server = try await TestServer.start(.sqlite)
@@ -175,9 +204,9 @@ struct LiveRotationTests {
         defer { Task { await server.stop() } }
         let client = try server.client()
         let before = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])
-        #expect(before.map { $0["kty"] as? String } == ["RSA", "OKP"])
+        #expect(before.map { $0["kty"] as? String } == ["RSA", "OKP", "EC"])
         let oldKID = try #require(before.first?["kid"] as? String)
-        let oldEdKID = try #require(before.last?["kid"] as? String)
+        let oldEdKID = try #require(before[1]["kid"] as? String)
         let oldAccess = try server.runtime.keys.sign(
             JWTClaims(issuer: "test", purpose: .oauthAccess, issuedAt: Operations.unixNow(), ttl: 900), for: .oauthAccess)
         let oldChallenge = try #require(try await client.request("POST", "/api/v1/challenge").bearer)
@@ -186,13 +215,15 @@ struct LiveRotationTests {
         server.runtime.reloadKeys()
 
         let after = try #require(try await client.request("GET", "/.well-known/jwks.json").json()["keys"] as? [[String: Any]])
-        #expect(after.map { $0["kty"] as? String } == ["RSA", "RSA", "OKP", "OKP"])
+        #expect(after.map { $0["kty"] as? String } == ["RSA", "RSA", "OKP", "OKP", "EC", "EC"])
         #expect(after[1]["kid"] as? String == oldKID)
         let newKID = try #require(after.first?["kid"] as? String)
         #expect(newKID != oldKID)
         #expect(after[3]["kid"] as? String == oldEdKID)
         let newEdKID = try #require(after[2]["kid"] as? String)
         #expect(newEdKID != oldEdKID && server.runtime.keys.activeKID(for: .edDSA) == newEdKID)
+        #expect(after[4]["kid"] as? String == server.runtime.keys.activeKID(for: .es256))
+        #expect(after[5]["kid"] as? String == before[2]["kid"] as? String)
         let policy = JWTPolicy(purpose: .oauthAccess, issuer: "test", maximumLifetime: 900)
         #expect(try server.runtime.keys.verify(oldAccess, policy: policy, now: Operations.unixNow()).pur == "oauth-access")
         // The old challenge (signed by the retired HMAC key) still passes the token check: a bad proof is

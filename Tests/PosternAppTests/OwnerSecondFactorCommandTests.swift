@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Owners
 import PosternTestSupport
+import SecondFactors
 import TOTP
 import Testing
 
@@ -32,7 +33,7 @@ struct OwnerSecondFactorCommandTests {
         let database = try Operations.migratedDatabase(configuration, logger: logger)
         let ada = try #require(try await Operations.ownerStore(database, configuration).list().first)
         let now = Int64(Date().timeIntervalSince1970)
-        let factors = OwnerSecondFactors(database: database, sealing: nil, clock: { now })
+        let factors = OwnerSecondFactors(SecondFactorStore(.owners, database: database, sealing: nil, clock: { now }))
         let secret = try #require(try await factors.begin(ownerID: ada.id))
         #expect(try await show() == "  two-step sign-in: set up, not confirmed (asks for nothing yet)")
         let code = factors.totp.code(secret: secret, step: factors.totp.step(at: now))

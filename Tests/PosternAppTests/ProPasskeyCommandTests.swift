@@ -31,9 +31,10 @@ struct ProPasskeyCommandTests {
             try await Operations.showProUser(configuration: configuration, email: email, logger: self.logger)
         }
         let before = try #require(try await show("Pro@Example.com"))
-        // The `pro list` line, the password, the email (made by the operator: not proven) and the passkeys.
+        // The `pro list` line, the password, the email (made by the operator: not proven), the second factor and the
+        // passkeys.
         #expect(
-            before == [before[0], "  password: set", "  email: not proven", "  no passkeys"]
+            before == [before[0], "  password: set", "  email: not proven", "  two-step sign-in: off", "  no passkeys"]
                 && before[0].contains("  pro@example.com  accounts 0/"))
         #expect(try await show("nobody@example.com") == nil)
         #expect(try await show("ada@example.com") == nil, "an owner is not a Pro user")
@@ -55,9 +56,9 @@ struct ProPasskeyCommandTests {
         database.close()
 
         let listed = try #require(try await show("pro@example.com"))
-        #expect(listed.count == 4)
-        #expect(listed[3].hasPrefix("  passkey \(passkey.id)  \"Lost phone\"  EdDSA  created 2027-01-15T08:00:00Z"))
-        #expect(listed[3].hasSuffix("  never used  this device only"))
+        #expect(listed.count == 5)
+        #expect(listed[4].hasPrefix("  passkey \(passkey.id)  \"Lost phone\"  EdDSA  created 2027-01-15T08:00:00Z"))
+        #expect(listed[4].hasSuffix("  never used  this device only"))
 
         let remove = { (email: String, id: String) in
             try await Operations.removeProUserPasskey(
@@ -69,7 +70,7 @@ struct ProPasskeyCommandTests {
         #expect(try await remove("pro@example.com", owners.id) == .noPasskey, "an owner's passkey is not the user's")
         #expect(try await remove("pro@example.com", "no-such-id") == .noPasskey)
         #expect(try await remove("pro@example.com", passkey.id) == .removed)
-        #expect(try await show("pro@example.com")?[3] == "  no passkeys")
+        #expect(try await show("pro@example.com")?[4] == "  no passkeys")
         #expect(try await remove("pro@example.com", passkey.id) == .noPasskey, "removed once")
         #expect(
             try await Operations.showOwner(configuration: configuration, email: "ada@example.com", logger: logger)?[3]

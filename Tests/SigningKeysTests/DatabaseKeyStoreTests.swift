@@ -29,13 +29,28 @@ struct DatabaseKeyStoreTests {
         try SigningKeysTests.sign(store.keySet(), algorithm, issuedAt: now)
     }
 
+    /// The kids and kinds of the ring's rows: `signing_keys`' and `signing_keys_p256`'s (migration 0080).
+    func rows(_ database: any SQLDatabase) throws -> [(kid: String, kind: String)] {
+        try database.readSync { connection in
+            try connection.query("SELECT kid, kind FROM signing_keys", []).map { ($0.text("kid") ?? "", $0.text("kind") ?? "") }
+                + connection.query("SELECT kid FROM signing_keys_p256", []).map { ($0.text("kid") ?? "", "p256") }
+        }
+    }
+
+    /// The kinds of `signing_keys`' rows, each one the release before 0080 reads (it refuses the ring on another).
+    func signingKeysKinds(_ database: any SQLDatabase) throws -> [String] {
+        try database.readSync { try $0.query("SELECT kind FROM signing_keys ORDER BY kind", []) }.compactMap {
+            $0.text("kind")
+        }
+    }
+
     func kid(of token: String) throws -> String {
         let header = try #require(Base64URL.decode(String(token.split(separator: ".")[0])))
         return try #require(JSONValue.parse(header)["kid"]?.stringValue)
     }
 
     @Test(
-        "the first store makes one RSA, one Ed25519 and one HMAC key, sealed; another instance gets the same keys",
+        "the first store makes one RSA, one Ed25519, one P-256 and one HMAC key, sealed; another instance gets the same keys",
         arguments: StorageBackend.allCases)
     func sharedRing(backend: StorageBackend) throws {
         let test = try backend.makeDatabase()
@@ -43,18 +58,19 @@ struct DatabaseKeyStoreTests {
         let first = try open(test.database, clock: clock)
         let second = try open(try test.another(), clock: clock)
         #expect(first.list().map(\.kid) == second.list().map(\.kid))
-        #expect(first.list().map(\.kind) == [.hmac, .rsa, .ed25519])
+        #expect(first.list().map(\.kind) == [.hmac, .rsa, .ed25519, .p256])
         #expect(first.list().allSatisfy { $0.isActive && $0.source == .database && $0.signsFrom == nil })
         #expect(first.keySet().jwksJSON() == second.keySet().jwksJSON())
         for algorithm in JWTAlgorithm.allCases {
             let token = try sign(first, algorithm, at: now)
-            #expect(throws: Never.self) {
-                try second.keySet().verify(token, policy: policy(algorithm), now: now)
-            }
+            #expect(verifies(second.keySet(), token, algorithm), "\(algorithm)")
         }
         // The material is sealed: no PEM, no secret in the clear.
-        let rows = try test.database.readSync { try $0.query("SELECT sealed FROM signing_keys", []) }
-        #expect(rows.count == 3)
+        let rows = try test.database.readSync {
+            try $0.query("SELECT sealed FROM signing_keys UNION ALL SELECT sealed FROM signing_keys_p256", [])
+        }
+        #expect(rows.count == 4)
+        #expect(try signingKeysKinds(test.database) == ["ed25519", "hmac", "rsa"])
         for row in rows {
             let sealed = try #require(row.blob("sealed"))
             #expect(!String(decoding: sealed, as: UTF8.self).contains("PRIVATE KEY"))
@@ -73,7 +89,7 @@ struct DatabaseKeyStoreTests {
         let oldEd = try kid(of: try sign(rotating, .edDSA, at: now))
         clock.advance(10)
         let added = try rotating.rotate(now: clock.now)
-        #expect(added.count == 3)
+        #expect(added.count == 4)
         #expect(added.allSatisfy { !$0.isActive && $0.signsFrom == now + 110 })
         let new = try #require(added.first { $0.kind == .rsa }?.kid)
         let newEd = try #require(added.first { $0.kind == .ed25519 }?.kid)
@@ -99,10 +115,7 @@ struct DatabaseKeyStoreTests {
         try other.reload(now: clock.now)
         #expect(!other.keySet().keys.map(\.kid).contains(old))
         #expect(!other.keySet().keys.map(\.kid).contains(oldEd))
-        let left = try test.database.readSync { try $0.query("SELECT kid FROM signing_keys", []) }.compactMap {
-            $0.text("kid")
-        }
-        #expect(Set(left) == Set(added.map(\.kid)))
+        #expect(Set(try rows(test.database).map(\.kid)) == Set(added.map(\.kid)))
     }
 
     @Test("instances starting at once on an empty database end with one key ring", arguments: StorageBackend.allCases)
@@ -120,8 +133,7 @@ struct DatabaseKeyStoreTests {
         #expect(seen.count == handles.count)
         let kidLists: Set<String> = Set(seen.map { $0.joined(separator: ",") })
         #expect(kidLists.count == 1)
-        let rows = try test.database.readSync { try $0.query("SELECT count(*) AS n FROM signing_keys", []) }
-        #expect(rows.first?.int("n") == 3)
+        #expect(try rows(test.database).map(\.kind).sorted() == ["ed25519", "hmac", "p256", "rsa"])
         for handle in handles { handle.close() }
     }
 
@@ -141,10 +153,42 @@ struct DatabaseKeyStoreTests {
         #expect(!before.map(\.kid).contains(added.kid))
         #expect(upgraded.list().filter { $0.kind != .ed25519 } == before.filter { $0.kind != .ed25519 })
         #expect(try kid(of: try sign(upgraded, .edDSA, at: clock.now)) == added.kid)
-        let kinds = try test.database.readSync { try $0.query("SELECT kind FROM signing_keys", []) }.compactMap {
-            $0.text("kind")
-        }
-        #expect(kinds.sorted() == ["ed25519", "hmac", "rsa"])
+        #expect(try rows(test.database).map(\.kind).sorted() == ["ed25519", "hmac", "p256", "rsa"])
+    }
+
+    @Test(
+        """
+        a ring made before P-256 keys gets one from the next instance to start; rotating and retiring it touch \
+        signing_keys_p256 alone, and signing_keys keeps only kinds the release before reads
+        """,
+        arguments: StorageBackend.allCases)
+    func p256KeyOfItsOwn(backend: StorageBackend) throws {
+        let test = try backend.makeDatabase()
+        let clock = TestClock(now)
+        let before = try open(test.database, clock: clock).list()
+        // What the release before 0080 left: no P-256 key.
+        _ = try test.database.writeSync { try $0.run("DELETE FROM signing_keys_p256", []) }
+        clock.advance(60)
+        let upgraded = try open(try test.another(), clock: clock, delay: 0)
+        let added = try #require(upgraded.list().first { $0.kind == .p256 })
+        #expect(added.isActive && added.createdAt == now + 60 && !before.map(\.kid).contains(added.kid))
+        #expect(upgraded.list().filter { $0.kind != .p256 } == before.filter { $0.kind != .p256 })
+        #expect(try kid(of: try sign(upgraded, .es256, at: clock.now)) == added.kid)
+        // Its generation follows the ring's: the ES256 key is published after the others.
+        #expect(upgraded.keySet().keys.last?.kid == added.kid)
+
+        let rotated = try upgraded.rotate(now: clock.now)
+        #expect(rotated.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.ed25519, .hmac, .p256, .rsa])
+        let next = try #require(rotated.first { $0.kind == .p256 })
+        let replacement = try #require(try upgraded.retireNow(kid: next.kid, now: clock.now).first)
+        #expect(replacement.kind == .p256 && replacement.isActive)
+        #expect(try kid(of: try sign(upgraded, .es256, at: clock.now)) == replacement.kid)
+        #expect(try rows(test.database).filter { $0.kind == "p256" }.map(\.kid).sorted()
+            == [added.kid, replacement.kid].sorted())
+        #expect(try signingKeysKinds(test.database) == ["ed25519", "ed25519", "hmac", "hmac", "rsa", "rsa"])
+        // Another instance opens the same ring, P-256 keys included.
+        let other = try open(try test.another(), clock: clock)
+        #expect(other.list().map(\.kid) == upgraded.list().map(\.kid))
     }
 
     @Test("a token naming a kid the instance does not know yet makes it reload", arguments: StorageBackend.allCases)

@@ -43,20 +43,24 @@ struct KeyStoreTests {
             maxTokenTTL: ttl, now: time)
     }
 
-    @Test("first start generates an RSA key, an Ed25519 key and an HMAC secret with mode 0600 in a 0700 directory")
+    @Test("first start generates an RSA, an Ed25519 and a P-256 key and an HMAC secret, mode 0600 in a 0700 directory")
     func firstStart() throws {
         let directory = try TemporaryDataDirectory()
         let store = try open(directory)
         let infos = store.list()
-        #expect(infos.count == 3)
-        #expect(Set(infos.map(\.kind)) == [.rsa, .hmac, .ed25519])
+        #expect(infos.count == 4)
+        #expect(Set(infos.map(\.kind)) == [.rsa, .hmac, .ed25519, .p256])
         #expect(infos.allSatisfy { $0.isActive && $0.source == .dataDirectory && $0.createdAt == now })
         let rsa = try #require(infos.first { $0.kind == .rsa })
         let hmac = try #require(infos.first { $0.kind == .hmac })
         let ed25519 = try #require(infos.first { $0.kind == .ed25519 })
+        let p256 = try #require(infos.first { $0.kind == .p256 })
         #expect(ed25519.algorithm == .edDSA)
+        #expect(p256.algorithm == .es256)
         #expect(
-            try directory.files() == ["\(hmac.kid).hmac", "\(rsa.kid).pem", "\(ed25519.kid).pem", "keys.json"].sorted())
+            try directory.files()
+                == ["\(hmac.kid).hmac", "\(rsa.kid).pem", "\(ed25519.kid).pem", "\(p256.kid).pem", "keys-p256.json", "keys.json"]
+                .sorted())
         for file in try directory.files() { #expect(try directory.mode(file) == 0o600) }
         let directoryMode =
             try FileManager.default.attributesOfItem(atPath: directory.keys)[.posixPermissions] as? NSNumber
@@ -71,6 +75,11 @@ struct KeyStoreTests {
         #expect(JWK.thumbprint(of: edKey) == ed25519.kid)
         let pem = try String(contentsOfFile: directory.keys + "/\(ed25519.kid).pem", encoding: .utf8)
         #expect(try Ed25519PrivateKey(pem: pem).publicKey.rawRepresentation == edKey.rawRepresentation)
+        #expect(set.activeKID(for: .es256) == p256.kid)
+        let ecKey = try #require(set.key(kid: p256.kid)?.p256PublicKey)
+        #expect(JWK.thumbprint(of: ecKey) == p256.kid)
+        let ecPEM = try String(contentsOfFile: directory.keys + "/\(p256.kid).pem", encoding: .utf8)
+        #expect(try P256PrivateKey(pem: ecPEM).publicKey.x == ecKey.x)
         let secretFile = try String(contentsOfFile: directory.keys + "/\(hmac.kid).hmac", encoding: .utf8)
         #expect(Hex.decode(secretFile.trimmingCharacters(in: .whitespacesAndNewlines))?.count == 32)
     }
@@ -106,7 +115,7 @@ struct KeyStoreTests {
 
         let rotatedAt = now + 10
         let added = try store.rotate(now: rotatedAt)
-        #expect(Set(added.map(\.kind)) == [.rsa, .hmac, .ed25519])
+        #expect(Set(added.map(\.kind)) == [.rsa, .hmac, .ed25519, .p256])
         let set = store.keySet()
         #expect(set.activeKID(for: .rs256) != oldRSA)
         #expect(set.activeKID(for: .hs256) != oldHMAC)
@@ -121,7 +130,9 @@ struct KeyStoreTests {
         let published = try #require(try JSONValue.parse(set.jwksJSON())["keys"]?.arrayValue).compactMap {
             $0["kid"]?.stringValue
         }
-        #expect(published == [set.activeKID(for: .rs256)!, oldRSA, set.activeKID(for: .edDSA)!, oldEdDSA])
+        #expect(
+            published.prefix(4) == [set.activeKID(for: .rs256)!, oldRSA, set.activeKID(for: .edDSA)!, oldEdDSA])
+        #expect(published.count == 6 && published[4] == set.activeKID(for: .es256))
         let retired = try #require(store.list().first { $0.kid == oldRSA })
         #expect(retired.retiredAt == rotatedAt)
         #expect(retired.dropsAt == rotatedAt + ttl + 30)
@@ -141,8 +152,8 @@ struct KeyStoreTests {
         #expect(store.keySet().key(kid: oldEdDSA) == nil)
         #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(oldRSA))
         #expect(!String(decoding: store.keySet().jwksJSON(), as: UTF8.self).contains(oldEdDSA))
-        #expect(store.list().count == 3)
-        #expect(try directory.files().count == 4)
+        #expect(store.list().count == 4)
+        #expect(try directory.files().count == 6)
         let error = #expect(throws: JWTError.self) {
             try store.keySet().verify(oldRS, policy: policy(.rs256), now: now)
         }
@@ -159,17 +170,19 @@ struct KeyStoreTests {
         let kid = JWK.thumbprint(of: sharedRSAKey.publicKey)
         #expect(store.keySet().activeKID(for: .rs256) == kid)
         #expect(store.list().first { $0.kind == .rsa }?.source == .environment)
-        // The one PEM file is the Ed25519 key's, which the environment does not replace.
+        // The PEM files are the Ed25519 and P-256 keys', which the environment does not replace.
         let ed25519 = try #require(store.list().first { $0.kind == .ed25519 })
-        #expect(try directory.files().filter { $0.hasSuffix(".pem") } == ["\(ed25519.kid).pem"])
+        let p256 = try #require(store.list().first { $0.kind == .p256 })
+        #expect(
+            try directory.files().filter { $0.hasSuffix(".pem") } == ["\(ed25519.kid).pem", "\(p256.kid).pem"].sorted())
         #expect(ed25519.source == .dataDirectory && ed25519.isActive)
         let token = try store.keySet().sign(claims(.rs256), algorithm: .rs256)
         let verifier = try JWTKeySet(
             keys: [JWTKey.rsa(kid: kid, publicKey: sharedRSAKey.publicKey)], activeHMAC: nil, activeRSA: nil)
         #expect(try verifier.verify(token, policy: policy(.rs256), now: now).pur == "capability")
-        // Rotation with an environment RSA key rotates the HMAC secret and the Ed25519 key only.
+        // Rotation with an environment RSA key rotates the HMAC secret, the Ed25519 and the P-256 key only.
         let added = try store.rotate(now: now + 1)
-        #expect(Set(added.map(\.kind)) == [.hmac, .ed25519])
+        #expect(Set(added.map(\.kind)) == [.hmac, .ed25519, .p256])
         #expect(store.keySet().activeKID(for: .rs256) == kid)
     }
 
@@ -199,7 +212,7 @@ struct KeyStoreTests {
         #expect(bad?.reason.contains("JWT_PRIVATE_KEY") == true)
         #expect(bad?.description.contains("c2VjcmV0") == false)
         // Empty values mean unset.
-        #expect(try open(directory, privatePEM: "", publicPEM: "").list().count == 3)
+        #expect(try open(directory, privatePEM: "", publicPEM: "").list().count == 4)
     }
 
     @Test("key files and the directory found with wider modes are tightened to 0600 and 0700")
@@ -326,7 +339,63 @@ struct KeyStoreTests {
         #expect(try upgraded.keySet().verify(rsToken, policy: policy(.rs256), now: now).pur == "capability")
         #expect(
             try upgraded.keySet().verify(sign(upgraded.keySet(), .edDSA), policy: policy(.edDSA), now: now).jti != nil)
-        #expect(try directory.files().count == 4)
+        #expect(try directory.files().count == 6)
+    }
+
+    /// The kinds a metadata file of `directory` records.
+    private func kinds(_ directory: TemporaryDataDirectory, _ name: String) throws -> [String] {
+        let metadata = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: directory.keys + "/" + name))))
+        return try #require(metadata["keys"]?.arrayValue).compactMap { $0["kind"]?.stringValue }
+    }
+
+    @Test("keys.json keeps the kinds the release before reads; the P-256 keys live in keys-p256.json and reload from it")
+    func p256OutOfKeysJSON() throws {
+        let directory = try TemporaryDataDirectory()
+        let store = try open(directory)
+        let first = try #require(store.keySet().activeKID(for: .es256))
+        let token = try sign(store.keySet(), .es256)
+        let older: Set<String> = ["rsa", "hmac", "ed25519"]
+        #expect(Set(try kinds(directory, "keys.json")) == older)
+        #expect(try kinds(directory, "keys-p256.json") == ["p256"])
+        // Rotated: the old and the new P-256 key in their file, keys.json still without one.
+        try store.rotate(now: now + 10)
+        let second = try #require(store.keySet().activeKID(for: .es256))
+        #expect(second != first)
+        #expect(try kinds(directory, "keys-p256.json") == ["p256", "p256"])
+        let rotated = try kinds(directory, "keys.json")
+        #expect(Set(rotated) == older && rotated.count == 6)
+        // Retired at once: its record and file go, a new active key is made.
+        try store.retireNow(kid: second, now: now + 20)
+        let third = try #require(store.keySet().activeKID(for: .es256))
+        #expect(try kinds(directory, "keys-p256.json") == ["p256", "p256"])
+        #expect(try !directory.files().contains("\(second).pem"))
+        #expect(Set(try kinds(directory, "keys.json")) == older)
+
+        let reopened = try open(directory, at: now + 30)
+        #expect(reopened.list() == store.list())
+        #expect(reopened.keySet().activeKID(for: .es256) == third)
+        #expect(verifies(reopened.keySet(), token, .es256))
+        // Past the window the first goes too.
+        try reopened.reload(now: now + 10 + ttl + 31)
+        #expect(reopened.keySet().key(kid: first) == nil)
+        #expect(try kinds(directory, "keys-p256.json") == ["p256"])
+    }
+
+    @Test("a P-256 entry in keys.json, which only a development build wrote, is refused with what to do")
+    func p256InKeysJSONRefused() throws {
+        let directory = try TemporaryDataDirectory()
+        _ = try open(directory)
+        let keysJSON = directory.keys + "/keys.json"
+        let p256JSON = directory.keys + "/keys-p256.json"
+        let metadata = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: keysJSON))))
+        let p256 = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: p256JSON))))
+        let merged = try #require(metadata["keys"]?.arrayValue) + (try #require(p256["keys"]?.arrayValue))
+        try Data(JSONValue.object([("version", 1), ("keys", .array(merged))]).serialize())
+            .write(to: URL(fileURLWithPath: keysJSON))
+        try FileManager.default.removeItem(atPath: p256JSON)
+        let refused = #expect(throws: KeyStoreError.self) { try open(directory) }
+        #expect(refused?.code == .corrupt)
+        #expect(refused?.reason.contains("keys-p256.json") == true)
     }
 }
 
@@ -349,7 +418,7 @@ struct KeyStoreConcurrencyTests {
         }
         #expect(lists.count == 4)
         #expect(Set(lists).count == 1)
-        #expect(lists.first?.count == 3)
-        #expect(try directory.files().count == 4)
+        #expect(lists.first?.count == 4)
+        #expect(try directory.files().count == 6)
     }
 }

@@ -29,4 +29,40 @@ struct WebInboxFolderTests {
         #expect(filed.text.contains("Filed away"))
         #expect(filed.text.contains("aria-current=\"page\">Projects / 2026"))
     }
+
+    @Test("a message's move form lists the other folders (names escaped) and moves it with the CSRF token; a forged token or unknown folder moves nothing", arguments: StorageBackend.allCases)
+    func moving(_ backend: StorageBackend) async throws {
+        let (harness, browser) = try await WebInboxPagesTests.signedIn(backend)
+        let address = "reader@mail.localhost"
+        let id = try await harness.deliver(WebInboxHarness.plain(subject: "Move me"), to: address)
+        let hostile = try await harness.mail.createFolder(address: address, path: ["<b>Bills & \"tax\""], now: 1_800_000_000)
+        let path = WebInboxPagesTests.mailbox + "/" + id
+
+        let page = await browser.send(.GET, path)
+        #expect(page.status == .ok)
+        #expect(page.text.contains("id=\"move-form\""))
+        #expect(page.text.contains("<option value=\"\(hostile.rawValue)\">&lt;b&gt;Bills &amp; &quot;tax&quot;</option>"))
+        #expect(page.text.contains("<option value=\"archive\">Archive</option>"))
+        #expect(!page.text.contains("<option value=\"inbox\">"), "not the folder it is in")
+        let csrf = try #require(Browser.csrf(in: page))
+
+        #expect(await browser.send(.POST, path + "/move", form: ["folder": "archive"]).status == .forbidden)
+        #expect(
+            await browser.send(.POST, path + "/move", form: ["folder": "archive", "csrf_token": "forged"]).status
+                == .forbidden)
+        #expect(
+            await browser.send(.POST, path + "/move", form: ["folder": "no-such-folder", "csrf_token": csrf]).status
+                == .badRequest)
+        #expect(try await harness.mail.message(address: address, id: id)?.summary.folder == .inbox, "nothing moved")
+
+        let moved = await browser.send(.POST, path + "/move", form: ["folder": hostile.rawValue, "csrf_token": csrf])
+        #expect(moved.status == .seeOther)
+        #expect(moved.headers["Location"] == WebInboxPagesTests.mailbox + "?folder=inbox", "back to the folder it left")
+        #expect(try await harness.mail.message(address: address, id: id)?.summary.folder == hostile)
+        let filed = await browser.send(.GET, WebInboxPagesTests.mailbox + "?folder=" + hostile.rawValue)
+        #expect(filed.text.contains("Move me"))
+        #expect(
+            await browser.send(.POST, WebInboxPagesTests.mailbox + "/no-such-id/move", form: ["folder": "archive", "csrf_token": csrf])
+                .status == .notFound)
+    }
 }

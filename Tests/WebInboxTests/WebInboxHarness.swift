@@ -29,6 +29,7 @@ import Owners
 import Passkeys
 import PasswordHashing
 import PosternTestSupport
+import SecondFactors
 import ServerKit
 import SignInProviders
 import Storage
@@ -100,7 +101,8 @@ final class WebInboxHarness: Sendable {
         ownerSettings.rateLimitsEnabled = false
         owners = try OwnerService(
             configuration: ownerSettings, database: database, pool: pool, resolver: .test(nil),
-            customDomains: CustomDomains(database: database), clock: { clock.now }, monotonicClock: clock.monotonic)
+            customDomains: CustomDomains(database: database), clock: { clock.now }, monotonicClock: clock.monotonic,
+            secondFactors: SecondFactorStore(.owners, database: database, sealing: nil, clock: { clock.now }))
         mail = MailStore(database: database)
         let keys = try JWTKeySet(
             keys: [JWTKey.hmac(kid: "test-hs", secret: SecureRandom.bytes(32))], activeHMAC: "test-hs", activeRSA: nil)
@@ -183,7 +185,9 @@ final class WebInboxHarness: Sendable {
             sender: JMAPWebInboxSender(
                 jmap: jmap, principals: OwnerPrincipals(inboxes: makeOwnedInboxes(database, clock), directory: agents)),
             captures: accounts, linksDashboard: true,
-            signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers))
+            signInOffer: WebInboxSignInOffer(passkeys: passkeys, providers: providers),
+            secondFactors: SecondFactorStore(.proUsers, database: database, sealing: nil, clock: { clock.now }),
+            audit: AuditTrail(SQLAuditLog(database: database), clock: { clock.now }))
         signInMethods = ProSignInMethods(inbox: service, passkeys: passkeys, providers: providers)
 
         var router = ContextRouter()
@@ -192,6 +196,7 @@ final class WebInboxHarness: Sendable {
         OperatorController(surface: mailbox).register(on: &router)
         webhooks.register(on: &router)
         service.register(into: &router)
+        ProTwoStepPages(inbox: service).register(into: &router)
         signInMethods.register(into: &router)
         ProDashboardController(
             inbox: service, surface: mailbox, webhooks: webhooks, sandboxes: sandbox, signInMethods: signInMethods,
