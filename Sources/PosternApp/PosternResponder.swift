@@ -46,8 +46,9 @@ final class PosternResponder: HTTPResponder {
     /// The router's match; a `.short` handler's route is marked short work, which the loop budgets per turn.
     func route(method: HTTPMethod, path: String) -> HTTPRoute {
         let match = router.match(method: method, path: path)
-        var route = HTTPRoute(routerMatch: match)
-        if case .found(let matched, _) = match, case .short = matched.handler { route.shortWork = true }
+        guard case .found(let matched, _) = match else { return HTTPRoute(routerMatch: match) }
+        var route = HTTPRoute(bodyLimit: matched.bodyLimit, match: match, logName: matched.template)
+        route.shortWork = matched.handler.isShort
         return route
     }
 

@@ -28,6 +28,12 @@ public enum ContextRouteHandler: Sendable {
     /// channel once open) or refuses with a plain HTTP response. It must not block.
     case webSocket(@Sendable (HTTPRequest, RequestContext, RouteParameters, WebSocketHandshake.Request) -> WebSocketRouteAnswer)
 
+    /// Whether this is `.short` work, which the loop budgets per turn (`HTTPRoute.shortWork`).
+    public var isShort: Bool {
+        if case .short = self { return true }
+        return false
+    }
+
     /// The handler's response, awaited in the caller's task whatever its kind (tests, async callers). A stream's
     /// response is its head with everything written until it finished: only for streams that finish by themselves.
     public func response(
