@@ -11,6 +11,13 @@ public enum ContextRouteHandler: Sendable {
     /// and the loop runs a bounded number of short requests per turn (`HTTPRoute.shortWork`), serving its other
     /// connections between them.
     case short(@Sendable (HTTPRequest, RequestContext, RouteParameters) -> HTTPResponse)
+    /// Short work as ``short(_:)`` (on the loop that read the request, counted in its turn's budget) whose answer may
+    /// come later through its completion, called exactly once from any thread: for short work that ends in a write
+    /// queued to the database's writer (answered once it committed), or that hands a request it cannot answer on the
+    /// loop to a task. It must not block.
+    case shortCompleting(
+        @Sendable (HTTPRequest, RequestContext, RouteParameters, _ completion: @escaping @Sendable (HTTPResponse) -> Void)
+            -> Void)
     /// Runs in a Swift concurrency Task; may await the worker pool or storage.
     case deferred(@Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse)
     /// Called on the event loop, where it must not block; answers by calling its completion exactly once, from any
@@ -28,10 +35,12 @@ public enum ContextRouteHandler: Sendable {
     /// channel once open) or refuses with a plain HTTP response. It must not block.
     case webSocket(@Sendable (HTTPRequest, RequestContext, RouteParameters, WebSocketHandshake.Request) -> WebSocketRouteAnswer)
 
-    /// Whether this is `.short` work, which the loop budgets per turn (`HTTPRoute.shortWork`).
+    /// Whether this is short work (`.short`, `.shortCompleting`), which the loop budgets per turn (`HTTPRoute.shortWork`).
     public var isShort: Bool {
-        if case .short = self { return true }
-        return false
+        switch self {
+        case .short, .shortCompleting: return true
+        default: return false
+        }
     }
 
     /// The handler's response, awaited in the caller's task whatever its kind (tests, async callers). A stream's
@@ -42,7 +51,7 @@ public enum ContextRouteHandler: Sendable {
         switch self {
         case .immediate(let handler), .short(let handler): return handler(request, context, parameters)
         case .deferred(let handler): return await handler(request, context, parameters)
-        case .completing(let handler):
+        case .completing(let handler), .shortCompleting(let handler):
             return await withCheckedContinuation { continuation in
                 handler(request, context, parameters) { continuation.resume(returning: $0) }
             }

@@ -115,6 +115,15 @@ public final class Database: ThreadOwnedReading {
         try threadReaders.read(body)
     }
 
+    /// `write` for short work that must not wait (an event loop's): `body` is queued to the writer's group commit and
+    /// `completion` is called once, on the writer's queue, after the commit or with the error.
+    public func write<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        batchedWriter.write(body, completion: completion)
+    }
+
     /// `readSync` with SQLite's own connection (the backup copies through its handle).
     func readSQLite<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try readers.sync(body)

@@ -35,6 +35,11 @@ public protocol ThreadOwnedReading: SQLDatabase {
     /// Runs `body` on the calling thread with a read-only connection that thread owns.
     /// - Throws: what `body` throws, or the storage's error.
     func readOnCallingThread<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Queues `body` to the writer without waiting (the calling thread is an event loop's): `completion` is called
+    /// once, off the calling thread, after the commit or with the error.
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void)
 }
 
 extension SQLDatabase {

@@ -124,6 +124,7 @@ struct AgentChallengeEndpointTests {
             switch route.handler {
             case .immediate: return "immediate"
             case .short: return "short"
+            case .shortCompleting: return "shortCompleting"
             case .deferred: return "deferred"
             case .completing: return "completing"
             case .stream: return "stream"
