@@ -40,13 +40,8 @@ extension OAuthService {
         case .basic(let clientID, let secret), .post(let clientID, let secret):
             let method: OAuthConfidentialClient.AuthMethod = credential.viaHeader ? .clientSecretBasic : .clientSecretPost
             if confidentialClientsServed, let client = try await confidentialClients.client(id: clientID) {
-                guard client.authMethod == method else {
-                    throw refuse("The client authenticates with \(client.authMethod.rawValue).")
-                }
-                guard client.secretMatches(secret, now: now) else {
-                    throw refuse("The client secret is missing or wrong.")
-                }
-                return .confidential(client)
+                return .confidential(
+                    try Self.authenticated(client, method: method, secret: secret, now: now, refuse: refuse))
             }
             guard method == .clientSecretPost, let client = try await client(id: clientID) else {
                 throw refuse("The client is unknown.")
@@ -73,6 +68,20 @@ extension OAuthService {
             if client.authMethod == .clientSecretPost { throw refuse("The client secret is missing or wrong.") }
             return .registered(client)
         }
+    }
+
+    /// `client` when `secret` at `now` is its secret (current, or the previous one within its rotation's overlap, compared as
+    /// digests in constant time) and it authenticates with `method` (a secret in the header or in the form).
+    /// - Throws: `refuse`'s error: another method than the client's, a missing or wrong secret.
+    static func authenticated(
+        _ client: OAuthConfidentialClient, method: OAuthConfidentialClient.AuthMethod, secret: String, now: Int64,
+        refuse: (String) -> OAuthError
+    ) throws(OAuthError) -> OAuthConfidentialClient {
+        guard client.authMethod == method else {
+            throw refuse("The client authenticates with \(client.authMethod.rawValue).")
+        }
+        guard client.secretMatches(secret, now: now) else { throw refuse("The client secret is missing or wrong.") }
+        return client
     }
 
     /// Verifies `assertion` with `client`'s keys (inline, or its `jwks_uri`'s, fetched again once for an unknown

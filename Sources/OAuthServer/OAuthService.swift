@@ -181,11 +181,18 @@ public final class OAuthService: Sendable {
         router.add(.POST, "/oauth/register", bodyLimit: limit, .deferred { [self] request, context, _ in
             await middleware.run(.register, context) { try await register(request) }
         })
-        router.add(.POST, "/oauth/token", bodyLimit: limit, .deferred { [self] request, context, _ in
-            await middleware.run(.endpoint, context) {
-                try await token(request, from: context.clientAddress?.description)
-            }
-        })
+        // On SQLite with the OpenID Provider on, a relying party's code exchange runs on the loop (tokenShort).
+        router.add(
+            .POST, "/oauth/token", bodyLimit: limit,
+            openID?.signIns.callingThread != nil
+                ? .shortCompleting { [self] request, context, _, completion in
+                    tokenShort(request, context, completion: completion)
+                }
+                : .deferred { [self] request, context, _ in
+                    await middleware.run(.endpoint, context) {
+                        try await token(request, from: context.clientAddress?.description)
+                    }
+                })
         router.add(.POST, "/oauth/revoke", bodyLimit: limit, .deferred { [self] request, context, _ in
             await middleware.run(.endpoint, context) { try await revoke(request) }
         })

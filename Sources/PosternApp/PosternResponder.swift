@@ -43,11 +43,17 @@ final class PosternResponder: HTTPResponder {
         self.logger = logger
     }
 
-    /// The router's match; a `.short` handler's route is marked short work, which the loop budgets per turn.
+    /// The router's match; a `.short` or `.shortCompleting` handler's route is marked short work, which the loop
+    /// budgets per turn.
     func route(method: HTTPMethod, path: String) -> HTTPRoute {
         let match = router.match(method: method, path: path)
         var route = HTTPRoute(routerMatch: match)
-        if case .found(let matched, _) = match, case .short = matched.handler { route.shortWork = true }
+        if case .found(let matched, _) = match {
+            switch matched.handler {
+            case .short, .shortCompleting: route.shortWork = true
+            default: break
+            }
+        }
         return route
     }
 
@@ -65,7 +71,7 @@ final class PosternResponder: HTTPResponder {
                     let context = RequestContext(request, trustedProxies: trustedProxies)
                     Task { completion(await handler(request, context, parameters)) }
                 }
-            case .completing(let handler):
+            case .completing(let handler), .shortCompleting(let handler):
                 return .later { [self] completion in
                     handler(request, RequestContext(request, trustedProxies: trustedProxies), parameters, completion)
                 }

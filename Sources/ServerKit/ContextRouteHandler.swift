@@ -11,6 +11,14 @@ public enum ContextRouteHandler: Sendable {
     /// and the loop runs a bounded number of short requests per turn (`HTTPRoute.shortWork`), serving its other
     /// connections between them.
     case short(@Sendable (HTTPRequest, RequestContext, RouteParameters) -> HTTPResponse)
+    /// Short work as `.short` (run on the event loop that read the request, counted in the loop's share of short work
+    /// per turn) whose answer may come later: called on the loop, it answers by calling its completion exactly once,
+    /// from any thread. For short work that ends in a write handed to the store's writer without waiting (SQLite's
+    /// group commit, `ThreadOwnedReading.write(_:then:)`), answered once the write is durable, the answer coming back
+    /// to the loop once; or that finds the request is not short after all and hands it to a Task.
+    case shortCompleting(
+        @Sendable (HTTPRequest, RequestContext, RouteParameters, _ completion: @escaping @Sendable (HTTPResponse) -> Void)
+            -> Void)
     /// Runs in a Swift concurrency Task; may await the worker pool or storage.
     case deferred(@Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse)
     /// Called on the event loop, where it must not block; answers by calling its completion exactly once, from any
@@ -36,7 +44,7 @@ public enum ContextRouteHandler: Sendable {
         switch self {
         case .immediate(let handler), .short(let handler): return handler(request, context, parameters)
         case .deferred(let handler): return await handler(request, context, parameters)
-        case .completing(let handler):
+        case .completing(let handler), .shortCompleting(let handler):
             return await withCheckedContinuation { continuation in
                 handler(request, context, parameters) { continuation.resume(returning: $0) }
             }

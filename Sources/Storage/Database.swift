@@ -87,6 +87,15 @@ public final class Database: ThreadOwnedReading {
         try await batchedWriter.write(body)
     }
 
+    /// `write` for a thread that must not wait (an event loop's short work): hands `body` to the writer and returns at
+    /// once; `completion` gets what `body` returned once it is durable (or the error), on the writer's queue.
+    public func write<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        then completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        batchedWriter.write(body, then: completion)
+    }
+
     /// Runs `body` on one reader's queue with a read-only connection.
     /// - Throws: what `body` throws; writing through a reader throws `.readOnly`.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {

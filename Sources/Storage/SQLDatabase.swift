@@ -35,6 +35,13 @@ public protocol ThreadOwnedReading: SQLDatabase {
     /// Runs `body` on the calling thread with a read-only connection that thread owns.
     /// - Throws: what `body` throws, or the storage's error.
     func readOnCallingThread<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
+
+    /// Hands `body` to the writer and returns at once, without waiting for it; `completion` gets what `body` returned
+    /// once it is durable, or the error, on the writer's thread: the write of short work run on an event loop, whose
+    /// answer comes back to the loop once.
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        then completion: @escaping @Sendable (Result<T, any Error>) -> Void)
 }
 
 extension SQLDatabase {

@@ -126,6 +126,7 @@ struct AgentChallengeEndpointTests {
             case .short: return "short"
             case .deferred: return "deferred"
             case .completing: return "completing"
+            case .shortCompleting: return "shortCompleting"
             case .stream: return "stream"
             case .webSocket: return "webSocket"
             }
