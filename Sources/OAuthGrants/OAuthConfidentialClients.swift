@@ -180,7 +180,7 @@ public struct OAuthConfidentialClients: Sendable {
         }
     }
 
-    private static func clients(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue])
+    static func clients(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue])
         throws -> [OAuthConfidentialClient]
     {
         // One row per live inbox a client is bound to (one with a null inbox when none is), the client's rows

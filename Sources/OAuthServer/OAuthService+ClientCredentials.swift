@@ -40,13 +40,11 @@ extension OAuthService {
     ///   - failure: the answer to a failed write.
     /// - Throws: what the checks throw (`invalid_client`, `invalid_scope`, `invalid_target`, ...), before any write.
     func clientCredentialsNow(
-        _ request: HTTPRequest, from address: String?, answer: @escaping @Sendable (HTTPResponse) -> Void,
-        failure: @escaping @Sendable (any Error) -> HTTPResponse
+        _ request: HTTPRequest, fields: [String: String], from address: String?,
+        answer: @escaping @Sendable (HTTPResponse) -> Void, failure: @escaping @Sendable (any Error) -> HTTPResponse
     ) throws -> Bool {
-        guard configuration.clientCredentials, grants.queuesWritesFromCallingThread, request.contentTypeIsForm
-        else { return false }
-        let fields = request.formFields()
-        guard fields["grant_type"] == "client_credentials", let client = try confidentialClientNow(request, fields: fields)
+        guard configuration.clientCredentials, grants.queuesWritesFromCallingThread,
+            fields["grant_type"] == "client_credentials", let client = try confidentialClientNow(request, fields: fields)
         else { return false }
         let issue = try clientCredentialsIssue(fields, client, now: clock())
         let token = try issue.sign(keys, issuer: configuration.issuer)

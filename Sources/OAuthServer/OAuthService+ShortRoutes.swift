@@ -7,10 +7,13 @@ import ServerKit
 extension OAuthService {
     /// `POST /oauth/token`. On a database the loop's thread reads itself (SQLite), short work
     /// (``ContextRouteHandler/shortCompleting(_:)``): a client credentials grant of a confidential client with a
-    /// secret is answered from the loop and the grant's commit (``clientCredentialsNow(_:from:answer:failure:)``),
-    /// every other request in a task as on PostgreSQL, where the route is a task's.
+    /// secret (``clientCredentialsNow(_:fields:from:answer:failure:)``, issue 86) and a relying party's
+    /// `authorization_code` exchange with its secret (``exchangeOpenIDCodeNow(_:fields:then:)``, issue 88) are answered
+    /// from the loop and their write's commit; every other request in a task, as on PostgreSQL, where the route is a
+    /// task's.
     var tokenRoute: ContextRouteHandler {
-        guard grants.queuesWritesFromCallingThread, configuration.clientCredentials else {
+        let clientCredentialsShort = grants.queuesWritesFromCallingThread && configuration.clientCredentials
+        guard clientCredentialsShort || openID?.signIns.callingThread != nil else {
             return .deferred { [self] request, context, _ in
                 await middleware.run(.endpoint, context) {
                     try await token(request, from: context.clientAddress?.description)
@@ -21,10 +24,22 @@ extension OAuthService {
             middleware.runCompleting(.endpoint, context, completion) { answer in
                 let address = context.clientAddress?.description
                 let failure = { @Sendable [self] (error: any Error) in middleware.answer(error, context) }
-                do {
-                    if try clientCredentialsNow(request, from: address, answer: answer, failure: failure) { return }
-                } catch {
-                    return answer(failure(error))
+                if request.contentTypeIsForm {
+                    let fields = request.formFields()
+                    let reply = { @Sendable (result: Result<HTTPResponse, any Error>) in
+                        switch result {
+                        case .success(let response): answer(response)
+                        case .failure(let error): answer(failure(error))
+                        }
+                    }
+                    do {
+                        if try clientCredentialsNow(request, fields: fields, from: address, answer: answer, failure: failure) {
+                            return
+                        }
+                        if try exchangeOpenIDCodeNow(request, fields: fields, then: reply) { return }
+                    } catch {
+                        return answer(failure(error))
+                    }
                 }
                 Task { [self] in
                     do { answer(try await token(request, from: address)) } catch { answer(failure(error)) }

@@ -127,6 +127,7 @@ struct AgentChallengeEndpointTests {
             case .shortCompleting: return "shortCompleting"
             case .deferred: return "deferred"
             case .completing: return "completing"
+            case .shortCompleting: return "shortCompleting"
             case .stream: return "stream"
             case .webSocket: return "webSocket"
             }
