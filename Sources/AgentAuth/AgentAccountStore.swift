@@ -156,6 +156,19 @@ public struct AgentAccountStore: Sendable {
         try database.readSync { connection in try Self.liveAccount(id: id, connection) }
     }
 
+    /// Whether `liveAccountOnCallingThread(id:)` reads here: the database reads on the calling thread's own
+    /// connection (SQLite), never on PostgreSQL, whose read is a round trip.
+    public var readsOnCallingThread: Bool { database is any ThreadOwnedReading }
+
+    /// The live account with id `id`, read on the calling thread with a read-only connection the thread owns: for a
+    /// short request run to completion on its event loop. Nil as well when the database has no such connections
+    /// (check `readsOnCallingThread`).
+    /// - Throws: storage errors.
+    public func liveAccountOnCallingThread(id: String) throws -> AgentAccount? {
+        guard let database = database as? any ThreadOwnedReading else { return nil }
+        return try database.readOnCallingThread { connection in try Self.liveAccount(id: id, connection) }
+    }
+
     private static func liveAccount(id: String, _ connection: any SQLConnection) throws -> AgentAccount? {
         try connection.query(
             "SELECT id, username, key_rotated_at FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]

@@ -5,8 +5,32 @@ import JWT
 import ServerKit
 
 extension AgentAuthService {
-    /// `POST /api/v1/capability` (CONTRACT.md 1.4): a session JWT of a live account buys a short-lived
-    /// RS256 capability JWT, signed on the worker pool.
+    /// `POST /api/v1/capability` (CONTRACT.md 1.4) as short work, run to completion on the event loop that read the
+    /// request: the session JWT's HS256 check, the account's liveness read on the loop thread's own SQLite connection
+    /// and the RS256 signature (about 250 µs), the answer written from the loop. No thread is woken. For a database
+    /// whose reads are round trips (PostgreSQL) the route is ``capability(_:_:answer:)`` on the worker pool instead.
+    func capabilityNow(_ request: HTTPRequest, _ context: RequestContext) throws -> HTTPResponse {
+        let now = clock()
+        guard let token = request.bearerToken,
+            let claims = try? keys.verify(token, policy: sessionPolicy, now: now, leeway: Self.leeway),
+            let accountID = claims.sub, let issuedAt = claims.iat,
+            let account = try accounts.liveAccountOnCallingThread(id: accountID),
+            account.acceptsSession(issuedAt: issuedAt)
+        else { return failure(.invalidSession) }
+        let capability = try keys.sign(capabilityClaims(account, now: now), for: CapabilityClaims.purpose)
+        metrics.capabilities.increment()
+        return AgentResponse.json(.ok, capabilityBody, bearer: capability)
+    }
+
+    /// The claims of a capability for `account`, issued at `now`.
+    private func capabilityClaims(_ account: AgentAccount, now: Int64) -> JWTClaims {
+        CapabilityClaims(accountID: account.id, inbox: inbox(of: account)).claims(
+            issuer: configuration.issuer, audience: configuration.audience, issuedAt: now,
+            ttl: configuration.capabilityTTL, jti: Self.newTokenID())
+    }
+
+    /// `POST /api/v1/capability` (CONTRACT.md 1.4) on a database whose reads are round trips (PostgreSQL): a session
+    /// JWT of a live account buys a short-lived RS256 capability JWT, signed on the worker pool.
     ///
     /// Called on the event loop, answers through `answer`: the session JWT (HS256, a few microseconds) is checked
     /// there, then the liveness read and the signature run in one worker job, whose completion answers from the
@@ -25,10 +49,7 @@ extension AgentAuthService {
             guard let account = try accounts.liveAccountBlocking(id: accountID),
                 account.acceptsSession(issuedAt: issuedAt)
             else { return nil }
-            let claims = CapabilityClaims(accountID: account.id, inbox: inbox(of: account)).claims(
-                issuer: configuration.issuer, audience: configuration.audience, issuedAt: now,
-                ttl: configuration.capabilityTTL, jti: Self.newTokenID())
-            return try keys.sign(claims, for: CapabilityClaims.purpose)
+            return try keys.sign(capabilityClaims(account, now: now), for: CapabilityClaims.purpose)
         } completion: { [self] result in
             switch result {
             case .success(let capability?):

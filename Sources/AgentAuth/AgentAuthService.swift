@@ -132,7 +132,8 @@ public final class AgentAuthService: Sendable {
     public var accountStore: AgentAccountStore { accounts }
 
     /// Adds the surface's routes: `POST /api/v1/challenge` (immediate), `POST /api/v1/session` (deferred) and
-    /// `POST /api/v1/capability` (completing: it hands its work to the worker pool itself).
+    /// `POST /api/v1/capability`: short work run on the event loop on SQLite, whose reads the loop's thread makes on a
+    /// connection of its own; completing on PostgreSQL (it hands its read and signature to the worker pool itself).
     public func register(into router: inout ContextRouter) {
         router.add(
             .POST, "/api/v1/challenge", bodyLimit: Self.emptyBodyLimit,
@@ -146,11 +147,15 @@ public final class AgentAuthService: Sendable {
             })
         router.add(
             .POST, "/api/v1/capability", bodyLimit: Self.emptyBodyLimit,
-            .completing { [self] request, context, _, completion in
-                middleware.runCompleting(.capability, context, completion) { answer in
-                    capability(request, context, answer: answer)
+            accounts.readsOnCallingThread
+                ? .short { [self] request, context, _ in
+                    middleware.runNow(.capability, context) { try capabilityNow(request, context) }
                 }
-            })
+                : .completing { [self] request, context, _, completion in
+                    middleware.runCompleting(.capability, context, completion) { answer in
+                        capability(request, context, answer: answer)
+                    }
+                })
     }
 
     /// The error response for `error`.

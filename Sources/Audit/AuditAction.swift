@@ -79,6 +79,10 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     /// JMAP or MCP; the actor is the client, the target the inbox's address, the details the actor chain (`act`, the
     /// current actor first) and the submission's id.
     case agentSentMail = "agent.sent"
+    /// An agent client acting for an owner first read at JMAP or MCP with a delegated token (token exchange): one line
+    /// per token and door on each instance, not one per request; the actor is the client, the target the token's `jti`
+    /// (the `app.token_exchange` line's target), the details the door and the actor chain (`act`, current first).
+    case agentRead = "agent.read"
     /// An owner let an agent client act for them (`/owner/actors`; the target is its client id).
     case actorAllowed = "actor.allowed"
     /// An owner took an agent client's leave to act for them away (its delegated tokens stop working).
@@ -153,6 +157,7 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
         case .tokenExchanged: "Agent took a token acting for you"
         case .identityAssertionGranted: "Agent took a token with an identity assertion"
         case .agentSentMail: "Agent sent mail acting for you"
+        case .agentRead: "Agent read your mail acting for you"
         case .actorAllowed: "Agent allowed to act for you"
         case .actorRemoved: "Agent no longer acts for you"
         case .domainAdded: "Domain added"

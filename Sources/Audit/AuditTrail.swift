@@ -1,4 +1,5 @@
 import Logging
+import Storage
 
 /// What the surfaces record through: an ``AuditLog`` (or none) and the clock. Recording never fails the action it
 /// follows: a failed write is logged at error level and the action stands. Record after the action committed.
@@ -35,6 +36,13 @@ public struct AuditTrail: Sendable {
                 "audit event not recorded",
                 metadata: ["action": "\(event.action.rawValue)", "target": "\(event.target)", "error": "\(error)"])
         }
+    }
+
+    /// Whether this trail's events are rows of `database` (its log is that database's ``SQLAuditLog``): an action
+    /// written there may then write its line in its own write (``SQLAuditLog/insert(_:_:)``), one commit for both,
+    /// instead of a second write after it.
+    public func logs(to database: any SQLDatabase) -> Bool {
+        (log as? SQLAuditLog)?.database === database
     }
 
     /// An owner's own action on their trail (``AuditEvent/owner(_:_:target:client:details:time:)``).

@@ -39,6 +39,8 @@ public struct AccessGrant: Sendable, Equatable {
     /// inboxes its actors were bound to (account ids, lowercase); it reaches only the owner's inboxes among them. Nil
     /// for every other token.
     public let actorInboxIDs: [String]?
+    /// The token's own id (`jti`), when the verifier knows it: what an audit line names the token by.
+    public let tokenID: String?
 
     /// - Parameters:
     ///   - inboxOnly: the inbox the grant is bound to, whatever the token's audience; nil for every inbox held.
@@ -46,10 +48,12 @@ public struct AccessGrant: Sendable, Equatable {
     ///   - clientOwnerID: a client's own grant whose client an owner made: that owner.
     ///   - delegation: a delegated token's actors, as its verified `act` and its grant row both name them.
     ///   - actorInboxIDs: a token minted for an acting client: the inboxes it is narrowed to.
+    ///   - tokenID: the token's `jti`.
     public init(
         ownerID: String, grantID: String, clientID: String, resource: Resource, permissions: MailPermissions,
         defaultInboxID: String?, inboxOnly: String? = nil, clientInboxIDs: [String]? = nil,
-        clientOwnerID: String? = nil, delegation: Delegation? = nil, actorInboxIDs: [String]? = nil
+        clientOwnerID: String? = nil, delegation: Delegation? = nil, actorInboxIDs: [String]? = nil,
+        tokenID: String? = nil
     ) {
         self.ownerID = ownerID
         self.grantID = grantID
@@ -62,6 +66,7 @@ public struct AccessGrant: Sendable, Equatable {
         self.clientOwnerID = clientOwnerID
         self.delegation = delegation
         self.actorInboxIDs = actorInboxIDs
+        self.tokenID = tokenID
     }
 
     /// Whether a token minted for acting clients may reach inbox `accountID` (lowercase): always for any other token.

@@ -38,6 +38,9 @@ public final class HTTPLoopState {
     private var linePrefixSecond: Int = -1
     private var linePrefix: [UInt8] = []
     private var requestCounter: UInt64 = 0
+    /// The loop whose turns `takeShortRequest` counts in; nil: no budget.
+    private let loop: EventLoop?
+    private let shortRequestsPerTurn: Int
     /// The encoding of the handler header list this loop wrote last (`HTTPResponseEncoder.write`).
     public let headerMemo = HTTPHeaderEncodingMemo()
 
@@ -49,11 +52,15 @@ public final class HTTPLoopState {
     ///   - clock: the loop's monotonic clock in nanoseconds.
     ///   - accessLog: where access-log lines go (the loop itself); nil or not gathering: none are made.
     ///   - accessLogLabel: the logger label the lines carry.
+    ///   - loop: the loop whose turns short requests are counted in; nil for no budget.
+    ///   - shortRequestsPerTurn: short requests answered per turn of `loop`.
     public init(
         index: Int, prefix: [UInt8], wallClock: @escaping () -> Int, clock: @escaping @Sendable () -> UInt64,
         accessLog: EventLoop? = nil,
-        accessLogLabel: String = "postern"
+        accessLogLabel: String = "postern", loop: EventLoop? = nil, shortRequestsPerTurn: Int = .max
     ) {
+        self.loop = loop
+        self.shortRequestsPerTurn = max(1, shortRequestsPerTurn)
         self.index = index
         self.prefix = prefix
         self.wallClock = wallClock
@@ -79,6 +86,12 @@ public final class HTTPLoopState {
             HTTPAccessLog.write(entry, prefix: prefix, into: &line)
             return line.count
         }
+    }
+
+    /// Takes one of the loop's short requests of this turn (`HTTPRoute.shortWork`); false once the turn has answered
+    /// `shortRequestsPerTurn`: the request then waits for a later turn.
+    public func takeShortRequest() -> Bool {
+        loop?.takeShortWork(perTurn: shortRequestsPerTurn) ?? true
     }
 
     /// The `Date` header bytes, formatted at most once per second.

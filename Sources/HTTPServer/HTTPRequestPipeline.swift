@@ -8,8 +8,8 @@ import SocketServer
 /// swift-nio's pipeline handlers and Hummingbird's responder chain sit above their connection state machines.
 public struct HTTPRequestPipeline: ConnectionStateMachine {
     /// A request the responder answers later, with its place in the pipeline and the responder's work: a `Job`
-    /// (`HTTPAnswer.later`, whose work brings a response back) or an `UpgradeJob` (`HTTPAnswer.decideUpgrade`, whose
-    /// work brings a decision back).
+    /// (`HTTPAnswer.later`, whose work brings a response back), an `UpgradeJob` (`HTTPAnswer.decideUpgrade`, whose
+    /// work brings a decision back) or a `PostponedRequest` (short work put off to the loop's next turn, its route).
     public final class LaterJob<Work: Sendable>: Sendable {
         /// The request's position in the connection's pipeline.
         public let sequence: UInt64
@@ -29,6 +29,9 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
     public typealias Job = LaterJob<HTTPAnswer.Work>
     /// A request whose protocol switch the responder decides later (`HTTPAnswer.decideUpgrade`).
     public typealias UpgradeJob = LaterJob<HTTPAnswer.UpgradeWork>
+    /// A request of a short route (`HTTPRoute.shortWork`) that a turn's budget put off, with its route: `HTTPService`
+    /// hands it back to the connection at the loop's next turn (`EventLoop.nextTurn`), where it is answered.
+    public typealias PostponedRequest = LaterJob<HTTPRoute>
 
     /// A request the responder answers through a writer (`HTTPAnswer.stream`), with its place in the pipeline.
     public final class StreamJob: Sendable {
@@ -133,6 +136,8 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
         if case .completed(let value) = event {
             if let completion = value as? Completion {
                 complete(completion, now: now)
+            } else if let postponed = value as? PostponedRequest {
+                resume(postponed, now: now, into: &actions)
             } else if let delivery = value as? HTTPResponseStream.Delivery {
                 deliver(delivery, now: now, into: &actions)
             } else {
@@ -206,6 +211,14 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
             routeInProgress = nil
             request.remoteAddress = peer
             request.requestID = Self.sanitizedRequestID(request.headers["X-Request-Id"]) ?? loopState.nextRequestID()
+            if route.shortWork && !loopState.takeShortRequest() {
+                // The loop's turn has run its share of short work: this request waits for the next turn, after the
+                // loop has polled its other connections.
+                waiting.append(Waiting(request, sequence, route, now))
+                machine.awaitAnswer(now: now)
+                actions.append(.perform(PostponedRequest(sequence: sequence, request: request, work: route)))
+                return
+            }
             switch shared.responder.respond(to: request, route: route) {
             case .now(let response):
                 // Answered within this turn: the duration ends after the handler and the encoding, not at the turn's
@@ -236,6 +249,24 @@ public struct HTTPRequestPipeline: ConnectionStateMachine {
                 streams.append((stream, false))
                 actions.append(.perform(StreamJob(stream: stream, request: request, work: work)))
             }
+        }
+    }
+
+    /// A short request put off to this turn: answered now when the turn's budget has room, else put off again. It
+    /// waits already (`awaitAnswer`), so a short route's answer is taken as a job's: `.now` answers it, `.later` starts
+    /// its work; any other answer is no short route's and is refused 500.
+    private mutating func resume(_ postponed: PostponedRequest, now: UInt64, into actions: inout [ConnectionAction]) {
+        guard waiting.contains(where: { $0.sequence == postponed.sequence }) else { return }
+        guard loopState.takeShortRequest() else { return actions.append(.perform(postponed)) }
+        let sequence = postponed.sequence
+        switch shared.responder.respond(to: postponed.request, route: postponed.work) {
+        case .now(let response):
+            complete(Completion(sequence: sequence, response: response, finishedAt: loopState.clock()), now: now)
+        case .later(let work):
+            actions.append(.perform(Job(sequence: sequence, request: postponed.request, work: work)))
+        case .stream, .upgrade, .decideUpgrade:
+            let response = shared.responder.refusal(.internalServerError, path: postponed.request.path)
+            complete(Completion(sequence: sequence, response: response), now: now)
         }
     }
 

@@ -9,6 +9,12 @@ public struct HTTPRoute: Sendable {
     public var match: any Sendable
     /// What the access log calls the route: its template (`/api/accounts/{id}`), never the path.
     public var logName: String
+    /// Whether the route's work is short, run to completion on the loop that read the request and costing far more
+    /// than routing (a signature, an HMAC, a point read of a SQLite connection the loop's thread owns: well under a
+    /// millisecond). A loop answers at most `HTTPServerConfiguration.shortRequestsPerTurn` such requests in a turn and
+    /// puts the rest off to its next turns, so that its other connections are served between them. A short route
+    /// answers `.now` (or `.later`). Default false.
+    public var shortWork = false
 
     /// Pairs a responder's match with the body limit it implies and its name in the access log.
     public init(bodyLimit: Int?, match: any Sendable, logName: String = "unmatched") {

@@ -34,6 +34,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// Most requests of one connection in flight at once (pipelining); reading pauses beyond. Default 16.
     public var maxPipelinedRequests: Int = 16
+    /// Most requests of short routes (`HTTPRoute.shortWork`: a signature, an HMAC, a point read, run to completion on
+    /// the loop) a loop answers in one turn; the rest wait for its next turns, after it has polled its other
+    /// connections. Default 8: about 2 ms of RSA-2048 signatures between two polls.
+    public var shortRequestsPerTurn: Int = 8
     /// Most bytes of an open-ended response (`HTTPAnswer.stream`) left unsent for a slow reader; a write past it
     /// ends the stream instead of growing the output. Default 256 KiB.
     public var maxStreamBufferedBytes: Int = 256 * 1024

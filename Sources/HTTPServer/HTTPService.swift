@@ -15,12 +15,13 @@ public struct HTTPService: StreamService {
     /// the loop whose index it has.
     private final class LoopStates: @unchecked Sendable {
         let states: [HTTPLoopState]
-        init(loops: [EventLoop], label: String, wallClock: @escaping @Sendable () -> Int) {
+        init(loops: [EventLoop], configuration: HTTPServerConfiguration) {
             let prefix = HTTPLoopState.randomPrefix()
             states = loops.map {
                 HTTPLoopState(
-                    index: $0.index, prefix: prefix, wallClock: wallClock, clock: $0.clock, accessLog: $0,
-                    accessLogLabel: label)
+                    index: $0.index, prefix: prefix, wallClock: configuration.wallClock, clock: $0.clock,
+                    accessLog: $0, accessLogLabel: configuration.accessLogLabel, loop: $0,
+                    shortRequestsPerTurn: configuration.shortRequestsPerTurn)
             }
         }
     }
@@ -28,8 +29,7 @@ public struct HTTPService: StreamService {
     /// Creates the service for the loops of `group`; each loop gathers its access-log lines.
     public init(shared: HTTPConnectionShared, group: EventLoopGroup) {
         self.shared = shared
-        loopStates = LoopStates(
-            loops: group.loops, label: shared.configuration.accessLogLabel, wallClock: shared.configuration.wallClock)
+        loopStates = LoopStates(loops: group.loops, configuration: shared.configuration)
     }
 
     public func makeMachine(peer: String, refusing: Bool, loop: EventLoop) -> any ConnectionStateMachine {
@@ -57,6 +57,10 @@ public struct HTTPService: StreamService {
                     }
                     completion(completed)
                 }
+            }
+            if let postponed = job as? HTTPRequestPipeline.PostponedRequest {
+                // Back to the connection at the loop's next turn, on the loop's thread.
+                return loop.nextTurn { completion(postponed) }
             }
             guard let job = job as? HTTPRequestPipeline.StreamJob else {
                 // A job of the protocol a connection switched to.

@@ -12,7 +12,11 @@ extension IMAPConnectionDriver {
     nonisolated func startIdle(
         notify: @escaping @Sendable ([IMAPUntaggedResponse]) -> Void, end: @escaping @Sendable (MailSessionEnd) -> Void
     ) {
-        let task = Task { await self.idle(notify: notify, end: end) }
+        taskBegan()
+        let task = Task {
+            await self.idle(notify: notify, end: end)
+            self.taskEnded()
+        }
         idleWatch.withLock { watch in
             watch?.cancel()
             watch = task

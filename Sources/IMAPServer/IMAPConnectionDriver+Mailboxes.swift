@@ -88,7 +88,7 @@ extension IMAPConnectionDriver {
             guard let folder = try await mailboxNames(holder).folder(name) else { return Self.noSuchMailbox }
             return IMAPCommandResult(
                 [try await status(folder, name: name, items: items, holder: holder)],
-                status: IMAPStatusResponse(.ok, "STATUS completed"))
+                status: Self.statusCompleted)
         case .create(let name, let use):
             return try await create(name, use: use, holder: holder)
         case .delete(let name):
@@ -244,8 +244,19 @@ extension IMAPConnectionDriver {
         _ folder: MailFolder, name: IMAPMailboxName, items: [IMAPStatusItem], holder: MailboxHolder
     ) async throws -> IMAPUntaggedResponse {
         let snapshot = try await store.uidSnapshot(address: holder.address, folder: folder, now: now())
-        let entries = snapshot.entries
         let recent = items.contains(.recent) ? try await store.recentUID(address: holder.address, folder: folder) : 0
+        return Self.status(name, items, of: snapshot, recent: recent)
+    }
+
+    static var statusCompleted: IMAPStatusResponse { IMAPStatusResponse(.ok, "STATUS completed") }
+
+    /// The `* STATUS` of `items` for the mailbox `name` whose numbering and messages are `snapshot`, `recent` the
+    /// highest UID a session claimed as recent.
+    static func status(
+        _ name: IMAPMailboxName, _ items: [IMAPStatusItem], of snapshot: (mailbox: MailUIDMailbox, entries: [MailUIDEntry]),
+        recent: UInt32
+    ) -> IMAPUntaggedResponse {
+        let entries = snapshot.entries
         let values = items.map { item -> IMAPStatusValue in
             switch item {
             case .messages: return IMAPStatusValue(item, UInt64(entries.count))

@@ -44,66 +44,24 @@ extension IMAPConnectionDriver {
         -> IMAPCommandResult
     {
         guard var view else { return Self.noSelection }
-        var responses = leading
-        var parsed: [String: IMAPEnvelope] = [:]
-        var seenUpdates: [(id: String, keywords: Set<String>)] = []
-        var rendered = 0
-        var answered = 0
-        while !cursor.isFinished && rendered < IMAPFetchCursor.partBytes && answered < IMAPFetchCursor.partMessages {
-            let index = cursor.indexes[cursor.position]
-            cursor.position += 1
-            answered += 1
-            let entry = view.entries[index]
-            var renderer: IMAPMessageRenderer?
-            if cursor.readsBytes(entry.id) {
-                if cursor.readCount >= cursor.batchEnd {
-                    cursor.batch = [:]  // the last batch's bytes go before the next batch's come
-                    let ids = Self.readAhead(cursor.reads[cursor.readCount...], of: view.entries)
-                    cursor.batch = try await store.raws(address: cursor.holder.address, ids: ids)
-                    cursor.batchEnd = cursor.readCount + ids.count
-                }
-                cursor.readCount += 1
-                guard let raw = cursor.batch[entry.id] else { continue }
-                rendered += raw.count
-                renderer = IMAPMessageRenderer(raw: raw, for: cursor.attributes)
+        var part = IMAPFetchPart(responses: leading)
+        while !cursor.isFinished && !part.isFull {
+            if cursor.needsBatch(of: view.entries) {
+                cursor.batch = [:]  // the last batch's bytes go before the next batch's come
+                let ids = Self.readAhead(cursor.reads[cursor.readCount...], of: view.entries)
+                cursor.batch = try await store.raws(address: cursor.holder.address, ids: ids)
+                cursor.batchEnd = cursor.readCount + ids.count
             }
-            var keywords = entry.keywords
-            if cursor.marksSeen && !keywords.contains("$seen") {
-                keywords.insert("$seen")
-                seenUpdates.append((entry.id, keywords))
-                view.setKeywords(keywords, at: index)
-            }
-            var items: [IMAPFetchItem] = []
-            if cursor.uid { items.append(.uid(entry.uid)) }
-            for attribute in cursor.attributes {
-                switch attribute {
-                case .uid: if !cursor.uid { items.append(.uid(entry.uid)) }
-                case .flags: items.append(.flags(view.flags(keywords, uid: entry.uid)))
-                case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
-                case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
-                case .envelope:
-                    if let envelope = cursor.kept[entry.id] {
-                        items.append(.envelope(envelope))
-                    } else if case .envelope(let envelope)? = renderer?.item(attribute) {
-                        items.append(.envelope(envelope))
-                        parsed[entry.id] = envelope
-                    }
-                default: if let item = renderer?.item(attribute) { items.append(item) }
-                }
-            }
-            if keywords != entry.keywords && !cursor.attributes.contains(.flags) {
-                items.append(.flags(view.flags(keywords, uid: entry.uid)))
-            }
-            responses.append(.fetch(UInt32(index + 1), items))
+            cursor.answerNext(view: &view, into: &part)
         }
-        envelopes.keep(parsed)
-        if !seenUpdates.isEmpty { _ = try await store.setKeywords(address: cursor.holder.address, seenUpdates) }
+        envelopes.keep(part.parsed)
+        if !part.seenUpdates.isEmpty { _ = try await store.setKeywords(address: cursor.holder.address, part.seenUpdates) }
         self.view = view
         guard cursor.isFinished else {
             fetching = cursor
-            return .part(responses)
+            return .part(part.responses)
         }
-        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "FETCH completed"))
+        return IMAPCommandResult(part.responses, status: Self.fetchCompleted)
     }
 
     /// The first batch of bytes a FETCH of `set` sends, read in the same trip to the store as the address's state,
@@ -169,16 +127,22 @@ extension IMAPConnectionDriver {
             return IMAPCommandResult(responses, status: stop.status)
         }
         guard let found else { return IMAPCommandResult(responses, status: Self.badCharset) }
-        let entries = view.entries
-        let numbers = found.map { uid ? entries[$0].uid : UInt32($0 + 1) }
-        if let options = command.returnOptions {
-            if options.contains(.save) { saved = found.map { entries[$0].uid } }
-            responses.append(.esearch(Self.esearch(numbers, options, tag: tag, uid: uid, sorted: false)))
-        } else {
-            responses.append(.search(numbers))
-        }
-        return IMAPCommandResult(responses, status: IMAPStatusResponse(.ok, "SEARCH completed"))
+        if command.returnOptions?.contains(.save) == true { saved = found.map { view.entries[$0].uid } }
+        responses.append(Self.searchResponse(found, command, in: view.entries, uid: uid, tag: tag))
+        return IMAPCommandResult(responses, status: Self.searchCompleted)
     }
+
+    /// The `* SEARCH` (or, with `RETURN`, `* ESEARCH`) of the messages at `found` of `entries`.
+    static func searchResponse(
+        _ found: [Int], _ command: IMAPSearchCommand, in entries: [MailUIDEntry], uid: Bool, tag: String
+    ) -> IMAPUntaggedResponse {
+        let numbers = found.map { uid ? entries[$0].uid : UInt32($0 + 1) }
+        guard let options = command.returnOptions else { return .search(numbers) }
+        return .esearch(Self.esearch(numbers, options, tag: tag, uid: uid, sorted: false))
+    }
+
+    static var searchCompleted: IMAPStatusResponse { IMAPStatusResponse(.ok, "SEARCH completed") }
+    static var fetchCompleted: IMAPStatusResponse { IMAPStatusResponse(.ok, "FETCH completed") }
 
     /// The `ESEARCH` answer (RFC 4731) of `numbers` for `options`; `sorted` (ESORT, RFC 5267) takes `MIN` and `MAX`
     /// as the first and last in the numbers' order and keeps that order in `ALL`.

@@ -16,6 +16,8 @@ actor IMAPConnectionDriver {
     let envelopes: IMAPEnvelopeCache
     /// The listener's search allowance per account, and the search limits (``IMAPSearchMeter``).
     let searchBudget: IMAPSearchBudget
+    /// The listener's count of commands its loops answered themselves (``answerNow(_:)``).
+    let loopAnswers: IMAPLoopAnswers
     /// Set once the connection closed (``connectionClosed()``): a search under way stops at its next message.
     nonisolated let closed = Atomic<Bool>(false)
     let signIn: any MailDoorSignIn
@@ -25,11 +27,14 @@ actor IMAPConnectionDriver {
     let now: @Sendable () -> Int64
     let logger: Logger
     /// The mailbox the session acts for, once signed in.
-    var holder: MailboxHolder?
+    var holder: MailboxHolder? { didSet { mirror.withLock { [holder] in $0.holder = holder } } }
     /// The selected mailbox, as the client knows it.
-    var view: IMAPMailboxView?
+    var view: IMAPMailboxView? { didSet { mirror.withLock { [view] in $0.view = view } } }
     /// The UIDs of the last `SEARCH ... RETURN (SAVE)` (RFC 5182's `$`).
-    var saved: [UInt32] = []
+    var saved: [UInt32] = [] { didSet { mirror.withLock { [saved] in $0.saved = saved } } }
+    /// What the connection's loop reads of the three above to answer a command itself (``answerNow(_:)``), and how
+    /// many of the driver's tasks are out.
+    nonisolated let mirror = Mutex(IMAPDriverMirror())
     /// The `AUTHENTICATE PLAIN`/`LOGIN` exchange under way.
     private var sasl = PasswordSASL()
     /// The FETCH answered in parts, between two of them.
@@ -40,8 +45,10 @@ actor IMAPConnectionDriver {
     init(
         store: MailStore, snapshots: IMAPSnapshotCache, envelopes: IMAPEnvelopeCache, signIn: any MailDoorSignIn,
         client: String, now: @escaping @Sendable () -> Int64, logger: Logger,
-        searchBudget: IMAPSearchBudget = IMAPSearchBudget(limits: IMAPLimits())
+        searchBudget: IMAPSearchBudget = IMAPSearchBudget(limits: IMAPLimits()),
+        loopAnswers: IMAPLoopAnswers = IMAPLoopAnswers()
     ) {
+        self.loopAnswers = loopAnswers
         self.store = store
         self.snapshots = snapshots
         self.envelopes = envelopes

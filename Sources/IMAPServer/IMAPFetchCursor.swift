@@ -57,4 +57,68 @@ struct IMAPFetchCursor: Sendable {
 
     /// Whether `id`'s bytes are read for this FETCH (not when only an envelope the listener kept needs them).
     func readsBytes(_ id: String) -> Bool { needsBytes && !(onlyEnvelopeNeedsBytes && kept[id] != nil) }
+
+    /// Whether the next message's bytes are read and the batch read ahead is spent: the next batch is read first.
+    func needsBatch(of entries: [MailUIDEntry]) -> Bool {
+        !isFinished && readsBytes(entries[indexes[position]].id) && readCount >= batchEnd
+    }
+
+    /// Answers the next message into `part` from the batch read ahead (``needsBatch(of:)`` false): its items in the
+    /// order asked, `\Seen` set in `view` and kept for the store when the FETCH marks it. A message gone from the store
+    /// since the view was looked at is passed over.
+    mutating func answerNext(view: inout IMAPMailboxView, into part: inout IMAPFetchPart) {
+        let index = indexes[position]
+        position += 1
+        part.answered += 1
+        let entry = view.entries[index]
+        var renderer: IMAPMessageRenderer?
+        if readsBytes(entry.id) {
+            readCount += 1
+            guard let raw = batch[entry.id] else { return }
+            part.rendered += raw.count
+            renderer = IMAPMessageRenderer(raw: raw, for: attributes)
+        }
+        var keywords = entry.keywords
+        if marksSeen && !keywords.contains("$seen") {
+            keywords.insert("$seen")
+            part.seenUpdates.append((entry.id, keywords))
+            view.setKeywords(keywords, at: index)
+        }
+        var items: [IMAPFetchItem] = []
+        if uid { items.append(.uid(entry.uid)) }
+        for attribute in attributes {
+            switch attribute {
+            case .uid: if !uid { items.append(.uid(entry.uid)) }
+            case .flags: items.append(.flags(view.flags(keywords, uid: entry.uid)))
+            case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
+            case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
+            case .envelope:
+                if let envelope = kept[entry.id] {
+                    items.append(.envelope(envelope))
+                } else if case .envelope(let envelope)? = renderer?.item(attribute) {
+                    items.append(.envelope(envelope))
+                    part.parsed[entry.id] = envelope
+                }
+            default: if let item = renderer?.item(attribute) { items.append(item) }
+            }
+        }
+        if keywords != entry.keywords && !attributes.contains(.flags) {
+            items.append(.flags(view.flags(keywords, uid: entry.uid)))
+        }
+        part.responses.append(.fetch(UInt32(index + 1), items))
+    }
+}
+
+/// One part of a FETCH's answer as ``IMAPFetchCursor/answerNext(view:into:)`` makes it: its responses, the envelopes
+/// parsed for the listener's cache, the `\Seen` flags to write, and how much it holds against the part's bounds.
+struct IMAPFetchPart {
+    var responses: [IMAPUntaggedResponse] = []
+    var parsed: [String: IMAPEnvelope] = [:]
+    var seenUpdates: [(id: String, keywords: Set<String>)] = []
+    /// Bytes of message text rendered, and messages answered.
+    var rendered = 0
+    var answered = 0
+
+    /// Whether the part reached a bound (``IMAPFetchCursor/partBytes``, ``IMAPFetchCursor/partMessages``).
+    var isFull: Bool { rendered >= IMAPFetchCursor.partBytes || answered >= IMAPFetchCursor.partMessages }
 }

@@ -18,6 +18,8 @@ struct IMAPListener: MailListener {
     let envelopes: IMAPEnvelopeCache
     /// What each account's searches may still read, every session of the listener together (``IMAPSearchBudget``).
     let searchBudget: IMAPSearchBudget
+    /// How many commands the listener's loops answered themselves.
+    let loopAnswers = IMAPLoopAnswers()
 
     static let busyRefusal = "* BYE Too many connections, try later"
     static let drainingRefusal = "* BYE Server shutting down"
@@ -36,7 +38,7 @@ struct IMAPListener: MailListener {
         settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
         let driver = IMAPConnectionDriver(
             store: store, snapshots: snapshots, envelopes: envelopes, signIn: signIn, client: peer,
-            now: configuration.wallClock, logger: logger, searchBudget: searchBudget)
+            now: configuration.wallClock, logger: logger, searchBudget: searchBudget, loopAnswers: loopAnswers)
         return IMAPConnection(session: IMAPSession(configuration: settings, now: now), driver: driver)
     }
 
@@ -57,20 +59,20 @@ struct IMAPListener: MailListener {
     ) {
         switch request {
         case .login(let username, let password):
-            Task { completion(.authenticated(await driver.login(username: username, password: password))) }
+            task(on: driver, completion) { .authenticated(await driver.login(username: username, password: password)) }
         case .authenticate(let step):
-            Task { completion(.authenticated(await driver.authenticate(step))) }
+            task(on: driver, completion) { .authenticated(await driver.authenticate(step)) }
         case .run(let command, _):
-            Task {
+            task(on: driver, completion) {
                 if let end = await driver.ended(writing: IMAPConnectionDriver.writes(command.kind)) {
-                    return completion(.ended(end))
+                    return .ended(end)
                 }
-                completion(.completed(await driver.run(command)))
+                return .completed(await driver.run(command))
             }
         case .continueCommand:
-            Task {
-                if let end = await driver.ended(writing: false) { return completion(.ended(end)) }
-                completion(.completed(await driver.continueCommand()))
+            task(on: driver, completion) {
+                if let end = await driver.ended(writing: false) { return .ended(end) }
+                return .completed(await driver.continueCommand())
             }
         case .idleStarted:
             driver.startIdle(notify: { completion(.notices($0)) }, end: { completion(.ended($0)) })
@@ -80,6 +82,36 @@ struct IMAPListener: MailListener {
             return  // carried out by the connection's machine (its TLS transport), never made a job
         }
     }
+}
+
+extension IMAPListener {
+    /// `work` in a Swift task of `driver`'s, counted while it runs (``IMAPConnectionDriver/taskBegan()``): its outcome
+    /// to `completion` once the count is down, so the loop may answer the next command itself.
+    private static func task(
+        on driver: IMAPConnectionDriver, _ completion: @escaping @Sendable (Outcome) -> Void,
+        _ work: @escaping @Sendable () async -> Outcome
+    ) {
+        driver.taskBegan()
+        Task {
+            let outcome = await work()
+            driver.taskEnded()
+            completion(outcome)
+        }
+    }
+
+    /// A command on the selected mailbox whose data is one read (`FETCH`, `SEARCH`, `STATUS`, issue 84): on SQLite, a
+    /// driver with no task out may answer it on the loop (``IMAPConnectionDriver/answerNow(_:)``).
+    static func mayAnswerNow(_ request: IMAPRequest, on driver: IMAPConnectionDriver) -> Bool {
+        guard case .run(let command, _) = request else { return false }
+        return driver.mayAnswerNow(command)
+    }
+
+    static func answerNow(_ request: IMAPRequest, on driver: IMAPConnectionDriver) -> Outcome? {
+        guard case .run(let command, _) = request, let result = driver.answerNow(command) else { return nil }
+        return .completed(result)
+    }
+
+    var shortRequestsPerTurn: Int { configuration.shortCommandsPerTurn }
 }
 
 /// IMAP as a `StreamService` (``MailService``).

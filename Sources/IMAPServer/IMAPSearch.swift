@@ -61,25 +61,8 @@ struct IMAPSearch {
             return zip(left, right).map { $0 || $1 }
         case .not(let inner):
             return try await evaluate(inner).map { !$0 }
-        case .flag(let flag, let set):
-            guard let keyword = flag.keyword else { return entries.map { _ in !set } }
-            return entries.map { $0.keywords.contains(keyword) == set }
-        case .recent:
-            return entries.map { view.isRecent($0.uid) }
-        case .new:
-            return entries.map { view.isRecent($0.uid) && !$0.keywords.contains("$seen") }
-        case .old:
-            return entries.map { !view.isRecent($0.uid) }
-        case .larger(let size):
-            return entries.map { UInt64($0.size) > size }
-        case .smaller(let size):
-            return entries.map { UInt64($0.size) < size }
-        case .uid(let set):
-            return membership(view.indexes(set, uid: true, saved: saved))
-        case .sequence(let set):
-            return membership(view.indexes(set, uid: false, saved: saved))
-        case .internalDate(let comparison, let date):
-            return entries.map { Self.compare(CivilDate.split($0.receivedAt).days, comparison, date) }
+        case .flag, .recent, .new, .old, .larger, .smaller, .uid, .sequence, .internalDate:
+            return Self.inView(key, view, saved: saved)
         case .sentDate(let comparison, let date):
             // The date as the sender wrote it, its zone disregarded (RFC 9051 §6.4.4).
             return try await eachMessage { message in
@@ -161,8 +144,62 @@ struct IMAPSearch {
         return result
     }
 
-    private func membership(_ indexes: [Int]) -> [Bool] {
-        var result = Array(repeating: false, count: view.entries.count)
+    /// Whether `key` is answered from the view alone, reading nothing (no text, no header, no sent date): flags,
+    /// sizes, internal dates, sequence and UID sets, `RECENT`/`NEW`/`OLD`, and `ALL`, `NOT`, `OR` and lists of them.
+    static func readsNothing(_ key: IMAPSearchKey) -> Bool {
+        switch key {
+        case .and(let keys): keys.allSatisfy(readsNothing)
+        case .or(let a, let b): readsNothing(a) && readsNothing(b)
+        case .not(let inner): readsNothing(inner)
+        case .all, .flag, .recent, .new, .old, .larger, .smaller, .uid, .sequence, .internalDate: true
+        case .header, .address, .body, .text, .sentDate: false
+        }
+    }
+
+    /// Which messages of `view` `key` matches, for a key that reads nothing (``readsNothing(_:)``; any other key
+    /// matches none here); `saved` is `$`'s UIDs.
+    static func inView(_ key: IMAPSearchKey, _ view: IMAPMailboxView, saved: [UInt32]) -> [Bool] {
+        let entries = view.entries
+        switch key {
+        case .all:
+            return Array(repeating: true, count: entries.count)
+        case .and(let keys):
+            var result = Array(repeating: true, count: entries.count)
+            for key in keys {
+                let next = inView(key, view, saved: saved)
+                for index in result.indices { result[index] = result[index] && next[index] }
+            }
+            return result
+        case .or(let a, let b):
+            return zip(inView(a, view, saved: saved), inView(b, view, saved: saved)).map { $0 || $1 }
+        case .not(let inner):
+            return inView(inner, view, saved: saved).map { !$0 }
+        case .flag(let flag, let set):
+            guard let keyword = flag.keyword else { return entries.map { _ in !set } }
+            return entries.map { $0.keywords.contains(keyword) == set }
+        case .recent:
+            return entries.map { view.isRecent($0.uid) }
+        case .new:
+            return entries.map { view.isRecent($0.uid) && !$0.keywords.contains("$seen") }
+        case .old:
+            return entries.map { !view.isRecent($0.uid) }
+        case .larger(let size):
+            return entries.map { UInt64($0.size) > size }
+        case .smaller(let size):
+            return entries.map { UInt64($0.size) < size }
+        case .uid(let set):
+            return membership(view.indexes(set, uid: true, saved: saved), of: entries.count)
+        case .sequence(let set):
+            return membership(view.indexes(set, uid: false, saved: saved), of: entries.count)
+        case .internalDate(let comparison, let date):
+            return entries.map { compare(CivilDate.split($0.receivedAt).days, comparison, date) }
+        case .header, .address, .body, .text, .sentDate:
+            return Array(repeating: false, count: entries.count)
+        }
+    }
+
+    private static func membership(_ indexes: [Int], of count: Int) -> [Bool] {
+        var result = Array(repeating: false, count: count)
         for index in indexes { result[index] = true }
         return result
     }

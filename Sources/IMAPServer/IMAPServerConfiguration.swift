@@ -45,6 +45,10 @@ public struct IMAPServerConfiguration: Sendable {
     public var envelopeCacheEntries = 65_536
     /// How long a blocked write may wait before the connection is dropped. Default 60 s.
     public var writeTimeout: Duration = .seconds(60)
+    /// How many commands a loop answers itself in one turn (`FETCH`, `SEARCH`, `STATUS` on SQLite, issue 84), counted
+    /// with the loop's other short work; the rest of a pipelined burst waits for its next turns, after the loop has
+    /// polled its other connections. Default 8, as HTTP's short requests.
+    public var shortCommandsPerTurn = 8
     /// The wall clock, Unix seconds (INTERNALDATE of an APPEND without one, UIDVALIDITY of a new mailbox).
     public var wallClock: @Sendable () -> Int64 = { Int64(time(nil)) }
 

@@ -45,11 +45,18 @@ public final class MailSessionStanding: Sendable {
         checkedAt.store(now, ordering: .relaxed)
     }
 
+    /// Whether ``ended(at:writing:)`` would check at `now`: a command that is `writing`, or ``recheck`` passed since
+    /// the last check. A command answered on the event loop (IMAP's short work) is answered there only when no check
+    /// is due; otherwise it goes to its task, which checks.
+    package func isDue(at now: Int64, writing: Bool) -> Bool {
+        writing || now - checkedAt.load(ordering: .relaxed) >= recheck.components.seconds
+    }
+
     /// Why the session must end, checked at `now` when a command that is `writing` asks, or once ``recheck`` has
     /// passed since the last check; nil while it may go on, when no check was due, or when the check could not be made
     /// (the store failed: the command itself will say so).
     package func ended(at now: Int64, writing: Bool) async -> MailSessionEnd? {
-        guard writing || now - checkedAt.load(ordering: .relaxed) >= recheck.components.seconds else { return nil }
+        guard isDue(at: now, writing: writing) else { return nil }
         guard let end = try? await check() else {
             checked(at: now)
             return nil

@@ -34,6 +34,23 @@ package protocol MailListener: Sendable {
     /// Carries out `request` on `driver` in a Swift task; `completion` is called with each outcome (none for a request
     /// that is only told, as an IDLE's end).
     static func perform(_ request: Request, on driver: Driver, completion: @escaping @Sendable (Outcome) -> Void)
+
+    /// How many requests a loop answers itself (``answerNow(_:on:)``) in one turn, counted with the loop's other short
+    /// work (`EventLoop.takeShortWork`); the rest wait for its next turns. Default 8.
+    var shortRequestsPerTurn: Int { get }
+    /// Whether `request` is of a kind the connection's loop may answer itself, its driver idle: decided without a
+    /// read. Default: none.
+    static func mayAnswerNow(_ request: Request, on driver: Driver) -> Bool
+    /// `request`'s outcome made at once on the connection's loop (short work, issue 84: a point read of the loop
+    /// thread's own connection and what it renders); nil when it turns out not to be (the driver's task then carries it
+    /// out, ``perform(_:on:completion:)``). Default: nil.
+    static func answerNow(_ request: Request, on driver: Driver) -> Outcome?
+}
+
+extension MailListener {
+    package var shortRequestsPerTurn: Int { 8 }
+    package static func mayAnswerNow(_ request: Request, on driver: Driver) -> Bool { false }
+    package static func answerNow(_ request: Request, on driver: Driver) -> Outcome? { nil }
 }
 
 extension MailListener {
@@ -44,8 +61,9 @@ extension MailListener {
 }
 
 /// A mail protocol as a `StreamService`: one ``MailConnectionMachine`` of the listener's connection per connection
-/// (under the TLS transport when the listener has a certificate); each job runs in a Swift task off the loops and its
-/// answer is posted back to the connection's loop.
+/// (under the TLS transport when the listener has a certificate); a job the listener answers at once
+/// (``MailListener/answerNow(_:on:)``) is answered on the connection's loop, a bounded number a turn; any other runs
+/// in a Swift task off the loops and its answer is posted back to the connection's loop.
 package struct MailService<Listener: MailListener>: StreamService {
     package let listener: Listener
     /// Read as each connection opens: true answers it the listener's ``MailListener/drainingRefusal`` and closes it
@@ -81,6 +99,29 @@ package struct MailService<Listener: MailListener>: StreamService {
         guard let job = job as? MailJob<Listener> else {
             preconditionFailure("MailService was given a job its machines did not make")
         }
+        guard Listener.mayAnswerNow(job.request, on: job.driver) else { return performOffLoop(job, completion) }
+        guard loop.takeShortWork(perTurn: listener.shortRequestsPerTurn) else {
+            // The turn has run its share of short work: this waits until the loop has polled its other connections,
+            // and is then answered at the start of the next turn whatever the share, before any work that turn reads
+            // (a connection whose burst takes each turn's share so never keeps another's command waiting past one).
+            return loop.nextTurn { self.answerNow(job, completion) }
+        }
+        answerNow(job, completion)
+    }
+
+    /// `job` answered on the calling loop when the listener can (``MailListener/answerNow(_:on:)``), else in its task.
+    private func answerNow(
+        _ job: MailJob<Listener>, _ completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
+    ) {
+        guard Listener.mayAnswerNow(job.request, on: job.driver),
+            let outcome = Listener.answerNow(job.request, on: job.driver)
+        else { return performOffLoop(job, completion) }
+        completion(MailCompletion<Listener>(outcome))
+    }
+
+    private func performOffLoop(
+        _ job: MailJob<Listener>, _ completion: @escaping @Sendable (any AnyObject & Sendable) -> Void
+    ) {
         Listener.perform(job.request, on: job.driver) { completion(MailCompletion<Listener>($0)) }
     }
 }

@@ -35,7 +35,7 @@ extension MailStore {
         }
     }
 
-    private static func recentUID(_ values: [SQLValue], connection: any SQLConnection) throws -> UInt32 {
+    static func recentUID(_ values: [SQLValue], connection: any SQLConnection) throws -> UInt32 {
         let row = try connection.query(
             "SELECT recent_uid FROM mail_recent_uids WHERE address = ? AND folder = ?", values
         ).first

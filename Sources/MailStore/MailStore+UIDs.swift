@@ -63,7 +63,7 @@ extension MailStore {
 
     /// The mailbox `values` (address, folder) names and its messages in UID order, in one read transaction; nil when
     /// the mailbox was never numbered.
-    private static func uidSnapshot(_ values: [SQLValue], connection: any SQLConnection) throws
+    static func uidSnapshot(_ values: [SQLValue], connection: any SQLConnection) throws
         -> (mailbox: MailUIDMailbox, entries: [MailUIDEntry])?
     {
         try connection.readTransaction {
@@ -118,7 +118,7 @@ extension MailStore {
         }
     }
 
-    private static func raws(address: String, ids: [String], _ connection: any SQLConnection) throws
+    static func raws(address: String, ids: [String], _ connection: any SQLConnection) throws
         -> [String: [UInt8]]
     {
         guard !ids.isEmpty else { return [:] }

@@ -107,6 +107,22 @@ public struct OAuthConfidentialClients: Sendable {
         return try await database.read { try Self.clients($0, where: "c.client_id = ?", [.text(clientID)]).first }
     }
 
+    /// Whether ``clientOnCallingThread(id:)`` reads here: the database reads on the calling thread's own connection
+    /// (SQLite), never on PostgreSQL, whose read is a round trip.
+    public var readsOnCallingThread: Bool { database is any ThreadOwnedReading }
+
+    /// ``client(id:)`` read on the calling thread with a read-only connection the thread owns (an event loop's short
+    /// work); nil as well where the database has no such connections (check ``readsOnCallingThread``).
+    /// - Throws: storage errors.
+    public func clientOnCallingThread(id clientID: String) throws -> OAuthConfidentialClient? {
+        guard !clientID.isEmpty, clientID.utf8.count <= 256, let database = database as? any ThreadOwnedReading else {
+            return nil
+        }
+        return try database.readOnCallingThread {
+            try Self.clients($0, where: "c.client_id = ?", [.text(clientID)]).first
+        }
+    }
+
     /// Every client, oldest first; with `ownerID`, that owner's agent clients only.
     public func list(ownerID: String? = nil) async throws -> [OAuthConfidentialClient] {
         try await database.read { connection in
@@ -164,7 +180,7 @@ public struct OAuthConfidentialClients: Sendable {
         }
     }
 
-    private static func clients(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue])
+    static func clients(_ connection: any SQLConnection, where condition: String, _ values: [SQLValue])
         throws -> [OAuthConfidentialClient]
     {
         // One row per live inbox a client is bound to (one with a null inbox when none is), the client's rows

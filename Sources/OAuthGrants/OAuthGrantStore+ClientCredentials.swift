@@ -6,11 +6,47 @@ import Storage
 /// deletion), and read back by the resource side and introspection through ``record(jti:)`` like an owner's grant.
 extension OAuthGrantStore {
     /// Writes the grant of a client credentials token: `jti` its access token, `permissions` and `resource` what it
-    /// carries, alive until `expiresAt`.
+    /// carries, alive until `expiresAt`; `alongside` (its audit line) in the same write, so that both commit together.
     public func issueClientGrant(
-        jti: String, clientID: String, permissions: MailPermissions, resource: String, now: Int64, expiresAt: Int64
+        jti: String, clientID: String, permissions: MailPermissions, resource: String, now: Int64, expiresAt: Int64,
+        alongside: (@Sendable (any SQLConnection) throws -> Void)? = nil
     ) async throws {
-        _ = try await database.write { connection in
+        try await database.write(
+            Self.clientGrantWrite(
+                jti: jti, clientID: clientID, permissions: permissions, resource: resource, now: now,
+                expiresAt: expiresAt, alongside: alongside))
+    }
+
+    /// Whether ``issueClientGrantQueued(jti:clientID:permissions:resource:now:expiresAt:alongside:completion:)`` is
+    /// served: the database queues writes from the calling thread (SQLite's group commit).
+    public var queuesWritesFromCallingThread: Bool { database is any ThreadOwnedReading }
+
+    /// ``issueClientGrant(jti:clientID:permissions:resource:now:expiresAt:alongside:)`` from an event loop, which does
+    /// not wait: the write is queued to the writer's group commit and `completion` called once it committed (nil) or
+    /// failed, off the calling thread. Where the database does not queue so (PostgreSQL), `completion` gets `.misuse`.
+    public func issueClientGrantQueued(
+        jti: String, clientID: String, permissions: MailPermissions, resource: String, now: Int64, expiresAt: Int64,
+        alongside: (@Sendable (any SQLConnection) throws -> Void)? = nil,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        guard let database = database as? any ThreadOwnedReading else {
+            return completion(StorageError(.misuse, "this database does not queue writes from the calling thread"))
+        }
+        database.write(
+            Self.clientGrantWrite(
+                jti: jti, clientID: clientID, permissions: permissions, resource: resource, now: now,
+                expiresAt: expiresAt, alongside: alongside)
+        ) { result in
+            if case .failure(let error) = result { completion(error) } else { completion(nil) }
+        }
+    }
+
+    /// The write of a client credentials grant, and of `alongside` after it.
+    private static func clientGrantWrite(
+        jti: String, clientID: String, permissions: MailPermissions, resource: String, now: Int64, expiresAt: Int64,
+        alongside: (@Sendable (any SQLConnection) throws -> Void)?
+    ) -> @Sendable (any SQLConnection) throws -> Void {
+        { connection in
             try connection.run(
                 """
                 INSERT INTO oauth_client_grants (id, client_id, scope, resource, created_at, expires_at)
@@ -20,6 +56,7 @@ extension OAuthGrantStore {
                     .text(jti), .text(clientID), .text(permissions.scope), .text(resource), .integer(now),
                     .integer(expiresAt),
                 ])
+            try alongside?(connection)
         }
     }
 

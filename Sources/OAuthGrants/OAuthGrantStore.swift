@@ -323,10 +323,28 @@ public struct OAuthGrantStore: Sendable {
     /// PostgreSQL each query is a round trip.
     /// - Throws: storage errors.
     public func record(for claims: OAuthAccessClaims) async throws -> OAuthGrantRecord? {
-        let jti = claims.jti
-        // The index in ``lookups`` of the table the token's kind names: a client's own token, one with `act`, any other.
-        let first = claims.ownerID == claims.clientID ? 1 : claims.act != nil ? 2 : 0
+        let (jti, first) = (claims.jti, Self.firstLookup(claims))
         return try await database.read { try Self.anyRecord(jti: jti, $0, first: first) }
+    }
+
+    /// Whether ``recordOnCallingThread(for:)`` reads here: the database reads on the calling thread's own connection
+    /// (SQLite), never on PostgreSQL, whose read is a round trip.
+    public var readsOnCallingThread: Bool { database is any ThreadOwnedReading }
+
+    /// ``record(for:)`` read on the calling thread with a read-only connection the thread owns: for short work run to
+    /// completion on an event loop.
+    /// - Throws: storage errors; `.misuse` where the database has no such connections (check ``readsOnCallingThread``).
+    public func recordOnCallingThread(for claims: OAuthAccessClaims) throws -> OAuthGrantRecord? {
+        guard let database = database as? any ThreadOwnedReading else {
+            throw StorageError(.misuse, "this database does not read on the calling thread")
+        }
+        let (jti, first) = (claims.jti, Self.firstLookup(claims))
+        return try database.readOnCallingThread { try Self.anyRecord(jti: jti, $0, first: first) }
+    }
+
+    /// The index in ``lookups`` of the table a token's kind names: a client's own token, one with `act`, any other.
+    private static func firstLookup(_ claims: OAuthAccessClaims) -> Int {
+        claims.ownerID == claims.clientID ? 1 : claims.act != nil ? 2 : 0
     }
 
     /// The grant tables' lookups in the order ``record(jti:)`` asks them: the owners' grants, the client credentials

@@ -123,32 +123,40 @@ public struct OIDCSignIns: Sendable {
     /// Reads the code `code` presented by `clientID` with `redirectURI`.
     public func checkCode(_ code: String, clientID: String, redirectURI: String?, now: Int64) async throws -> CodeCheck {
         try await database.read { connection in
-            guard
-                let row = try connection.query(
-                    """
-                    SELECT client_id, owner_id, redirect_uri, code_challenge, nonce, scope, auth_time, method,
-                        session_digest, expires_at, used_at, claims
-                    FROM oidc_codes WHERE code_digest = ?
-                    """, [.blob(OAuthDigest.of(code))]
-                ).first, let owner = row.text("owner_id"), let registered = row.text("redirect_uri"),
-                let scope = row.text("scope"), let authTime = row.int("auth_time"), let method = row.text("method"),
-                let session = row.blob("session_digest"), let expires = row.int("expires_at")
-            else { return .refused("The authorization code is unknown.") }
-            guard row.text("client_id") == clientID else {
-                return .refused("The authorization code was issued to another client.")
-            }
-            if row.int("used_at") != nil { return .replayed }
-            guard expires > now else { return .refused("The authorization code has expired.") }
-            guard let redirectURI, redirectURI == registered else {
-                return .refused("redirect_uri differs from the authorization request's.")
-            }
-            return .ready(
-                OIDCSignIn(
-                    clientID: clientID, ownerID: owner, redirectURI: registered,
-                    codeChallenge: row.text("code_challenge"), nonce: row.text("nonce"),
-                    scopes: scope.split(separator: " ").map(String.init), authTime: authTime, method: method,
-                    sessionDigest: session, claims: OIDCClaimsRequest(normalJSON: row.text("claims"))))
+            try Self.checkCode(code, clientID: clientID, redirectURI: redirectURI, now: now, connection)
         }
+    }
+
+    /// ``checkCode(_:clientID:redirectURI:now:)`` on `connection`: for a read made with others in one transaction (the
+    /// token endpoint's on an event loop, ``OIDCCodeExchangeRead``).
+    static func checkCode(
+        _ code: String, clientID: String, redirectURI: String?, now: Int64, _ connection: any SQLConnection
+    ) throws -> CodeCheck {
+        guard
+            let row = try connection.query(
+                """
+                SELECT client_id, owner_id, redirect_uri, code_challenge, nonce, scope, auth_time, method,
+                    session_digest, expires_at, used_at, claims
+                FROM oidc_codes WHERE code_digest = ?
+                """, [.blob(OAuthDigest.of(code))]
+            ).first, let owner = row.text("owner_id"), let registered = row.text("redirect_uri"),
+            let scope = row.text("scope"), let authTime = row.int("auth_time"), let method = row.text("method"),
+            let session = row.blob("session_digest"), let expires = row.int("expires_at")
+        else { return .refused("The authorization code is unknown.") }
+        guard row.text("client_id") == clientID else {
+            return .refused("The authorization code was issued to another client.")
+        }
+        if row.int("used_at") != nil { return .replayed }
+        guard expires > now else { return .refused("The authorization code has expired.") }
+        guard let redirectURI, redirectURI == registered else {
+            return .refused("redirect_uri differs from the authorization request's.")
+        }
+        return .ready(
+            OIDCSignIn(
+                clientID: clientID, ownerID: owner, redirectURI: registered,
+                codeChallenge: row.text("code_challenge"), nonce: row.text("nonce"),
+                scopes: scope.split(separator: " ").map(String.init), authTime: authTime, method: method,
+                sessionDigest: session, claims: OIDCClaimsRequest(normalJSON: row.text("claims"))))
     }
 
     /// Marks `code` used if nobody did first, records the access token `jti` it issues (until `expiresAt`) and that
@@ -160,11 +168,41 @@ public struct OIDCSignIns: Sendable {
         _ code: String, signIn: OIDCSignIn, jti: String, expiresAt: Int64, now: Int64,
         mail: (grant: OIDCMailGrant, issue: OAuthIssue)? = nil
     ) async throws -> Bool {
+        let (won, revoked) = try await database.write(
+            Self.redemption(code, signIn: signIn, jti: jti, expiresAt: expiresAt, now: now, mail: mail))
+        if let revoked { observer?.grantRevoked(revoked) }
+        return won
+    }
+
+    /// ``redeem(_:signIn:jti:expiresAt:now:mail:)`` for a thread that must not wait (the token endpoint's short work
+    /// on an event loop, SQLite): the write is handed to the writer (group commit) and `completion` gets whether the
+    /// code was won, on the writer's thread once durable; false when the database has no such writes (PostgreSQL, see
+    /// ``callingThread``).
+    public func redeem(
+        _ code: String, signIn: OIDCSignIn, jti: String, expiresAt: Int64, now: Int64,
+        mail: (grant: OIDCMailGrant, issue: OAuthIssue)?,
+        then completion: @escaping @Sendable (Result<Bool, any Error>) -> Void
+    ) {
+        guard let database = callingThread else {
+            return completion(.failure(StorageError(.misuse, "the database writes only from a task")))
+        }
+        database.write(Self.redemption(code, signIn: signIn, jti: jti, expiresAt: expiresAt, now: now, mail: mail)) {
+            [observer] result in
+            if case .success((_, let revoked?)) = result { observer?.grantRevoked(revoked) }
+            completion(result.map(\.won))
+        }
+    }
+
+    /// The redemption's transaction: whether the code was won, and the mail grant its replay revoked.
+    private static func redemption(
+        _ code: String, signIn: OIDCSignIn, jti: String, expiresAt: Int64, now: Int64,
+        mail: (grant: OIDCMailGrant, issue: OAuthIssue)?
+    ) -> @Sendable (any SQLConnection) throws -> (won: Bool, revoked: String?) {
         let digest = SQLValue.blob(OAuthDigest.of(code))
         // Only what userinfo answers goes with the access token (a mail grant's first one too).
         let userinfo = OIDCClaimsRequest(idToken: [], userinfo: signIn.claims.userinfo)
         let userinfoClaims: SQLValue = userinfo.isEmpty ? .null : .text(userinfo.normalJSON)
-        let (won, revoked) = try await database.write { connection -> (Bool, String?) in
+        return { connection -> (won: Bool, revoked: String?) in
             try connection.transaction {
                 let won = try connection.run(
                     "UPDATE oidc_codes SET used_at = ?, access_jti = ? WHERE code_digest = ? AND used_at IS NULL",
@@ -194,8 +232,6 @@ public struct OIDCSignIns: Sendable {
                 return (true, nil)
             }
         }
-        if let revoked { observer?.grantRevoked(revoked) }
-        return won
     }
 
     /// Revokes the access token a used code issued (its replay was seen), and its mail grant.
@@ -205,6 +241,28 @@ public struct OIDCSignIns: Sendable {
         }
         if let revoked { observer?.grantRevoked(revoked) }
     }
+
+    /// ``revokeReplayed(_:now:)`` for a thread that must not wait, as ``redeem(_:signIn:jti:expiresAt:now:mail:then:)``
+    /// writes: `completion` is called on the writer's thread once the revocation is durable.
+    public func revokeReplayed(
+        _ code: String, now: Int64, then completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        guard let database = callingThread else {
+            return completion(.failure(StorageError(.misuse, "the database writes only from a task")))
+        }
+        let digest = SQLValue.blob(OAuthDigest.of(code))
+        database.write({ connection in
+            try connection.transaction { try Self.revokeFirstUse(of: digest, now: now, connection) }
+        }) { [observer] result in
+            if case .success(let revoked?) = result { observer?.grantRevoked(revoked) }
+            completion(result.map { _ in () })
+        }
+    }
+
+    /// The database when its reads and writes may be made from an event loop's short work (SQLite: a read-only
+    /// connection of the calling thread's own, and writes handed to the writer without waiting); nil on PostgreSQL,
+    /// whose every read and write is a round trip.
+    public var callingThread: (any ThreadOwnedReading)? { database as? any ThreadOwnedReading }
 
     /// Revokes the access token the code `digest` issued and its mail grant; the grant's id when one was revoked.
     private static func revokeFirstUse(of digest: SQLValue, now: Int64, _ connection: any SQLConnection) throws

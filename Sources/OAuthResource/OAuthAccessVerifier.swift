@@ -7,52 +7,59 @@ import OAuthGrants
 /// 1.8, 1.10-1.12): ``OAuthAccessClaims`` of this issuer (the EdDSA `at+jwt`, the algorithm bound to the key, `pur`
 /// `oauth-access`, at most 900 s), an audience among those asked for, permissions among `mail.read mail.send`; then
 /// its grant, found by `jti` in the grant store, must be live (not revoked, not past its chain's end) and agree with
-/// the claims. Live grants are kept in an ``OAuthGrantCache`` that revocations invalidate.
+/// the claims. The signature and the grant are checked by the ``OAuthTokenVerifier`` introspection uses too: verified
+/// bytes are not verified again, and live grants are kept in an ``OAuthGrantCache`` that revocations invalidate.
 public struct OAuthAccessVerifier: AccessGrantAuthenticator {
     let configuration: OAuthResourceConfiguration
-    let keys: JWTKeySet
-    let grants: OAuthGrantStore
-    let cache: OAuthGrantCache?
+    let tokens: OAuthTokenVerifier
     let clock: @Sendable () -> Int64
     let metrics: OAuthResourceMetrics
 
+    /// A verifier on the composition root's one ``OAuthTokenVerifier``.
+    /// - Parameters:
+    ///   - configuration: the issuer and resources (its issuer must be the one `tokens` checks).
+    ///   - tokens: the signature and grant check shared with introspection.
+    ///   - clock: Unix seconds.
+    ///   - metricsFactory: where `postern_oauth_token_verifications_total` goes (default: the bootstrapped system).
+    public init(
+        configuration: OAuthResourceConfiguration, tokens: OAuthTokenVerifier,
+        clock: @escaping @Sendable () -> Int64, metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.configuration = configuration
+        self.tokens = tokens
+        self.clock = clock
+        self.metrics = OAuthResourceMetrics(factory: metricsFactory)
+    }
+
+    /// A verifier with a token check of its own (tests, tools).
     /// - Parameters:
     ///   - configuration: the issuer and resources.
     ///   - keys: the key set holding the EdDSA key(s) the authorization server signs with.
     ///   - grants: where a token's grant is found by its `jti`.
-    ///   - cache: the instance's cache of live grants (nil when `cacheGrants` is off), which must observe `grants`'
-    ///     revocations.
+    ///   - cache: the instance's cache of live grants (nil, or unused when `cacheGrants` is off), which must observe
+    ///     `grants`' revocations.
     ///   - clock: Unix seconds.
     ///   - metricsFactory: where `postern_oauth_token_verifications_total` goes (default: the bootstrapped system).
     public init(
         configuration: OAuthResourceConfiguration, keys: JWTKeySet, grants: OAuthGrantStore, cache: OAuthGrantCache?,
         clock: @escaping @Sendable () -> Int64, metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
-        self.configuration = configuration
-        self.keys = keys
-        self.grants = grants
-        self.cache = configuration.cacheGrants ? cache : nil
-        self.clock = clock
-        self.metrics = OAuthResourceMetrics(factory: metricsFactory)
+        self.init(
+            configuration: configuration,
+            tokens: OAuthTokenVerifier(
+                keys: keys, issuer: configuration.issuer, lifetime: OAuthResourceConfiguration.accessTokenLifetime,
+                grants: grants, cache: configuration.cacheGrants ? cache : nil),
+            clock: clock, metricsFactory: metricsFactory)
     }
 
     public func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant {
         let now = clock()
         let (claims, resource) = try verifiedClaims(token, resources: resources, now: now)
-
-        let record: OAuthGrantRecord
-        if let kept = cache?.record(jti: claims.jti, now: now) {
-            record = kept
-        } else {
-            let generation = cache?.generation()
-            guard let found = try await grants.record(jti: claims.jti) else {
-                throw refuse(.unknownGrant, "The access token was not issued here; authorize again.")
-            }
-            guard found.isLive(at: now) else {
-                throw refuse(.revoked, "The grant behind the access token was revoked or has ended; authorize again.")
-            }
-            if let cache, let generation { cache.store(found, jti: claims.jti, since: generation, now: now) }
-            record = found
+        guard let record = try await tokens.record(for: claims, now: now) else {
+            throw refuse(.unknownGrant, "The access token was not issued here; authorize again.")
+        }
+        guard record.isLive(at: now) else {
+            throw refuse(.revoked, "The grant behind the access token was revoked or has ended; authorize again.")
         }
         // The row is the authorization server's word: a token whose claims disagree with it is not one it minted.
         guard record.matches(claims) else {
@@ -64,7 +71,7 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
             permissions: claims.permissions, defaultInboxID: record.agentID, inboxOnly: record.boundAccountID,
             clientInboxIDs: record.clientInboxIDs, clientOwnerID: record.clientOwnerID,
             delegation: record.act.flatMap { Delegation(ownerID: claims.ownerID, actorIDs: $0.clientIDs) },
-            actorInboxIDs: record.actorInboxIDs)
+            actorInboxIDs: record.actorInboxIDs, tokenID: claims.jti)
     }
 
     /// What can be known of `token` without the grant store: its signature, issuer, purpose and lifetime, and an
@@ -83,9 +90,7 @@ public struct OAuthAccessVerifier: AccessGrantAuthenticator {
     {
         let claims: OAuthAccessClaims
         do {
-            claims = try OAuthAccessClaims.verify(
-                token, keys: keys, issuer: configuration.issuer,
-                lifetime: OAuthResourceConfiguration.accessTokenLifetime, now: now)
+            claims = try tokens.verify(token, now: now).claims
         } catch {
             throw refuse(Self.result(of: error), "The access token is invalid, expired, or not for this resource.")
         }

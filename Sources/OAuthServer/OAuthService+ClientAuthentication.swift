@@ -32,21 +32,13 @@ extension OAuthService {
     ///   unknown client, wrong or missing secret, another method than the client's, an assertion that does not
     ///   verify or was used before.
     func authenticate(_ credential: OAuthClientCredential, endpoint: String) async throws -> OAuthAuthenticatedClient {
-        let refuse = { (text: String) -> OAuthError in
-            credential.viaHeader ? .invalidBasicClient(text) : .invalidClient(text)
-        }
+        let refuse = { (text: String) -> OAuthError in Self.refusal(credential, text) }
         let now = clock()
         switch credential {
         case .basic(let clientID, let secret), .post(let clientID, let secret):
             let method: OAuthConfidentialClient.AuthMethod = credential.viaHeader ? .clientSecretBasic : .clientSecretPost
             if confidentialClientsServed, let client = try await confidentialClients.client(id: clientID) {
-                guard client.authMethod == method else {
-                    throw refuse("The client authenticates with \(client.authMethod.rawValue).")
-                }
-                guard client.secretMatches(secret, now: now) else {
-                    throw refuse("The client secret is missing or wrong.")
-                }
-                return .confidential(client)
+                return .confidential(try Self.secretChecked(client, credential, secret, now: now))
             }
             guard method == .clientSecretPost, let client = try await client(id: clientID) else {
                 throw refuse("The client is unknown.")
@@ -73,6 +65,44 @@ extension OAuthService {
             if client.authMethod == .clientSecretPost { throw refuse("The client secret is missing or wrong.") }
             return .registered(client)
         }
+    }
+
+    /// A confidential client that `credential` names when its `secret` proves it: the client's own method (Basic or
+    /// the form, as `credential` came) and its secret, current or within its rotation's overlap.
+    /// - Throws: ``OAuthError`` `invalid_client`.
+    static func secretChecked(
+        _ client: OAuthConfidentialClient, _ credential: OAuthClientCredential, _ secret: String, now: Int64
+    ) throws -> OAuthConfidentialClient {
+        let method: OAuthConfidentialClient.AuthMethod = credential.viaHeader ? .clientSecretBasic : .clientSecretPost
+        guard client.authMethod == method else {
+            throw refusal(credential, "The client authenticates with \(client.authMethod.rawValue).")
+        }
+        guard client.secretMatches(secret, now: now) else {
+            throw refusal(credential, "The client secret is missing or wrong.")
+        }
+        return client
+    }
+
+    /// The confidential client a secret in `request` (Basic, or the form's `client_secret`) proves, read on the calling
+    /// thread (short work on SQLite); nil, having refused nothing, when the request is no such credential of such a
+    /// client (another method, a registered client, a database that reads only off the calling thread): the request
+    /// then goes through ``authenticatedForm(_:endpoint:)`` as any other.
+    /// - Throws: ``OAuthError`` `invalid_client` for a wrong secret or method; storage errors.
+    func confidentialClientNow(_ request: HTTPRequest, fields: [String: String]) throws -> OAuthConfidentialClient? {
+        guard confidentialClientsServed, confidentialClients.readsOnCallingThread,
+            let credential = try? OAuthClientCredential.read(authorization: request.headers["Authorization"], fields: fields)
+        else { return nil }
+        switch credential {
+        case .basic(let clientID, let secret), .post(let clientID, let secret):
+            guard let client = try confidentialClients.clientOnCallingThread(id: clientID) else { return nil }
+            return try Self.secretChecked(client, credential, secret, now: clock())
+        case .assertion, .none: return nil
+        }
+    }
+
+    /// The `invalid_client` refusal of `credential`: 401 with a Basic challenge when it came in the header.
+    static func refusal(_ credential: OAuthClientCredential, _ text: String) -> OAuthError {
+        credential.viaHeader ? .invalidBasicClient(text) : .invalidClient(text)
     }
 
     /// Verifies `assertion` with `client`'s keys (inline, or its `jwks_uri`'s, fetched again once for an unknown

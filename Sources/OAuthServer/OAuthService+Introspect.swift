@@ -53,13 +53,21 @@ extension OAuthService {
     }
 
     /// An access token of this issuer whose grant (an owner's, a client's own, or a delegated token's) is live and
-    /// agrees with it; a delegated token's answer carries its `act`. The signature of bytes seen before is not checked
-    /// again while their token lives and its key is kept (``OAuthVerifiedTokens``); the grant is read every time, in
-    /// the table the token's kind names first (``OAuthGrantStore/record(for:)``).
+    /// agrees with it; a delegated token's answer carries its `act`. Checked as the resource side checks it
+    /// (``OAuthTokenVerifier``): the signature of bytes seen before is not checked again while their token lives and
+    /// its key is kept; the grant comes from the cache of live grants where revocations reach it, and is read
+    /// otherwise, in the table the token's kind names first.
     private func accessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
-        guard let verified = try? verifiedTokens.verify(token, keys: keys, now: now), case let claims = verified.claims,
-            let record = try await grants.record(for: claims), record.isLive(at: now), record.matches(claims)
+        guard let verified = try? accessTokens.verify(token, now: now), case let claims = verified.claims,
+            let record = try await accessTokens.record(for: claims, now: now), record.isLive(at: now),
+            record.matches(claims)
         else { return nil }
+        return accessTokenMembers(verified)
+    }
+
+    /// The answer's members for the live access token `verified`.
+    func accessTokenMembers(_ verified: JWTVerified<OAuthAccessClaims>) -> [(String, JSONValue)] {
+        let claims = verified.claims
         var members: [(String, JSONValue)] = [
             ("active", .bool(true)), ("scope", .string(claims.permissions.scope)),
             ("client_id", .string(claims.clientID)), ("sub", .string(claims.ownerID)),

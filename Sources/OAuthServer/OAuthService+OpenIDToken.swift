@@ -22,14 +22,8 @@ extension OAuthService {
     /// for the mail resource, which opens userinfo too, and a refresh token: its ``OIDCMailGrant``. A code presented
     /// again revokes the access token its first use issued, and its mail grant.
     func exchangeOpenIDCode(_ fields: [String: String], _ client: OAuthConfidentialClient) async throws -> HTTPResponse {
-        guard let provider = openID, let party = try await provider.parties.party(id: client.clientID) else {
-            throw OAuthError.unauthorizedClient("A confidential client takes tokens with client_credentials only.")
-        }
-        if let resource = fields["resource"], resource != userinfoEndpoint, resource != mailResource {
-            throw OAuthError.invalidTarget(
-                "A relying party's tokens are for the userinfo endpoint or the mail resource.")
-        }
-        guard let code = fields["code"], !code.isEmpty else { throw OAuthError.invalidRequest("code is required.") }
+        guard let provider = openID else { throw Self.notRelyingParty }
+        let (party, code) = try openIDExchange(fields, party: try await provider.parties.party(id: client.clientID))
         let now = clock()
         let signIn: OIDCSignIn
         switch try await provider.signIns.checkCode(
@@ -38,56 +32,117 @@ extension OAuthService {
         case .refused(let reason): throw OAuthError.invalidGrant(reason)
         case .replayed:
             try await provider.signIns.revokeReplayed(code, now: now)
-            metrics.openIDEvent("code_reuse")
-            throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
+            throw openIDCodeReused()
         case .ready(let ready): signIn = ready
         }
-        switch (signIn.codeChallenge, fields["code_verifier"]) {
-        case (let challenge?, let verifier?) where OAuthPKCE.verifies(verifier, challenge: challenge): break
-        case (_?, _): throw OAuthError.invalidGrant("code_verifier does not match the code_challenge (PKCE S256).")
-        case (nil, _?): throw OAuthError.invalidGrant("code_verifier was sent, but the request had no code_challenge.")
-        case (nil, nil): break  // a legacy client's request without PKCE (checked at the authorization endpoint)
-        }
-        guard let owner = try await provider.owners.linkCandidate(id: signIn.ownerID) else {
-            throw OAuthError.invalidGrant("The owner no longer exists.")
-        }
-        let jti = SecureRandom.identifier(byteCount: 16)
-        let ttl = configuration.accessTokenLifetime
-        let mail = mailGrant(of: signIn, party: party, jti: jti, now: now)
-        let (keys, issuer, audience) = (keys, configuration.issuer, userinfoEndpoint)
-        let subject = provider.subject(signIn.ownerID, for: party)
-        let tokens = try await pool.run(.signing) { () throws -> (String, String) in
-            var access = JWTClaims(
-                issuer: issuer, subject: subject, purpose: .oauthAccess, issuedAt: now, ttl: ttl, jti: jti)
-            access["aud"] = .string(audience)
-            access["client_id"] = .string(signIn.clientID)
-            let accessToken = try mail.map { mail in
-                try keys.sign(
-                    OAuthAccessClaims(
-                        ownerID: signIn.ownerID, clientID: signIn.clientID, resource: mail.grant.resource,
-                        permissions: mail.grant.permissions, jti: jti
-                    ).claims(issuer: issuer, issuedAt: now, ttl: ttl), for: OAuthAccessClaims.purpose)
-            } ?? keys.sign(access, for: .oauthAccess)
-            let idToken = OIDCIDToken(
-                issuer: issuer, signIn: signIn, subject: subject, email: owner.owner.email, emailVerified: owner.emailVerified,
-                issuedAt: now, lifetime: OIDCProvider.idTokenLifetime, accessToken: accessToken,
-                algorithm: party.idTokenAlgorithm, sessionID: Self.sessionID(signIn.sessionDigest))
-            return (accessToken, try keys.sign(idToken.claims, algorithm: Self.jwtAlgorithm(party.idTokenAlgorithm)))
-        }
+        try Self.checkVerifier(of: signIn, fields["code_verifier"])
+        guard let owner = try await provider.owners.linkCandidate(id: signIn.ownerID) else { throw Self.ownerGone }
+        let issue = openIDIssue(signIn, party: party, provider: provider, now: now)
+        let tokens = try await pool.run(.signing) { [self] in try signOpenIDTokens(issue, owner: owner, now: now) }
         guard
             try await provider.signIns.redeem(
-                code, signIn: signIn, jti: jti, expiresAt: now + ttl, now: now, mail: mail)
-        else {
-            metrics.openIDEvent("code_reuse")
-            throw OAuthError.invalidGrant("The authorization code was already used; its tokens are revoked.")
+                code, signIn: signIn, jti: issue.jti, expiresAt: now + issue.ttl, now: now, mail: issue.mail)
+        else { throw openIDCodeReused() }
+        return openIDTokenResponse(issue, tokens)
+    }
+
+    /// What a relying party's code redeemed hands out, drawn before anything is signed: the access token's `jti` and
+    /// lifetime, the mail grant (when the sign-in has one), the subject the party knows the owner by.
+    struct OpenIDIssue: Sendable {
+        let signIn: OIDCSignIn
+        let party: OIDCRelyingParty
+        let jti: String
+        let ttl: Int64
+        let mail: (grant: OIDCMailGrant, issue: OAuthIssue)?
+        let subject: String
+    }
+
+    /// The answer to a confidential client that is no relying party.
+    static let notRelyingParty = OAuthError.unauthorizedClient(
+        "A confidential client takes tokens with client_credentials only.")
+    /// The answer to a code whose owner was deleted since.
+    static let ownerGone = OAuthError.invalidGrant("The owner no longer exists.")
+
+    /// The checks of a relying party's exchange before its code is read: the client is a relying party (`party`), the
+    /// `resource` is none, the userinfo endpoint or the mail resource, and a code is presented. Returns the party and
+    /// the code.
+    func openIDExchange(_ fields: [String: String], party: OIDCRelyingParty?) throws(OAuthError)
+        -> (OIDCRelyingParty, code: String)
+    {
+        guard let party else { throw Self.notRelyingParty }
+        if let resource = fields["resource"], resource != userinfoEndpoint, resource != mailResource {
+            throw .invalidTarget("A relying party's tokens are for the userinfo endpoint or the mail resource.")
         }
+        guard let code = fields["code"], !code.isEmpty else { throw .invalidRequest("code is required.") }
+        return (party, code)
+    }
+
+    /// PKCE for a ready sign-in: `verifier` matches the code's challenge, or neither was sent (a legacy client's
+    /// request without PKCE, checked at the authorization endpoint).
+    static func checkVerifier(of signIn: OIDCSignIn, _ verifier: String?) throws(OAuthError) {
+        switch (signIn.codeChallenge, verifier) {
+        case (let challenge?, let verifier?) where OAuthPKCE.verifies(verifier, challenge: challenge): break
+        case (_?, _): throw .invalidGrant("code_verifier does not match the code_challenge (PKCE S256).")
+        case (nil, _?): throw .invalidGrant("code_verifier was sent, but the request had no code_challenge.")
+        case (nil, nil): break  // a legacy client's request without PKCE (checked at the authorization endpoint)
+        }
+    }
+
+    /// A presented code found used (before, or by a racing request): counted, and the refusal.
+    func openIDCodeReused() -> OAuthError {
+        metrics.openIDEvent("code_reuse")
+        return .invalidGrant("The authorization code was already used; its tokens are revoked.")
+    }
+
+    /// What redeeming `signIn`'s code for `party` hands out at `now` (nothing signed yet).
+    func openIDIssue(_ signIn: OIDCSignIn, party: OIDCRelyingParty, provider: OIDCProvider, now: Int64) -> OpenIDIssue {
+        let jti = SecureRandom.identifier(byteCount: 16)
+        return OpenIDIssue(
+            signIn: signIn, party: party, jti: jti, ttl: configuration.accessTokenLifetime,
+            mail: mailGrant(of: signIn, party: party, jti: jti, now: now),
+            subject: provider.subject(signIn.ownerID, for: party))
+    }
+
+    /// Signs `issue`'s access token (for the userinfo endpoint, or the mail grant's for the mail resource; EdDSA) and
+    /// its ID token (the party's algorithm, RS256 by default), which carries `owner`'s claims and the access token's
+    /// `at_hash`: CPU work well under a millisecond, made on the worker pool's signing lane or on an event loop.
+    func signOpenIDTokens(_ issue: OpenIDIssue, owner: OwnerLinkCandidate, now: Int64) throws
+        -> (access: String, id: String)
+    {
+        let (signIn, issuer) = (issue.signIn, configuration.issuer)
+        let accessToken: String
+        if let mail = issue.mail {
+            accessToken = try keys.sign(
+                OAuthAccessClaims(
+                    ownerID: signIn.ownerID, clientID: signIn.clientID, resource: mail.grant.resource,
+                    permissions: mail.grant.permissions, jti: issue.jti
+                ).claims(issuer: issuer, issuedAt: now, ttl: issue.ttl), for: OAuthAccessClaims.purpose)
+        } else {
+            var access = JWTClaims(
+                issuer: issuer, subject: issue.subject, purpose: .oauthAccess, issuedAt: now, ttl: issue.ttl,
+                jti: issue.jti)
+            access["aud"] = .string(userinfoEndpoint)
+            access["client_id"] = .string(signIn.clientID)
+            accessToken = try keys.sign(access, for: .oauthAccess)
+        }
+        let idToken = OIDCIDToken(
+            issuer: issuer, signIn: signIn, subject: issue.subject, email: owner.owner.email,
+            emailVerified: owner.emailVerified, issuedAt: now, lifetime: OIDCProvider.idTokenLifetime,
+            accessToken: accessToken, algorithm: issue.party.idTokenAlgorithm,
+            sessionID: Self.sessionID(signIn.sessionDigest))
+        return (accessToken, try keys.sign(idToken.claims, algorithm: Self.jwtAlgorithm(issue.party.idTokenAlgorithm)))
+    }
+
+    /// The token response of a redeemed code, counted: the access token, the ID token, and the mail grant's refresh
+    /// token when there is one.
+    func openIDTokenResponse(_ issue: OpenIDIssue, _ tokens: (access: String, id: String)) -> HTTPResponse {
         metrics.codesRedeemed.increment()
         metrics.openIDEvent("id_token")
         var members: [(String, JSONValue)] = [
-            ("access_token", .string(tokens.0)), ("token_type", .string("Bearer")), ("expires_in", .int(ttl)),
-            ("id_token", .string(tokens.1)), ("scope", .string(signIn.scopes.joined(separator: " "))),
+            ("access_token", .string(tokens.access)), ("token_type", .string("Bearer")), ("expires_in", .int(issue.ttl)),
+            ("id_token", .string(tokens.id)), ("scope", .string(issue.signIn.scopes.joined(separator: " "))),
         ]
-        if let mail {
+        if let mail = issue.mail {
             metrics.openIDEvent("mail_grant")
             members.append(("refresh_token", .string(mail.issue.refreshToken)))
         }

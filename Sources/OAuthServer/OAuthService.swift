@@ -24,8 +24,9 @@ public final class OAuthService: Sendable {
     /// The configuration it was created with.
     public let configuration: OAuthConfiguration
     let keys: JWTKeySet
-    /// Introspection's access tokens whose signature verified (``OAuthConfiguration/verifiedTokenCache``).
-    let verifiedTokens: OAuthVerifiedTokens
+    /// Introspection's check of access tokens, the resource side's (``OAuthConfiguration/verifiedTokenCache``
+    /// verified tokens kept; live grants kept where revocations reach the cache).
+    let accessTokens: OAuthTokenVerifier
     let clients: OAuthClientStore
     /// Registered clients and, when on, metadata-document clients.
     let directory: OAuthClientDirectory
@@ -45,6 +46,9 @@ public final class OAuthService: Sendable {
     let clock: @Sendable () -> Int64
     /// Where approvals and apps' own revocations are recorded.
     let audit: AuditTrail
+    /// Whether ``audit`` is a table of the grants' database: a client credentials grant then writes its line in its
+    /// own write (one commit, not two).
+    let auditsInGrantWrites: Bool
     let metrics: OAuthMetrics
     /// The key the consent form's copy of the authorization request is signed with (shared by every instance).
     let consentKey: [UInt8]
@@ -87,6 +91,9 @@ public final class OAuthService: Sendable {
     ///     take (when ``OAuthConfiguration/jwtBearer`` is on); nil: none.
     ///   - openIDOwners: the owners, whose identity relying parties are told; nil: no OpenID Provider (issue 88).
     ///   - logoutDelivery: the deliverer of back-channel logout tokens; nil: none are sent.
+    ///   - accessTokens: the check of access tokens the resource side makes, shared so that introspection keeps the
+    ///     same verified tokens and live grants; nil: one of its own (``OAuthConfiguration/verifiedTokenCache``
+    ///     verified tokens, every grant read).
     /// - Throws: storage errors reading or creating the consent key.
     public init(
         configuration: OAuthConfiguration, keys: JWTKeySet, database: any SQLDatabase, grants: OAuthGrantStore,
@@ -97,14 +104,17 @@ public final class OAuthService: Sendable {
         onUnexpectedError: UnexpectedErrorReporter? = nil, audit: AuditTrail = .disabled,
         clientKeyDocuments: (any OAuthDocumentFetching)? = nil, capabilityTokens: OAuthCapabilityTokens? = nil,
         identityIssuers: (any OAuthIdentityIssuers)? = nil, openIDOwners: OwnerStore? = nil,
-        logoutDelivery: (any OIDCLogoutDelivering)? = nil
+        logoutDelivery: (any OIDCLogoutDelivering)? = nil, accessTokens: OAuthTokenVerifier? = nil
     ) throws {
         self.configuration = configuration
         self.audit = audit
+        auditsInGrantWrites = audit.logs(to: database)
         self.keys = keys
-        verifiedTokens = OAuthVerifiedTokens(
-            issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime,
-            capacity: configuration.verifiedTokenCache)
+        self.accessTokens =
+            accessTokens
+            ?? OAuthTokenVerifier(
+                keys: keys, issuer: configuration.issuer, lifetime: configuration.accessTokenLifetime,
+                verifiedTokens: configuration.verifiedTokenCache, grants: grants, cache: nil)
         clients = OAuthClientStore(records: OAuthClientRecords(database: database))
         directory = OAuthClientDirectory(store: clients, fetcher: metadataDocuments, configuration: configuration)
         self.grants = grants
@@ -181,11 +191,7 @@ public final class OAuthService: Sendable {
         router.add(.POST, "/oauth/register", bodyLimit: limit, .deferred { [self] request, context, _ in
             await middleware.run(.register, context) { try await register(request) }
         })
-        router.add(.POST, "/oauth/token", bodyLimit: limit, .deferred { [self] request, context, _ in
-            await middleware.run(.endpoint, context) {
-                try await token(request, from: context.clientAddress?.description)
-            }
-        })
+        router.add(.POST, "/oauth/token", bodyLimit: limit, tokenRoute)
         router.add(.POST, "/oauth/revoke", bodyLimit: limit, .deferred { [self] request, context, _ in
             await middleware.run(.endpoint, context) { try await revoke(request) }
         })
@@ -198,9 +204,7 @@ public final class OAuthService: Sendable {
             registerDeviceVerification(into: &router)
         }
         if configuration.introspection {
-            router.add(.POST, "/oauth/introspect", bodyLimit: limit, .deferred { [self] request, context, _ in
-                await middleware.run(.introspect, context) { try await introspect(request) }
-            })
+            router.add(.POST, "/oauth/introspect", bodyLimit: limit, introspectionRoute)
             preflighted.append("/oauth/introspect")
         }
         for path in preflighted { router.add(.OPTIONS, path, preflight) }

@@ -36,13 +36,18 @@ extension OwnerStore {
     /// ``linkCandidate(email:)`` by the owner's id.
     /// - Throws: storage errors.
     public func linkCandidate(id: String) async throws -> OwnerLinkCandidate? {
-        try await database.read { connection in
-            try connection.query(
-                """
-                SELECT id, email, created_at, approved_at, email_verified_at, password_hash FROM owners WHERE id = ?
-                """, [.text(id)]
-            ).first.flatMap(Self.candidate)
-        }
+        try await database.read { connection in try Self.linkCandidate(id: id, connection) }
+    }
+
+    /// ``linkCandidate(id:)`` on `connection`: for a read made with others in one transaction (the token endpoint's
+    /// code exchange on an event loop's own connection, SQLite).
+    /// - Throws: storage errors.
+    public static func linkCandidate(id: String, _ connection: any SQLConnection) throws -> OwnerLinkCandidate? {
+        try connection.query(
+            """
+            SELECT id, email, created_at, approved_at, email_verified_at, password_hash FROM owners WHERE id = ?
+            """, [.text(id)]
+        ).first.flatMap(Self.candidate)
     }
 
     /// Creates an owner without a password, as a sign-in provider's first sign-in does (`_ALLOW_SIGNUP`): their email

@@ -27,7 +27,7 @@ enum JMAPSurface {
         let jmap = JMAPService(
             configuration: settings,
             authenticator: OAuthJMAPAuthenticator(
-                verifier: shared.verifier, principals: shared.ownerPrincipals,
+                verifier: shared.auditingReads(at: "jmap"), principals: shared.ownerPrincipals,
                 fallback: PrincipalAuthenticatorChain([
                     capability, MailboxTokenAuthenticator(accounts: accounts, directory: mail.directory),
                 ])),

@@ -25,7 +25,8 @@ enum MCPSurface {
         MCPService(
             configuration: settings, authenticator: apiKeys,
             owners: MCPOwnerAccess(
-                verifier: shared.verifier, principals: shared.ownerPrincipals, issuer: identity.baseURL),
+                verifier: shared.auditingReads(at: "mcp"), principals: shared.ownerPrincipals,
+                issuer: identity.baseURL),
             jmap: jmap, mail: context.mail.store, clock: context.clock,
             sessionSecret: try SharedSecrets(database: database).secret(
                 named: MCPSessions.secretName, make: MCPSessions.newSecret),

@@ -28,7 +28,7 @@ enum OAuthSurface {
                 directory: shared.agentInboxes),
             identityIssuers: shared.signIn.map { SignInIdentityIssuers(flow: $0, identities: shared.signInIdentities) },
             openIDOwners: configuration.oauth.openIDProvider ? owners.owners : nil,
-            logoutDelivery: configuration.oauth.openIDProvider ? documents : nil)
+            logoutDelivery: configuration.oauth.openIDProvider ? documents : nil, accessTokens: shared.accessTokens)
         oauth.register(into: &router)
         OAuthAgentsService(
             verifier: shared.verifier, inboxes: shared.ownedInboxes, publicURL: identity.baseURL,

@@ -1,6 +1,7 @@
 import AgentAuth
 import Directory
 import OAuthGrants
+import OAuthServer
 import OAuthResource
 
 /// The resource side of OAuth as every door checks an owner's access token: the one verifier (issuer, audience,
@@ -14,6 +15,8 @@ struct OwnerAccess {
     let agentInboxes: AgentInboxDirectory
     /// The resource server's settings: the issuer is the public URL (contract 1.1).
     let resource: OAuthResourceConfiguration
+    /// The signature and grant check of access tokens, shared by ``verifier`` and introspection.
+    let tokens: OAuthTokenVerifier
     let verifier: OAuthAccessVerifier
     let principals: OwnerPrincipals
 
@@ -31,8 +34,13 @@ struct OwnerAccess {
         var resource = OAuthResourceConfiguration(issuer: identity.baseURL, baseURL: identity.baseURL)
         resource.cacheGrants = database.dialect == .postgres
         self.resource = configuration.rateLimits.applied(to: resource)
-        verifier = OAuthAccessVerifier(
-            configuration: self.resource, keys: context.keys, grants: grants, cache: context.grantCache, clock: clock)
+        // One check of access tokens for the resources and introspection: verified signatures kept, and live grants
+        // kept where every revocation reaches the cache.
+        tokens = OAuthTokenVerifier(
+            keys: context.keys, issuer: resource.issuer, lifetime: OAuthResourceConfiguration.accessTokenLifetime,
+            verifiedTokens: configuration.oauth.verifiedTokenCache, grants: grants,
+            cache: resource.cacheGrants ? context.grantCache : nil)
+        verifier = OAuthAccessVerifier(configuration: self.resource, tokens: tokens, clock: clock)
         principals = OwnerPrincipals(inboxes: ownedInboxes, directory: agentInboxes)
     }
 }

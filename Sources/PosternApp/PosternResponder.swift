@@ -43,17 +43,23 @@ final class PosternResponder: HTTPResponder {
         self.logger = logger
     }
 
+    /// The router's match; a `.short` or `.shortCompleting` handler's route is marked short work, which the loop
+    /// budgets per turn.
     func route(method: HTTPMethod, path: String) -> HTTPRoute {
-        HTTPRoute(routerMatch: router.match(method: method, path: path))
+        let match = router.match(method: method, path: path)
+        guard case .found(let matched, _) = match else { return HTTPRoute(routerMatch: match) }
+        var route = HTTPRoute(bodyLimit: matched.bodyLimit, match: match, logName: matched.template)
+        route.shortWork = matched.handler.isShort
+        return route
     }
 
-    /// Immediate handlers, 404 and 405 at once, on the event loop; a deferred handler later, in a Task; a completing
+    /// Immediate and short handlers, 404 and 405 at once, on the event loop; a deferred handler later, in a Task; a completing
     /// one later, through its completion.
     func respond(to request: HTTPRequest, route: HTTPRoute) -> HTTPAnswer {
         switch route.routerMatch(ContextRouteHandler.self) {
         case .found(let matched, let parameters):
             switch matched.handler {
-            case .immediate(let handler):
+            case .immediate(let handler), .short(let handler):
                 let context = RequestContext(request, trustedProxies: trustedProxies)
                 return .now(handler(request, context, parameters))
             case .deferred(let handler):
@@ -61,7 +67,7 @@ final class PosternResponder: HTTPResponder {
                     let context = RequestContext(request, trustedProxies: trustedProxies)
                     Task { completion(await handler(request, context, parameters)) }
                 }
-            case .completing(let handler):
+            case .completing(let handler), .shortCompleting(let handler):
                 return .later { [self] completion in
                     handler(request, RequestContext(request, trustedProxies: trustedProxies), parameters, completion)
                 }

@@ -34,7 +34,11 @@ struct SharedSurfaceParts {
     /// server whose issuer is the public URL (contract 1.1).
     let resource: OAuthResourceConfiguration
     let verifier: OAuthAccessVerifier
+    /// The check of access tokens under ``verifier``, which introspection makes too (issue 86).
+    let accessTokens: OAuthTokenVerifier
     let ownerPrincipals: OwnerPrincipals
+    /// The delegated tokens JMAP and MCP have seen read on this instance (``DelegatedReadAudit``).
+    let delegatedReads = DelegatedReadAudit.FirstUses()
     /// The app passwords the owner pages and the Pro dashboard make and revoke.
     let appPasswords: AppPasswordStore
 
@@ -62,7 +66,13 @@ struct SharedSurfaceParts {
         agentInboxes = access.agentInboxes
         resource = access.resource
         verifier = access.verifier
+        accessTokens = access.tokens
         ownerPrincipals = access.principals
         appPasswords = Surfaces.appPasswords(configuration, database: database)
+    }
+
+    /// ``verifier`` for the door `door` (`jmap`, `mcp`), writing an agent's first read with a delegated token there.
+    func auditingReads(at door: String) -> DelegatedReadAudit {
+        DelegatedReadAudit(door: door, verifier: verifier, audit: audit, seen: delegatedReads)
     }
 }

@@ -4,7 +4,7 @@ import Fetch
 import JWT
 import Logging
 import MailClientSetup
-import OAuthResource
+import OAuthGrants
 import SMTPServer
 import ServerMetrics
 import SigningKeys

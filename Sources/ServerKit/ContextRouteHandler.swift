@@ -5,6 +5,19 @@ import WebSocket
 public enum ContextRouteHandler: Sendable {
     /// Runs inline on the connection's event queue: only for cheap, non-blocking work.
     case immediate(@Sendable (HTTPRequest, RequestContext, RouteParameters) -> HTTPResponse)
+    /// Short work run to completion on the event loop that read the request, well under a millisecond: an RSA-2048 or
+    /// Ed25519 signature, an HMAC, a SQLite point read of a connection the calling thread owns. Never a PostgreSQL
+    /// round trip, a write or a lock wait (those are `.completing` or `.deferred`). The answer is written from the loop,
+    /// and the loop runs a bounded number of short requests per turn (`HTTPRoute.shortWork`), serving its other
+    /// connections between them.
+    case short(@Sendable (HTTPRequest, RequestContext, RouteParameters) -> HTTPResponse)
+    /// Short work as ``short(_:)`` (on the loop that read the request, counted in its turn's budget) whose answer may
+    /// come later through its completion, called exactly once from any thread: for short work that ends in a write
+    /// queued to the database's writer (answered once it committed), or that hands a request it cannot answer on the
+    /// loop to a task. It must not block.
+    case shortCompleting(
+        @Sendable (HTTPRequest, RequestContext, RouteParameters, _ completion: @escaping @Sendable (HTTPResponse) -> Void)
+            -> Void)
     /// Runs in a Swift concurrency Task; may await the worker pool or storage.
     case deferred(@Sendable (HTTPRequest, RequestContext, RouteParameters) async -> HTTPResponse)
     /// Called on the event loop, where it must not block; answers by calling its completion exactly once, from any
@@ -22,15 +35,23 @@ public enum ContextRouteHandler: Sendable {
     /// channel once open) or refuses with a plain HTTP response. It must not block.
     case webSocket(@Sendable (HTTPRequest, RequestContext, RouteParameters, WebSocketHandshake.Request) -> WebSocketRouteAnswer)
 
+    /// Whether this is short work (`.short`, `.shortCompleting`), which the loop budgets per turn (`HTTPRoute.shortWork`).
+    public var isShort: Bool {
+        switch self {
+        case .short, .shortCompleting: return true
+        default: return false
+        }
+    }
+
     /// The handler's response, awaited in the caller's task whatever its kind (tests, async callers). A stream's
     /// response is its head with everything written until it finished: only for streams that finish by themselves.
     public func response(
         to request: HTTPRequest, _ context: RequestContext, _ parameters: RouteParameters
     ) async -> HTTPResponse {
         switch self {
-        case .immediate(let handler): return handler(request, context, parameters)
+        case .immediate(let handler), .short(let handler): return handler(request, context, parameters)
         case .deferred(let handler): return await handler(request, context, parameters)
-        case .completing(let handler):
+        case .completing(let handler), .shortCompleting(let handler):
             return await withCheckedContinuation { continuation in
                 handler(request, context, parameters) { continuation.resume(returning: $0) }
             }

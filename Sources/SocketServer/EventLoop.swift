@@ -45,6 +45,15 @@ public final class EventLoop: @unchecked Sendable {
     // timers never overlap one.
     private var registrants = Registrants()
     private var timers = TimerHeap()
+    /// Work put off to the next turn (`nextTurn`), in the order given: run at that turn's start, before its ready
+    /// sockets. On the loop.
+    @exclusivity(unchecked) private var postponed: [() -> Void] = []
+    /// Turns begun, counting from 1: what a budget per turn (`HTTPLoopState`'s inline requests) is kept against. On
+    /// the loop.
+    @exclusivity(unchecked) public private(set) var turnNumber: UInt64 = 0
+    /// The turn short work was last counted in (`takeShortWork`), and how much of it that turn has run. On the loop.
+    @exclusivity(unchecked) private var shortWorkTurn: UInt64 = 0
+    @exclusivity(unchecked) private var shortWorkTaken = 0
     /// The clock as read when the loop last woke from `epoll_wait`: the time of every readiness and timer event of
     /// that wake-up (its work takes microseconds), so that its connections do not each read the clock again. On the
     /// loop.
@@ -74,6 +83,29 @@ public final class EventLoop: @unchecked Sendable {
 
     deinit {
         readBuffer.deallocate()
+    }
+
+    /// Runs `body` at the start of the loop's next turn, before the sockets that turn finds ready, on the loop's own
+    /// thread. For work a turn's budget left over (a connection's next short request), so that the other connections
+    /// are polled before it runs. The loop's eventfd is written when the first body is put off, so the next poll
+    /// returns at once even when the caller is a completion running on the loop's queue from another thread; no
+    /// other thread is woken. Call on the loop.
+    public func nextTurn(_ body: @escaping () -> Void) {
+        if postponed.isEmpty { epoll.wake() }
+        postponed.append(body)
+    }
+
+    /// Takes one piece of this turn's short work (an HTTP request of a short route, an IMAP command answered on the
+    /// loop): false once the turn has run `limit` of them, whoever asked, so that the loop polls its other connections
+    /// before it runs more (the work then waits for a later turn, `nextTurn`). Call on the loop.
+    public func takeShortWork(perTurn limit: Int) -> Bool {
+        if turnNumber != shortWorkTurn {
+            shortWorkTurn = turnNumber
+            shortWorkTaken = 0
+        }
+        guard shortWorkTaken < max(1, limit) else { return false }
+        shortWorkTaken += 1
+        return true
     }
 
     /// Whether the caller runs on this loop.
@@ -205,6 +237,8 @@ public final class EventLoop: @unchecked Sendable {
 
     private func turn(readyCount: Int) {
         wokeAt = clock()
+        turnNumber &+= 1
+        if !postponed.isEmpty { runPostponed() }
         epoll.forEachReady(readyCount) { fd, events in
             if fd == epoll.wakeFD {
                 epoll.drainWake()
@@ -214,6 +248,13 @@ public final class EventLoop: @unchecked Sendable {
         }
         runDueTimers()
         flushLinesIfDue(now: wokeAt)
+    }
+
+    /// Runs the work put off to this turn; what it puts off again waits for the next one.
+    private func runPostponed() {
+        let due = postponed
+        postponed.removeAll(keepingCapacity: true)
+        for body in due { body() }
     }
 
     // MARK: - Registration and timers (on the loop)

@@ -33,14 +33,26 @@ final class BatchedWriter: Sendable {
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let write = BatchedWrite(body, continuation)
-            let schedule = queued.withLock { queued in
-                queued.writes.append(write)
-                defer { queued.drainScheduled = true }
-                return !queued.drainScheduled
-            }
-            if schedule { writer.queue.async { self.drain() } }
+            enqueue(BatchedWrite(body) { continuation.resume(with: $0) })
         }
+    }
+
+    /// ``write(_:)`` for a caller that does not wait: `completion` is called once, on the writer's queue, after the
+    /// commit (or with the error).
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        enqueue(BatchedWrite(body, completion))
+    }
+
+    private func enqueue(_ write: BatchedWrite) {
+        let schedule = queued.withLock { queued in
+            queued.writes.append(write)
+            defer { queued.drainScheduled = true }
+            return !queued.drainScheduled
+        }
+        if schedule { writer.queue.async { self.drain() } }
     }
 
     /// On the writer's queue: every write queued so far, in batches of at most ``maximumBatch``.
@@ -111,15 +123,16 @@ final class BatchedWrite: @unchecked Sendable {
     private let ownFailure: () -> (any Error)?
 
     init<T: Sendable>(
-        _ body: @escaping @Sendable (any SQLConnection) throws -> T, _ continuation: CheckedContinuation<T, any Error>
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        _ completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         let slot = Slot<T>()
         self.body = { connection in slot.result = Result { try body(connection) } }
         self.answer = { error in
             switch (slot.result, error) {
-            case (.success?, let error?): continuation.resume(throwing: error)
-            case (let result?, _): continuation.resume(with: result)
-            case (nil, let error): continuation.resume(throwing: error ?? StorageError(.misuse, "the write did not run"))
+            case (.success?, let error?): completion(.failure(error))
+            case (let result?, _): completion(result)
+            case (nil, let error): completion(.failure(error ?? StorageError(.misuse, "the write did not run")))
             }
         }
         self.ownFailure = {

@@ -10,7 +10,7 @@ import Synchronization
 /// The file is in WAL mode with `synchronous=FULL` (a write acknowledged by `write`/`writeSync`
 /// survives `kill -9` and power loss), a 5 s busy timeout (for other processes, such as
 /// `postern migrate`), and foreign keys on.
-public final class Database: SQLDatabase {
+public final class Database: ThreadOwnedReading {
     /// SQLite's.
     public var dialect: SQLDialect { .sqlite }
     /// The path the database was opened at.
@@ -19,14 +19,17 @@ public final class Database: SQLDatabase {
     /// `write`'s way to the writer: group commit (``BatchedWriter``).
     let batchedWriter: BatchedWriter
     private let readers: LeastBusy<SQLiteConnection>
+    /// A read-only connection per thread that reads on its own thread (`readOnCallingThread`).
+    private let threadReaders: ThreadOwnedReaders
     /// Receives debug-level lines about the store.
     public let logger: Logger
 
     private init(
         path: String, writer: ConfinedConnection<SQLiteConnection>, readers: [ConfinedConnection<SQLiteConnection>],
-        logger: Logger
+        threadReaders: ThreadOwnedReaders, logger: Logger
     ) {
         self.path = path
+        self.threadReaders = threadReaders
         self.writer = writer
         self.batchedWriter = BatchedWriter(writer)
         self.readers = LeastBusy(readers)
@@ -60,13 +63,16 @@ public final class Database: SQLDatabase {
             readers.append(ConfinedConnection(connection: connection, label: "postern.storage.reader.\(index)"))
         }
         logger.debug("storage opened", metadata: ["path": "\(path)", "readers": "\(readerCount)"])
-        return Database(path: path, writer: writer, readers: readers, logger: logger)
+        return Database(
+            path: path, writer: writer, readers: readers, threadReaders: try ThreadOwnedReaders(path: path),
+            logger: logger)
     }
 
     /// Closes every connection once the blocks already queued on it have run, the writer last (its close
     /// checkpoints the WAL into the database file). Later reads and writes throw `StorageError` `.misuse`.
     /// - Warning: blocks the caller; never call it from a block running on the database.
     public func close() {
+        threadReaders.close()
         readers.close()
         writer.close()
     }
@@ -99,6 +105,23 @@ public final class Database: SQLDatabase {
     /// - Warning: never call it from inside a `read` body on the same reader.
     public func readSync<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try readSQLite(body)
+    }
+
+    /// Runs `body` on the calling thread with a read-only connection that thread owns (opened on its first read, kept
+    /// until `close`): an event loop's short work reads without a hop to a reader queue or a wait behind another
+    /// thread's read. For threads that live as long as the database (``ThreadOwnedReaders``).
+    /// - Throws: what `body` throws; `StorageError` (`.busy` after a short wait, `.misuse` once closed).
+    public func readOnCallingThread<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try threadReaders.read(body)
+    }
+
+    /// `write` for short work that must not wait (an event loop's): `body` is queued to the writer's group commit and
+    /// `completion` is called once, on the writer's queue, after the commit or with the error.
+    public func write<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        batchedWriter.write(body, completion: completion)
     }
 
     /// `readSync` with SQLite's own connection (the backup copies through its handle).

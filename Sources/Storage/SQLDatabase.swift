@@ -28,6 +28,20 @@ public protocol SQLDatabase: AnyObject, Sendable {
         -> (any SQLNotificationListener)?
 }
 
+/// A database whose point reads may run on the calling thread, waiting for no other thread: SQLite (`Database`), each
+/// such thread reading on a read-only connection of its own, which in WAL mode waits for no writer. PostgreSQL is none:
+/// its read is a round trip, which stays on a pool.
+public protocol ThreadOwnedReading: SQLDatabase {
+    /// Runs `body` on the calling thread with a read-only connection that thread owns.
+    /// - Throws: what `body` throws, or the storage's error.
+    func readOnCallingThread<T: Sendable>(_ body: (any SQLConnection) throws -> T) throws -> T
+    /// Queues `body` to the writer without waiting (the calling thread is an event loop's): `completion` is called
+    /// once, off the calling thread, after the commit or with the error.
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void)
+}
+
 extension SQLDatabase {
     /// The readiness probe's upsert, the same on both dialects.
     public static func probe(_ connection: any SQLConnection, now: Int64) throws {

@@ -115,7 +115,7 @@ struct AgentChallengeEndpointTests {
     }
 
     @Test(
-        "Routes: challenge is immediate, session deferred, capability completing (no task between loop and pool)",
+        "Routes: challenge immediate, session deferred, capability short on SQLite (run on the loop) and completing on PostgreSQL (no task between loop and pool)",
         arguments: StorageBackend.allCases)
     func routes(_ backend: StorageBackend) throws {
         let harness = try AgentHarness(backend)
@@ -123,15 +123,18 @@ struct AgentChallengeEndpointTests {
             guard case .found(let route, _) = harness.router.match(method: method, path: path) else { return "none" }
             switch route.handler {
             case .immediate: return "immediate"
+            case .short: return "short"
+            case .shortCompleting: return "shortCompleting"
             case .deferred: return "deferred"
             case .completing: return "completing"
+            case .shortCompleting: return "shortCompleting"
             case .stream: return "stream"
             case .webSocket: return "webSocket"
             }
         }
         #expect(kind(.POST, "/api/v1/challenge") == "immediate")
         #expect(kind(.POST, "/api/v1/session") == "deferred")
-        #expect(kind(.POST, "/api/v1/capability") == "completing")
+        #expect(kind(.POST, "/api/v1/capability") == (backend == .sqlite ? "short" : "completing"))
         #expect(kind(.GET, "/llms.txt") == "none")  // the app composes one guide for every surface
         guard case .methodNotAllowed = harness.router.match(method: .GET, path: "/api/v1/challenge") else {
             Issue.record("GET /api/v1/challenge should be 405")

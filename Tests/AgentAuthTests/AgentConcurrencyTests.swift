@@ -44,7 +44,9 @@ struct AgentConcurrencyTests {
         #expect(responses.contains { $0.errorMessage == "Username already taken" })
     }
 
-    @Test("A saturated worker pool answers 503 in the agent error shape", arguments: StorageBackend.allCases)
+    @Test(
+        "A saturated worker pool answers 503 in the agent error shape; a capability on SQLite does not need it",
+        arguments: StorageBackend.allCases)
     func overloaded(_ backend: StorageBackend) async throws {
         let pool = WorkerPool(threads: 1, queueLimit: 0)
         let harness = try AgentHarness(backend, difficulty: 0, pool: pool)
@@ -63,7 +65,12 @@ struct AgentConcurrencyTests {
 
         expectError(busySession, .overloaded)
         #expect(busySession.headers["Retry-After"] == "2")
-        expectError(busyCapability, .overloaded)
+        if backend == .sqlite {
+            // Short work on SQLite: the capability signs where it was asked, never queueing for the pool.
+            #expect(busyCapability.status.code == 200)
+        } else {
+            expectError(busyCapability, .overloaded)
+        }
         #expect(await harness.send(.POST, "/api/v1/capability", bearer: session).status.code == 200)
     }
 }

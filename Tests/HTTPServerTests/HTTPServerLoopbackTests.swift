@@ -311,21 +311,24 @@ struct HTTPServerLoopbackTests {
 
     @Test("shutdown finishes an in-flight slow request, then refuses new connections")
     func gracefulShutdown() async throws {
-        let (server, port) = try startServer()
+        // One loop: the idle connection's close shows that the shutdown has reached the busy one too. The request
+        // waits at a gate, not for a fixed time, which a loaded machine could let pass before the shutdown began.
+        let (server, port) = try startServer { $0.eventQueueCount = 1 }
         let busy = try TestClient(port: port)
         let idle = try TestClient(port: port)
         try await blocking {
             #expect(try idle.get("/hello").status == 200)
-            try busy.send("GET /slow?ms=1500 HTTP/1.1\r\nHost: t\r\n\r\n")
+            try busy.send("GET /gated HTTP/1.1\r\nHost: t\r\n\r\n")
         }
-        await server.completedTurnAfterNow()  // the slow request is read and its handler under way
+        await server.completedTurnAfterNow()  // the request is read and its handler waits at the gate
         let shutdown = Task { await server.shutdown() }
+        try await blocking { #expect(idle.isClosedByPeer()) }
+        await shutdownGate.open()
         try await blocking {
             let response = try busy.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "slept 1500")
+            #expect(response.text == "opened")
             #expect(response.header("Connection") == "close")
-            #expect(idle.isClosedByPeer())
         }
         await shutdown.value
         #expect(server.openConnectionCount == 0)

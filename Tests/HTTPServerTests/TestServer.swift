@@ -2,6 +2,7 @@ import Foundation
 import HTTP1
 import HTTPServer
 import Logging
+import PosternTestSupport
 
 /// Routes for the loopback tests.
 func testRouter() -> Router {
@@ -17,10 +18,17 @@ func testRouter() -> Router {
             try? await Task.sleep(for: .milliseconds(milliseconds))
             return .text(.ok, "slept \(milliseconds)")
         })
+    router.add(.GET, "/gated", .deferred { _, _ in
+        await shutdownGate.wait()
+        return .text(.ok, "opened")
+    })
     router.add(.GET, "/id", .immediate { request, _ in .text(.ok, request.requestID) })
     router.add(.GET, "/peer", .immediate { request, _ in .text(.ok, request.remoteAddress) })
     return router
 }
+
+/// What `/gated` waits for: opened by the graceful-shutdown test once the shutdown has reached the request's loop.
+let shutdownGate = TestGate()
 
 /// Starts a server on 127.0.0.1 port 0 with `configure` applied.
 func startServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in }) throws -> (HTTPServer, Int) {

@@ -2,10 +2,10 @@ import AuthCrypto
 import Directory
 import JSON
 import JWT
-import OAuthGrants
 import PosternTestSupport
 import Testing
 
+@testable import OAuthGrants
 @testable import OAuthResource
 
 @Suite("OAuth access tokens at the resource side: verified, tied to a live grant, refused at once when revoked")
@@ -31,7 +31,7 @@ struct OAuthAccessVerifierTests {
             grant
                 == AccessGrant(
                     ownerID: issued.owner, grantID: issued.grant, clientID: issued.client, resource: .mcp,
-                    permissions: .read, defaultInboxID: nil))
+                    permissions: .read, defaultInboxID: nil, tokenID: issued.jti))
         #expect(try fixture.counted("valid") == 1)
     }
 

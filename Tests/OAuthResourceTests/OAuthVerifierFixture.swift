@@ -65,7 +65,7 @@ struct OAuthVerifierFixture {
     func issue(
         audience: String = jmap, scope: String = "mail.read mail.send", grantScope: String? = nil,
         agentID: String? = nil
-    ) throws -> (token: String, grant: String, owner: String, client: String) {
+    ) throws -> (token: String, grant: String, owner: String, client: String, jti: String) {
         let owner = try rows.owner()
         let client = try rows.client()
         let grant = try rows.grant(
@@ -74,7 +74,7 @@ struct OAuthVerifierFixture {
         try rows.token(jti: jti, grant: grant, expiresAt: clock.now + 900)
         let token = try keys.sign(
             claims(owner: owner, client: client, audience: audience, scope: scope, jti: jti), for: .oauthAccess)
-        return (token, grant, owner, client)
+        return (token, grant, owner, client, jti)
     }
 
     /// How many verifications ended with `result`.

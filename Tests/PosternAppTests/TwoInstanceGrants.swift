@@ -1,5 +1,5 @@
 import Foundation
-import OAuthResource
+import OAuthGrants
 import PosternTestSupport
 import Testing
 

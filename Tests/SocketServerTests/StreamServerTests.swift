@@ -122,11 +122,18 @@ struct StreamServerTests {
         let group = try EventLoopGroup(count: 2)
         group.startOnce()
         let (server, _) = try start(group)
-        let second = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
-        let reserves = Self.descriptors(openOn: "/dev/null")  // each acceptor keeps one for EMFILE
-        #expect(throws: SocketServerError.self) { try server.start(on: second) }
-        #expect(Self.descriptors(openOn: "/dev/null") == reserves)
-        #expect(throws: (any Error).self) { _ = try LineClient(port: second.port) }  // connection refused
+        // Each acceptor keeps a /dev/null descriptor for EMFILE: a refused start that leaked its acceptors' would
+        // leave two more after every attempt. The count is the whole process's, which suites running beside this
+        // one move as they start and stop servers, so up to five attempts are made and one must leave it as it was.
+        var counts: [(before: Int, after: Int)] = []
+        while counts.count < 5 && counts.last.map({ $0.before != $0.after }) ?? true {
+            let second = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+            let reserves = Self.descriptors(openOn: "/dev/null")
+            #expect(throws: SocketServerError.self) { try server.start(on: second) }
+            counts.append((reserves, Self.descriptors(openOn: "/dev/null")))
+            #expect(throws: (any Error).self) { _ = try LineClient(port: second.port) }  // connection refused
+        }
+        #expect(counts.contains { $0.before == $0.after }, "descriptors on /dev/null before and after: \(counts)")
         await server.shutdown()
         await group.shutdownJoining()
     }

@@ -100,6 +100,41 @@ struct BatchedWriterTests {
         }
     }
 
+    @Test("a write handed off without waiting (write(_:completion:)) joins the batch and is answered after its commit")
+    func handedOff() async throws {
+        try await withAsyncTemporaryDirectory { directory in
+            let database = try await Self.open(directory)
+            let hold = DispatchSemaphore(value: 0)
+            database.writer.queue.async { hold.wait() }
+            let answered = { (body: @escaping @Sendable (any SQLConnection) throws -> Int) in
+                AsyncStream<(Result<Int, any Error>, committed: [String])> { stream in
+                    database.write(body) { result in
+                        // Answered after the COMMIT: a reader of its own sees what the batch wrote.
+                        let committed = (try? database.readSync { try $0.query("SELECT v FROM t ORDER BY v") })?
+                            .compactMap { $0.text("v") } ?? []
+                        stream.yield((result, committed))
+                        stream.finish()
+                    }
+                }
+            }
+            let first = answered { try $0.run("INSERT INTO t(v) VALUES ('a')") }
+            let second = answered { connection in
+                try connection.run("INSERT INTO t(v) VALUES ('b')")
+                throw Refused()
+            }
+            #expect(database.batchedWriter.queuedCount == 2)
+            hold.signal()
+            let one = try #require(await first.first { _ in true })
+            let two = try #require(await second.first { _ in true })
+            #expect(try one.0.get() == 1)
+            // The second's statement ran before its throw, outside a transaction: kept, as autocommit kept it.
+            #expect(one.committed == ["a", "b"] && two.committed == ["a", "b"])
+            #expect(throws: Refused.self) { try two.0.get() }
+            #expect(database.batchedWriter.committedBatches == 1)
+            database.close()
+        }
+    }
+
     @Test("a write alone runs outside any batch, in autocommit, as before")
     func alone() async throws {
         try await withAsyncTemporaryDirectory { directory in

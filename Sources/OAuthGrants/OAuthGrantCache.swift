@@ -1,4 +1,3 @@
-import OAuthGrants
 import Synchronization
 
 /// The grants this instance found live, by access-token `jti`, until the token expires or a revocation drops them:
