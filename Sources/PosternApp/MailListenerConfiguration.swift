@@ -38,6 +38,7 @@ public struct MailListenerConfiguration: Sendable, ProxyHeaderConfiguration {
         self.port = port
     }
 
+    /// The keys a refusal names: the port's, the implicit-TLS port's, the cap's and the PROXY header's.
     var portKey: String { keyPrefix + "_PORT" }
     var implicitTLSPortKey: String { keyPrefix + "S_PORT" }
     var maxConnectionsPerClientKey: String { keyPrefix + "_MAX_CONNECTIONS_PER_CLIENT" }
