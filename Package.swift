@@ -209,9 +209,11 @@ let package = Package(
         .target(name: "QRCode"),
         // A second factor written once and mounted for every family that signs in (issue 88 item 3; owners and Pro
         // users): the store of TOTP secrets and recovery-code digests over a family's tables (the only target with
-        // SQL of them), the sealing port, the pending second step's cookie, and the two-step page parts.
+        // SQL of them), the sealing port, the pending second step's cookie, the two-step page parts, and the two-step
+        // pages and the sign-in's second step over a family's SecondFactorFamily port (a SignInFamily).
         .target(name: "SecondFactors", dependencies: [
-            "TOTP", "QRCode", "Storage", "AuthCrypto", "ServerKit", "BrowserPages",
+            "TOTP", "QRCode", "Storage", "AuthCrypto", "ServerKit", "BrowserPages", "HTTP1", "SignInMethods", "Audit",
+            "ClientAddress",
         ]),
         // Surface 1: Atomic Mail compatible agent signup.
         // Custom domains, one model for every surface: owners' and Mail.td Pro users' claims in one table,

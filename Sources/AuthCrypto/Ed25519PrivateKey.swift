@@ -3,7 +3,7 @@ import COpenSSL
 /// An Ed25519 private key (RFC 8032) for EdDSA signatures: JWS "EdDSA" with `crv:"Ed25519"` (RFC 8037).
 ///
 /// Immutable after creation, so one instance may sign from many threads at once.
-public final class Ed25519PrivateKey: Sendable {
+public final class Ed25519PrivateKey: EVPPrivateKey, MessageSigningKey {
     /// The length of a private key (the RFC 8032 seed), in bytes.
     public static let seedByteCount = 32
 
@@ -11,7 +11,7 @@ public final class Ed25519PrivateKey: Sendable {
     /// The matching public key.
     public let publicKey: Ed25519PublicKey
 
-    private init(key: EVPKey) throws(CryptoError) {
+    init(key: EVPKey) throws(CryptoError) {
         guard key.isEd25519 else { throw CryptoError(.unsupportedKey, "not an Ed25519 key") }
         self.key = key
         publicKey = try Ed25519PublicKey(derivedFrom: key)
@@ -20,15 +20,7 @@ public final class Ed25519PrivateKey: Sendable {
     /// Generates a new key from OpenSSL's random generator.
     /// - Throws: `CryptoError` `.keyGenerationFailed`.
     public static func generate() throws(CryptoError) -> Ed25519PrivateKey {
-        let context = try KeyContext(name: "ED25519")
-        guard EVP_PKEY_keygen_init(context.pointer) == 1 else {
-            throw openSSLError(.keyGenerationFailed, "Ed25519 key generation setup")
-        }
-        var generated: OpaquePointer?
-        guard EVP_PKEY_generate(context.pointer, &generated) == 1, let generated else {
-            throw openSSLError(.keyGenerationFailed, "Ed25519 key generation")
-        }
-        return try Ed25519PrivateKey(key: EVPKey(taking: generated))
+        try generated("ED25519", kind: "Ed25519")
     }
 
     /// The key whose RFC 8032 private key (the 32-byte seed) is `seed`: for known-answer tests and imports.
@@ -41,29 +33,6 @@ public final class Ed25519PrivateKey: Sendable {
             throw openSSLError(.invalidKey, "loading the Ed25519 private key")
         }
         try self.init(key: EVPKey(taking: loaded))
-    }
-
-    /// Loads an unencrypted PKCS#8 private key from PEM (`BEGIN PRIVATE KEY`, as ``pkcs8PEM`` and
-    /// `openssl genpkey -algorithm ED25519` write it).
-    /// - Throws: `CryptoError` `.invalidKey` for unreadable or encrypted PEM, `.unsupportedKey` for a key of
-    ///   another type.
-    public convenience init(pem: String) throws(CryptoError) {
-        try self.init(key: EVPKey.readPrivateKey(pem: pem))
-    }
-
-    /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
-    ///
-    /// - Warning: this is the secret key. Write it only to a file with mode 0600 or sealed; never log it.
-    public var pkcs8PEM: String {
-        get throws(CryptoError) { try key.privateKeyPKCS8PEM() }
-    }
-
-    /// Signs `message` with pure Ed25519 (JWS "EdDSA"); the signature is 64 bytes.
-    /// - Throws: `CryptoError` `.signingFailed`.
-    public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try message.withNonNullPointer { pointer, count throws(CryptoError) in
-            try sign(UnsafeBufferPointer(start: pointer, count: count))
-        }
     }
 
     /// Signs `message` with pure Ed25519 without copying it.

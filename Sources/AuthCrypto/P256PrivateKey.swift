@@ -7,12 +7,12 @@ import COpenSSL
 /// ``sign(_:)`` converts (``P256PublicKey`` converts back to verify).
 ///
 /// Immutable after creation, so one instance may sign from many threads at once.
-public final class P256PrivateKey: Sendable {
+public final class P256PrivateKey: EVPPrivateKey, MessageSigningKey {
     let key: EVPKey
     /// The matching public key (its JWK's `x` and `y`).
     public let publicKey: P256PublicKey
 
-    private init(key: EVPKey) throws(CryptoError) {
+    init(key: EVPKey) throws(CryptoError) {
         var name = [CChar](repeating: 0, count: 32)
         var length = 0
         guard EVP_PKEY_is_a(key.pointer, "EC") == 1,
@@ -36,38 +36,7 @@ public final class P256PrivateKey: Sendable {
     /// Generates a new key from OpenSSL's random generator.
     /// - Throws: `CryptoError` `.keyGenerationFailed`.
     public static func generate() throws(CryptoError) -> P256PrivateKey {
-        let context = try KeyContext(name: "EC")
-        guard EVP_PKEY_keygen_init(context.pointer) == 1,
-            EVP_PKEY_CTX_set_group_name(context.pointer, "prime256v1") == 1
-        else { throw openSSLError(.keyGenerationFailed, "P-256 key generation setup") }
-        var generated: OpaquePointer?
-        guard EVP_PKEY_generate(context.pointer, &generated) == 1, let generated else {
-            throw openSSLError(.keyGenerationFailed, "P-256 key generation")
-        }
-        return try P256PrivateKey(key: EVPKey(taking: generated))
-    }
-
-    /// Loads an unencrypted PKCS#8 private key from PEM (`BEGIN PRIVATE KEY`, as ``pkcs8PEM`` and
-    /// `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256` write it).
-    /// - Throws: `CryptoError` `.invalidKey` for unreadable or encrypted PEM, `.unsupportedKey` for a key of
-    ///   another type or curve.
-    public convenience init(pem: String) throws(CryptoError) {
-        try self.init(key: EVPKey.readPrivateKey(pem: pem))
-    }
-
-    /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
-    ///
-    /// - Warning: this is the secret key. Write it only to a file with mode 0600 or sealed; never log it.
-    public var pkcs8PEM: String {
-        get throws(CryptoError) { try key.privateKeyPKCS8PEM() }
-    }
-
-    /// Signs SHA-256 of `message` (JWS "ES256"); the signature is `r || s`, 64 bytes.
-    /// - Throws: `CryptoError` `.signingFailed`.
-    public func sign(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        try message.withNonNullPointer { pointer, count throws(CryptoError) in
-            try sign(UnsafeBufferPointer(start: pointer, count: count))
-        }
+        try generated("EC", kind: "P-256") { EVP_PKEY_CTX_set_group_name($0, "prime256v1") == 1 }
     }
 
     /// Signs SHA-256 of `message` without copying it.

@@ -3,7 +3,7 @@ import COpenSSL
 /// An RSA private key (at least 2048 bits) for RS256 signatures: PKCS#1 v1.5 with SHA-256.
 ///
 /// Immutable after creation, so one instance may sign from many threads at once.
-public final class RSAPrivateKey: Sendable {
+public final class RSAPrivateKey: EVPPrivateKey {
     /// The smallest accepted modulus size.
     public static let minimumBits = 2048
     /// The largest accepted modulus size (bounds the cost of a hostile key).
@@ -15,7 +15,7 @@ public final class RSAPrivateKey: Sendable {
     /// The signing contexts, set up once for every signature this key makes.
     private let signer: RSASigner
 
-    private init(key: EVPKey) throws(CryptoError) {
+    init(key: EVPKey) throws(CryptoError) {
         guard key.isRSA else { throw CryptoError(.unsupportedKey, "not an RSA key") }
         guard key.bits >= Self.minimumBits, key.bits <= Self.maximumBits else {
             throw CryptoError(.unsupportedKey, "RSA key has \(key.bits) bits; 2048 through 8192 are accepted")
@@ -32,30 +32,7 @@ public final class RSAPrivateKey: Sendable {
         guard bits >= minimumBits, bits <= maximumBits else {
             throw CryptoError(.invalidParameters, "RSA key size must be 2048 through 8192 bits")
         }
-        let context = try KeyContext(name: "RSA")
-        guard EVP_PKEY_keygen_init(context.pointer) == 1,
-            EVP_PKEY_CTX_set_rsa_keygen_bits(context.pointer, Int32(bits)) == 1
-        else { throw openSSLError(.keyGenerationFailed, "RSA key generation setup") }
-        var generated: OpaquePointer?
-        guard EVP_PKEY_generate(context.pointer, &generated) == 1, let generated else {
-            throw openSSLError(.keyGenerationFailed, "RSA key generation")
-        }
-        return try RSAPrivateKey(key: EVPKey(taking: generated))
-    }
-
-    /// Loads an unencrypted private key from PEM: PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1
-    /// (`BEGIN RSA PRIVATE KEY`).
-    /// - Throws: `CryptoError` `.invalidKey` for unreadable or encrypted PEM, `.unsupportedKey` for a
-    ///   key that is not RSA or is smaller than 2048 bits.
-    public convenience init(pem: String) throws(CryptoError) {
-        try self.init(key: EVPKey.readPrivateKey(pem: pem))
-    }
-
-    /// The key as unencrypted PKCS#8 PEM (`BEGIN PRIVATE KEY`).
-    ///
-    /// - Warning: this is the secret key. Write it only to a file with mode 0600; never log it.
-    public var pkcs8PEM: String {
-        get throws(CryptoError) { try key.privateKeyPKCS8PEM() }
+        return try generated("RSA", kind: "RSA") { EVP_PKEY_CTX_set_rsa_keygen_bits($0, Int32(bits)) == 1 }
     }
 
     /// The length of every signature this key makes, in bytes.

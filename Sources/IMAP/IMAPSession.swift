@@ -36,7 +36,7 @@ import MailDoor
 ///   before sign-in) gets `* BYE Autologout` and the connection closes; time the driver spends on a command does not
 ///   count. Re-issuing `IDLE` counts as activity.
 /// - Shutdown: ``shutdown(into:)`` sends `* BYE` and closes.
-public struct IMAPSession: Sendable {
+public struct IMAPSession: Sendable, MailDoorSession {
     /// What the session asks its connection to do, in order.
     public enum Action: Sendable, Equatable {
         /// Send these bytes after everything asked for before.
@@ -65,6 +65,16 @@ public struct IMAPSession: Sendable {
         case closed
     }
 
+    /// Where the conversation stands, for the reading and the clock (``MailDoorSession``).
+    package var stage: MailDoorStage {
+        switch phase {
+        case .reading: .readingCommands
+        case .authenticating, .failingAuthentication, .idling: .exchanging
+        case .awaitingDriver, .startingTLS: .waiting
+        case .closed: .closed
+        }
+    }
+
     /// What the driver is working on.
     enum Pending: Equatable {
         case login
@@ -84,10 +94,10 @@ public struct IMAPSession: Sendable {
     /// Whether the connection is TLS.
     public internal(set) var isSecure: Bool
     var phase = Phase.reading
-    var input: SessionInput<IMAPCommandFramer>
+    package var input: SessionInput<IMAPCommandFramer>
     var encoder = IMAPResponseEncoder()
     /// When the client was last heard from (or the driver last answered), in monotonic nanoseconds.
-    var lastHeard: UInt64
+    package var lastHeard: UInt64
 
     /// The session of a connection accepted at `now` (monotonic nanoseconds).
     public init(configuration: IMAPSessionConfiguration, now: UInt64) {
@@ -99,24 +109,9 @@ public struct IMAPSession: Sendable {
         lastHeard = now
     }
 
-    /// Whether the driver should read more from the socket: false once the input waiting to be read as commands
-    /// reaches ``IMAPLimits/maxBufferedInputBytes``, and after close.
-    public var wantsInput: Bool {
-        phase != .closed && !input.isFull
-    }
-
-    /// Whether input is waiting that ``resume(now:into:)`` would read (a turn ended at its command limit).
-    public var hasBufferedInput: Bool { phase == .reading && input.hasWaitingBytes }
-
-    /// When the session next needs ``timerFired(now:)``; nil while the driver works and once closed.
-    public var deadline: UInt64? {
-        switch phase {
-        case .closed, .awaitingDriver, .startingTLS: return nil
-        default: return lastHeard &+ MailDoorTimeouts.nanoseconds(timeout)
-        }
-    }
-
-    var timeout: Duration {
+    /// How long the client may stay silent: ``IMAPLimits/unauthenticatedTimeout`` before sign-in, then
+    /// ``IMAPLimits/autologout`` (the reading and the clock are ``MailDoorSession``'s).
+    package var timeout: Duration {
         state == .notAuthenticated ? configuration.limits.unauthenticatedTimeout : configuration.limits.autologout
     }
 

@@ -8,11 +8,11 @@ import SocketServer
 /// then) and while the output is above its high-water mark. On a listener with a certificate it runs under ServerTLS's
 /// ``TLSTransportMachine`` (``wantsTLS`` once the session answered `STARTTLS`/`STLS`; from the first byte on an
 /// implicit-TLS port). Not `Sendable`: used on its connection's loop only.
-struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
+struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine, LifecycleConnectionMachine {
     private var served: Served
     private let refusal: String?
     private let writeTimeout: UInt64
-    private var lifecycle = ConnectionLifecycle()
+    var lifecycle = ConnectionLifecycle()
     /// An awaited job is out: a sign-in check or a command (an IDLE's watch is not counted).
     private var working = false
     private var sessionActions: [Served.Session.Action] = []
@@ -41,12 +41,6 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
     mutating func tlsEstablished() {
         wantsTLS = false
         tlsCompleted = true
-    }
-
-    var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
-
-    func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
-        try lifecycle.output.withUnsentBytes(body)
     }
 
     mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
@@ -86,10 +80,7 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
         case .writable:
             lifecycle.becameWritable()
         case .timerFired:
-            if lifecycle.lingerTimerFired(now: now, into: &actions) {
-                if lifecycle.isClosed { close(into: &actions) }
-                return
-            }
+            if timerFiredWhileLingering(now: now, into: &actions) { return }
             if lifecycle.writeBlocked || lifecycle.stage != .open {
                 if now >= lastWrite &+ writeTimeout { return close(into: &actions) }
             } else if wantsTLS {
@@ -171,7 +162,7 @@ struct MailConnectionMachine<Served: ServedSession>: TLSUpgradableMachine {
         }
     }
 
-    private mutating func close(into actions: inout [ConnectionAction]) {
+    mutating func close(into actions: inout [ConnectionAction]) {
         if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         served.connectionClosed()
     }

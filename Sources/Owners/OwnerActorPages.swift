@@ -49,12 +49,11 @@ public struct OwnerActorPages: Sendable {
         _ request: HTTPRequest, _ owner: Owner, status: HTTPStatus = .ok,
         configure: (inout OwnerActorsPage) -> Void = { _ in }
     ) async throws -> HTTPResponse {
-        let (token, setCookie) = service.browser.csrf(for: request)
-        var page = OwnerActorsPage(
-            owner: owner, csrfToken: token, actors: try await grants.actors(ownerID: owner.id),
-            ownClients: try await clients.list(ownerID: owner.id), enabled: enabled)
-        configure(&page)
-        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+        try await service.respond(request, status: status, configure: configure) { token in
+            OwnerActorsPage(
+                owner: owner, csrfToken: token, actors: try await grants.actors(ownerID: owner.id),
+                ownClients: try await clients.list(ownerID: owner.id), enabled: enabled)
+        }
     }
 
     private func allow(

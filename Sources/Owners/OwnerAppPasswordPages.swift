@@ -62,12 +62,11 @@ public struct OwnerAppPasswordPages: Sendable {
         _ request: HTTPRequest, _ owner: Owner, status: HTTPStatus = .ok,
         configure: (inout OwnerAppPasswordsPage) -> Void = { _ in }
     ) async throws -> HTTPResponse {
-        let (token, setCookie) = service.browser.csrf(for: request)
-        var page = OwnerAppPasswordsPage(
-            owner: owner, csrfToken: token, passwords: try await store.list(.owner(owner.id)),
-            inboxes: try await inboxes.inboxes(ownerID: owner.id), appleMail: appleMail != nil)
-        configure(&page)
-        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+        try await service.respond(request, status: status, configure: configure) { token in
+            OwnerAppPasswordsPage(
+                owner: owner, csrfToken: token, passwords: try await store.list(.owner(owner.id)),
+                inboxes: try await inboxes.inboxes(ownerID: owner.id), appleMail: appleMail != nil)
+        }
     }
 
     /// What making one came to: the password and its secret, or the page that says why not.

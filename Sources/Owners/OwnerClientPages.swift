@@ -50,12 +50,11 @@ public struct OwnerClientPages: Sendable {
         _ request: HTTPRequest, _ owner: Owner, status: HTTPStatus = .ok,
         configure: (inout OwnerClientsPage) -> Void = { _ in }
     ) async throws -> HTTPResponse {
-        let (token, setCookie) = service.browser.csrf(for: request)
-        var page = OwnerClientsPage(
-            owner: owner, csrfToken: token, clients: try await clients.list(ownerID: owner.id),
-            inboxes: try await inboxes.inboxes(ownerID: owner.id), enabled: enabled)
-        configure(&page)
-        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+        try await service.respond(request, status: status, configure: configure) { token in
+            OwnerClientsPage(
+                owner: owner, csrfToken: token, clients: try await clients.list(ownerID: owner.id),
+                inboxes: try await inboxes.inboxes(ownerID: owner.id), enabled: enabled)
+        }
     }
 
     private func create(

@@ -41,13 +41,14 @@ public struct OwnerDomainPages: Sendable {
     private func page(
         _ request: HTTPRequest, _ owner: Owner, status: HTTPStatus = .ok, configure: (inout OwnerDomainsPage) -> Void = { _ in }
     ) async throws -> HTTPResponse {
-        let (token, setCookie) = service.browser.csrf(for: request)
         let domains = try await service.domains.domains(ownerID: owner.id)
-        var page = OwnerDomainsPage(owner: owner, csrfToken: token, domains: domains, mxHost: service.domains.mxHost)
-        page.verificationDays = service.domains.verificationWindow / 86_400
-        for domain in domains { page.keyRecords[domain.id] = try await service.domains.signingKeyRecords(domain) }
-        configure(&page)
-        return HTMLPage.response(status, page.render(), setCookies: setCookie.map { [$0] } ?? [])
+        return try await service.respond(request, status: status, configure: configure) { token in
+            var page = OwnerDomainsPage(
+                owner: owner, csrfToken: token, domains: domains, mxHost: service.domains.mxHost)
+            page.verificationDays = service.domains.verificationWindow / 86_400
+            for domain in domains { page.keyRecords[domain.id] = try await service.domains.signingKeyRecords(domain) }
+            return page
+        }
     }
 
     private func add(

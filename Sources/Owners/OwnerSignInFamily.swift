@@ -2,6 +2,7 @@ import BrowserPages
 import ClientAddress
 import HTTP1
 import Passkeys
+import SecondFactors
 import ServerKit
 import SignInMethods
 import SignInProviders
@@ -61,8 +62,13 @@ struct OwnerSignInFamily: SignInFamily {
     func signedInRoute(_ area: SignInArea, _ handler: @escaping @Sendable (Call) async throws -> HTTPResponse)
         -> ContextRouteHandler
     {
-        service.ownerContextRoute(page: "/owner", title: area == .passkeys ? "Passkeys" : OwnerInboxPages.title) {
-            request, parameters, owner, context in
+        let (page, title) =
+            switch area {
+            case .passkeys: ("/owner", "Passkeys")
+            case .providers: ("/owner", OwnerInboxPages.title)
+            case .twoStep: (SecondFactorPaths.owners.twoStep, TwoStepParts.title)
+            }
+        return service.ownerContextRoute(page: page, title: title) { request, parameters, owner, context in
             try await handler(Call(request: request, parameters: parameters, owner: owner, context: context))
         }
     }

@@ -29,7 +29,7 @@ import MailDoor
 /// - Silence: after ``POP3Limits/autologout`` (``POP3Limits/unauthenticatedTimeout`` before sign-in) without a byte
 ///   from the client the connection closes, with no response and nothing removed (RFC 1939 §3); time the driver
 ///   spends does not count.
-public struct POP3Session: Sendable {
+public struct POP3Session: Sendable, MailDoorSession {
     /// What the session asks its connection to do, in order.
     public enum Action: Sendable, Equatable {
         case send([UInt8])
@@ -52,6 +52,16 @@ public struct POP3Session: Sendable {
         case closed
     }
 
+    /// Where the conversation stands, for the reading and the clock (``MailDoorSession``).
+    package var stage: MailDoorStage {
+        switch phase {
+        case .reading: .readingCommands
+        case .authenticating, .failingAuthentication: .exchanging
+        case .awaitingDriver, .startingTLS: .waiting
+        case .closed: .closed
+        }
+    }
+
     enum Pending: Equatable {
         case login
         case authenticate(mechanism: String)
@@ -70,8 +80,8 @@ public struct POP3Session: Sendable {
     var phase = Phase.reading
     var username: String?
     var failedSignIns = 0
-    var input: SessionInput<LineFramer>
-    var lastHeard: UInt64
+    package var input: SessionInput<LineFramer>
+    package var lastHeard: UInt64
 
     /// The session of a connection accepted at `now` (monotonic nanoseconds).
     public init(configuration: POP3SessionConfiguration, now: UInt64) {
@@ -83,23 +93,9 @@ public struct POP3Session: Sendable {
         lastHeard = now
     }
 
-    /// Whether the driver should read more from the socket.
-    public var wantsInput: Bool {
-        phase != .closed && !input.isFull
-    }
-
-    /// Whether input is waiting that ``resume(now:into:)`` would read.
-    public var hasBufferedInput: Bool { phase == .reading && input.hasWaitingBytes }
-
-    /// When the session next needs ``timerFired(now:)``; nil while the driver works and once closed.
-    public var deadline: UInt64? {
-        switch phase {
-        case .closed, .awaitingDriver, .startingTLS: return nil
-        default: return lastHeard &+ MailDoorTimeouts.nanoseconds(timeout)
-        }
-    }
-
-    var timeout: Duration {
+    /// How long the client may stay silent: ``POP3Limits/unauthenticatedTimeout`` in the AUTHORIZATION state, then
+    /// ``POP3Limits/autologout`` (the reading and the clock are ``MailDoorSession``'s).
+    package var timeout: Duration {
         state == .authorization ? configuration.limits.unauthenticatedTimeout : configuration.limits.autologout
     }
 

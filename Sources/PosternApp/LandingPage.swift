@@ -62,17 +62,13 @@ enum LandingPage {
                         ? "mail.cx's REST API (no domain set: POSTERN_MAILCX_DOMAINS)"
                         : "mail.cx's REST API for any address of \(domains.joined(separator: ", "))"))
         }
-        let (imap, pop3, submission) = (configuration.imap, configuration.pop3, configuration.submission)
         let listeners = [
-            (imap.enabled, "IMAP", imap.port, "STARTTLS", imap.implicitTLSPort, "every folder, for mail clients"),
-            (pop3.enabled, "POP3", pop3.port, "STLS", pop3.implicitTLSPort, "the INBOX, with IMAP's sign-ins"),
-            (
-                submission.enabled, "Submission", submission.port, "STARTTLS", submission.implicitTLSPort,
-                "clients send as the mailbox IMAP signs in to"
-            ),
+            (configuration.imap.listener, "IMAP", "STARTTLS", "every folder, for mail clients"),
+            (configuration.pop3.listener, "POP3", "STLS", "the INBOX, with IMAP's sign-ins"),
+            (configuration.submission.listener, "Submission", "STARTTLS", "clients send as the mailbox IMAP signs in to"),
         ]
-        for (enabled, name, port, upgrade, implicitTLSPort, what) in listeners where enabled {
-            let ports = IMAPListenerConfiguration.guidePorts(port, upgrade: upgrade, implicitTLSPort: implicitTLSPort)
+        for (listener, name, upgrade, what) in listeners where listener.enabled {
+            let ports = listener.guidePorts(upgrade: upgrade)
             doors.append(Door(id: "door-" + name.lowercased(), at: name + ports, what: what + " (docs/imap.md)"))
         }
         return doors

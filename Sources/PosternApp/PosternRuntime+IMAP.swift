@@ -23,7 +23,7 @@ extension PosternRuntime {
         var services: [RuntimeService] = []
         if sockets[.imap] != nil {
             let signIn = MailSignInPort(owner: owner, door: .imap)
-            var imap = configuration.imap.serverConfiguration(
+            var imap: IMAPServerConfiguration = configuration.imap.listener.serverConfiguration(
                 listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
             imap.buffers = buffers
             let ports = [("IMAP", sockets[.imap], false), ("IMAPS", sockets[.imaps], true)]
@@ -35,7 +35,7 @@ extension PosternRuntime {
         }
         if sockets[.pop3] != nil {
             let signIn = MailSignInPort(owner: owner, door: .pop3)
-            let pop3 = configuration.pop3.serverConfiguration(
+            let pop3: POP3ServerConfiguration = configuration.pop3.listener.serverConfiguration(
                 listenerHost: host, trustedProxies: proxies, wallClock: context.clock)
             let ports = [("POP3", sockets[.pop3], false), ("POP3S", sockets[.pop3s], true)]
             services += serving(pop3, tls: tls, on: ports, group: group) {
@@ -49,7 +49,7 @@ extension PosternRuntime {
 
     /// A mail protocol's listeners as services: each bound socket of `ports` (its name, and whether TLS starts at the
     /// first byte) with the server `make` builds for `settings` with SMTP's certificate `tls`.
-    private static func serving<Settings: MailTLSSettings>(
+    private static func serving<Settings: MailDoorServerSettings>(
         _ settings: Settings, tls: TLSServerContext, on ports: [(String, ListeningSocket?, Bool)],
         group: EventLoopGroup, make: (Settings) -> some SocketListeningServer
     ) -> [RuntimeService] {
@@ -62,13 +62,3 @@ extension PosternRuntime {
         }
     }
 }
-
-/// What the runtime sets on a mail protocol's server settings: SMTP's certificate, and whether the port is the
-/// implicit-TLS one.
-protocol MailTLSSettings {
-    var tls: TLSServerContext? { get set }
-    var implicitTLS: Bool { get set }
-}
-
-extension IMAPServerConfiguration: MailTLSSettings {}
-extension POP3ServerConfiguration: MailTLSSettings {}

@@ -26,7 +26,7 @@ extension PosternRuntime {
             clock: context.clock, logger: logger, onSubmission: context.metrics.smtpSubmission)
         var settings = configuration.submission.serverConfiguration(
             smtp: smtpSettings(
-                configuration, port: configuration.submission.port, clock: context.clock, buffers: buffers),
+                configuration, port: configuration.submission.listener.port, clock: context.clock, buffers: buffers),
             listenerHost: configuration.listener.host, trustedProxies: configuration.listener.trustedProxies)
         settings.tls = tls
         let ports = [("submission", sockets[.submission], false), ("submissions", sockets[.submissions], true)]

@@ -160,19 +160,16 @@ public final class PosternRuntime: Service {
             .sandbox, host: smtpHost, port: smtpOn && wanted.contains(.sandbox) ? configuration.sandbox.smtpPort : nil)
         let metricsAddress = wanted.contains(.metrics) ? configuration.observability.metricsListenAddress : nil
         try sockets.bind(.metrics, host: metricsAddress?.host ?? "", port: metricsAddress?.port)
-        let imapOn = configuration.imap.enabled && wanted.contains(.imap)
-        let imapHost = configuration.imap.host ?? configuration.listener.host
-        try sockets.bind(.imap, host: imapHost, port: imapOn ? configuration.imap.port : nil)
-        try sockets.bind(.imaps, host: imapHost, port: imapOn ? configuration.imap.implicitTLSPort : nil)
-        let pop3On = configuration.pop3.enabled && wanted.contains(.pop3)
-        let pop3Host = configuration.pop3.host ?? configuration.listener.host
-        try sockets.bind(.pop3, host: pop3Host, port: pop3On ? configuration.pop3.port : nil)
-        try sockets.bind(.pop3s, host: pop3Host, port: pop3On ? configuration.pop3.implicitTLSPort : nil)
-        let submissionOn = configuration.submission.enabled && wanted.contains(.submission)
-        let submissionHost = configuration.submission.host ?? configuration.listener.host
-        try sockets.bind(.submission, host: submissionHost, port: submissionOn ? configuration.submission.port : nil)
-        try sockets.bind(
-            .submissions, host: submissionHost, port: submissionOn ? configuration.submission.implicitTLSPort : nil)
+        let mailDoors: [(MailListenerConfiguration, PosternServiceSet, ListenerSockets.Name, ListenerSockets.Name)] = [
+            (configuration.imap.listener, .imap, .imap, .imaps), (configuration.pop3.listener, .pop3, .pop3, .pop3s),
+            (configuration.submission.listener, .submission, .submission, .submissions),
+        ]
+        for (listener, service, plain, implicitTLS) in mailDoors {
+            let on = listener.enabled && wanted.contains(service)
+            let host = listener.host ?? configuration.listener.host
+            try sockets.bind(plain, host: host, port: on ? listener.port : nil)
+            try sockets.bind(implicitTLS, host: host, port: on ? listener.implicitTLSPort : nil)
+        }
         let (database, applied) = try DatabaseOpener.migrated(
             configuration, readers: 2, logger: logger, clock: clock)
         if !applied.isEmpty { logger.notice("applied migrations", metadata: ["migrations": "\(applied)"]) }

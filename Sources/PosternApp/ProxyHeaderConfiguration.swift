@@ -1,13 +1,13 @@
 import ClientAddress
 import ConfigurationReading
 
-/// The PROXY protocol header the SMTP, IMAP and POP3 listeners take (HAProxy's `send-proxy`): one rule for the three,
-/// checked against the HTTP listener's trusted proxies, whose connections are the ones that carry the header.
+/// The PROXY protocol header the SMTP listener and the mail doors' listeners take (HAProxy's `send-proxy`): one rule for
+/// all, checked against the HTTP listener's trusted proxies, whose connections are the ones that carry the header.
 protocol ProxyHeaderConfiguration {
     /// Whether connections from the trusted proxies begin with a PROXY protocol header naming the client.
     var proxyProtocol: Bool { get }
     /// The key that turns ``proxyProtocol`` on, named when it is refused.
-    static var proxyProtocolKey: String { get }
+    var proxyProtocolKey: String { get }
 }
 
 extension ProxyHeaderConfiguration {
@@ -16,7 +16,7 @@ extension ProxyHeaderConfiguration {
     func validate(trustedProxies: [String]) throws {
         if proxyProtocol && trustedProxies.isEmpty {
             throw ConfigurationError(
-                key: Self.proxyProtocolKey,
+                key: proxyProtocolKey,
                 message: "needs POSTERN_TRUSTED_PROXIES: the balancers whose connections carry the header")
         }
     }

@@ -60,7 +60,7 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
     /// Every default.
     public init() {}
 
-    static let proxyProtocolKey = "POSTERN_SMTP_PROXY_PROTOCOL"
+    var proxyProtocolKey: String { "POSTERN_SMTP_PROXY_PROTOCOL" }
 
     /// The defaults overridden by the keys listed above, read from `config`.
     /// - Throws: ``ConfigurationError`` naming the key of a value that does not parse or is out of range.
@@ -78,7 +78,7 @@ public struct SMTPListenerConfiguration: Sendable, ProxyHeaderConfiguration {
         if let bytes = try config.integer("POSTERN_MAIL_BUFFER_BYTES") { bufferBytes = bytes }
         if let count = try config.integer("POSTERN_SMTP_MAX_CONNECTIONS_PER_CLIENT") { maxConnectionsPerClient = count }
         if let seconds = try config.integer("POSTERN_SMTP_MAX_SESSION_SECONDS") { maxSessionSeconds = seconds }
-        if let on = try config.flag(Self.proxyProtocolKey) { proxyProtocol = on }
+        if let on = try config.flag(proxyProtocolKey) { proxyProtocol = on }
         tlsCertificate = config.nonEmptyText("POSTERN_SMTP_TLS_CERT")
         tlsKey = config.nonEmptyText("POSTERN_SMTP_TLS_KEY")
         if let on = try config.flag("POSTERN_SMTP_CHAOS") { chaos = on }

@@ -19,7 +19,7 @@ import SocketServer
 /// and `LOGIN` required, the credential confirmed at each `MAIL FROM`) and a submission listener
 /// (``SMTPServerConfiguration/submission``, RFC 6409: the OAuth mechanisms too, each `MAIL FROM` admitted by the sink
 /// for the sign-in it made, `DSN`'s parameters kept on the envelope).
-public struct SMTPSessionMachine: ConnectionStateMachine {
+public struct SMTPSessionMachine: LifecycleConnectionMachine {
     /// What the session waits for from the sink.
     enum Pending: Equatable {
         case verdict(recipient: String, dsn: SMTPRecipientParameters)
@@ -66,7 +66,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     /// The listener drains before a stop: the session is answered `421 4.3.2` at once and closed.
     let draining: Bool
     /// Output, back-pressure, the client's end of input and the lingering close.
-    var lifecycle = ConnectionLifecycle()
+    package var lifecycle = ConnectionLifecycle()
     /// Bytes read and not yet parsed.
     var input: [UInt8] = []
     /// How much of `input` is known to hold no line end.
@@ -127,12 +127,6 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
         self.refusing = refusing
         self.draining = draining
         if shared.configuration.chaos?.scoping == .server { chaosScope = .server }
-    }
-
-    public var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
-
-    public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
-        try lifecycle.output.withUnsentBytes(body)
     }
 
     /// Whether commands are taken: neither the last reply queued nor the session closing.
@@ -599,10 +593,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     }
 
     private mutating func timerFired(now: UInt64, into actions: inout [ConnectionAction]) {
-        if lifecycle.lingerTimerFired(now: now, into: &actions) {
-            if lifecycle.isClosed { close(into: &actions) }
-            return
-        }
+        if timerFiredWhileLingering(now: now, into: &actions) { return }
         guard let deadline, now >= deadline else { return }
         if !isOpen || lifecycle.writeBlocked { return close(into: &actions) }
         lastActivity = now  // the write timeout of the last reply runs from here
@@ -613,7 +604,7 @@ public struct SMTPSessionMachine: ConnectionStateMachine {
     private var sessionDeadline: UInt64 { openedAt &+ shared.sessionLimit }
 
     /// Closes the session (or forgets what it held, when the lifecycle closed it already).
-    private mutating func close(into actions: inout [ConnectionAction]) {
+    package mutating func close(into actions: inout [ConnectionAction]) {
         if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         input = []
         reader = nil

@@ -114,6 +114,8 @@ public protocol SignInCall: Sendable {
 public enum SignInArea: Sendable {
     case passkeys
     case providers
+    /// The second factor's page (the two-step pages of SecondFactors).
+    case twoStep
 }
 
 /// How a session was earned.
@@ -244,20 +246,29 @@ public struct SignInAuditActor: Sendable {
     public var signIn: AuditAction
     public var signInFailed: AuditAction
     public var passwordRemoved: AuditAction
+    /// The second factor's changes (issue 88 item 3): turned on, turned off, new recovery codes, one used.
+    public var secondFactorOn: AuditAction
+    public var secondFactorOff: AuditAction
+    public var recoveryCodesRenewed: AuditAction
+    public var recoveryCodeUsed: AuditAction
     /// Whether an event of the account is on its own trail (an owner's `/owner` page shows it).
     public var ownsTrail: Bool
 
     /// Owners: `owner.*`, on their own trail.
     public static let owner = SignInAuditActor(
         kind: .owner, signIn: .ownerSignIn, signInFailed: .ownerSignInFailed, passwordRemoved: .ownerPasswordRemoved,
+        secondFactorOn: .ownerSecondFactorOn, secondFactorOff: .ownerSecondFactorOff,
+        recoveryCodesRenewed: .ownerRecoveryCodesRenewed, recoveryCodeUsed: .ownerRecoveryCodeUsed,
         ownsTrail: true)
     /// Pro users: `pro.*`, on the operator's trail.
     public static let pro = SignInAuditActor(
         kind: .pro, signIn: .proSignIn, signInFailed: .proSignInFailed, passwordRemoved: .proPasswordRemoved,
+        secondFactorOn: .proSecondFactorOn, secondFactorOff: .proSecondFactorOff,
+        recoveryCodesRenewed: .proRecoveryCodesRenewed, recoveryCodeUsed: .proRecoveryCodeUsed,
         ownsTrail: false)
 
     /// An event of `account`'s own doing.
-    func event(
+    public func event(
         _ account: String, _ action: AuditAction, target: String, client: String?, details: String?, time: Int64
     ) -> AuditEvent {
         AuditEvent(

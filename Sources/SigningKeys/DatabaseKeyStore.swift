@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// `JWT_PRIVATE_KEY`, when given, signs RS256 in place of the ring's RSA key on this instance (set it on
 /// every instance or on none); the ring's HMAC, Ed25519 and P-256 keys are used either way.
-public final class DatabaseKeyStore: SigningKeyStore {
+public final class DatabaseKeyStore: KeyRingUpdating {
     /// The shortest `POSTERN_KEY_SECRET` accepted, in bytes.
     public static let minimumSecretLength = KeySealer.minimumSecretLength
     /// The channel rotations notify (`LISTEN postern_keys`).
@@ -32,7 +32,7 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     private let database: any SQLDatabase
     private let sealer: KeySealer
-    private let environmentKey: JWTKey?
+    let environmentKey: JWTKey?
     private let openedAt: Int64
     private let clock: @Sendable () -> Int64
     private let state: Mutex<State>
@@ -88,37 +88,11 @@ public final class DatabaseKeyStore: SigningKeyStore {
         self.clock = clock
         openedAt = clock()
         state = Mutex(State())
-        try update(now: openedAt, rotating: false)
+        try update(now: openedAt, rotating: false, dropping: nil)
         published.observeUnknownKIDs { [weak self] _ in self?.reloadForUnknownKID() }
     }
 
     public func keySet() -> JWTKeySet { published }
-
-    /// Publishes a new HMAC key, a new Ed25519 key, a new P-256 key, and a new RSA key unless `JWT_PRIVATE_KEY` signs
-    /// RS256; they sign from
-    /// `now + promotionDelay`. Other instances hear of it at once.
-    @discardableResult
-    public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
-        try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: true) }
-    }
-
-    /// Deletes the key `kid` from the ring now (a leaked key) and notifies every instance, which drops it from its
-    /// key set and JWKS at once: tokens it signed are refused everywhere. When it was the signing key of its kind a
-    /// new key of that kind is made and signs at once, without the promotion delay (the other instances load it from
-    /// the same notification, or on the first token naming it).
-    /// - Returns: the new key, if one was made.
-    /// - Throws: `KeyStoreError` `.unknownKey` when the ring has no key `kid`, `.configuration` for `JWT_PRIVATE_KEY`'s
-    ///   key, `.database`.
-    @discardableResult
-    public func retireNow(kid: String, now: Int64) throws(KeyStoreError) -> [KeyInfo] {
-        if kid == environmentKey?.kid { throw Self.environmentKeyRetirement }
-        return try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: false, dropping: kid) }
-    }
-
-    /// Re-reads the ring: new keys, keys whose signing time has come, keys past their retention (deleted).
-    public func reload(now: Int64) throws(KeyStoreError) {
-        try update(now: now, rotating: false)
-    }
 
     /// Reloads on the store's own queue, soon; calls made while one is queued join it.
     public func reloadSoon() {
@@ -165,9 +139,11 @@ public final class DatabaseKeyStore: SigningKeyStore {
 
     // MARK: Synchronizing with the database
 
-    /// One at a time (``updating``), so that a reload that read the ring before a rotation never publishes
-    /// after one that read it since; keys are opened outside the state lock that request threads take.
-    private func update(now: Int64, rotating: Bool, dropping kid: String? = nil) throws(KeyStoreError) {
+    /// Synchronizes with the database and publishes the new key set (``KeyRingUpdating``: ``rotate(now:)``,
+    /// ``retireNow(kid:now:)``, ``reload(now:)``). One at a time (``updating``), so that a reload that read the ring
+    /// before a rotation never publishes after one that read it since; keys are opened outside the state lock that
+    /// request threads take.
+    func update(now: Int64, rotating: Bool, dropping kid: String?) throws(KeyStoreError) {
         try updating.withLock { _ throws(KeyStoreError) in
             let (schedule, sealed) = try synchronize(now: now, rotating: rotating, dropping: kid)
             let known = state.withLock { $0.keys }
@@ -258,29 +234,43 @@ public final class DatabaseKeyStore: SigningKeyStore {
         }
     }
 
-    /// The table a key of `kind` is a row of: P-256 keys have `signing_keys_p256` (migration 0080) to themselves, since
-    /// the release before reads every row of `signing_keys` and refuses a kind it does not know (a rolling upgrade
-    /// runs both on one ring); the other kinds are rows of `signing_keys`.
-    static func table(_ kind: KeyInfo.Kind) -> String { kind == .p256 ? "signing_keys_p256" : "signing_keys" }
+    /// The table a key is a row of: P-256 keys have `signing_keys_p256` (migration 0080) to themselves, since the
+    /// release before reads every row of `signing_keys` and refuses a kind it does not know (a rolling upgrade runs
+    /// both on one ring); the other kinds are rows of `signing_keys`, which names each row's kind.
+    enum Table: String, CaseIterable {
+        case signingKeys = "signing_keys"
+        case p256 = "signing_keys_p256"
+
+        /// The table of a key of `kind`.
+        init(_ kind: KeyInfo.Kind) { self = kind == .p256 ? .p256 : .signingKeys }
+
+        /// The kind every row has when the table holds one kind only; nil when a `kind` column names each row's.
+        var onlyKind: KeyInfo.Kind? {
+            switch self {
+            case .signingKeys: nil
+            case .p256: .p256
+            }
+        }
+    }
 
     /// Every key of the ring, from both tables.
     private static func read(_ connection: any SQLConnection) throws -> ([KeySchedule.Entry], [String: [UInt8]]) {
         var entries: [KeySchedule.Entry] = []
         var sealed: [String: [UInt8]] = [:]
         let columns = "kid, created_at, signs_from, generation, sealed"
-        let rows =
-            try connection.query("SELECT kind, \(columns) FROM signing_keys", []).map { ($0.text("kind"), $0) }
-            + connection.query("SELECT \(columns) FROM \(table(.p256))", []).map { (KeyInfo.Kind.p256.rawValue, $0) }
-        for (kind, row) in rows {
-            guard let kid = row.text("kid"), JWTKey.isValidKID(kid),
-                let kind = kind.flatMap(KeyInfo.Kind.init(rawValue:)),
-                let createdAt = row.int("created_at"), let signsFrom = row.int("signs_from"),
-                let generation = row.int("generation"), let material = row.blob("sealed"), sealed[kid] == nil
-            else { throw KeyStoreError(.corrupt, "signing_keys holds a row that is not a key") }
-            entries.append(
-                KeySchedule.Entry(
-                    kid: kid, kind: kind, createdAt: createdAt, signsFrom: signsFrom, generation: generation))
-            sealed[kid] = material
+        for table in Table.allCases {
+            let selected = table.onlyKind == nil ? "kind, " + columns : columns
+            for row in try connection.query("SELECT \(selected) FROM \(table.rawValue)", []) {
+                guard let kid = row.text("kid"), JWTKey.isValidKID(kid),
+                    let kind = table.onlyKind ?? row.text("kind").flatMap(KeyInfo.Kind.init(rawValue:)),
+                    let createdAt = row.int("created_at"), let signsFrom = row.int("signs_from"),
+                    let generation = row.int("generation"), let material = row.blob("sealed"), sealed[kid] == nil
+                else { throw KeyStoreError(.corrupt, "signing_keys holds a row that is not a key") }
+                entries.append(
+                    KeySchedule.Entry(
+                        kid: kid, kind: kind, createdAt: createdAt, signsFrom: signsFrom, generation: generation))
+                sealed[kid] = material
+            }
         }
         return (entries, sealed)
     }
@@ -298,16 +288,17 @@ public final class DatabaseKeyStore: SigningKeyStore {
             .text(entry.kid), .integer(entry.createdAt), .integer(entry.signsFrom), .integer(entry.generation),
             .blob(sealed),
         ]
-        if table(entry.kind) == "signing_keys" {
+        let table = Table(entry.kind)
+        if table.onlyKind == nil {
             columns += ", kind"
             values.append(.text(entry.kind.rawValue))
         }
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        try connection.run("INSERT INTO \(table(entry.kind)) (\(columns)) VALUES (\(marks))", values)
+        try connection.run("INSERT INTO \(table.rawValue) (\(columns)) VALUES (\(marks))", values)
     }
 
     private static func delete(_ entry: KeySchedule.Entry, _ connection: any SQLConnection) throws {
-        try connection.run("DELETE FROM \(table(entry.kind)) WHERE kid = ?", [.text(entry.kid)])
+        try connection.run("DELETE FROM \(Table(entry.kind).rawValue) WHERE kid = ?", [.text(entry.kid)])
     }
 
     /// A key of `kind` for the ring: `spare` (made by ``makeSpares(kinds:now:rotating:dropping:)``) when given, else

@@ -38,7 +38,7 @@ public final class KeyStore: Sendable {
     /// accounts, every token they were given is refused from now on (a restore that left the keys behind).
     public let generatedKeyRing: Bool
 
-    private let environmentKey: JWTKey?
+    let environmentKey: JWTKey?
     private let openedAt: Int64
     /// The records and key set last read from the directory; `published` follows its key set.
     private let state: Mutex<State>
@@ -79,7 +79,7 @@ public final class KeyStore: Sendable {
         try KeyFiles.makeDirectory(keyDirectory, mode: 0o700)
         generatedKeyRing = try KeyFiles.readFile(keyDirectory + "/keys.json", limit: 1024 * 1024) == nil
         state = Mutex(State(records: [], keySet: JWTKeySet()))
-        try update(now: now, rotating: false)
+        try update(now: now, rotating: false, dropping: nil)
     }
 
     /// The key set. Always the same instance, whose keys follow ``rotate(now:)`` and ``reload(now:)``, so
@@ -88,37 +88,9 @@ public final class KeyStore: Sendable {
         published
     }
 
-    /// Retires the active keys and makes new ones active: a new HMAC secret, a new Ed25519 key, and a new RSA key
-    /// unless the RSA key comes from `JWT_PRIVATE_KEY` (rotate that one by changing the variable).
-    /// Retired keys past their retention are dropped.
-    /// - Returns: the new keys.
-    /// - Throws: `KeyStoreError`.
-    @discardableResult
-    public func rotate(now: Int64) throws(KeyStoreError) -> [KeyInfo] {
-        try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: true) }
-    }
-
-    /// Drops the key `kid` from the set, the metadata and the disk now (a leaked key): tokens it signed are refused
-    /// at once by this store, and by a server on the same directory at its next ``reload(now:)``. A new key of its
-    /// kind is made when it was the active one.
-    /// - Returns: the new key, if one was made.
-    /// - Throws: `KeyStoreError` `.unknownKey` when no key has `kid`, `.configuration` for `JWT_PRIVATE_KEY`'s key.
-    @discardableResult
-    public func retireNow(kid: String, now: Int64) throws(KeyStoreError) -> [KeyInfo] {
-        if kid == environmentKey?.kid { throw Self.environmentKeyRetirement }
-        return try keysAdded { () throws(KeyStoreError) in try update(now: now, rotating: false, dropping: kid) }
-    }
-
-    /// Re-reads the key directory (after a `postern keys rotate` from another process) and drops keys
-    /// whose retention has passed.
-    /// - Throws: `KeyStoreError`.
-    public func reload(now: Int64) throws(KeyStoreError) {
-        try update(now: now, rotating: false)
-    }
-
     /// Synchronizes with the directory and publishes the new key set, so that every holder of
-    /// `keySet()` sees the change.
-    private func update(now: Int64, rotating: Bool, dropping kid: String? = nil) throws(KeyStoreError) {
+    /// `keySet()` sees the change (``KeyRingUpdating``: ``rotate(now:)``, ``retireNow(kid:now:)``, ``reload(now:)``).
+    func update(now: Int64, rotating: Bool, dropping kid: String?) throws(KeyStoreError) {
         try state.withLock { (state) throws(KeyStoreError) in
             state = try synchronize(now: now, rotating: rotating, dropping: kid)
             published.replace(with: state.keySet)

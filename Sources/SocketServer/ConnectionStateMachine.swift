@@ -65,3 +65,34 @@ public protocol ConnectionStateMachine {
     /// protocol for every response, a generic requirement would run unspecialized.
     func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int?
 }
+
+/// A machine whose socket side is a ``ConnectionLifecycle`` (SMTP's, WebSocket's, the mail doors'): its output is the
+/// lifecycle's, so what the connection asks of it (``hasUnsentOutput``, ``withUnsentOutput(_:)``) is written once, and
+/// so is the rule of a timer that fires while the connection lingers (``timerFiredWhileLingering(now:into:)``).
+package protocol LifecycleConnectionMachine: ConnectionStateMachine {
+    /// The connection's stage, output and lingering close.
+    var lifecycle: ConnectionLifecycle { get set }
+
+    /// Closes the connection now and ends what the machine runs for it (its session, its handler).
+    mutating func close(into actions: inout [ConnectionAction])
+}
+
+extension LifecycleConnectionMachine {
+    /// Whether output waits to be written.
+    @inlinable public var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
+
+    /// Calls `body` with the output not yet written and returns what it returns.
+    @inlinable public func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
+        try lifecycle.output.withUnsentBytes(body)
+    }
+
+    /// The timer fired: while the connection lingers, closes it once the lingering time is up (``close(into:)``) and
+    /// returns true, the protocol's own timeouts not applying then; false when it does not linger.
+    @inlinable package mutating func timerFiredWhileLingering(now: UInt64, into actions: inout [ConnectionAction])
+        -> Bool
+    {
+        guard lifecycle.lingerTimerFired(now: now, into: &actions) else { return false }
+        if lifecycle.isClosed { close(into: &actions) }
+        return true
+    }
+}

@@ -15,7 +15,7 @@ import WebSocket
 /// Ends: the session's `closeConnection` shuts our side once its output is written and drains the client's bytes
 /// (lingering close, so the close frame is read before any reset); the client's end of input or a failed socket
 /// closes at once; shutdown sends 1001 and waits for the client's close up to the close timeout.
-struct WebSocketConnectionMachine: ConnectionStateMachine {
+struct WebSocketConnectionMachine: LifecycleConnectionMachine {
     /// The job that starts the handler with the way back to the connection's loop.
     final class StartJob: SelfPerformingJob {
         let run: WebSocketHandlerRun
@@ -32,7 +32,7 @@ struct WebSocketConnectionMachine: ConnectionStateMachine {
     }
 
     let configuration: WebSocketConfiguration
-    private var lifecycle: ConnectionLifecycle
+    var lifecycle: ConnectionLifecycle
     private var session: WebSocketSession
     private let run = WebSocketHandlerRun()
     private let handler: WebSocketHandler
@@ -49,12 +49,6 @@ struct WebSocketConnectionMachine: ConnectionStateMachine {
         pendingInput = handoff.input
         session = WebSocketSession(configuration: configuration, now: 0)
         self.handler = handler
-    }
-
-    var hasUnsentOutput: Bool { !lifecycle.output.isEmpty }
-
-    func withUnsentOutput(_ body: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Int? {
-        try lifecycle.output.withUnsentBytes(body)
     }
 
     mutating func handle(_ event: ConnectionEvent, now: UInt64, into actions: inout [ConnectionAction]) {
@@ -82,10 +76,7 @@ struct WebSocketConnectionMachine: ConnectionStateMachine {
         case .writable:
             lifecycle.becameWritable()
         case .timerFired:
-            if lifecycle.lingerTimerFired(now: now, into: &actions) {
-                if lifecycle.isClosed { close(into: &actions) }
-                return
-            }
+            if timerFiredWhileLingering(now: now, into: &actions) { return }
             session.timerFired(now: now, into: &sessionActions)
         case .completed(let value):
             if let finished = value as? WebSocketHandlerRun.Finished {
@@ -138,7 +129,7 @@ struct WebSocketConnectionMachine: ConnectionStateMachine {
         if !session.isOpen { run.end() }
     }
 
-    private mutating func close(into actions: inout [ConnectionAction]) {
+    mutating func close(into actions: inout [ConnectionAction]) {
         if !lifecycle.isClosed { lifecycle.close(into: &actions) }
         session.connectionClosed()
         run.end()

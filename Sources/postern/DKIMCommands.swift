@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import PosternApp
 import PosternOperations
 
@@ -17,15 +18,10 @@ struct DKIM: AsyncParsableCommand {
                 needs them, so this works before any mail was sent. The RSA value is longer than 255 characters: \
                 most DNS providers split it themselves; in a zone file write it as several quoted strings.
                 """)
-        @OptionGroup var options: DataOptions
-        @Option(help: "The domain mail is sent from.")
-        var domain: String
+        @OptionGroup var target: DKIMDomainOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            for line in try Operations.showDKIM(configuration: configuration, domain: domain, logger: logger) {
-                Terminal.write(line)
-            }
+            try await target.write(Operations.showDKIM(configuration:domain:logger:))
         }
     }
 
@@ -37,15 +33,23 @@ struct DKIM: AsyncParsableCommand {
                 see them, the new signatures do not verify). Keep the old records a few days, until mail signed with \
                 the old keys has been delivered and checked.
                 """)
-        @OptionGroup var options: DataOptions
-        @Option(help: "The domain mail is sent from.")
-        var domain: String
+        @OptionGroup var target: DKIMDomainOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            for line in try Operations.rotateDKIM(configuration: configuration, domain: domain, logger: logger) {
-                Terminal.write(line)
-            }
+            try await target.write(Operations.rotateDKIM(configuration:domain:logger:))
         }
+    }
+}
+
+/// What `dkim show` and `dkim rotate` take: the data options and the domain; each writes the lines its operation makes.
+struct DKIMDomainOptions: ParsableArguments {
+    @OptionGroup var options: DataOptions
+    @Option(help: "The domain mail is sent from.")
+    var domain: String
+
+    /// Writes the lines `operation` makes of the loaded configuration and ``domain``.
+    func write(_ operation: (PosternConfiguration, String, Logger) throws -> [String]) async throws {
+        let (configuration, logger) = try await options.loadWithLogger()
+        Terminal.write(lines: try operation(configuration, domain, logger))
     }
 }

@@ -38,8 +38,8 @@ struct LLMsDocumentTests {
     func imapLine() {
         var imap = IMAPListenerConfiguration()
         #expect(imap.guideLine(baseURL: "http://guide.test").isEmpty)
-        imap.enabled = true
-        imap.implicitTLSPort = 993
+        imap.listener.enabled = true
+        imap.listener.implicitTLSPort = 993
         let line = imap.guideLine(baseURL: "http://guide.test")
         #expect(line.contains("port 1143 (STARTTLS) and 993 (implicit TLS)") && line.contains("http://guide.test/jmap"))
         #expect(Self.render(imap: line).contains("\n" + line + "\n"))
@@ -64,13 +64,13 @@ struct LLMsDocumentTests {
     @Test("POP3's line follows IMAP's when it is on, with its ports and the OAuth resource, and is absent when off")
     func pop3Line() {
         var imap = IMAPListenerConfiguration()
-        imap.enabled = true
+        imap.listener.enabled = true
         let imapLine = imap.guideLine(baseURL: "http://guide.test")
         var pop3 = POP3ListenerConfiguration()
         let off = Self.render(imap: imapLine, pop3: pop3.guideLine(baseURL: "http://guide.test"))
         #expect(off.contains(imapLine) && !off.contains("- POP3 for mail clients"))
-        pop3.enabled = true
-        pop3.implicitTLSPort = 995
+        pop3.listener.enabled = true
+        pop3.listener.implicitTLSPort = 995
         let line = pop3.guideLine(baseURL: "http://guide.test")
         #expect(line.contains("port 1110 (STLS) and 995 (implicit TLS)") && line.contains("http://guide.test/jmap"))
         #expect(Self.render(imap: imapLine, pop3: line).contains("\n" + imapLine + "\n" + line + "\n"))
@@ -79,12 +79,12 @@ struct LLMsDocumentTests {
     @Test("submission's line follows POP3's when it is on: its ports, the send scope and the sender rule; absent when off")
     func submissionLine() {
         var pop3 = POP3ListenerConfiguration()
-        pop3.enabled = true
+        pop3.listener.enabled = true
         let pop3Line = pop3.guideLine(baseURL: "http://guide.test")
         var submission = SubmissionListenerConfiguration()
         #expect(submission.guideLine(baseURL: "http://guide.test").isEmpty)
-        submission.enabled = true
-        submission.implicitTLSPort = 465
+        submission.listener.enabled = true
+        submission.listener.implicitTLSPort = 465
         let line = submission.guideLine(baseURL: "http://guide.test")
         #expect(line.contains("port 1587 (STARTTLS) and 465 (implicit TLS)"))
         #expect(line.contains("http://guide.test/jmap carrying `mail.send`") && line.contains("`From` must be"))

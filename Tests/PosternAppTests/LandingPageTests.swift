@@ -22,12 +22,12 @@ struct LandingPageTests {
     @Test("names every mail door served: the Mailpit, Mailosaur, mail.tm and mail.cx APIs, IMAP, POP3, submission")
     func mailDoors() throws {
         var configuration = PosternConfiguration()
-        configuration.imap.enabled = true
-        configuration.imap.implicitTLSPort = 1993
-        configuration.pop3.enabled = true
-        configuration.pop3.port = 0
-        configuration.submission.enabled = true
-        configuration.submission.implicitTLSPort = 1465
+        configuration.imap.listener.enabled = true
+        configuration.imap.listener.implicitTLSPort = 1993
+        configuration.pop3.listener.enabled = true
+        configuration.pop3.listener.port = 0
+        configuration.submission.listener.enabled = true
+        configuration.submission.listener.implicitTLSPort = 1465
         configuration.mailCX.domains = ["cx.localhost"]
         let doors = LandingPage.doors(configuration)
         let ids = [
@@ -52,9 +52,9 @@ struct LandingPageTests {
         configuration.mailosaur.basePath = nil
         configuration.mailTM.basePath = nil
         configuration.mailCX.basePath = nil
-        configuration.imap.enabled = false
-        configuration.pop3.enabled = false
-        configuration.submission.enabled = false
+        configuration.imap.listener.enabled = false
+        configuration.pop3.listener.enabled = false
+        configuration.submission.listener.enabled = false
         #expect(LandingPage.doors(configuration).isEmpty)
         #expect(!LandingPage.sections(baseURL: "http://landing.test").text.contains("id=\"doors\""))
     }
