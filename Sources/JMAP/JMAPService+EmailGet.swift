@@ -106,8 +106,9 @@ extension JMAPService {
             "bcc": addresses(message.bcc), "replyTo": addresses(message.replyTo),
             "subject": summary.subject.map(JSONValue.string) ?? .null,
             "sentAt": message.sentAt.map { .string(RFC3339.format($0)) } ?? .null,
-            // The stored attachments, as `Email/query`'s `hasAttachment` filter reads them: the two always agree.
-            "hasAttachment": .bool(!message.attachments.isEmpty), "preview": .string(summary.preview),
+            // RFC 8621 4.1.4: a part a client would offer to download, not one shown inline; the rule of Email/query's
+            // hasAttachment filter (MailFilter.hasDownloadPart), so that the two always agree.
+            "hasAttachment": .bool(message.attachments.contains { !$0.isShownInline }), "preview": .string(summary.preview),
         ]
     }
 

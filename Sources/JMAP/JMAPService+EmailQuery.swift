@@ -115,7 +115,7 @@ extension JMAPService {
             case "noneInThreadHaveKeyword": parts.append(.threadKeyword(Self.keyword(try text()), .none))
             case "hasAttachment":
                 guard let flag = value.boolValue else { throw .invalidArguments("`hasAttachment` must be a boolean.") }
-                parts.append(.hasAttachment(flag))
+                parts.append(.hasDownloadPart(flag))
             case "text": parts.append(.text(try text()))
             case "from": parts.append(.from(try text()))
             case "to": parts.append(.to(try text()))

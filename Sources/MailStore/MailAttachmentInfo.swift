@@ -7,4 +7,10 @@ public struct MailAttachmentInfo: Sendable, Equatable {
     public var contentID: String?
     public var disposition: String?
     public var size: Int64
+
+    /// Whether the part is shown in the body rather than offered to download: `Content-Disposition: inline`, or a
+    /// `Content-ID` without a disposition (the rule `MailFilter`'s `hasInlinePart` and `hasDownloadPart` apply in SQL).
+    public var isShownInline: Bool {
+        disposition == "inline" || (disposition == nil && contentID != nil)
+    }
 }

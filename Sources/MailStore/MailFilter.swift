@@ -20,7 +20,6 @@ public indirect enum MailFilter: Sendable, Equatable {
     /// Every, some or no message of the message's thread has this keyword (RFC 8621 section 4.4.1's
     /// `allInThreadHaveKeyword`, `someInThreadHaveKeyword`, `noneInThreadHaveKeyword`).
     case threadKeyword(String, ThreadQuantifier)
-    case hasAttachment(Bool)
     /// Substring (case-insensitive for ASCII) of the named field.
     case from(String)
     case to(String)
@@ -38,7 +37,8 @@ public indirect enum MailFilter: Sendable, Equatable {
     case replyTo(String)
     case messageID(String)
     /// Whether the message has a part shown in its body (`Content-Disposition: inline`, or a `Content-ID` without a
-    /// disposition), or a part to download (any other attachment): Mailpit's `has:inline` and `has:attachment`.
+    /// disposition), or a part to download (any other attachment): Mailpit's `has:inline` and `has:attachment`, and
+    /// JMAP's `hasAttachment` (``MailAttachmentInfo/isShownInline`` is the same rule on a record).
     case hasInlinePart(Bool)
     case hasDownloadPart(Bool)
     /// Has this keyword, compared ignoring ASCII case (Mailpit's `tag:`).
@@ -116,9 +116,6 @@ public indirect enum MailFilter: Sendable, Equatable {
                 "EXISTS (SELECT 1 FROM mail_messages t WHERE t.address = mail_messages.address"
                 + " AND t.thread_id = mail_messages.thread_id AND \(condition))"
             return (quantifier == .some ? exists : "NOT " + exists, values)
-        case .hasAttachment(let wanted):
-            let exists = "EXISTS (SELECT 1 FROM mail_attachments a WHERE a.message_id = mail_messages.id)"
-            return (wanted ? exists : "NOT " + exists, [])
         case .from(let text): return like("from_json", text)
         case .to(let text): return like("to_json", text)
         case .cc(let text): return like("cc_json", text)
