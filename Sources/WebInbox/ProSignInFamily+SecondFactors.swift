@@ -30,8 +30,13 @@ extension ProSignInFamily: SecondFactorFamily {
 
     func slowDown(_ retryAfter: Int64) -> String { "Too many failed sign-ins. Try again in \(retryAfter) seconds." }
 
+    /// The pending sign-in while the token epoch its password found still holds: a password changed (or a factor
+    /// turned on) since ends it, as it ends the sessions resting on that epoch.
     func pendingSecondStep(_ fields: [String]) async throws -> ProSecondStepPending? {
-        ProSecondStepPending(fields: fields)
+        guard let pending = ProSecondStepPending(fields: fields),
+            try await inbox.signIns?.access(.proUser(id: pending.account), resting: pending.binding) != nil
+        else { return nil }
+        return pending
     }
 
     func openSession(_ pending: ProSecondStepPending, factorJustSetUp: Bool, _ request: HTTPRequest) async throws

@@ -134,6 +134,28 @@ struct ProTwoStepTests {
     }
 
     @Test(
+        "a half-done sign-in rests on the token epoch its password found: moved since (another browser turned the factor on), its second step is gone",
+        arguments: StorageBackend.allCases)
+    func staleSecondStep(_ backend: StorageBackend) async throws {
+        let harness = try WebInboxHarness(backend) { $0.proSecondFactor = .requiredForPasswords }
+        _ = try await harness.proLogin(Self.email)
+        let stale = harness.browser()
+        #expect(try await Self.password(harness, stale).headers["Location"] == WebInboxService.secondStepPath)
+        // Another browser signs in and sets the factor up at its own second step: the epoch moves.
+        let other = harness.browser()
+        _ = try await Self.password(harness, other)
+        let page = await other.send(.GET, WebInboxService.secondStepPath)
+        let csrf = try #require(Browser.csrf(in: page))
+        let done = await other.send(
+            .POST, WebInboxService.secondStepPath,
+            form: ["csrf_token": csrf, "code": Self.code(try Self.secret(in: page), harness)])
+        #expect(done.status == .ok)
+        let again = await stale.send(.GET, WebInboxService.secondStepPath)
+        #expect(again.status == .seeOther && again.headers["Location"] == "/inbox/sign-in")
+        #expect((await stale.send(.GET, "/inbox/dashboard")).status != .ok)
+    }
+
+    @Test(
         "a provider's link proven by the password goes to the second step as the password sign-in does (required: the setup), no session yet",
         arguments: [StorageBackend.sqlite])
     func providerLinkByPassword(_ backend: StorageBackend) async throws {
