@@ -21,6 +21,8 @@ extension JMAPService {
     ]
     /// The body part properties `Email/get` knows besides `header:…`: the defaults, `headers` and `subParts`.
     static let bodyPartProperties = Set(defaultBodyProperties + ["headers", "subParts"])
+    /// The most stored bytes of messages `Email/get` reads at once (one message at least).
+    static let rawBatchBytes: Int64 = 4 << 20
     /// The properties read from the message's bytes (its body structure and header fields as written).
     static let structureProperties: Set<String> = [
         "bodyStructure", "textBody", "htmlBody", "attachments", "bodyValues", "headers", "sender", "bcc",
@@ -46,9 +48,9 @@ extension JMAPService {
         }
         var maxBytes = 0
         if arguments["maxBodyValueBytes"] != nil {
-            // RFC 8621 section 4.2: an UnsignedInt greater than 0 when given.
-            guard let given = arguments["maxBodyValueBytes"]?.intValue, given > 0, let int = Int(exactly: given) else {
-                throw MethodError.invalidArguments("`maxBodyValueBytes` is an integer greater than 0.")
+            // RFC 8621 section 4.2: an UnsignedInt, 0 (the default) for no truncation.
+            guard let given = arguments["maxBodyValueBytes"]?.intValue, given >= 0, let int = Int(exactly: given) else {
+                throw MethodError.invalidArguments("`maxBodyValueBytes` is an integer, 0 or more.")
             }
             maxBytes = int
         }
@@ -58,11 +60,23 @@ extension JMAPService {
         var notFound: [JSONValue] = []
         let found = try await store.messages(address: call.account.address, ids: ids)
         let extractions = try await extractions(of: ids, wanted: wanted, call)
-        let raws = needsBytes ? try await store.raws(address: call.account.address, ids: ids.filter { found[$0] != nil }) : [:]
+        // The bytes are read a batch at a time (``rawBatchBytes`` of stored size), each batch's Emails charged before
+        // the next is read: 500 large messages never sit in memory at once.
+        var unread = needsBytes ? ids.filter { found[$0] != nil }[...] : []
+        var raws: [String: [UInt8]] = [:]
         for id in ids {
             guard let message = found[id] else {
                 notFound.append(.string(id))
                 continue
+            }
+            if raws[id] == nil, unread.first == id {
+                var batch: [String] = []
+                var bytes: Int64 = 0
+                while let next = unread.first, batch.isEmpty || bytes + (found[next]?.summary.size ?? 0) <= Self.rawBatchBytes {
+                    bytes += found[next]?.summary.size ?? 0
+                    batch.append(unread.removeFirst())
+                }
+                raws = try await store.raws(address: call.account.address, ids: batch)
             }
             var email = Self.email(message)
             if let raw = raws[id] {

@@ -108,6 +108,10 @@ extension MIMEComposer {
         guard !part.type.hasPrefix("multipart/") || encoding == nil else {
             throw MIMEComposerError(field: "Content-Type", reason: "a multipart holds parts")
         }
+        guard !part.type.hasPrefix("multipart/") || !own.contains("content-type") else {
+            // Its own field would stand for the one that declares the boundary its parts are written with.
+            throw MIMEComposerError(field: "Content-Type", reason: "a multipart's is written with its boundary")
+        }
         if let name = part.name { type.append(contentsOf: HeaderText.parameter("name", name, extended: false)) }
         if !own.contains("content-type") { headers.append(type.joined(separator: ";\r\n ")) }
         if part.disposition != nil || part.name != nil, !own.contains("content-disposition") {
