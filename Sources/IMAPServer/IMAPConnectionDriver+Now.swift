@@ -11,6 +11,12 @@ import MailStore
 /// which refreshes. So does anything else (a write, a check of the holder's standing that is due, a store error,
 /// PostgreSQL, whose read is a round trip): the answer is the task's, the same as before.
 extension IMAPConnectionDriver {
+    /// The most messages a command answered on the loop reads or renders (a FETCH's, a STATUS's folder): a loop
+    /// answers eight short commands a turn, each well under a millisecond; a larger one is its task's.
+    static let loopMessages = 256
+    /// The most stored bytes a FETCH answered on the loop renders.
+    static let loopBytes = 256 << 10
+
     /// Whether `command` is of a kind the loop may answer itself, the driver idle: decided without a read.
     nonisolated func mayAnswerNow(_ command: IMAPCommand) -> Bool {
         switch command.kind {
@@ -63,8 +69,8 @@ extension IMAPConnectionDriver {
             readOnly: view.readOnly)
         let ids = Self.readAhead(cursor.reads[...], of: view.entries)
         let bytes = cursor.reads.reduce(0) { $0 + Int(view.entries[$1].size) }
-        guard !cursor.marksSeen, ids.count == cursor.reads.count, indexes.count <= IMAPFetchCursor.partMessages,
-            bytes <= IMAPFetchCursor.partBytes
+        guard !cursor.marksSeen, ids.count == cursor.reads.count, indexes.count <= Self.loopMessages,
+            bytes <= Self.loopBytes
         else { return nil }
         let address = holder.address
         guard
@@ -110,7 +116,8 @@ extension IMAPConnectionDriver {
         let answer = try store.readOnCallingThread { read -> IMAPCommandResult? in
             let names = IMAPMailboxNames(tree: try read.folders(address: address), subscriptions: [])
             guard let folder = names.folder(name) else { return Self.noSuchMailbox }
-            guard let snapshot = try read.numberedSnapshot(address: address, folder: folder) else { return nil }
+            guard let snapshot = try read.numberedSnapshot(address: address, folder: folder, atMost: Self.loopMessages)
+            else { return nil }
             let recent = items.contains(.recent) ? try read.recentUID(address: address, folder: folder) : 0
             return IMAPCommandResult(
                 [Self.status(name, items, of: snapshot, recent: recent)], status: Self.statusCompleted)

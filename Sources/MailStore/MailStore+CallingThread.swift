@@ -26,11 +26,17 @@ public struct MailCallingThreadRead {
     }
 
     /// `folder` as IMAP numbers it and its messages (``MailStore/uidSnapshot(address:folder:now:)``); nil when the
-    /// mailbox was never numbered, whose numbering is a write.
-    public func numberedSnapshot(address: String, folder: MailFolder) throws
+    /// mailbox was never numbered, whose numbering is a write, or holds more than `limit` messages (a read too long
+    /// for the calling thread, an event loop: asked with an `OFFSET`, it stops after `limit` rows of the index).
+    public func numberedSnapshot(address: String, folder: MailFolder, atMost limit: Int) throws
         -> (mailbox: MailUIDMailbox, entries: [MailUIDEntry])?
     {
-        try MailStore.uidSnapshot([.text(address), .text(folder.rawValue)], connection: connection)
+        let values: [SQLValue] = [.text(address), .text(folder.rawValue)]
+        let past = try connection.query(
+            "SELECT 1 AS past FROM mail_uids WHERE address = ? AND folder = ? LIMIT 1 OFFSET ?",
+            values + [.integer(Int64(limit))])
+        guard past.isEmpty else { return nil }
+        return try MailStore.uidSnapshot(values, connection: connection)
     }
 
     /// The highest UID of `folder` a session has claimed as recent (``MailStore/recentUID(address:folder:)``).

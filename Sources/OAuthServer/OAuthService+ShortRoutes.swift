@@ -37,8 +37,11 @@ extension OAuthService {
                             return
                         }
                         if try exchangeOpenIDCodeNow(request, fields: fields, then: reply) { return }
+                    } catch let refusal as OAuthError {
+                        return answer(failure(refusal))
                     } catch {
-                        return answer(failure(error))
+                        // Nothing done (a read the loop could not make now: the database busy past its short wait):
+                        // the task's path answers it, as on PostgreSQL.
                     }
                 }
                 Task { [self] in
