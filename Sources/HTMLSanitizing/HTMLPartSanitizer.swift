@@ -88,6 +88,22 @@ public struct HTMLPartSanitizer {
         return sanitizer.finish()
     }
 
+    /// The end of a tag's name or of a quoted attribute value (WHATWG HTML 13.2.5.8 and 13.2.5.39): whitespace goes on
+    /// to the next attribute, `/` to a self-closing tag, `>` ends the tag. False, with nothing done, for any other
+    /// character.
+    private mutating func endsTagPart(_ c: Unicode.Scalar) -> Bool {
+        if Self.isSpace(c) {
+            state = .beforeAttributeName
+        } else if c == "/" {
+            state = .selfClosing
+        } else if c == ">" {
+            emitTag()
+        } else {
+            return false
+        }
+        return true
+    }
+
     /// Takes the next character of the document.
     mutating func feed(_ character: Unicode.Scalar) {
         let c = character == "\u{0}" ? "\u{FFFD}" : character
@@ -123,15 +139,7 @@ public struct HTMLPartSanitizer {
                 state = .bogusComment
             }
         case .tagName:
-            if Self.isSpace(c) {
-                state = .beforeAttributeName
-            } else if c == "/" {
-                state = .selfClosing
-            } else if c == ">" {
-                emitTag()
-            } else {
-                tag.name.unicodeScalars.append(Self.lower(c))
-            }
+            if !endsTagPart(c) { tag.name.unicodeScalars.append(Self.lower(c)) }
         case .beforeAttributeName:
             if Self.isSpace(c) || c == "/" {
                 if c == "/" { state = .selfClosing }
@@ -201,13 +209,7 @@ public struct HTMLPartSanitizer {
                 attributeValue.unicodeScalars.append(c)
             }
         case .afterAttributeValueQuoted:
-            if Self.isSpace(c) {
-                state = .beforeAttributeName
-            } else if c == "/" {
-                state = .selfClosing
-            } else if c == ">" {
-                emitTag()
-            } else {
+            if !endsTagPart(c) {
                 state = .beforeAttributeName
                 feed(c)
             }
