@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// SQLite's writer with group commit: the writes that queue up while the writer is busy run one after another in one
@@ -74,7 +75,13 @@ final class BatchedWriter: Sendable {
             // The database is closed: nothing of `rest` ran.
             for write in rest { write.finish(error) }
         }
+        // Answered, the writes are let go off the writer's queue: a completion (`write(_:completion:)`) may hold the
+        // last reference to what owns this database, whose release then closes it, which must not run on its queue.
+        Self.release.async { withExtendedLifetime(writes) {} }
     }
+
+    /// Where answered writes are let go (``drain()``).
+    private static let release = DispatchQueue(label: "postern.storage.released-writes", qos: .utility)
 
     /// Runs `batch` in one transaction (or alone, a batch of one) and answers each; returns the writes it did not
     /// run, after SQLite rolled the transaction back by itself.
