@@ -47,13 +47,13 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     /// Work put off to the next turn (`nextTurn`), in the order given: run at that turn's start, before its ready
     /// sockets. On the loop.
-    @exclusivity(unchecked) private var postponed: [() -> Void] = []
+    private var postponed: [() -> Void] = []
     /// Turns begun, counting from 1: what a budget per turn (`HTTPLoopState`'s inline requests) is kept against. On
     /// the loop.
-    @exclusivity(unchecked) public private(set) var turnNumber: UInt64 = 0
+    public private(set) var turnNumber: UInt64 = 0
     /// The turn short work was last counted in (`takeShortWork`), and how much of it that turn has run. On the loop.
-    @exclusivity(unchecked) private var shortWorkTurn: UInt64 = 0
-    @exclusivity(unchecked) private var shortWorkTaken = 0
+    private var shortWorkTurn: UInt64 = 0
+    private var shortWorkTaken = 0
     /// The clock as read when the loop last woke from `epoll_wait`: the time of every readiness and timer event of
     /// that wake-up (its work takes microseconds), so that its connections do not each read the clock again. On the
     /// loop.
