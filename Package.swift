@@ -155,7 +155,7 @@ let package = Package(
         // primitive, and the one runner loop of rounds and waits its dispatcher runs.
         .target(name: "LeasedQueue", dependencies: ["Storage", .product(name: "Logging", package: "swift-log")]),
         // The local mail store: every local address's messages (raw and parsed) and what MailExtraction found in each.
-        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses", "MailExtraction"]),
+        .target(name: "MailStore", dependencies: ["Storage", "MIME", "LeasedQueue", "EmailAddresses", "MailExtraction", "JSON"]),
         // Delivery into the mail store, whatever the transport: the envelope, the recipients' verdicts, one parse and
         // a copy per local recipient.
         // IMAP served (issue 70): the connection machine over IMAP's pure session on SocketServer's loops, the

@@ -63,15 +63,16 @@ extension IMAPConnectionDriver {
     ) throws -> IMAPCommandResult? {
         guard !view.holdsExpunges, let looked = view.lookedAtState else { return nil }
         let indexes = view.indexes(set, uid: uid, saved: saved)
+        // Bounded before anything is looked up per message: a FETCH of a whole large mailbox is its task's, and the
+        // loop must not first spend the time of one envelope lookup per message on it.
+        guard indexes.count <= Self.loopMessages else { return nil }
         let kept = attributes.contains(.envelope) ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : [:]
         var cursor = IMAPFetchCursor(
             attributes: attributes, uid: uid, holder: holder, indexes: indexes, of: view.entries, first: nil, kept: kept,
             readOnly: view.readOnly)
         let ids = Self.readAhead(cursor.reads[...], of: view.entries)
         let bytes = cursor.reads.reduce(0) { $0 + Int(view.entries[$1].size) }
-        guard !cursor.marksSeen, ids.count == cursor.reads.count, indexes.count <= Self.loopMessages,
-            bytes <= Self.loopBytes
-        else { return nil }
+        guard !cursor.marksSeen, ids.count == cursor.reads.count, bytes <= Self.loopBytes else { return nil }
         let address = holder.address
         guard
             let read = try store.readOnCallingThread({ read -> (state: Int64, raws: [String: [UInt8]]) in

@@ -6,18 +6,28 @@ import Synchronization
 /// envelope parsed from them once is the message's envelope for its life, and a FETCH of envelopes kept here reads
 /// and parses no message bytes. Flags, size and dates are never kept here: they come from the session's view.
 ///
-/// Bounded by ``IMAPServerConfiguration/envelopeCacheEntries`` in two generations of at most half each: when the newer
-/// is full it becomes the older and the older is dropped; an envelope found in the older is carried into the newer.
-/// Used from the connections' drivers under a lock (no hop to another actor on a FETCH).
+/// Bounded by ``IMAPServerConfiguration/envelopeCacheEntries``, every one of which it holds: a mailbox of up to that
+/// many messages stays whole, however often it is read end to end (two generations of half each, as before, dropped
+/// half of a mailbox larger than one generation on every such read, and parsed it again: issue 84, 50,000 messages).
+/// When full, the entry a clock hand reaches without its found mark goes (the second-chance rule); an envelope found
+/// since the hand last passed is kept one round more. Used from the connections' drivers under a lock (no hop to
+/// another actor on a FETCH).
 final class IMAPEnvelopeCache: Sendable {
-    private struct Generations {
-        var newer: [String: IMAPEnvelope] = [:]
-        var older: [String: IMAPEnvelope] = [:]
+    private struct Slot {
+        let id: String
+        let envelope: IMAPEnvelope
+        var found = false
+    }
+
+    private struct Slots {
+        var byID: [String: Int] = [:]
+        var slots: [Slot] = []
+        var hand = 0
     }
 
     /// The most envelopes kept.
     let capacity: Int
-    private let generations = Mutex(Generations())
+    private let kept = Mutex(Slots())
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -25,15 +35,12 @@ final class IMAPEnvelopeCache: Sendable {
 
     /// The kept envelopes of `ids`, by id; an id with none kept is absent.
     func envelopes(_ ids: some Sequence<String>) -> [String: IMAPEnvelope] {
-        generations.withLock { kept in
+        kept.withLock { kept in
             var found: [String: IMAPEnvelope] = [:]
             for id in ids {
-                if let envelope = kept.newer[id] {
-                    found[id] = envelope
-                } else if let envelope = kept.older[id] {
-                    found[id] = envelope
-                    Self.add(id, envelope, to: &kept, capacity: capacity)
-                }
+                guard let slot = kept.byID[id] else { continue }
+                found[id] = kept.slots[slot].envelope
+                kept.slots[slot].found = true
             }
             return found
         }
@@ -41,21 +48,30 @@ final class IMAPEnvelopeCache: Sendable {
 
     /// Keeps `envelopes`, each parsed from its message's stored bytes.
     func keep(_ envelopes: [String: IMAPEnvelope]) {
-        guard !envelopes.isEmpty else { return }
-        generations.withLock { kept in
-            for (id, envelope) in envelopes { Self.add(id, envelope, to: &kept, capacity: capacity) }
+        guard !envelopes.isEmpty, capacity >= 1 else { return }
+        kept.withLock { kept in
+            for (id, envelope) in envelopes where kept.byID[id] == nil {
+                Self.add(Slot(id: id, envelope: envelope), to: &kept, capacity: capacity)
+            }
         }
     }
 
     /// How many envelopes are kept (for tests).
-    var count: Int { generations.withLock { $0.newer.count + $0.older.count } }
+    var count: Int { kept.withLock { $0.byID.count } }
 
-    private static func add(_ id: String, _ envelope: IMAPEnvelope, to kept: inout Generations, capacity: Int) {
-        guard capacity >= 2 else { return }
-        if kept.newer.count >= capacity / 2 {
-            kept.older = kept.newer
-            kept.newer = [:]
+    private static func add(_ slot: Slot, to kept: inout Slots, capacity: Int) {
+        guard kept.slots.count >= capacity else {
+            kept.byID[slot.id] = kept.slots.count
+            kept.slots.append(slot)
+            return
         }
-        kept.newer[id] = envelope
+        while kept.slots[kept.hand].found {
+            kept.slots[kept.hand].found = false
+            kept.hand = (kept.hand + 1) % capacity
+        }
+        kept.byID[kept.slots[kept.hand].id] = nil
+        kept.byID[slot.id] = kept.hand
+        kept.slots[kept.hand] = slot
+        kept.hand = (kept.hand + 1) % capacity
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import MIME
 import Storage
 
@@ -366,9 +367,14 @@ public struct MailStore: Sendable {
         json(Dictionary(uniqueKeysWithValues: keywords.subtracting(["$seen"]).map { ($0, true) }))
     }
 
+    /// The keywords a stored `keywords` column names (an object of keyword to `true`, as ``keywordsJSON(_:)`` writes
+    /// it), sorted; none when it is unreadable. Read for every message of a mailbox an IMAP session looks at, so parsed
+    /// with the strict parser of JSON objects rather than a `Decodable` decoder (issue 84: 19% of a look at 50,000).
     static func keywords(_ text: String?) -> [String] {
-        let object = text.flatMap { try? JSONDecoder().decode([String: Bool].self, from: Data($0.utf8)) } ?? [:]
-        return object.filter(\.value).keys.sorted()
+        guard let text, text != "{}", case .object(let members)? = try? JSONValue.parse(Array(text.utf8)) else {
+            return []
+        }
+        return members.compactMap { key, value in value.boolValue == true ? key : nil }.sorted()
     }
 
     static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
