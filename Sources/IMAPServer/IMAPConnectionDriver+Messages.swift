@@ -18,9 +18,9 @@ extension IMAPConnectionDriver {
         if first == nil { responses = try await refresh(holdingExpunges: !uid) }
         guard let view else { return Self.noSelection }
         let indexes = view.indexes(set, uid: uid, saved: saved)
-        let kept = wantsEnvelope ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : [:]
+        let kept = wantsEnvelope ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : []
         let cursor = IMAPFetchCursor(
-            attributes: attributes, uid: uid, holder: holder, indexes: indexes, of: view.entries, first: first,
+            attributes: attributes, uid: uid, holder: holder, indexes: indexes, first: first,
             kept: kept, readOnly: view.readOnly)
         return try await fetchPart(cursor, leading: responses)
     }
@@ -46,7 +46,7 @@ extension IMAPConnectionDriver {
         guard var view else { return Self.noSelection }
         var part = IMAPFetchPart(responses: leading)
         while !cursor.isFinished && !part.isFull {
-            if cursor.needsBatch(of: view.entries) {
+            if cursor.needsBatch {
                 cursor.batch = [:]  // the last batch's bytes go before the next batch's come
                 let ids = Self.readAhead(cursor.reads[cursor.readCount...], of: view.entries)
                 cursor.batch = try await store.raws(address: cursor.holder.address, ids: ids)

@@ -66,9 +66,9 @@ extension IMAPConnectionDriver {
         // Bounded before anything is looked up per message: a FETCH of a whole large mailbox is its task's, and the
         // loop must not first spend the time of one envelope lookup per message on it.
         guard indexes.count <= Self.loopMessages else { return nil }
-        let kept = attributes.contains(.envelope) ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : [:]
+        let kept = attributes.contains(.envelope) ? envelopes.envelopes(indexes.lazy.map { view.entries[$0].id }) : []
         var cursor = IMAPFetchCursor(
-            attributes: attributes, uid: uid, holder: holder, indexes: indexes, of: view.entries, first: nil, kept: kept,
+            attributes: attributes, uid: uid, holder: holder, indexes: indexes, first: nil, kept: kept,
             readOnly: view.readOnly)
         let ids = Self.readAhead(cursor.reads[...], of: view.entries)
         let bytes = cursor.reads.reduce(0) { $0 + Int(view.entries[$1].size) }

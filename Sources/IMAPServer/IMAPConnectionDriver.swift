@@ -148,7 +148,14 @@ actor IMAPConnectionDriver {
         guard let holder, let folder = view?.folder else { return [] }
         let state = try await store.state(address: holder.address)
         if let view, view.folder == folder, !view.holdsExpunges, view.lookedAtState == state { return [] }
-        let snapshot = try await snapshot(address: holder.address, folder: folder, state: state)
+        let changes = try await changes(since: view, address: holder.address, state: state)
+        guard view?.folder == folder else { return [] }
+        if let changes, changes.changes.touched.isEmpty, changes.changes.mailbox == view?.mailbox {
+            // Nothing of this mailbox changed (a folder made, mail to another): nothing to tell, nothing to read.
+            view?.lookedAtState = state
+            return []
+        }
+        let snapshot = try await snapshot(address: holder.address, folder: folder, state: state, applying: changes)
         guard view?.folder == folder else { return [] }
         var responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
         view?.lookedAtState = state
@@ -160,11 +167,35 @@ actor IMAPConnectionDriver {
         return responses
     }
 
-    /// The UIDs and flags of `folder` at `state` (just read), through the listener's shared cache.
-    func snapshot(address: String, folder: MailFolder, state: Int64) async throws -> IMAPSnapshotCache.Snapshot {
+    /// The most changes since the last look that a look reads from the change log
+    /// (``MailStore/uidChanges(address:folder:since:to:atMost:)``) rather than the mailbox whole.
+    static let changesReadAtMost = 1024
+
+    /// What changed in `view`'s mailbox from its last look to `state`, with the messages it knew then: read from the
+    /// change log, so that a change elsewhere (a folder made, mail to another folder) or to a few messages costs a
+    /// read of the log and of those few, not of every message (issue 84: 1.3 s a look at 50,000 messages). Nil when
+    /// the view holds expunges back, or the log cannot say (``MailStore/uidChanges(address:folder:since:to:atMost:)``):
+    /// the mailbox is then read whole.
+    private func changes(since view: IMAPMailboxView?, address: String, state: Int64) async throws
+        -> (changes: MailUIDChanges, base: [MailUIDEntry])?
+    {
+        guard let view, !view.holdsExpunges, let since = view.lookedAtState else { return nil }
+        let base = view.entries
+        return try await store.uidChanges(
+            address: address, folder: view.folder, since: since, to: state, atMost: Self.changesReadAtMost
+        ).map { ($0, base) }
+    }
+
+    /// The UIDs and flags of `folder` at `state` (just read), through the listener's shared cache: a look at another
+    /// state is `changes` applied to the messages known before them when given, else a read of the mailbox whole.
+    func snapshot(
+        address: String, folder: MailFolder, state: Int64,
+        applying changes: (changes: MailUIDChanges, base: [MailUIDEntry])? = nil
+    ) async throws -> IMAPSnapshotCache.Snapshot {
         let (store, now) = (store, now)
         return try await snapshots.snapshot(address: address, folder: folder, state: state) {
-            try await store.uidSnapshot(address: address, folder: folder, now: now())
+            if let changes { return (changes.changes.mailbox, changes.changes.applied(to: changes.base)) }
+            return try await store.uidSnapshot(address: address, folder: folder, now: now())
         }
     }
 }

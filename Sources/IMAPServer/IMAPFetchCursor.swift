@@ -25,8 +25,8 @@ struct IMAPFetchCursor: Sendable {
     /// The bytes read ahead, and the position in `reads` they reach.
     var batch: [String: [UInt8]]
     var batchEnd: Int
-    /// The envelopes kept by the listener for these messages.
-    let kept: [String: IMAPEnvelope]
+    /// The envelopes kept by the listener for these messages, by position in `indexes` (empty when none is asked).
+    let kept: [IMAPEnvelope?]
     let needsBytes: Bool
     let onlyEnvelopeNeedsBytes: Bool
     let marksSeen: Bool
@@ -34,8 +34,8 @@ struct IMAPFetchCursor: Sendable {
     /// A FETCH of `attributes` for the messages at `indexes` of `entries`, with the first batch already read when
     /// `first` is given (the bytes, and how many of the messages read they cover), on a mailbox `readOnly` or not.
     init(
-        attributes: [IMAPFetchAttribute], uid: Bool, holder: MailboxHolder, indexes: [Int], of entries: [MailUIDEntry],
-        first: (raws: [String: [UInt8]], count: Int)?, kept: [String: IMAPEnvelope], readOnly: Bool
+        attributes: [IMAPFetchAttribute], uid: Bool, holder: MailboxHolder, indexes: [Int],
+        first: (raws: [String: [UInt8]], count: Int)?, kept: [IMAPEnvelope?], readOnly: Bool
     ) {
         self.attributes = attributes
         self.uid = uid
@@ -50,29 +50,32 @@ struct IMAPFetchCursor: Sendable {
             attributes.contains(.envelope) && !IMAPMessageRenderer.needsBytes(attributes.filter { $0 != .envelope })
         marksSeen = !readOnly && IMAPMessageRenderer.setsSeen(attributes)
         reads = []
-        reads = indexes.filter { readsBytes(entries[$0].id) }
+        reads = indexes.indices.filter(readsBytes(at:)).map { indexes[$0] }
     }
 
     var isFinished: Bool { position >= indexes.count }
 
-    /// Whether `id`'s bytes are read for this FETCH (not when only an envelope the listener kept needs them).
-    func readsBytes(_ id: String) -> Bool { needsBytes && !(onlyEnvelopeNeedsBytes && kept[id] != nil) }
-
-    /// Whether the next message's bytes are read and the batch read ahead is spent: the next batch is read first.
-    func needsBatch(of entries: [MailUIDEntry]) -> Bool {
-        !isFinished && readsBytes(entries[indexes[position]].id) && readCount >= batchEnd
+    /// Whether the bytes of the message at `position` of `indexes` are read for this FETCH (not when only an envelope
+    /// the listener kept needs them).
+    func readsBytes(at position: Int) -> Bool {
+        needsBytes && !(onlyEnvelopeNeedsBytes && position < kept.count && kept[position] != nil)
     }
 
-    /// Answers the next message into `part` from the batch read ahead (``needsBatch(of:)`` false): its items in the
+    /// Whether the next message's bytes are read and the batch read ahead is spent: the next batch is read first.
+    var needsBatch: Bool { !isFinished && readsBytes(at: position) && readCount >= batchEnd }
+
+    /// Answers the next message into `part` from the batch read ahead (``needsBatch`` false): its items in the
     /// order asked, `\Seen` set in `view` and kept for the store when the FETCH marks it. A message gone from the store
     /// since the view was looked at is passed over.
     mutating func answerNext(view: inout IMAPMailboxView, into part: inout IMAPFetchPart) {
         let index = indexes[position]
+        let envelope = position < kept.count ? kept[position] : nil
+        let readsBytes = readsBytes(at: position)
         position += 1
         part.answered += 1
         let entry = view.entries[index]
         var renderer: IMAPMessageRenderer?
-        if readsBytes(entry.id) {
+        if readsBytes {
             readCount += 1
             guard let raw = batch[entry.id] else { return }
             part.rendered += raw.count
@@ -93,7 +96,7 @@ struct IMAPFetchCursor: Sendable {
             case .rfc822Size: items.append(.rfc822Size(UInt64(entry.size)))
             case .internalDate: items.append(.internalDate(IMAPDateTime(seconds: entry.receivedAt)))
             case .envelope:
-                if let envelope = kept[entry.id] {
+                if let envelope {
                     items.append(.envelope(envelope))
                 } else if case .envelope(let envelope)? = renderer?.item(attribute) {
                     items.append(.envelope(envelope))
