@@ -179,7 +179,7 @@ let package = Package(
         // root fills (IMAPSignIn: the holder, its standing, why a session ends) and the OAuth SASL step. No protocol
         // of its own and no store: each serving target brings its session and its driver.
         .target(name: "MailDoorServer", dependencies: [
-            "SocketServer", "ServerTLS", "ClientAddress", "SASL",
+            "SocketServer", "ServerTLS", "ClientAddress", "SASL", "MailDoor",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
