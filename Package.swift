@@ -42,7 +42,8 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
 
         // The server's one calendar: civil dates, RFC 3339 and RFC 5322 date-times (HTTP's IMF-fixdate is the latter),
-        // written and read without Foundation. Pure: no dependency.
+        // written and read without Foundation; and the one bounded map of entries that lapse with time
+        // (ExpiringEntries). Pure: no dependency.
         .target(name: "Time"),
         // Pure HTTP/1.1: parser, encoder, router. No sockets.
         .target(name: "HTTP1", dependencies: ["Time"]),
@@ -178,7 +179,7 @@ let package = Package(
         // root fills (IMAPSignIn: the holder, its standing, why a session ends) and the OAuth SASL step. No protocol
         // of its own and no store: each serving target brings its session and its driver.
         .target(name: "MailDoorServer", dependencies: [
-            "SocketServer", "ServerTLS", "ClientAddress", "SASL",
+            "SocketServer", "ServerTLS", "ClientAddress", "SASL", "MailDoor",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MailDelivery", dependencies: ["Directory", "EmailAddresses", "MIME", "MailStore", "SMTPOutcomes", "Storage"]),
@@ -263,7 +264,7 @@ let package = Package(
         // The OAuth grant model: the only target with SQL of the grant tables (grants, codes, refresh tokens,
         // access-token rows, clients) and the typed access-token claims; the authorization server, the resource side
         // and the owner pages sit on top of it.
-        .target(name: "OAuthGrants", dependencies: ["JWT", "JSON", "AuthCrypto", "Directory", "Storage"]),
+        .target(name: "OAuthGrants", dependencies: ["JWT", "JSON", "AuthCrypto", "Directory", "Storage", "Time"]),
         // The resource side of OAuth (issue 28): the owners' RFC 9068 access tokens verified for JMAP, MCP and
         // /api/v1/agents, their grants' liveness cached per instance and invalidated by revocations, the agents list.
         .target(name: "OAuthResource", dependencies: [

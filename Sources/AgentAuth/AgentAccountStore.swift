@@ -158,14 +158,14 @@ public struct AgentAccountStore: Sendable {
 
     /// Whether `liveAccountOnCallingThread(id:)` reads here: the database reads on the calling thread's own
     /// connection (SQLite), never on PostgreSQL, whose read is a round trip.
-    public var readsOnCallingThread: Bool { database is any ThreadOwnedReading }
+    public var readsOnCallingThread: Bool { database.callingThread != nil }
 
     /// The live account with id `id`, read on the calling thread with a read-only connection the thread owns: for a
     /// short request run to completion on its event loop. Nil as well when the database has no such connections
     /// (check `readsOnCallingThread`).
     /// - Throws: storage errors.
     public func liveAccountOnCallingThread(id: String) throws -> AgentAccount? {
-        guard let database = database as? any ThreadOwnedReading else { return nil }
+        guard let database = database.callingThread else { return nil }
         return try database.readOnCallingThread { connection in try Self.liveAccount(id: id, connection) }
     }
 

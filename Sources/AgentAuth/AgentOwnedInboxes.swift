@@ -127,16 +127,9 @@ public struct AgentOwnedInboxes: OwnedInboxes {
 
     /// Removes the `owner_inboxes` row only: the account, its key, sessions and mail stay.
     public func unlink(accountID: String, ownerID: String) async throws -> OwnedInbox? {
-        let domain = domain
-        return try await database.write { connection in
-            try connection.transaction {
-                guard let inbox = try Self.inbox(accountID: accountID, ownerID: ownerID, connection, domain) else {
-                    return nil
-                }
-                try connection.run(
-                    "DELETE FROM owner_inboxes WHERE agent_id = ? AND owner_id = ?", [.text(accountID), .text(ownerID)])
-                return inbox
-            }
+        try await change(accountID: accountID, ownerID: ownerID) { _, connection in
+            try connection.run(
+                "DELETE FROM owner_inboxes WHERE agent_id = ? AND owner_id = ?", [.text(accountID), .text(ownerID)])
         }
     }
 
@@ -145,14 +138,25 @@ public struct AgentOwnedInboxes: OwnedInboxes {
     /// account's deletion does (migration 0022), and its uploaded JMAP blobs (``MailStore/deleteMailbox(_:_:)``): a
     /// later inbox of the same name starts empty, from state 0, and can read nothing of this one.
     public func delete(accountID: String, ownerID: String) async throws -> OwnedInbox? {
+        try await change(accountID: accountID, ownerID: ownerID) { inbox, connection in
+            try MailStore.deleteMailbox(inbox.address, connection)
+            try connection.run("DELETE FROM agent_accounts WHERE id = ?", [.text(accountID)])
+        }
+    }
+
+    /// Reads the owner's inbox `accountID` and makes `change` to it, in one transaction: the inbox as it was, or nil
+    /// (nothing changed) when the owner holds no such inbox.
+    private func change(
+        accountID: String, ownerID: String,
+        _ change: @escaping @Sendable (OwnedInbox, any SQLConnection) throws -> Void
+    ) async throws -> OwnedInbox? {
         let domain = domain
         return try await database.write { connection in
             try connection.transaction {
                 guard let inbox = try Self.inbox(accountID: accountID, ownerID: ownerID, connection, domain) else {
                     return nil
                 }
-                try MailStore.deleteMailbox(inbox.address, connection)
-                try connection.run("DELETE FROM agent_accounts WHERE id = ?", [.text(accountID)])
+                try change(inbox, connection)
                 return inbox
             }
         }

@@ -204,6 +204,15 @@ struct ResponseParser {
         body.append(contentsOf: bytes)
     }
 
+    /// Moves up to `remaining` bytes of a known length (the body's, or a chunk's) from the buffer to the body: how many
+    /// are still to come.
+    private mutating func takeBody(_ remaining: Int) throws(FetchError) -> Int {
+        let take = min(remaining, buffer.count)
+        try appendBody(buffer[..<take])
+        buffer.removeFirst(take)
+        return remaining - take
+    }
+
     private mutating func parseBody() throws(FetchError) -> Progress {
         while case .body(let framing) = state {
             switch framing {
@@ -213,15 +222,9 @@ struct ResponseParser {
                 return .complete(body)
             case .length(let remaining):
                 guard body.count + remaining <= maxBodyBytes else { throw .bodyTooLarge }
-                let take = min(remaining, buffer.count)
-                try appendBody(buffer[..<take])
-                buffer.removeFirst(take)
-                if remaining - take == 0 {
-                    state = .body(.done)
-                } else {
-                    state = .body(.length(remaining - take))
-                    return .needMoreData
-                }
+                let left = try takeBody(remaining)
+                state = .body(left == 0 ? .done : .length(left))
+                if left > 0 { return .needMoreData }
             case .untilClose:
                 try appendBody(buffer)
                 buffer.removeAll()
@@ -247,15 +250,9 @@ struct ResponseParser {
                     state = .body(.chunkData(size))
                 }
             case .chunkData(let remaining):
-                let take = min(remaining, buffer.count)
-                try appendBody(buffer[..<take])
-                buffer.removeFirst(take)
-                if remaining - take == 0 {
-                    state = .body(.chunkDataEnd)
-                } else {
-                    state = .body(.chunkData(remaining - take))
-                    return .needMoreData
-                }
+                let left = try takeBody(remaining)
+                state = .body(left == 0 ? .chunkDataEnd : .chunkData(left))
+                if left > 0 { return .needMoreData }
             case .chunkDataEnd:
                 if buffer.first == 0x0d {
                     guard buffer.count >= 2 else { return .needMoreData }

@@ -1,4 +1,5 @@
 import BufferBudget
+import MailDoor
 
 /// What a session offers: its limits, its extensions, its SASL mechanisms and where TLS stands. The driver that
 /// serves IMAP fills it per connection (a loopback client, an implicit-TLS port).
@@ -35,3 +36,5 @@ public struct IMAPSessionConfiguration: Sendable {
         limits.maxNonSynchronizingLiteralBytes >= limits.maxLiteralBytes ? "LITERAL+" : "LITERAL-"
     }
 }
+
+extension IMAPSessionConfiguration: MailDoorSignInSettings {}

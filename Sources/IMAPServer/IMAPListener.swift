@@ -2,7 +2,6 @@ import IMAP
 import Logging
 import MailDoorServer
 import MailStore
-import SASL
 import ServerTLS
 
 /// IMAP as its listener serves each connection: an ``IMAPConnection`` of ``IMAPSession`` and its own
@@ -32,10 +31,7 @@ struct IMAPListener: MailListener {
         var settings = IMAPSessionConfiguration()
         settings.limits = configuration.limits
         settings.buffers = configuration.buffers
-        settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
-        settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
-        settings.isSecure = configuration.tls != nil && configuration.implicitTLS
-        settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
+        offerSignIn(to: &settings, peer: peer, plaintextOnLoopback: configuration.plaintextOnLoopback)
         let driver = IMAPConnectionDriver(
             store: store, snapshots: snapshots, envelopes: envelopes, signIn: signIn, client: peer,
             now: configuration.wallClock, logger: logger, searchBudget: searchBudget, loopAnswers: loopAnswers)

@@ -136,11 +136,7 @@ public struct JMAPService: Sendable {
                 if let error = error as? RequestError { return (error.response, false) }
                 if let refusal = error as? AuthenticationRefusal { return (Self.response(refusal, baseURL), false) }
                 let failure = ServiceFailure(error)
-                var response = RequestError.serverFailure(failure).response
-                // A 503 (the database unreachable or read-only, the pool full) says when to come back, as every
-                // surface's.
-                if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
-                return (response, failure.shouldLog)
+                return failure.answer(RequestError.serverFailure(failure).response)
             },
             onUnexpectedError: onUnexpectedError)
     }

@@ -103,11 +103,7 @@ private struct JSONParser {
         index += 1
         var members: [(String, JSONValue)] = []
         var keys = Set<String>()
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
+        if empty(before: UInt8(ascii: "}")) { return .object(members) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
@@ -124,15 +120,7 @@ private struct JSONParser {
             index += 1
             skipWhitespace()
             members.append((key, try parseValue(depth: depth)))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
-            index += 1
-            return .object(members)
+            guard try another(before: UInt8(ascii: "}"), else: "expected ',' or '}'") else { return .object(members) }
         }
     }
 
@@ -140,24 +128,33 @@ private struct JSONParser {
         guard depth <= maximumDepth else { throw error("nested too deeply") }
         index += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
+        if empty(before: UInt8(ascii: "]")) { return .array(elements) }
         while true {
             skipWhitespace()
             elements.append(try parseValue(depth: depth))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
-            index += 1
-            return .array(elements)
+            guard try another(before: UInt8(ascii: "]"), else: "expected ',' or ']'") else { return .array(elements) }
         }
+    }
+
+    /// Whether the object or array just opened is empty: true past its `closer`, false before its first member or
+    /// element.
+    mutating func empty(before closer: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == closer else { return false }
+        index += 1
+        return true
+    }
+
+    /// After an object's member or an array's element: true past a `,` (another follows), false past `closer` (the
+    /// object or array ends).
+    /// - Throws: "unexpected end" at the end of the input, `reason` at any other byte.
+    mutating func another(before closer: UInt8, else reason: String) throws(JSONValue.ParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end") }
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: ",") || byte == closer else { throw error(reason) }
+        index += 1
+        return byte == UInt8(ascii: ",")
     }
 
     mutating func parseString() throws(JSONValue.ParseError) -> String {

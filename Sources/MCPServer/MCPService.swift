@@ -65,11 +65,10 @@ public struct MCPService: Sendable {
             },
             failure: { error in
                 let failure = ServiceFailure(error)
-                var response = HTTPResponse.noStoreJSON(
-                    failure.status,
-                    JSONRPCError(.internalError, "The server could not check the credential; try again.").response)
-                if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
-                return (response, failure.shouldLog)
+                return failure.answer(
+                    HTTPResponse.noStoreJSON(
+                        failure.status,
+                        JSONRPCError(.internalError, "The server could not check the credential; try again.").response))
             },
             onUnexpectedError: onUnexpectedError)
         self.configuration = configuration

@@ -59,11 +59,19 @@ public enum MIMEComposer {
     ///   holds a character its field cannot carry (a space, a control character, an angle bracket, ...).
     public static func compose(_ message: OutgoingMessage) throws(MIMEComposerError) -> [UInt8] {
         var head: [String] = []
-        func addresses(_ name: String, _ list: [MailAddress]) throws(MIMEComposerError) {
+        /// A field of `list`'s items, each written (and checked) by `write` for field `name`, folded with `separator`;
+        /// none for an empty list.
+        func field<Item>(
+            _ name: String, _ list: [Item], separator: String,
+            _ write: (Item, String) throws(MIMEComposerError) -> String
+        ) throws(MIMEComposerError) {
             guard !list.isEmpty else { return }
             var written: [String] = []
-            for item in list { written.append(try address(item, field: name)) }
-            head.append(HeaderText.fold(name, written, separator: ","))
+            for item in list { written.append(try write(item, name)) }
+            head.append(HeaderText.fold(name, written, separator: separator))
+        }
+        func addresses(_ name: String, _ list: [MailAddress]) throws(MIMEComposerError) {
+            try field(name, list, separator: ",", address(_:field:))
         }
         try addresses("From", message.from)
         if let sender = message.sender { try addresses("Sender", [sender]) }
@@ -76,14 +84,8 @@ public enum MIMEComposer {
         if !given.contains("message-id") {
             head.append("Message-ID: " + (try messageID(message.messageID, field: "Message-ID")))
         }
-        func ids(_ name: String, _ list: [String]) throws(MIMEComposerError) {
-            guard !list.isEmpty else { return }
-            var written: [String] = []
-            for id in list { written.append(try messageID(id, field: name)) }
-            head.append(HeaderText.fold(name, written, separator: ""))
-        }
-        try ids("In-Reply-To", message.inReplyTo)
-        try ids("References", message.references)
+        try field("In-Reply-To", message.inReplyTo, separator: "", messageID(_:field:))
+        try field("References", message.references, separator: "", messageID(_:field:))
         head += message.headerLines
         if !given.contains("mime-version") { head.append("MIME-Version: 1.0") }
 

@@ -1,4 +1,6 @@
 import ClientAddress
+import MailDoor
+import SASL
 import ServerTLS
 import SocketServer
 
@@ -54,6 +56,17 @@ extension MailListener {
 }
 
 extension MailListener {
+    /// Sets what a connection from `peer` is offered for signing in, the mail doors' one policy: PLAIN, LOGIN and the
+    /// OAuth mechanisms (``BearerSASL/mechanisms``); the upgrade to TLS where TLS is served and does not start at the
+    /// first byte; secure at once on the implicit-TLS port; passwords and tokens without TLS only from a loopback peer,
+    /// and only with `plaintextOnLoopback`.
+    package func offerSignIn(to settings: inout some MailDoorSignInSettings, peer: String, plaintextOnLoopback: Bool) {
+        settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
+        settings.startTLSAvailable = tls != nil && !implicitTLS
+        settings.isSecure = tls != nil && implicitTLS
+        settings.allowsPlaintextAuthentication = plaintextOnLoopback && Self.isLoopback(peer)
+    }
+
     /// `127.0.0.0/8`, `::1`, and IPv4-mapped loopback: where plaintext sign-in may be allowed.
     package static func isLoopback(_ peer: String) -> Bool {
         IPAddress(peer)?.isLoopback ?? false

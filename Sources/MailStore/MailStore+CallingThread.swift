@@ -48,13 +48,13 @@ public struct MailCallingThreadRead {
 extension MailStore {
     /// Whether ``readOnCallingThread(_:)`` reads: the database is SQLite, whose threads each read on a connection of
     /// their own.
-    public var readsOnCallingThread: Bool { database is any ThreadOwnedReading }
+    public var readsOnCallingThread: Bool { database.callingThread != nil }
 
     /// `body` run on the calling thread with its own read-only connection (``ThreadOwnedReading``); nil when the
     /// database has none (PostgreSQL). For threads that live as long as the store, as event loops do.
     /// - Throws: what `body` throws; the storage's errors (`.busy` after a short wait).
     public func readOnCallingThread<T: Sendable>(_ body: (MailCallingThreadRead) throws -> T) throws -> T? {
-        guard let database = database as? any ThreadOwnedReading else { return nil }
+        guard let database = database.callingThread else { return nil }
         return try database.readOnCallingThread { connection in try body(MailCallingThreadRead(connection: connection)) }
     }
 }

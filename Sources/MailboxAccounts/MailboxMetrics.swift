@@ -23,26 +23,25 @@ package struct MailboxMetrics: Sendable {
     private let created: [Bool: Counter]
 
     init(factory: any MetricsFactory) {
-        var verifications: [VerificationResult: Counter] = [:]
-        for result in VerificationResult.allCases {
-            verifications[result] = Counter(
-                label: "postern_pow_verifications_total",
-                dimensions: [("surface", "mailbox"), ("result", result.rawValue)], factory: factory)
+        verifications = Self.counters(VerificationResult.allCases, "postern_pow_verifications_total", factory) {
+            [("surface", "mailbox"), ("result", $0.rawValue)]
         }
-        self.verifications = verifications
-        var rejections: [MailboxRateClass: Counter] = [:]
-        for rateClass in MailboxRateClass.allCases {
-            rejections[rateClass] = Counter(
-                label: "postern_rate_limit_rejections_total",
-                dimensions: [("surface", "mailbox"), ("class", rateClass.metricName)], factory: factory)
+        rejections = Self.counters(MailboxRateClass.allCases, "postern_rate_limit_rejections_total", factory) {
+            [("surface", "mailbox"), ("class", $0.metricName)]
         }
-        self.rejections = rejections
-        created = [
-            false: Counter(
-                label: "postern_mailbox_accounts_created_total", dimensions: [("plan", "free")], factory: factory),
-            true: Counter(
-                label: "postern_mailbox_accounts_created_total", dimensions: [("plan", "pro")], factory: factory),
-        ]
+        created = Self.counters([false, true], "postern_mailbox_accounts_created_total", factory) {
+            [("plan", $0 ? "pro" : "free")]
+        }
+    }
+
+    /// One counter of `label` for each of `keys`, each with the dimensions `dimensions` gives it.
+    private static func counters<Key: Hashable>(
+        _ keys: [Key], _ label: String, _ factory: any MetricsFactory, dimensions: (Key) -> [(String, String)]
+    ) -> [Key: Counter] {
+        Dictionary(
+            uniqueKeysWithValues: keys.map { key in
+                (key, Counter(label: label, dimensions: dimensions(key), factory: factory))
+            })
     }
 
     /// Counts one proof-of-work verification outcome.

@@ -109,13 +109,13 @@ public struct OAuthConfidentialClients: Sendable {
 
     /// Whether ``clientOnCallingThread(id:)`` reads here: the database reads on the calling thread's own connection
     /// (SQLite), never on PostgreSQL, whose read is a round trip.
-    public var readsOnCallingThread: Bool { database is any ThreadOwnedReading }
+    public var readsOnCallingThread: Bool { database.callingThread != nil }
 
     /// ``client(id:)`` read on the calling thread with a read-only connection the thread owns (an event loop's short
     /// work); nil as well where the database has no such connections (check ``readsOnCallingThread``).
     /// - Throws: storage errors.
     public func clientOnCallingThread(id clientID: String) throws -> OAuthConfidentialClient? {
-        guard !clientID.isEmpty, clientID.utf8.count <= 256, let database = database as? any ThreadOwnedReading else {
+        guard !clientID.isEmpty, clientID.utf8.count <= 256, let database = database.callingThread else {
             return nil
         }
         return try database.readOnCallingThread {

@@ -1,4 +1,5 @@
 import Synchronization
+import Time
 
 /// The grants this instance found live, by access-token `jti`, until the token expires or a revocation drops them:
 /// ``invalidate(grantID:)`` for one grant (the `postern_grants` notification of any instance, or the local revocation
@@ -9,18 +10,17 @@ import Synchronization
 /// revocations with it and, on PostgreSQL, feeds it `postern_grants`.
 public final class OAuthGrantCache: OAuthGrantRevocationObserver {
     private struct State {
-        var byJTI: [String: OAuthGrantRecord] = [:]
+        var byJTI: ExpiringEntries<String, OAuthGrantRecord>
         var jtisByGrant: [String: Set<String>] = [:]
         /// Bumped by every invalidation.
         var generation: UInt64 = 0
     }
 
-    private let state = Mutex(State())
-    private let capacity: Int
+    private let state: Mutex<State>
 
     /// - Parameter capacity: the most tokens kept (at least 1).
     public init(capacity: Int = 100_000) {
-        self.capacity = max(1, capacity)
+        state = Mutex(State(byJTI: ExpiringEntries(capacity: capacity) { record, now in record.isLive(at: now) }))
     }
 
     /// The PostgreSQL channel on which the `oauth_grant_revoked` trigger (migration 0016) sends a grant's id when it
@@ -48,17 +48,15 @@ public final class OAuthGrantCache: OAuthGrantRevocationObserver {
     func store(_ record: OAuthGrantRecord, jti: String, since generation: UInt64, now: Int64) {
         state.withLock { state in
             guard state.generation == generation else { return }
-            if state.byJTI.count >= capacity {
-                for (key, kept) in state.byJTI where !kept.isLive(at: now) {
-                    Self.remove(jti: key, grantID: kept.grantID, from: &state)
-                }
-                if state.byJTI.count >= capacity {
-                    state.byJTI = [:]
-                    state.jtisByGrant = [:]
-                }
+            // Making room when full drops the grants no longer live, then all (``ExpiringEntries``): the index by grant
+            // is then made again from what is left.
+            if state.byJTI.insert(record, for: jti, now: now) {
+                state.jtisByGrant = Dictionary(
+                    grouping: state.byJTI.entries, by: \.value.grantID
+                ).mapValues { Set($0.map(\.key)) }
+            } else {
+                state.jtisByGrant[record.grantID, default: []].insert(jti)
             }
-            state.byJTI[jti] = record
-            state.jtisByGrant[record.grantID, default: []].insert(jti)
         }
     }
 
@@ -71,7 +69,7 @@ public final class OAuthGrantCache: OAuthGrantRevocationObserver {
     public func invalidate(grantID: String) {
         state.withLock { state in
             state.generation &+= 1
-            for jti in state.jtisByGrant.removeValue(forKey: grantID) ?? [] { state.byJTI[jti] = nil }
+            for jti in state.jtisByGrant.removeValue(forKey: grantID) ?? [] { state.byJTI.removeValue(forKey: jti) }
         }
     }
 
@@ -79,7 +77,7 @@ public final class OAuthGrantCache: OAuthGrantRevocationObserver {
     public func invalidateAll() {
         state.withLock { state in
             state.generation &+= 1
-            state.byJTI = [:]
+            state.byJTI.removeAll()
             state.jtisByGrant = [:]
         }
     }
@@ -88,7 +86,7 @@ public final class OAuthGrantCache: OAuthGrantRevocationObserver {
     public var count: Int { state.withLock { $0.byJTI.count } }
 
     private static func remove(jti: String, grantID: String, from state: inout State) {
-        state.byJTI[jti] = nil
+        state.byJTI.removeValue(forKey: jti)
         state.jtisByGrant[grantID]?.remove(jti)
         if state.jtisByGrant[grantID]?.isEmpty == true { state.jtisByGrant[grantID] = nil }
     }

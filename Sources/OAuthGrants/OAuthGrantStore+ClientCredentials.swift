@@ -19,7 +19,7 @@ extension OAuthGrantStore {
 
     /// Whether ``issueClientGrantQueued(jti:clientID:permissions:resource:now:expiresAt:alongside:completion:)`` is
     /// served: the database queues writes from the calling thread (SQLite's group commit).
-    public var queuesWritesFromCallingThread: Bool { database is any ThreadOwnedReading }
+    public var queuesWritesFromCallingThread: Bool { database.callingThread != nil }
 
     /// ``issueClientGrant(jti:clientID:permissions:resource:now:expiresAt:alongside:)`` from an event loop, which does
     /// not wait: the write is queued to the writer's group commit and `completion` called once it committed (nil) or
@@ -29,7 +29,7 @@ extension OAuthGrantStore {
         alongside: (@Sendable (any SQLConnection) throws -> Void)? = nil,
         completion: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        guard let database = database as? any ThreadOwnedReading else {
+        guard let database = database.callingThread else {
             return completion(StorageError(.misuse, "this database does not queue writes from the calling thread"))
         }
         database.write(

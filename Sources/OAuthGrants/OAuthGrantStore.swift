@@ -329,13 +329,13 @@ public struct OAuthGrantStore: Sendable {
 
     /// Whether ``recordOnCallingThread(for:)`` reads here: the database reads on the calling thread's own connection
     /// (SQLite), never on PostgreSQL, whose read is a round trip.
-    public var readsOnCallingThread: Bool { database is any ThreadOwnedReading }
+    public var readsOnCallingThread: Bool { database.callingThread != nil }
 
     /// ``record(for:)`` read on the calling thread with a read-only connection the thread owns: for short work run to
     /// completion on an event loop.
     /// - Throws: storage errors; `.misuse` where the database has no such connections (check ``readsOnCallingThread``).
     public func recordOnCallingThread(for claims: OAuthAccessClaims) throws -> OAuthGrantRecord? {
-        guard let database = database as? any ThreadOwnedReading else {
+        guard let database = database.callingThread else {
             throw StorageError(.misuse, "this database does not read on the calling thread")
         }
         let (jti, first) = (claims.jti, Self.firstLookup(claims))

@@ -2,6 +2,7 @@ import AuthCrypto
 import JSON
 import JWT
 import Synchronization
+import Time
 
 /// A bounded cache of this issuer's access tokens whose signature verified, keyed by the SHA-256 of the token's bytes
 /// (issue 86: the Ed25519 check was 38% of an introspection's CPU, paid again for every request with the same token).
@@ -25,7 +26,7 @@ public final class OAuthVerifiedTokens: Sendable {
     /// The most tokens kept; 0 keeps none (every request verifies).
     public let capacity: Int
     let policy: JWTPolicy
-    private let entries = Mutex<[[UInt8]: Entry]>([:])
+    private let entries: Mutex<ExpiringEntries<[UInt8], Entry>>
 
     struct Entry: Sendable {
         let verified: JWTVerified<OAuthAccessClaims>
@@ -40,6 +41,10 @@ public final class OAuthVerifiedTokens: Sendable {
     public init(issuer: String, lifetime: Int64, capacity: Int = defaultCapacity) {
         policy = OAuthAccessClaims.policy(issuer: issuer, lifetime: lifetime)
         self.capacity = max(0, capacity)
+        entries = Mutex(
+            ExpiringEntries(capacity: capacity) { entry, now in
+                OAuthVerifiedTokens.unexpired(entry.verified.expiresAt, now: now)
+            })
     }
 
     /// How many tokens are kept now.
@@ -63,19 +68,11 @@ public final class OAuthVerifiedTokens: Sendable {
         }
         let verified = try keys.verifyWithLifetime(
             token, as: OAuthAccessClaims.self, policy: policy, now: now, leeway: Self.leeway)
-        if let kid = Self.kid(of: token) { keep(Entry(verified: verified, kid: kid), digest, now: now) }
-        return verified
-    }
-
-    /// Keeps `entry` under `digest`, making room first when the cache is full.
-    private func keep(_ entry: Entry, _ digest: [UInt8], now: Int64) {
-        entries.withLock { entries in
-            if entries.count >= capacity {
-                entries = entries.filter { Self.unexpired($0.value.verified.expiresAt, now: now) }
-                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            }
-            entries[digest] = entry
+        if let kid = Self.kid(of: token) {
+            // Making room when full drops the expired tokens, then all (``ExpiringEntries``).
+            entries.withLock { _ = $0.insert(Entry(verified: verified, kid: kid), for: digest, now: now) }
         }
+        return verified
     }
 
     /// The verification's rule: a token is refused on or after `exp` plus the leeway.

@@ -262,7 +262,7 @@ public struct OIDCSignIns: Sendable {
     /// The database when its reads and writes may be made from an event loop's short work (SQLite: a read-only
     /// connection of the calling thread's own, and writes handed to the writer without waiting); nil on PostgreSQL,
     /// whose every read and write is a round trip.
-    public var callingThread: (any ThreadOwnedReading)? { database as? any ThreadOwnedReading }
+    public var callingThread: (any ThreadOwnedReading)? { database.callingThread }
 
     /// Revokes the access token the code `digest` issued and its mail grant; the grant's id when one was revoked.
     private static func revokeFirstUse(of digest: SQLValue, now: Int64, _ connection: any SQLConnection) throws

@@ -59,13 +59,13 @@ public struct OAuthAgentsService: Sendable {
                     return (response, false)
                 }
                 let failure = ServiceFailure(error)
-                var response = HTTPResponse.noStoreJSON(
-                    failure.status,
-                    .object([
-                        ("error", "server_error"), ("error_description", "The server could not answer; try again."),
-                    ]))
-                if failure.status == .serviceUnavailable { response.headers.setRetryAfter(seconds: 1) }
-                return (response, failure.shouldLog)
+                return failure.answer(
+                    HTTPResponse.noStoreJSON(
+                        failure.status,
+                        .object([
+                            ("error", "server_error"),
+                            ("error_description", "The server could not answer; try again."),
+                        ])))
             },
             onUnexpectedError: onUnexpectedError)
     }

@@ -58,15 +58,24 @@ extension OAuthService {
     /// its key is kept; the grant comes from the cache of live grants where revocations reach it, and is read
     /// otherwise, in the table the token's kind names first.
     private func accessTokenIntrospection(_ token: String, now: Int64) async throws -> [(String, JSONValue)]? {
-        guard let verified = try? accessTokens.verify(token, now: now), case let claims = verified.claims,
-            let record = try await accessTokens.record(for: claims, now: now), record.isLive(at: now),
-            record.matches(claims)
-        else { return nil }
+        guard let verified = try? accessTokens.verify(token, now: now) else { return nil }
+        return liveAccessTokenMembers(
+            verified, grant: try await accessTokens.record(for: verified.claims, now: now), now: now)
+    }
+
+    /// The answer's members for the access token `verified` when `grant`, its grant as read, is live at `now` and
+    /// agrees with its claims; nil otherwise. Both introspection paths end here and differ only in how they read the
+    /// grant: ``accessTokenIntrospection(_:now:)`` from the cache or in a task, ``introspectionNow(_:)`` on the loop
+    /// thread's own connection.
+    func liveAccessTokenMembers(_ verified: JWTVerified<OAuthAccessClaims>, grant: OAuthGrantRecord?, now: Int64)
+        -> [(String, JSONValue)]?
+    {
+        guard let grant, grant.isLive(at: now), grant.matches(verified.claims) else { return nil }
         return accessTokenMembers(verified)
     }
 
     /// The answer's members for the live access token `verified`.
-    func accessTokenMembers(_ verified: JWTVerified<OAuthAccessClaims>) -> [(String, JSONValue)] {
+    private func accessTokenMembers(_ verified: JWTVerified<OAuthAccessClaims>) -> [(String, JSONValue)] {
         let claims = verified.claims
         var members: [(String, JSONValue)] = [
             ("active", .bool(true)), ("scope", .string(claims.permissions.scope)),

@@ -83,11 +83,11 @@ extension OAuthService {
             let client = try? confidentialClientNow(request, fields: fields), client.introspection
         else { return nil }
         let now = clock()
-        guard let verified = try? accessTokens.verify(token, now: now), case let claims = verified.claims,
-            let record = try? accessTokens.recordOnCallingThread(for: claims), record.isLive(at: now),
-            record.matches(claims)
+        guard let verified = try? accessTokens.verify(token, now: now),
+            let members = liveAccessTokenMembers(
+                verified, grant: try? accessTokens.recordOnCallingThread(for: verified.claims), now: now)
         else { return nil }
         metrics.introspections.increment()
-        return OAuthJSON.response(.ok, .object(accessTokenMembers(verified)))
+        return OAuthJSON.response(.ok, .object(members))
     }
 }

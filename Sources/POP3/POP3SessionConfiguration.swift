@@ -1,3 +1,5 @@
+import MailDoor
+
 /// What a POP3 session offers: its limits, its SASL mechanisms and where TLS stands.
 public struct POP3SessionConfiguration: Sendable, Equatable {
     public var limits = POP3Limits()
@@ -13,3 +15,5 @@ public struct POP3SessionConfiguration: Sendable, Equatable {
     /// The defaults: nothing secure, no TLS to offer, plaintext sign-in refused.
     public init() {}
 }
+
+extension POP3SessionConfiguration: MailDoorSignInSettings {}

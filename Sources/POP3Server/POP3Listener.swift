@@ -2,7 +2,6 @@ import Logging
 import MailDoorServer
 import MailStore
 import POP3
-import SASL
 import ServerTLS
 
 /// POP3 as its listener serves each connection: a ``POP3Connection`` of ``POP3Session`` and its own
@@ -24,10 +23,7 @@ struct POP3Listener: MailListener {
     func connection(peer: String, now: UInt64) -> POP3Connection {
         var settings = POP3SessionConfiguration()
         settings.limits = configuration.limits
-        settings.mechanisms = ["PLAIN", "LOGIN"] + BearerSASL.mechanisms
-        settings.startTLSAvailable = configuration.tls != nil && !configuration.implicitTLS
-        settings.isSecure = configuration.tls != nil && configuration.implicitTLS
-        settings.allowsPlaintextAuthentication = configuration.plaintextOnLoopback && Self.isLoopback(peer)
+        offerSignIn(to: &settings, peer: peer, plaintextOnLoopback: configuration.plaintextOnLoopback)
         let driver = POP3ConnectionDriver(
             store: store, signIn: signIn, client: peer, now: configuration.wallClock, logger: logger)
         return POP3Connection(session: POP3Session(configuration: settings, now: now), driver: driver)

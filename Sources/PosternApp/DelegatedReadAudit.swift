@@ -1,6 +1,7 @@
 import Audit
 import Directory
 import Synchronization
+import Time
 
 /// A resource door's access-token check that writes what an agent acting for its owner read there (issue 86): the
 /// first request a delegated token (token exchange, with `act`) makes at JMAP or MCP on this instance writes one
@@ -46,17 +47,14 @@ struct DelegatedReadAudit: AccessGrantAuthenticator {
         /// How long a token is kept from its first use, seconds: the longest an access token lives.
         static let keptFor: Int64 = 900
 
-        private let until = Mutex<[String: Int64]>([:])
+        /// Each token's end of being kept, Unix seconds.
+        private let until = Mutex(ExpiringEntries<String, Int64>(capacity: capacity) { end, now in end > now })
 
         /// Whether `key` is seen here for the first time (within ``keptFor`` seconds of `now`); it is kept.
         func first(_ key: String, now: Int64) -> Bool {
             until.withLock { until in
                 if let end = until[key], end > now { return false }
-                if until.count >= Self.capacity {
-                    until = until.filter { $0.value > now }
-                    if until.count >= Self.capacity { until.removeAll(keepingCapacity: true) }
-                }
-                until[key] = now + Self.keptFor
+                until.insert(now + Self.keptFor, for: key, now: now)
                 return true
             }
         }

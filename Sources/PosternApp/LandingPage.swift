@@ -34,34 +34,30 @@ enum LandingPage {
     /// The mail doors `configuration` serves: the Mailpit, Mailosaur, mail.tm and mail.cx APIs under their paths, IMAP
     /// and POP3 on their ports (a fixed one named; 0, a free one, left to `serve`'s lines), none of those turned off.
     static func doors(_ configuration: PosternConfiguration) -> [Door] {
-        var doors: [Door] = []
-        if let path = configuration.mailpit.basePath {
-            doors.append(
-                Door(
-                    id: "door-mailpit", at: path + "/api/v1",
-                    what: "Mailpit's API v1 for a Mailpit test suite (the operator's token, or a Pro API token for "
-                        + "its sandbox)"))
-        }
-        if let path = configuration.mailosaur.basePath {
-            doors.append(
-                Door(
-                    id: "door-mailosaur", at: path + "/",
-                    what: "Mailosaur's API for a suite on its SDKs, codes and links included (the operator's token, "
-                        + "or a Pro API token for its sandbox, as the API key)"))
-        }
-        if let path = configuration.mailTM.basePath {
-            doors.append(
-                Door(id: "door-mailtm", at: path, what: "mail.tm's API for a mail.tm client, with its Mercure hub"))
-        }
-        if let path = configuration.mailCX.basePath {
-            let domains = configuration.mailCX.domains
-            doors.append(
-                Door(
-                    id: "door-mailcx", at: path,
-                    what: domains.isEmpty
-                        ? "mail.cx's REST API (no domain set: POSTERN_MAILCX_DOMAINS)"
-                        : "mail.cx's REST API for any address of \(domains.joined(separator: ", "))"))
-        }
+        let domains = configuration.mailCX.domains
+        // (base path, nil when turned off; id; what follows the base path; what it is)
+        let apis: [(String?, String, String, String)] = [
+            (
+                configuration.mailpit.basePath, "door-mailpit", "/api/v1",
+                "Mailpit's API v1 for a Mailpit test suite (the operator's token, or a Pro API token for its sandbox)"
+            ),
+            (
+                configuration.mailosaur.basePath, "door-mailosaur", "/",
+                "Mailosaur's API for a suite on its SDKs, codes and links included (the operator's token, or a Pro API "
+                    + "token for its sandbox, as the API key)"
+            ),
+            (
+                configuration.mailTM.basePath, "door-mailtm", "",
+                "mail.tm's API for a mail.tm client, with its Mercure hub"
+            ),
+            (
+                configuration.mailCX.basePath, "door-mailcx", "",
+                domains.isEmpty
+                    ? "mail.cx's REST API (no domain set: POSTERN_MAILCX_DOMAINS)"
+                    : "mail.cx's REST API for any address of \(domains.joined(separator: ", "))"
+            ),
+        ]
+        var doors = apis.compactMap { path, id, suffix, what in path.map { Door(id: id, at: $0 + suffix, what: what) } }
         let listeners = [
             (configuration.imap.listener, "IMAP", "STARTTLS", "every folder, for mail clients"),
             (configuration.pop3.listener, "POP3", "STLS", "the INBOX, with IMAP's sign-ins"),

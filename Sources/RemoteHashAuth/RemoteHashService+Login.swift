@@ -93,11 +93,7 @@ extension RemoteHashService {
     private func loginPage(_ request: HTTPRequest, _ fields: [String: String], _ failure: RemoteHashFailure)
         -> HTTPResponse
     {
-        var (page, setCookie) = basePage(request)
-        page.error = failure.message
-        page.errorForm = "login"
-        page.loginEmail = fields["email"] ?? ""
-        return html(failure.status, page, setCookies: [setCookie])
+        failurePage(request, failure, form: "login") { $0.loginEmail = fields["email"] ?? "" }
     }
 
     /// The token with its header and claims decoded and indented, for the page.

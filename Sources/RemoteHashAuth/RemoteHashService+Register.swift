@@ -71,12 +71,10 @@ extension RemoteHashService {
     private func registerPage(_ request: HTTPRequest, _ fields: [String: String], _ failure: RemoteHashFailure)
         -> HTTPResponse
     {
-        var (page, setCookie) = basePage(request)
-        page.error = failure.message
-        page.errorForm = "register"
-        page.registerEmail = fields["email"] ?? ""
-        page.registerURL = fields["password_hash_url"] ?? ""
-        return html(failure.status, page, setCookies: [setCookie])
+        failurePage(request, failure, form: "register") { page in
+            page.registerEmail = fields["email"] ?? ""
+            page.registerURL = fields["password_hash_url"] ?? ""
+        }
     }
 
     /// Trimmed and normalised as every address is (``EmailAddress/key(_:)``: ASCII case only, the domain's IDNA

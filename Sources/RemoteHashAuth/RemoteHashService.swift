@@ -168,6 +168,18 @@ public final class RemoteHashService: Sendable {
         return (page, token == existing ? nil : cookies.csrfSetCookie(token))
     }
 
+    /// The page again with `failure` shown on its form `form` (`login`, `register`) and its status, `refill` putting
+    /// back what was typed.
+    func failurePage(
+        _ request: HTTPRequest, _ failure: RemoteHashFailure, form: String, refill: (inout RemotePage) -> Void
+    ) -> HTTPResponse {
+        var (page, setCookie) = basePage(request)
+        page.error = failure.message
+        page.errorForm = form
+        refill(&page)
+        return html(failure.status, page, setCookies: [setCookie])
+    }
+
     /// Renders `page` with `status`, setting the CSRF cookie when it is new.
     func html(_ status: HTTPStatus, _ page: RemotePage, setCookies: [String?]) -> HTTPResponse {
         HTMLPage.response(status, page.render(), setCookies: setCookies.compactMap { $0 })

@@ -33,6 +33,15 @@ public enum ServiceFailure: Sendable, Equatable {
 
     /// Whether the surface reports the error (with the request id) to the app's log.
     public var shouldLog: Bool { self == .internalError }
+
+    /// `response`, the surface's own rendering of this failure, as a middleware's answer: a 503 (the database
+    /// unreachable or read-only, the pool full) says when to come back, `Retry-After: 1`, as every surface's; with
+    /// ``shouldLog``.
+    public func answer(_ response: HTTPResponse) -> (HTTPResponse, Bool) {
+        var response = response
+        if self == .unavailable { response.headers.setRetryAfter(seconds: 1) }
+        return (response, shouldLog)
+    }
 }
 
 /// Where a surface reports an error it answered with a bare 500, with the request id, for the app's log;

@@ -17,20 +17,12 @@ enum EnvironmentKey {
             }
             return nil
         }
-        let privateKey: RSAPrivateKey
-        do throws(CryptoError) {
-            privateKey = try RSAPrivateKey(pem: privatePEM)
-        } catch {
-            throw KeyStoreError(
-                .configuration, "JWT_PRIVATE_KEY is not a usable RSA private key (\(error.code.rawValue))")
+        let privateKey = try usable("JWT_PRIVATE_KEY", "RSA private key") { () throws(CryptoError) in
+            try RSAPrivateKey(pem: privatePEM)
         }
         if let publicPEM {
-            let publicKey: RSAPublicKey
-            do throws(CryptoError) {
-                publicKey = try RSAPublicKey(pem: publicPEM)
-            } catch {
-                throw KeyStoreError(
-                    .configuration, "JWT_PUBLIC_KEY is not a usable RSA public key (\(error.code.rawValue))")
+            let publicKey = try usable("JWT_PUBLIC_KEY", "RSA public key") { () throws(CryptoError) in
+                try RSAPublicKey(pem: publicPEM)
             }
             guard publicKey.modulus == privateKey.publicKey.modulus,
                 publicKey.exponent == privateKey.publicKey.exponent
@@ -40,6 +32,19 @@ enum EnvironmentKey {
             return try JWTKey.rsa(kid: JWK.thumbprint(of: privateKey.publicKey), privateKey: privateKey)
         } catch {
             throw KeyStoreError(.configuration, "JWT_PRIVATE_KEY: \(error.reason)")
+        }
+    }
+
+    /// The key `make` reads from variable `name`'s PEM.
+    /// - Throws: `KeyStoreError` `.configuration` naming the variable, what it should hold (`what`) and the crypto
+    ///   error's code, when `make` fails.
+    private static func usable<Key>(_ name: String, _ what: String, _ make: () throws(CryptoError) -> Key)
+        throws(KeyStoreError) -> Key
+    {
+        do throws(CryptoError) {
+            return try make()
+        } catch {
+            throw KeyStoreError(.configuration, "\(name) is not a usable \(what) (\(error.code.rawValue))")
         }
     }
 

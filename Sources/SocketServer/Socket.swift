@@ -65,46 +65,37 @@ enum Socket {
 
     /// The IP address in `storage` as text (`127.0.0.1`, `::1`); empty when not IP.
     static func addressText(_ storage: sockaddr_storage) -> String {
-        var storage = storage
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         switch Int32(storage.ss_family) {
-        case AF_INET:
-            return withUnsafePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    var ip = address.pointee.sin_addr
-                    guard inet_ntop(AF_INET, &ip, &text, socklen_t(text.count)) != nil else { return "" }
-                    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                }
-            }
-        case AF_INET6:
-            return withUnsafePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    var ip = address.pointee.sin6_addr
-                    guard inet_ntop(AF_INET6, &ip, &text, socklen_t(text.count)) != nil else { return "" }
-                    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                }
-            }
-        default:
-            return ""
+        case AF_INET: numericText(AF_INET, field(of: storage, as: sockaddr_in.self) { $0.sin_addr })
+        case AF_INET6: numericText(AF_INET6, field(of: storage, as: sockaddr_in6.self) { $0.sin6_addr })
+        default: ""
         }
     }
 
     private static func port(of storage: sockaddr_storage) -> Int {
-        var storage = storage
         switch Int32(storage.ss_family) {
-        case AF_INET:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
-            }
-        case AF_INET6:
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
-                }
-            }
-        default:
-            return 0
+        case AF_INET: Int(UInt16(bigEndian: field(of: storage, as: sockaddr_in.self) { $0.sin_port }))
+        case AF_INET6: Int(UInt16(bigEndian: field(of: storage, as: sockaddr_in6.self) { $0.sin6_port }))
+        default: 0
         }
+    }
+
+    /// `field` of `storage` read as the address type its family names (`sockaddr_in`, `sockaddr_in6`).
+    private static func field<Address, Field>(
+        of storage: sockaddr_storage, as _: Address.Type, _ field: (Address) -> Field
+    ) -> Field {
+        var storage = storage
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: Address.self, capacity: 1) { field($0.pointee) }
+        }
+    }
+
+    /// `inet_ntop`'s text of the address `ip` of `family`; empty when it fails.
+    private static func numericText<IP>(_ family: Int32, _ ip: IP) -> String {
+        var ip = ip
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        guard inet_ntop(family, &ip, &text, socklen_t(text.count)) != nil else { return "" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

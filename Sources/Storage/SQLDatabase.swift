@@ -43,6 +43,11 @@ public protocol ThreadOwnedReading: SQLDatabase {
 }
 
 extension SQLDatabase {
+    /// This database where its point reads may run, and its writes be queued without waiting, on the calling thread
+    /// (an event loop's short work): SQLite's (``ThreadOwnedReading``); nil on PostgreSQL, whose every read and write
+    /// is a round trip. The one check every store's calling-thread path makes.
+    public var callingThread: (any ThreadOwnedReading)? { self as? any ThreadOwnedReading }
+
     /// The readiness probe's upsert, the same on both dialects.
     public static func probe(_ connection: any SQLConnection, now: Int64) throws {
         try connection.run(

@@ -97,8 +97,7 @@ struct Agent: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            Terminal.write(lines: try await Operations.listAgents(configuration: configuration, logger: logger))
+            try await options.printLines { try await Operations.listAgents(configuration: $0, logger: $1) }
         }
     }
 

@@ -117,8 +117,7 @@ struct OAuthCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            Terminal.write(lines: try await Operations.listOAuthClients(configuration: configuration, logger: logger))
+            try await options.printLines { try await Operations.listOAuthClients(configuration: $0, logger: $1) }
         }
     }
 

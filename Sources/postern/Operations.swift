@@ -25,8 +25,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            Terminal.write(lines: try Operations.listKeys(configuration: configuration, logger: logger))
+            try await options.printLines { try Operations.listKeys(configuration: $0, logger: $1) }
         }
     }
 
@@ -42,8 +41,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            Terminal.write(lines: try Operations.rotateKeys(configuration: configuration, logger: logger))
+            try await options.printLines { try Operations.rotateKeys(configuration: $0, logger: $1) }
         }
     }
 

@@ -86,8 +86,7 @@ struct OwnerCommand: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            Terminal.write(lines: try await Operations.listOwners(configuration: configuration, logger: logger))
+            try await options.printLines { try await Operations.listOwners(configuration: $0, logger: $1) }
         }
     }
 

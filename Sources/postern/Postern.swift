@@ -84,6 +84,12 @@ struct DataOptions: ParsableArguments {
         let configuration = try await load(use)
         return (configuration, bootstrapLogging(level: configuration.observability.logLevel))
     }
+
+    /// A listing command's run: ``loadWithLogger(_:)``, then the lines `listing` makes, printed.
+    func printLines(_ listing: (PosternConfiguration, Logger) async throws -> [String]) async throws {
+        let (configuration, logger) = try await loadWithLogger()
+        Terminal.write(lines: try await listing(configuration, logger))
+    }
 }
 
 /// The listen flags, for `serve` only (the operator commands listen on nothing).

@@ -57,8 +57,7 @@ struct Pro: AsyncParsableCommand {
         @OptionGroup var options: DataOptions
 
         func run() async throws {
-            let (configuration, logger) = try await options.loadWithLogger()
-            Terminal.write(lines: try await Operations.listProUsers(configuration: configuration, logger: logger))
+            try await options.printLines { try await Operations.listProUsers(configuration: $0, logger: $1) }
         }
     }
 

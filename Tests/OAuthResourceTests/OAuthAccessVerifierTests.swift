@@ -76,6 +76,30 @@ struct OAuthAccessVerifierTests {
         #expect(cache.record(jti: "j-1", now: 1_800_000_000) == nil && cache.count == 0)
     }
 
+    @Test("a full cache drops the grants no longer live, then every grant; invalidations still reach what it keeps")
+    func fullCache() {
+        let cache = OAuthGrantCache(capacity: 2)
+        func keep(_ jti: String, of grantID: String, until: Int64, at now: Int64) {
+            let kept = OAuthGrantRecord(
+                grantID: grantID, ownerID: "o", clientID: "c", agentID: nil, boundAccountID: nil, permissions: .read,
+                resource: "r", grantExpiresAt: until, tokenExpiresAt: until, revoked: false)
+            cache.store(kept, jti: jti, since: cache.generation(), now: now)
+        }
+        keep("j-old", of: "g-old", until: 100, at: 50)
+        keep("j-1", of: "g-1", until: 500, at: 50)
+        // Full at 200: the expired grant goes, the live one stays, and its invalidation still reaches it.
+        keep("j-2", of: "g-2", until: 500, at: 200)
+        #expect(cache.count == 2 && cache.record(jti: "j-1", now: 200) != nil)
+        cache.invalidate(grantID: "g-1")
+        #expect(cache.count == 1 && cache.record(jti: "j-1", now: 200) == nil)
+        // Full of live grants: every one goes before the new one is kept, which its grant's invalidation reaches.
+        keep("j-3", of: "g-3", until: 500, at: 200)
+        keep("j-4", of: "g-4", until: 500, at: 200)
+        #expect(cache.count == 1 && cache.record(jti: "j-4", now: 200) != nil)
+        cache.invalidate(grantID: "g-4")
+        #expect(cache.count == 0)
+    }
+
     @Test(
         "an expired token is refused past the 30 s leeway, and a grant past its chain's end at once",
         arguments: StorageBackend.allCases)
