@@ -46,11 +46,13 @@ extension JMAPService {
                     : "`\(key)` is not an Email property."
             throw SetError.invalidProperties(why, [key])
         }
-        var fields = Set<String>()
+        // RFC 8621 section 4.6: no two properties of the Email represent one field (`from` and `header:From`, or
+        // `header:From` and `header:from:asAddresses`); the `header:` one that repeats is named.
+        var fields = Set(Self.fieldOfProperty.filter { properties.present($0.key) != nil }.map(\.value))
+        var headerFields = Set<String>()
         for (key, property, _) in headers {
             let field = property.name.lowercased()
-            let repeated = Self.fieldOfProperty.contains { $0.value == field && properties.present($0.key) != nil }
-            guard !repeated, fields.insert(field).inserted else {
+            guard headerFields.insert(field).inserted, fields.insert(field).inserted else {
                 throw SetError.invalidProperties("The field `\(property.name)` is given twice.", [key])
             }
         }
@@ -101,7 +103,7 @@ extension JMAPService {
         let bodyValues = try Self.bodyValues(properties)
         var reader = BodyPartReader(bodyValues: bodyValues, messageFields: fields, service: self, call: call)
         if let structure = properties.present("bodyStructure") {
-            message.body = try await reader.part(structure, path: "bodyStructure", defaultType: nil)
+            message.body = try await reader.part(structure, path: "bodyStructure", defaultType: nil, isRoot: true)
         } else {
             message.body = try await reader.structure(properties)
         }
@@ -254,7 +256,8 @@ extension JMAPService {
 /// it is about by its path (`bodyStructure/subParts/0/size`).
 struct BodyPartReader {
     let bodyValues: [String: String]
-    /// The header fields the Email itself sets: a part that sets one too repeats it.
+    /// The header fields the Email itself sets (its `header:` properties and its convenience ones, `from` for `From`):
+    /// the root part, whose header lines are the message's own, repeats one when it sets it too (RFC 8621 section 4.6).
     let messageFields: Set<String>
     let service: JMAPService
     let call: JMAPCall
@@ -263,8 +266,12 @@ struct BodyPartReader {
     /// `multipart/alternative`, inline attachments with a content id in a `multipart/related` with them, the rest in a
     /// `multipart/mixed`; an empty text without any.
     mutating func structure(_ properties: JMAPArguments) async throws -> OutgoingPart {
-        let text = try await single(properties, "textBody", type: "text/plain")
-        let html = try await single(properties, "htmlBody", type: "text/html")
+        // A lone text or HTML part without attachments is the message's root: its header lines are the message's.
+        let alone =
+            (properties.present("textBody") == nil) != (properties.present("htmlBody") == nil)
+            && properties.present("attachments")?.arrayValue?.isEmpty ?? true
+        let text = try await single(properties, "textBody", type: "text/plain", isRoot: alone)
+        let html = try await single(properties, "htmlBody", type: "text/html", isRoot: alone)
         var attachments: [OutgoingPart] = []
         if let value = properties.present("attachments") {
             guard let list = value.arrayValue else {
@@ -302,18 +309,20 @@ struct BodyPartReader {
     }
 
     /// The one part of `textBody` or `htmlBody`.
-    private mutating func single(_ properties: JMAPArguments, _ name: String, type: String) async throws
+    private mutating func single(_ properties: JMAPArguments, _ name: String, type: String, isRoot: Bool) async throws
         -> OutgoingPart?
     {
         guard let value = properties.present(name) else { return nil }
         guard let parts = value.arrayValue, parts.count == 1, let first = parts.first else {
             throw SetError.invalidProperties("`\(name)` holds exactly one body part.", [name])
         }
-        return try await part(first, path: "\(name)/0", defaultType: type)
+        return try await part(first, path: "\(name)/0", defaultType: type, isRoot: isRoot)
     }
 
-    /// One EmailBodyPart to create, at `path`.
-    mutating func part(_ value: JSONValue, path: String, defaultType: String?) async throws -> OutgoingPart {
+    /// One EmailBodyPart to create, at `path`; `isRoot` when its header lines are the message's own.
+    mutating func part(_ value: JSONValue, path: String, defaultType: String?, isRoot: Bool = false) async throws
+        -> OutgoingPart
+    {
         guard let object = value.objectValue else {
             throw SetError.invalidProperties("A body part is an object.", [path])
         }
@@ -329,7 +338,7 @@ struct BodyPartReader {
                 guard field != "content-transfer-encoding" else {
                     throw SetError.invalidProperties("The server picks each part's transfer encoding.", [path + "/" + key])
                 }
-                guard !messageFields.contains(field), fields.insert(field).inserted else {
+                guard !(isRoot && messageFields.contains(field)), fields.insert(field).inserted else {
                     throw SetError.invalidProperties("The field `\(property.name)` is given twice.", [path + "/" + key])
                 }
                 headerLines += try JMAPService.headerLines(value, property, path + "/" + key)

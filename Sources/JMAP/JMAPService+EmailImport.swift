@@ -38,21 +38,33 @@ extension JMAPService {
 
     /// Stores one EmailImport; returns the new Email's `id`, `blobId`, `threadId` and `size`.
     private func importEmail(_ properties: JMAPArguments, _ call: JMAPCall) async throws -> JSONValue {
+        // Every property at fault is named at once (RFC 8620 section 5.3), each with its reason.
+        var faults: [SetError] = []
         let known: Set<String> = ["blobId", "mailboxIds", "keywords", "receivedAt"]
-        if let unknown = properties.pairs.first(where: { !known.contains($0.0) }) {
-            throw SetError.invalidProperties("`\(unknown.0)` is not an EmailImport property.", [unknown.0])
+        for (name, _) in properties.pairs where !known.contains(name) {
+            faults.append(.invalidProperties("`\(name)` is not an EmailImport property.", [name]))
         }
-        guard let given = properties["blobId"]?.stringValue else {
-            throw SetError.invalidProperties("`blobId` names the blob that holds the message.", ["blobId"])
+        let given = properties["blobId"]?.stringValue
+        if given == nil { faults.append(.invalidProperties("`blobId` names the blob that holds the message.", ["blobId"])) }
+        var placement: (folder: MailFolder, keywords: Set<String>)?
+        do {
+            placement = try Self.placement(properties, call)
+        } catch {
+            faults.append(error)
         }
-        let (folder, keywords) = try Self.placement(properties, call)
         var receivedAt = clock()
         if let value = properties.present("receivedAt") {
-            guard let text = value.stringValue, let seconds = RFC3339.parse(text) else {
-                throw SetError.invalidProperties("`receivedAt` is a date such as 2026-01-31T12:00:00Z.", ["receivedAt"])
+            if let text = value.stringValue, let seconds = RFC3339.parse(text) {
+                receivedAt = seconds
+            } else {
+                faults.append(.invalidProperties("`receivedAt` is a date such as 2026-01-31T12:00:00Z.", ["receivedAt"]))
             }
-            receivedAt = seconds
         }
+        guard let given, let placement, faults.isEmpty else {
+            throw SetError.invalidProperties(
+                faults.map(\.description).joined(separator: " "), faults.flatMap { $0.properties ?? [] })
+        }
+        let (folder, keywords) = (placement.folder, placement.keywords)
         guard let id = call.id(given), let blob = try await store.blob(address: call.account.address, id: id) else {
             var error = SetError(.blobNotFound, description: "No blob \(given) in this account.")
             error.notFound = [.string(given)]

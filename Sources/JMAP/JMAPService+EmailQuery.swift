@@ -123,6 +123,15 @@ extension JMAPService {
             case "bcc": parts.append(.bcc(try text()))
             case "subject": parts.append(.subject(try text()))
             case "body": parts.append(.body(try text()))
+            case "header":
+                // [name] or [name, text]; a name is RFC 5322's field name: printable ASCII but the colon.
+                let strings = value.arrayValue?.compactMap(\.stringValue) ?? []
+                guard strings.count == value.arrayValue?.count, (1...2).contains(strings.count),
+                    !strings[0].isEmpty, strings[0].unicodeScalars.allSatisfy({ (33...126).contains($0.value) && $0 != ":" })
+                else {
+                    throw .invalidArguments("`header` is [name] or [name, text], the name a header field's.")
+                }
+                parts.append(.header(strings[0], containing: strings.count == 2 ? strings[1] : nil))
             default:
                 throw MethodError("unsupportedFilter", "Email/query cannot filter on `\(key)` here.")
             }

@@ -97,18 +97,26 @@ extension JMAPService {
     static func keyword(_ name: String) -> String { name.lowercased() }
 
     /// The mailbox (`mailboxIds`, exactly one) and the keywords (`keywords`, none when absent) a new Email is
-    /// stored with, by `Email/set` create and `Email/import` alike.
+    /// stored with, by `Email/set` create and `Email/import` alike; a refusal names both when both are at fault.
     static func placement(_ properties: JMAPArguments, _ call: JMAPCall) throws(SetError) -> (MailFolder, Set<String>) {
-        guard let mailboxes = properties["mailboxIds"]?.objectValue, mailboxes.allSatisfy({ $0.1 == .bool(true) }),
-            let folder = Self.folder(Set(mailboxes.map { call.id($0.0) ?? $0.0 }))
-        else {
-            throw .invalidProperties("`mailboxIds` must name exactly one mailbox.", ["mailboxIds"])
+        var faults: [(String, String)] = []
+        var folder: MailFolder?
+        if let mailboxes = properties["mailboxIds"]?.objectValue, mailboxes.allSatisfy({ $0.1 == .bool(true) }) {
+            folder = Self.folder(Set(mailboxes.map { call.id($0.0) ?? $0.0 }))
         }
-        guard let value = properties.present("keywords") else { return (folder, []) }
-        guard let pairs = value.objectValue, pairs.allSatisfy({ $0.1 == .bool(true) }) else {
-            throw .invalidProperties("`keywords` maps keywords to true.", ["keywords"])
+        if folder == nil { faults.append(("mailboxIds", "`mailboxIds` must name exactly one mailbox.")) }
+        var keywords: Set<String> = []
+        if let value = properties.present("keywords") {
+            if let pairs = value.objectValue, pairs.allSatisfy({ $0.1 == .bool(true) }) {
+                keywords = Set(pairs.map { Self.keyword($0.0) })
+            } else {
+                faults.append(("keywords", "`keywords` maps keywords to true."))
+            }
         }
-        return (folder, Set(pairs.map { Self.keyword($0.0) }))
+        guard let folder, faults.isEmpty else {
+            throw .invalidProperties(faults.map(\.1).joined(separator: " "), faults.map(\.0))
+        }
+        return (folder, keywords)
     }
 
     /// The SetError of a keyword cap: a keyword too long is an invalid `keywords`; too many is `tooManyKeywords`.

@@ -58,6 +58,11 @@ public indirect enum MailFilter: Sendable, Equatable {
     case hasCode(Bool)
     /// Has a link of this kind (issue 85).
     case hasLinkKind(LinkKind)
+    /// Has a header field of this name (compared without ASCII case), and with `containing`, one whose value holds
+    /// that text (a substring, case-insensitive for ASCII): JMAP's `header` condition (RFC 8621 section 4.4.1). The
+    /// value is read from the message's header section as written, unfolded (RFC 5322 section 2.2.3): its RFC 2047
+    /// encoded words are not decoded, as no column keeps a decoded header.
+    case header(String, containing: String?)
 
     /// The SQL condition and its bindings, in `dialect`: SQLite's LIKE ignores ASCII case where PostgreSQL's
     /// ILIKE does; keywords are read from the JSON text with `json_extract` or `jsonb ->>`.
@@ -158,6 +163,7 @@ public indirect enum MailFilter: Sendable, Equatable {
             return (wanted ? exists : "NOT " + exists, [])
         case .hasLinkKind(let kind):
             return (Self.extractionHas("e.link_kinds LIKE ?"), [.text("% " + kind.rawValue + " %")])
+        case .header(let name, let containing): return Self.headerField(name, containing, dialect)
         }
     }
 

@@ -165,4 +165,38 @@ struct JMAPChangesTests {
         #expect(try await call(harness, "Email/queryChanges", #"\#(unread),"sinceQueryState":"77""#)["type"]
             == "cannotCalculateChanges")
     }
+
+    /// fastmail's queryChanges/simple.t, read against RFC 8620 section 5.6: the answer holds accountId, the two query
+    /// states, removed and added (total only when asked), never the filter and sort asked with (Cyrus echoes them);
+    /// a new match comes with its index in the sorted results, a destroyed one is removed, a non-match touches neither.
+    @Test(
+        "Email/queryChanges over a text filter sorted by subject: section 5.6's members, indexes, removals",
+        arguments: StorageBackend.allCases)
+    func queryChangesMembers(_ backend: StorageBackend) async throws {
+        let harness = try JMAPServiceHarness(backend)
+        let match = try await deliver(harness, "aaa")
+        _ = try await deliver(harness, "bbb")
+        let shape = #""filter":{"text":"aaa"},"sort":[{"property":"subject","isAscending":true}]"#
+        var state = try #require(try await call(harness, "Email/query", shape)["queryState"]?.stringValue)
+        func changes() async throws -> JSONValue {
+            let answer = try await call(harness, "Email/queryChanges", #"\#(shape),"sinceQueryState":"\#(state)""#)
+            #expect(answer["oldQueryState"]?.stringValue == state, "\(answer)")
+            #expect(
+                Set(answer.objectValue?.map(\.0) ?? [])
+                    == ["accountId", "oldQueryState", "newQueryState", "removed", "added"], "\(answer)")
+            state = try #require(answer["newQueryState"]?.stringValue)
+            return answer
+        }
+        let none = try await changes()
+        #expect(none["newQueryState"] == none["oldQueryState"] && strings(none["removed"]).isEmpty)
+        #expect(none["added"] == .array([]))
+        let second = try await deliver(harness, "aaa 2")
+        #expect(try await changes()["added"] == .array([.object([("id", .string(second)), ("index", 1)])]))
+        _ = try await deliver(harness, "bbb 2")
+        #expect(try await changes()["added"] == .array([]))
+        _ = try await call(harness, "Email/set", ##""destroy":["\##(match)"]"##)
+        let removal = try await changes()
+        #expect(strings(removal["removed"]) == [match] && removal["added"] == .array([]))
+    }
 }
+

@@ -101,4 +101,40 @@ struct JMAPEmailImportTests {
         let noEmails = try await harness.single(alice, "Email/import", ["accountId": alice.accountID])
         #expect(JMAPHarness.errorType(noEmails) == "invalidArguments", "\(noEmails.arguments)")
     }
+
+    /// RFC 8621 section 4.8 answers each EmailImport in `notCreated`, and RFC 8620 section 5.3 makes a record with a
+    /// property of the wrong type or value `invalidProperties` listing every property at fault: only `emails` itself,
+    /// absent or not a map, fails the whole call (RFC 8620 section 3.6.2's `invalidArguments`).
+    @Test("a malformed EmailImport is invalidProperties naming each property at fault; a bad `emails` fails the call")
+    func malformedImports() async throws {
+        let harness = try await JMAPHarness.start(.sqlite)
+        defer { Task { await harness.stop() } }
+        let alice = try await harness.signUp("alice")
+        let good = try await Self.upload(harness, alice, Self.message)
+        let imported = try await harness.single(
+            alice, "Email/import",
+            ["accountId": alice.accountID,
+             "emails": [
+                "empty": [:] as [String: Any],
+                "types": ["blobId": ["x"], "mailboxIds": ["inbox"], "keywords": ["a"], "receivedAt": ["x"]],
+                "values": ["blobId": good, "mailboxIds": "inbox", "keywords": "a", "receivedAt": "yesterday"],
+                "unknown": ["blobId": good, "mailboxIds": ["inbox": true], "size": 1],
+                "good": ["blobId": good, "mailboxIds": ["inbox": true]],
+             ]])
+        #expect((imported.object("created")?["good"] as? [String: Any])?["id"] is String, "\(imported.arguments)")
+        let notCreated = try #require(imported.object("notCreated"), "\(imported.arguments)")
+        let expected: [String: [String]] = [
+            "empty": ["blobId", "mailboxIds"], "types": ["blobId", "mailboxIds", "keywords", "receivedAt"],
+            "values": ["mailboxIds", "keywords", "receivedAt"], "unknown": ["size"],
+        ]
+        for (id, properties) in expected {
+            let error = notCreated[id] as? [String: Any]
+            #expect(error?["type"] as? String == "invalidProperties", "\(id): \(String(describing: error))")
+            #expect(error?["properties"] as? [String] == properties, "\(id): \(String(describing: error))")
+        }
+        for emails: Any in [NSNull(), "none", ["x"]] {
+            let call = try await harness.single(alice, "Email/import", ["accountId": alice.accountID, "emails": emails])
+            #expect(JMAPHarness.errorType(call) == "invalidArguments", "\(emails): \(call.arguments)")
+        }
+    }
 }

@@ -104,6 +104,55 @@ struct JMAPEmailStructureTests {
         }
     }
 
+    /// RFC 8621 section 4.6: no two properties represent one field, within the Email or one part, and the root part
+    /// (`bodyStructure`, or a lone `textBody` or `htmlBody`), whose header lines are the message's, repeats none the
+    /// Email gives, by a `header:` property or a convenience one; a part inside a multipart may.
+    @Test("a field given twice (two forms, or the Email and its root part) is refused; an inner part's is kept")
+    func repeatedFields() async throws {
+        let harness = try await JMAPHarness.start(.sqlite)
+        defer { Task { await harness.stop() } }
+        let alice = try await harness.signUp("alice")
+        func create(_ email: [String: Any]) async throws -> JMAPInvocation {
+            try await harness.single(
+                alice, "Email/set",
+                ["accountId": alice.accountID,
+                 "create": ["n": (["mailboxIds": ["drafts": true], "bodyValues": ["t": ["value": "x"]]] as [String: Any]).merging(email) { $1 }]])
+        }
+        let text: [String: Any] = ["partId": "t", "type": "text/plain"]
+        // Each refusal names the `header:` property that repeats; of two `header:` ones, the one read second.
+        let refused: [([String: Any], Set<String>)] = [
+            (["from": [["email": "alice@agents.test"]], "bodyStructure": text.merging(["header:From": "a@agents.test"]) { $1 }],
+             ["bodyStructure/header:From"]),
+            (["subject": "s", "textBody": [text.merging(["header:Subject:asText": "t"]) { $1 }]],
+             ["textBody/0/header:Subject:asText"]),
+            (["sentAt": "2026-01-31T12:00:00Z", "htmlBody": [text.merging(["header:date:asDate": "2026-01-31T12:00:00Z"]) { $1 }]],
+             ["htmlBody/0/header:date:asDate"]),
+            (["header:X-Note": "a", "bodyStructure": text.merging(["header:x-note:asText": "b"]) { $1 }],
+             ["bodyStructure/header:x-note:asText"]),
+            (["header:Subject": "a", "header:subject:asText": "b"], ["header:Subject", "header:subject:asText"]),
+            (["bodyStructure": text.merging(["header:X-A": "a", "header:x-a:asText": "b"]) { $1 }],
+             ["bodyStructure/header:X-A", "bodyStructure/header:x-a:asText"]),
+        ]
+        for (email, named) in refused {
+            let (type, given) = Self.refusal(try await create(email))
+            #expect(type == "invalidProperties" && given?.count == 1 && named.contains(given?.first ?? ""),
+                    "\(email): \(String(describing: type)) \(String(describing: given))")
+        }
+        let inner = try await create([
+            "subject": "outer", "from": [["email": "alice@agents.test"]],
+            "bodyStructure": ["type": "multipart/mixed", "subParts": [text.merging(["header:Subject": "inner"]) { $1 }]],
+        ])
+        let id = try #require(Self.created(inner)?["id"] as? String, "\(inner.arguments)")
+        let get = try await harness.single(
+            alice, "Email/get",
+            ["accountId": alice.accountID, "ids": [id], "properties": ["subject", "header:Subject:all", "bodyStructure"],
+             "bodyProperties": ["header:Subject"]])
+        let email = try #require((get.arguments["list"] as? [[String: Any]])?.first, "\(get.arguments)")
+        #expect(email["subject"] as? String == "outer" && (email["header:Subject:all"] as? [String])?.count == 1)
+        let parts = (email["bodyStructure"] as? [String: Any])?["subParts"] as? [[String: Any]]
+        #expect(parts?.first?["header:Subject"] as? String == " inner", "\(email)")
+    }
+
     @Test("allInThreadHaveKeyword, someInThreadHaveKeyword, noneInThreadHaveKeyword", arguments: StorageBackend.allCases)
     func threadKeywords(_ backend: StorageBackend) async throws {
         let harness = try await JMAPHarness.start(backend)
