@@ -20,20 +20,16 @@ extension SMTPRecipientVerdict {
 
 /// What a sink found of an accepted `RCPT TO` address (``SMTPRecipientVerdict/acceptFound(_:)``), which the session
 /// keeps beside the recipient and hands back with the message (``SMTPEnvelope/found``): ``held`` is the sink's own
-/// (the submission listener's: the directory's answer) and opaque here. Two are equal when they name the same address.
+/// (the submission listener's: the directory's answer) and opaque here; the recipient is the envelope's at the same
+/// place. Two are equal when they are the same one.
 public final class SMTPFoundRecipient: Sendable, Equatable {
-    /// The `RCPT TO` path, as the client gave it.
-    public let address: String
     /// What the sink keeps of it.
     public let held: any Sendable
 
-    /// - Parameters: see the properties.
-    public init(address: String, held: any Sendable) {
-        self.address = address
-        self.held = held
-    }
+    /// - Parameter held: what the sink keeps of the recipient.
+    public init(_ held: any Sendable) { self.held = held }
 
-    public static func == (a: SMTPFoundRecipient, b: SMTPFoundRecipient) -> Bool { a.address == b.address }
+    public static func == (a: SMTPFoundRecipient, b: SMTPFoundRecipient) -> Bool { a === b }
 }
 
 /// The envelope of one received message, as the client gave it.

@@ -100,7 +100,7 @@ public struct SubmissionSink: SMTPMailSink {
         let (verdict, found) = await submitter.delivery.examine(recipient: address)
         switch verdict {
         case .accept, .relayDenied:
-            return found.map { .acceptFound(SMTPFoundRecipient(address: address, held: $0)) } ?? .accept
+            return found.map { .acceptFound(SMTPFoundRecipient($0)) } ?? .accept
         case .unknownLocal:
             return .unknownLocal
         }
@@ -109,8 +109,8 @@ public struct SubmissionSink: SMTPMailSink {
     /// What the directory answered at `RCPT TO` for the recipients of `envelope`, by address key.
     static func resolved(_ envelope: SMTPEnvelope) -> [String: AddressResolution] {
         var resolved: [String: AddressResolution] = [:]
-        for case let found? in envelope.found {
-            if let resolution = found.held as? AddressResolution { resolved[EmailAddress.key(found.address)] = resolution }
+        for (address, found) in zip(envelope.recipients, envelope.found) {
+            if let resolution = found?.held as? AddressResolution { resolved[EmailAddress.key(address)] = resolution }
         }
         return resolved
     }
