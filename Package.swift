@@ -150,7 +150,7 @@ let package = Package(
         .target(name: "EmailAddresses"),
         // Who is local and who a request acts as: the directory port each surface implements for its own accounts,
         // the agent inbox rule, the capability token's typed claims, the principal a mail API serves.
-        .target(name: "Directory", dependencies: ["JWT", "JSON", "EmailAddresses"]),
+        .target(name: "Directory", dependencies: ["JWT", "JSON", "EmailAddresses", "ClientAddress"]),
         // What every durable queue shares (the webhook events', the outbound recipients'): the lease its rows are held
         // by (a token, SKIP LOCKED on PostgreSQL, work recorded under the token, the next due time), the one wake-up
         // primitive, and the one runner loop of rounds and waits its dispatcher runs.
@@ -427,7 +427,7 @@ let package = Package(
         // SubmissionSignIn port (filled from MailSignIn by the composition root) and makes each message a submission of
         // the signed-in mailbox through the one Submitter, its refusals worded as SMTP replies here.
         .target(name: "SMTPSubmission", dependencies: [
-            "SMTPServer", "SASL", "MailSubmission", "MailDelivery", "MailStore", "MIME", "EmailAddresses",
+            "SMTPServer", "SASL", "MailSubmission", "MailDelivery", "MailStore", "MIME", "EmailAddresses", "Directory",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.
@@ -706,7 +706,8 @@ let package = Package(
             "OAuthResource", "OAuthGrants", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", "AppPasswords", "TOTP", "SecondFactors", .product(name: "Logging", package: "swift-log"),
+            "ServerMetrics", "AppPasswords", "TOTP", "SecondFactors", "ClientAddress",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",

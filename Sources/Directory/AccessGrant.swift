@@ -1,3 +1,4 @@
+import ClientAddress
 /// What a verified OAuth access token opens (issue 28): the owner who approved it, the live grant behind it, the
 /// resource it was minted for and what it may do. Inboxes are the owner's (``OwnedInboxes``), chosen per request; a
 /// client's own token (client credentials, issue 86) reaches the inboxes its client was bound to instead.
@@ -91,6 +92,13 @@ public protocol AccessGrantAuthenticator: Sendable {
     ///   issuer or audience, or whose grant is revoked, expired or unknown; storage errors.
     func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant
 
+    /// ``grant(for:resources:)`` for a request from `client` (the request context's address, trusted proxies
+    /// honoured; nil when the peer is not an address), for an authenticator that records what a token did and from
+    /// where (the composition root's `agent.read` line). The default ignores the client.
+    /// - Throws: as ``grant(for:resources:)``.
+    func grant(for token: String, resources: Set<AccessGrant.Resource>, client: IPAddress?) async throws
+        -> AccessGrant
+
     /// What can be known of `token` without its grant: the permissions it claims when its signature, issuer,
     /// lifetime and an audience among `resources` hold; nil when this authenticator cannot tell without the grant.
     /// A token refused here is refused whoever holds it and whenever it is tried again, so a door may say so at once.
@@ -99,6 +107,13 @@ public protocol AccessGrantAuthenticator: Sendable {
 }
 
 extension AccessGrantAuthenticator {
+    /// The grant, wherever the request came from.
+    public func grant(for token: String, resources: Set<AccessGrant.Resource>, client: IPAddress?) async throws
+        -> AccessGrant
+    {
+        try await grant(for: token, resources: resources)
+    }
+
     /// Nothing is known without the grant.
     public func statelessCheck(_ token: String, resources: Set<AccessGrant.Resource>) throws -> MailPermissions? {
         nil

@@ -43,7 +43,9 @@ public struct BearerAuthenticator: Sendable {
         -> Identity?
     {
         if let accessTokens, principals == nil || Self.isAccessToken(credentials.bearerToken) {
-            return .owner(try await accessTokens.grant(for: credentials.bearerToken, resources: resources))
+            return .owner(
+                try await accessTokens.grant(
+                    for: credentials.bearerToken, resources: resources, client: credentials.client))
         }
         guard let principals else { return nil }
         return try await principals.principal(for: credentials).map(Identity.principal)

@@ -22,7 +22,8 @@ extension JMAPService {
         if let decision, !decision.allowed { return writer.respond(middleware.refusal(.request, decision)) }
         var opened = false
         do {
-            guard let account = try await authenticate(request) else { throw RequestError.unauthorized }
+            let client = context.clientAddress
+            guard let account = try await authenticate(request, client: client) else { throw RequestError.unauthorized }
             guard account.permissions.contains(.read) else {
                 throw AuthenticationRefusal(
                     .insufficientScope(required: .read), "The event source needs the mail.read scope, which this grant lacks.")
@@ -45,7 +46,7 @@ extension JMAPService {
                 ])
             writer.open(middleware.finish(head, decision))
             opened = true
-            try await pushEvents(account, request, options, writer)
+            try await pushEvents(account, request, client: client, options, writer)
             writer.finish()
         } catch {
             if opened {
@@ -78,7 +79,8 @@ extension JMAPService {
     /// or (with `closeafter=state`) the first state event is out. The account's change stream
     /// (``MailStore/changeStream(of:from:quiet:until:recheck:)``) wakes it and checks the bearer before each element.
     private func pushEvents(
-        _ account: JMAPAccount, _ request: HTTPRequest, _ options: EventSourceRequest, _ writer: any HTTPResponseWriter
+        _ account: JMAPAccount, _ request: HTTPRequest, client: IPAddress?, _ options: EventSourceRequest,
+        _ writer: any HTTPResponseWriter
     ) async throws {
         var sent = options.lastEvent
         let quiet: Duration = options.ping > 0 ? .seconds(options.ping) : configuration.eventSourceRecheck
@@ -90,7 +92,7 @@ extension JMAPService {
             sent = known
         }
         let stream = store.changeStream(of: account.address, from: nil, quiet: quiet) { [self] in
-            try await authenticate(request) == account
+            try await authenticate(request, client: client) == account
         }
         for try await event in stream {
             guard !writer.hasEnded else { return }

@@ -232,7 +232,7 @@ final class JMAPSocketSession: Sendable {
     /// could not be made). A database away for a failover is thrown, for the change stream to check again later.
     private func stillAuthenticates(_ account: JMAPAccount) async throws -> Bool {
         do {
-            if try await service.authenticate(request) == account { return true }
+            if try await service.authenticate(request, client: context.clientAddress) == account { return true }
             outbound.close(.policyViolation, reason: "token_revoked")
         } catch where MailStore.isOutage(error) {
             throw error

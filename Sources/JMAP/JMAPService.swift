@@ -184,11 +184,12 @@ public struct JMAPService: Sendable {
     }
 
     /// The account of the principal the request's bearer proves, or nil (401): no bearer, or one the
-    /// authenticator refuses.
+    /// authenticator refuses. `client` is the request context's address, for the authenticator's audit of the
+    /// token's use.
     /// - Throws: storage errors of the authenticator.
-    func authenticate(_ request: HTTPRequest) async throws -> JMAPAccount? {
+    func authenticate(_ request: HTTPRequest, client: IPAddress?) async throws -> JMAPAccount? {
         guard let token = request.bearerToken else { return nil }
-        let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
+        let credentials = Credentials(bearerToken: token, headers: Array(request.headers), client: client)
         return try await authenticator.principal(for: credentials).map(JMAPAccount.init)
     }
 
@@ -202,7 +203,9 @@ public struct JMAPService: Sendable {
         _ body: (JMAPAccount) async throws -> HTTPResponse
     ) async -> HTTPResponse {
         await middleware.run(rateClass, context) {
-            guard let account = try await authenticate(request) else { return RequestError.unauthorized.response }
+            guard let account = try await authenticate(request, client: context.clientAddress) else {
+                return RequestError.unauthorized.response
+            }
             return try await body(account)
         }
     }

@@ -243,7 +243,8 @@ public struct MCPService: Sendable {
                 return unauthorized(
                     error: nil, "Send the inbox API key as Authorization: Bearer <key> (or X-API-Key)\(how).")
             }
-            let credentials = Credentials(bearerToken: token, headers: Array(request.headers))
+            let credentials = Credentials(
+                bearerToken: token, headers: Array(request.headers), client: context.clientAddress)
             let identity: BearerAuthenticator.Identity?
             do {
                 identity = try await bearers.authenticate(credentials, resources: [.mcp])

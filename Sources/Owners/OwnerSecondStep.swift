@@ -24,7 +24,13 @@ extension OwnerService {
         guard configuration.secondFactor != .off else { return nil }
         let enrolled = try await secondFactors.state(ownerID: owner.id).isOn
         guard configuration.secondFactor.step(after: methods, enrolled: enrolled) != .none else { return nil }
-        let pending = OwnerSecondStepPending(owner: owner, methods: methods, provider: provider, next: next)
+        // Removed since the first factor passed: no session, no second step; they start over.
+        guard let (_, stamp) = try await owners.secondStepStanding(ownerID: owner.id, factors: secondFactors.store)
+        else {
+            return HTMLPage.redirect(to: "/owner/sign-in", setCookies: setCookies)
+        }
+        let pending = OwnerSecondStepPending(
+            owner: owner, methods: methods, provider: provider, next: next, stamp: stamp)
         return try SecondStep(OwnerSignInFamily(service: self)).redirect(pending, setCookies: setCookies)
     }
 }

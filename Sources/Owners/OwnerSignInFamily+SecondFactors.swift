@@ -35,9 +35,15 @@ extension OwnerSignInFamily: SecondFactorFamily {
 
     func slowDown(_ retryAfter: Int64) -> String { OwnerMessage.slowDown(retryAfter) }
 
+    /// The pending sign-in while the owner's ways in stand as its first factor found them (``OwnerCredentialStamp``):
+    /// a password set or removed, or a second factor turned on or off since, ends it, as the password set ends their
+    /// sessions and turning the factor on ends the others.
     func pendingSecondStep(_ fields: [String]) async throws -> OwnerSecondStepPending? {
-        guard let owner = try await service.owners.owner(id: fields[0]) else { return nil }
-        return OwnerSecondStepPending(owner: owner, fields: fields)
+        guard
+            let (owner, stamp) = try await service.owners.secondStepStanding(
+                ownerID: fields[0], factors: service.secondFactors.store)
+        else { return nil }
+        return OwnerSecondStepPending(owner: owner, stamp: stamp, fields: fields)
     }
 
     /// Opens the owner's session: a new one, even when the factor was set up at this step (which ended every other).

@@ -1,11 +1,13 @@
 import Audit
+import ClientAddress
 import Directory
 import Synchronization
 import Time
 
 /// A resource door's access-token check that writes what an agent acting for its owner read there (issue 86): the
 /// first request a delegated token (token exchange, with `act`) makes at JMAP or MCP on this instance writes one
-/// `agent.read` line on the owner's trail, as the agent's, naming the token and the actor chain; its later requests
+/// `agent.read` line on the owner's trail, as the agent's, naming the token, the actor chain and the client's address
+/// (the request context's, as every line of a request names it; none when the door did not say); its later requests
 /// write nothing, and a token without `act` never writes (a nil check on the hot path).
 ///
 /// One line per token and door rather than one per request: a JMAP client or an MCP session makes many requests with
@@ -21,13 +23,20 @@ struct DelegatedReadAudit: AccessGrantAuthenticator {
     let seen: FirstUses
 
     func grant(for token: String, resources: Set<AccessGrant.Resource>) async throws -> AccessGrant {
-        let grant = try await verifier.grant(for: token, resources: resources)
+        try await grant(for: token, resources: resources, client: nil)
+    }
+
+    func grant(for token: String, resources: Set<AccessGrant.Resource>, client: IPAddress?) async throws
+        -> AccessGrant
+    {
+        let grant = try await verifier.grant(for: token, resources: resources, client: client)
         guard let delegation = grant.delegation, let tokenID = grant.tokenID else { return grant }
         let now = audit.clock()
         if seen.first(door + " " + tokenID, now: now) {
             await audit.record {
                 .acting(
-                    for: delegation.ownerID, actorIDs: delegation.actorIDs, .agentRead, target: tokenID, client: nil,
+                    for: delegation.ownerID, actorIDs: delegation.actorIDs, .agentRead, target: tokenID,
+                    client: client?.description,
                     details: [("door", door)], time: $0)
             }
         }

@@ -201,6 +201,19 @@ public struct SecondFactorStore: Sendable {
         }
     }
 
+    /// What of `holder`'s second factor a half-done sign-in rests on, read on `connection` in the caller's read: the
+    /// confirmed factor's secret as stored and when it was confirmed, as a SHA-256 (turned on or off, or set up again,
+    /// it differs); nil with none on. A factor waiting for its first code asks for nothing at sign-in and counts as
+    /// none.
+    /// - Throws: storage errors.
+    public func confirmedFactorStamp(holder: String, _ connection: any SQLConnection) throws -> [UInt8]? {
+        guard let row = try connection.query(
+            "SELECT secret, confirmed_at FROM \(t.totp) WHERE \(t.holder) = ? AND confirmed_at IS NOT NULL",
+            [.text(holder)]
+        ).first, let confirmed = row.int("confirmed_at") else { return nil }
+        return SHA256.hash(Array("\(confirmed)\n".utf8) + (row.blob("secret") ?? []))
+    }
+
     // MARK: - Rows
 
     /// The family's tables, as the SQL names them.

@@ -184,6 +184,65 @@ struct OwnerTwoStepTests {
         #expect(try await harness.service.browser.sessions.methods(token: token)?.amr == ["pwd", "otp", "mfa"])
     }
 
+    /// Signs in with the password, then runs `change` on the owner's ways in: the second step's page and a right code
+    /// of a step not used before both send the browser back to sign in, and no session opens.
+    static func expectStale(
+        _ harness: OwnersHarness, _ secret: [UInt8], _ change: () async throws -> Void
+    ) async throws {
+        harness.clock.advance(30)
+        let csrf = try await Self.firstStep(harness)
+        try await change()
+        let page = await harness.send(.GET, "/owner/sign-in/second-step")
+        #expect(page.status == .seeOther && page.headers["Location"] == "/owner/sign-in")
+        let posted = await Self.secondStep(harness, csrf, Self.code(secret, harness))
+        #expect(posted.status == .seeOther && posted.headers["Location"] == "/owner/sign-in")
+        #expect(harness.cookies[OwnerBrowser.sessionCookie] == nil)
+    }
+
+    @Test(
+        "a half-done sign-in rests on the owner's ways in as its password found them: a password set (even the same one) or the factor reset since, its second step is gone",
+        arguments: StorageBackend.allCases)
+    func staleSecondStep(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend)
+        let (secret, _) = try await Self.enrol(harness)
+        let ada = try #require(try await harness.service.owners.list().first)
+        // The operator sets the password (`postern owner set-password`), to the same text: a new hash, a new salt.
+        try await Self.expectStale(harness, secret) {
+            let set = try await harness.service.owners.setPassword(email: Self.email, password: Self.password)
+            #expect(set)
+        }
+        // A sign-in begun after it goes through.
+        harness.clock.advance(30)
+        let csrf = try await Self.firstStep(harness)
+        let passed = await Self.secondStep(harness, csrf, Self.code(secret, harness))
+        #expect(passed.status == .seeOther && passed.headers["Location"] == "/owner")
+        // `postern owner mfa reset` (the store's removal) while a sign-in waits at its second step.
+        try await Self.expectStale(harness, secret) {
+            let removed = try await harness.service.secondFactors.remove(ownerID: ada.id)
+            #expect(removed)
+        }
+    }
+
+    @Test(
+        "required for passwords: another browser turning the factor on at its own second step ends a sign-in waiting at the setup",
+        arguments: StorageBackend.allCases)
+    func staleSetUp(_ backend: StorageBackend) async throws {
+        let harness = try await Self.harness(backend, policy: .requiredForPasswords)
+        let staleCSRF = try await Self.firstStep(harness)
+        let stale = harness.cookies
+        harness.cookies = [:]
+        let csrf = try await Self.firstStep(harness)
+        let secret = try Self.secret(in: await harness.send(.GET, "/owner/sign-in/second-step"))
+        #expect(await Self.secondStep(harness, csrf, Self.code(secret, harness)).status == .ok)
+        harness.cookies = stale
+        harness.clock.advance(30)
+        let page = await harness.send(.GET, "/owner/sign-in/second-step")
+        #expect(page.status == .seeOther && page.headers["Location"] == "/owner/sign-in")
+        let posted = await Self.secondStep(harness, staleCSRF, Self.code(secret, harness))
+        #expect(posted.status == .seeOther && posted.headers["Location"] == "/owner/sign-in")
+        #expect(harness.cookies[OwnerBrowser.sessionCookie] == nil)
+    }
+
     @Test("one code checked by many requests at once is accepted by exactly one", arguments: StorageBackend.allCases)
     func concurrentReplay(_ backend: StorageBackend) async throws {
         let harness = try await Self.harness(backend)

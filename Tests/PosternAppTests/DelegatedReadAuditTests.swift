@@ -1,4 +1,5 @@
 import Audit
+import ClientAddress
 import Directory
 import PosternTestSupport
 import Testing
@@ -6,7 +7,8 @@ import Testing
 @testable import PosternApp
 
 /// JMAP's and MCP's access-token check writes an agent's first read with a delegated token on the owner's trail
-/// (`agent.read`), once per token and door; a token without `act` writes nothing.
+/// (`agent.read`), once per token and door, with the client's address the request came from; a token without `act`
+/// writes nothing.
 @Suite("Audit: an agent's reads for its owner")
 struct DelegatedReadAuditTests {
     /// Answers every token with the grant it was given, its `jti` the token itself.
@@ -49,5 +51,27 @@ struct DelegatedReadAuditTests {
         clock.advance(seconds: DelegatedReadAudit.FirstUses.keptFor)
         _ = try await jmap.grant(for: "jti-1", resources: [.jmap])
         #expect(try await log.events(since: nil, ownerID: "owner-1", limit: 10).count == 4)
+    }
+
+    @Test("the line names the client's address the door's credentials carried, whole (an IPv6 address, not its /64)")
+    func clientAddress() async throws {
+        let test = try StorageBackend.sqlite.makeDatabase()
+        let log = SQLAuditLog(database: test.database)
+        let audit = AuditTrail(log, clock: { 1_800_000_000 })
+        let delegated = Grants(delegation: Delegation(ownerID: "owner-1", actorIDs: ["agent"]))
+        let jmap = DelegatedReadAudit(door: "jmap", verifier: delegated, audit: audit, seen: .init())
+        // As JMAP and MCP ask: the bearer chain, with the request context's address in the credentials.
+        let chain = BearerAuthenticator(accessTokens: jmap, principals: nil)
+        let client = try #require(IPAddress("2001:db8:1:2::7"))
+        _ = try await chain.authenticate(Credentials(bearerToken: "jti-6", client: client), resources: [.jmap])
+        _ = try await jmap.grant(for: "jti-4", resources: [.jmap], client: IPAddress("192.0.2.7"))
+        _ = try await jmap.grant(for: "jti-5", resources: [.jmap])
+        let lines = Dictionary(
+            uniqueKeysWithValues: try await log.events(since: nil, ownerID: "owner-1", limit: 10).map {
+                ($0.target, $0.clientAddress)
+            })
+        let expected: [String: String?] = ["jti-6": client.description, "jti-4": "192.0.2.7", "jti-5": nil]
+        #expect(lines == expected)
+        #expect(client.description != ClientAddressKey(client).description)
     }
 }
