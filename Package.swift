@@ -427,7 +427,7 @@ let package = Package(
         // SubmissionSignIn port (filled from MailSignIn by the composition root) and makes each message a submission of
         // the signed-in mailbox through the one Submitter, its refusals worded as SMTP replies here.
         .target(name: "SMTPSubmission", dependencies: [
-            "SMTPServer", "SASL", "MailSubmission", "MailDelivery", "MailStore", "MIME", "EmailAddresses", "Directory",
+            "SMTPServer", "SASL", "MailSubmission", "MailDelivery", "MailStore", "MIME", "EmailAddresses",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Surface 3: "Bad Passwords" compatible remote Argon2 registration.

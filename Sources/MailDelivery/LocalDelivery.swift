@@ -47,23 +47,15 @@ public struct LocalDelivery: Sendable {
     /// read, a recipient on a local domain is accepted and the delivery fails with a temporary error instead of a
     /// permanent refusal.
     public func verdict(forRecipient address: String) async -> RecipientVerdict {
-        await examine(recipient: address).verdict
-    }
-
-    /// ``verdict(forRecipient:)``, with the directory's own answer for `address` it read on the way (nil when it read
-    /// none: with a catch-all, or when the accounts could not be read): what a caller that needs both (the submission
-    /// listener's `RCPT TO`, whose submission resolves its recipients) keeps rather than asking the directory again.
-    public func examine(recipient address: String) async -> (verdict: RecipientVerdict, found: AddressResolution?) {
-        if policy.catchAll != nil { return (.accept, nil) }
+        if policy.catchAll != nil { return .accept }
         do {
-            let found = try await directory.resolve(address)
-            switch try await resolve(address, found: found) {
-            case .local: return (.accept, found)
-            case .unknown: return (.unknownLocal, found)
-            case .foreign: return (.relayDenied, found)
+            switch try await resolve(address) {
+            case .local: return .accept
+            case .unknown: return .unknownLocal
+            case .foreign: return .relayDenied
             }
         } catch {
-            return (directory.serves(domain: Self.domain(of: address)) ? .accept : .relayDenied, nil)
+            return directory.serves(domain: Self.domain(of: address)) ? .accept : .relayDenied
         }
     }
 
@@ -72,11 +64,7 @@ public struct LocalDelivery: Sendable {
     /// a delimiter and the base is local.
     /// - Throws: the directory's storage errors.
     public func resolve(_ address: String) async throws -> AddressResolution {
-        try await resolve(address, found: try await directory.resolve(address))
-    }
-
-    /// ``resolve(_:)`` once the directory answered `resolution` for `address` itself.
-    private func resolve(_ address: String, found resolution: AddressResolution) async throws -> AddressResolution {
+        let resolution = try await directory.resolve(address)
         guard case .local = resolution else {
             if let base = policy.base(of: address), case .local(let recipient) = try await directory.resolve(base) {
                 return .local(recipient)

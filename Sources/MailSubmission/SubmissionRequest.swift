@@ -1,5 +1,3 @@
-import Directory
-import EmailAddresses
 import MailDelivery
 import MailStore
 import SMTPOutcomes
@@ -45,10 +43,6 @@ public struct SubmissionRequest: Sendable, Equatable {
     public var recipients: [String]
     /// What becomes of held recipients on other domains. Default ``HeldPolicy/keepInOutbox``.
     public var whenHeld: HeldPolicy
-    /// What the directory already answered for recipients of this message, by ``EmailAddresses/EmailAddress/key(_:)``
-    /// (the submission listener's, asked at each `RCPT TO`): the submission takes it rather than asking again. A
-    /// recipient without one is resolved by the submission. Default none.
-    public var resolved: [String: AddressResolution] = [:]
 
     /// - Parameters: see the properties; `mailFrom` defaults to `sender`.
     public init(

@@ -69,7 +69,7 @@ public struct Submitter: Sendable {
         var seen = Set<String>()
         let recipients = request.recipients.filter { seen.insert(EmailAddress.key($0)).inserted }
         guard !recipients.isEmpty else { throw SubmissionRefusal.noRecipients }
-        let (local, foreign) = try await resolve(recipients, known: request.resolved)
+        let (local, foreign) = try await resolve(recipients)
 
         let (held, holder) = try await admit(foreign, of: request, quota: account.quota, now: now)
         let message: NewMailMessage
@@ -140,24 +140,15 @@ public struct Submitter: Sendable {
         }
     }
 
-    /// `recipients` as local mailboxes and addresses on other domains, each asked of the directory once: `known`
-    /// holds what the door already had of it for this message (``SubmissionRequest/resolved``).
+    /// `recipients` as local mailboxes and addresses on other domains.
     /// - Throws: ``SubmissionRefusal/unknownRecipients(_:)`` naming those that are not addresses, then those on a
     ///   domain served here with no mailbox; storage errors.
-    func resolve(_ recipients: [String], known: [String: AddressResolution] = [:]) async throws
-        -> (local: [Recipient], foreign: [String])
-    {
+    func resolve(_ recipients: [String]) async throws -> (local: [Recipient], foreign: [String]) {
         var local: [Recipient] = []
         var foreign: [String] = []
         var unknown = recipients.filter { !AddressListParser.isPlainAddress($0) }
         for address in recipients where AddressListParser.isPlainAddress(address) {
-            let resolution: AddressResolution
-            if let found = known[EmailAddress.key(address)] {
-                resolution = found
-            } else {
-                resolution = try await directory.resolve(address)
-            }
-            switch resolution {
+            switch try await directory.resolve(address) {
             case .local(let recipient): local.append(recipient)
             case .foreign: foreign.append(address)
             case .unknown: unknown.append(address)

@@ -2,34 +2,10 @@
 public enum SMTPRecipientVerdict: Sendable, Equatable {
     /// A local mailbox that takes mail: `250 2.1.5`.
     case accept
-    /// Taken, as ``accept``, with what the sink found of the address, handed back in the envelope
-    /// (``SMTPEnvelope/found``) so that the sink asks its directory once per recipient and message.
-    case acceptFound(SMTPFoundRecipient)
     /// A local domain with no such mailbox: `550 5.1.1`.
     case unknownLocal
     /// Not a local domain; this server relays nothing: `550 5.7.1`.
     case relayDenied
-}
-
-extension SMTPRecipientVerdict {
-    /// What the sink found of an accepted recipient; nil otherwise.
-    var found: SMTPFoundRecipient? {
-        if case .acceptFound(let found) = self { found } else { nil }
-    }
-}
-
-/// What a sink found of an accepted `RCPT TO` address (``SMTPRecipientVerdict/acceptFound(_:)``), which the session
-/// keeps beside the recipient and hands back with the message (``SMTPEnvelope/found``): ``held`` is the sink's own
-/// (the submission listener's: the directory's answer) and opaque here; the recipient is the envelope's at the same
-/// place. Two are equal when they are the same one.
-public final class SMTPFoundRecipient: Sendable, Equatable {
-    /// What the sink keeps of it.
-    public let held: any Sendable
-
-    /// - Parameter held: what the sink keeps of the recipient.
-    public init(_ held: any Sendable) { self.held = held }
-
-    public static func == (a: SMTPFoundRecipient, b: SMTPFoundRecipient) -> Bool { a === b }
 }
 
 /// The envelope of one received message, as the client gave it.
@@ -54,9 +30,6 @@ public struct SMTPEnvelope: Sendable, Equatable {
     public var dsn: SMTPMailParameters
     /// Each recipient's RFC 3461 parameters, in the order of ``recipients``.
     public var recipientDSN: [SMTPRecipientParameters]
-    /// What the sink found of each recipient at `RCPT TO` (``SMTPRecipientVerdict/acceptFound(_:)``), in the order of
-    /// ``recipients``; nil for one it answered ``SMTPRecipientVerdict/accept``.
-    public var found: [SMTPFoundRecipient?]
     /// The `Received:` field (``SMTPReceivedField``, CRLF-ended) the server puts on top of the message: a sink
     /// stores `traceField + data`, and checks what the client sent (SPF, DKIM) on `data` alone. Filled by the
     /// server when it hands the message over; empty before.
@@ -67,12 +40,11 @@ public struct SMTPEnvelope: Sendable, Equatable {
         mailFrom: String, recipients: [String], remoteAddress: String, authenticatedAs: String? = nil,
         heloName: String = "", extended: Bool = true, secured: Bool = false, traceField: [UInt8] = [],
         signIn: SMTPSignIn? = nil, dsn: SMTPMailParameters = SMTPMailParameters(),
-        recipientDSN: [SMTPRecipientParameters]? = nil, found: [SMTPFoundRecipient?]? = nil
+        recipientDSN: [SMTPRecipientParameters]? = nil
     ) {
         self.signIn = signIn
         self.dsn = dsn
         self.recipientDSN = recipientDSN ?? recipients.map { _ in SMTPRecipientParameters() }
-        self.found = found ?? recipients.map { _ in nil }
         self.mailFrom = mailFrom
         self.recipients = recipients
         self.remoteAddress = remoteAddress

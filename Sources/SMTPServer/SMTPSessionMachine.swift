@@ -54,8 +54,6 @@ public struct SMTPSessionMachine: LifecycleConnectionMachine {
         var recipients: [String] = []
         /// Each accepted recipient's RFC 3461 parameters, beside ``recipients``.
         var recipientDSN: [SMTPRecipientParameters] = []
-        /// What the sink found of each accepted recipient, beside ``recipients``.
-        var found: [SMTPFoundRecipient?] = []
         /// Every `RCPT TO` with its reply code, refused ones too (the transaction's log record).
         var replies: [SMTPTransactionRecord.RecipientReply] = []
         /// Bytes of message text, once read.
@@ -377,7 +375,7 @@ public struct SMTPSessionMachine: LifecycleConnectionMachine {
         let envelope = SMTPEnvelope(
             mailFrom: transaction.mailFrom, recipients: transaction.recipients, remoteAddress: peer,
             authenticatedAs: authenticatedAs, heloName: heloName, extended: extended, secured: secured, signIn: signIn,
-            dsn: transaction.dsn, recipientDSN: transaction.recipientDSN, found: transaction.found)
+            dsn: transaction.dsn, recipientDSN: transaction.recipientDSN)
         actions.append(.perform(Job(.deliver(envelope, data: reader.text))))
     }
 
@@ -389,10 +387,9 @@ public struct SMTPSessionMachine: LifecycleConnectionMachine {
             pending = nil
             let answer: SMTPReply
             switch verdict {
-            case .accept, .acceptFound:
+            case .accept:
                 transaction?.recipients.append(recipient)
                 transaction?.recipientDSN.append(dsn)
-                transaction?.found.append(verdict.found)
                 answer = .recipientOK
             case .unknownLocal:
                 shared.observer?(.recipientRefused(verdict))

@@ -1,4 +1,3 @@
-import Directory
 import EmailAddresses
 import Logging
 import MailDelivery
@@ -15,10 +14,7 @@ import SMTPServer
 /// 2. `MAIL FROM`: the credential checked again, then a mailbox that sends nothing (a Mail.td account) refused with
 ///    `550 5.7.1` saying so, then any address but the mailbox's refused with `553 5.7.1`;
 /// 3. `RCPT TO`: an address on a domain served here with no mailbox `550 5.1.1`; every other address is taken (the
-///    submission decides at the end whether it may leave), and what the directory answered for it is kept with the
-///    envelope (``SMTPFoundRecipient``) for the submission, which does not ask again: a recipient is resolved once per
-///    message, at `RCPT TO` (a mailbox deleted between its `RCPT TO` and the end of `DATA` still gets its copy, as it
-///    would a moment earlier);
+///    submission decides at the end whether it may leave);
 /// 4. the message: parsed once and submitted: the originators (`From` must be the mailbox), the sender rule, the send
 ///    limits, the size limit and the quota, then in one transaction its copy kept as written in the mailbox's Sent
 ///    folder (the submission's `emailId`, as JMAP's lands there), local recipients served, others queued or kept in
@@ -95,24 +91,11 @@ public struct SubmissionSink: SMTPMailSink {
 
     /// Local and existing, or on another domain: taken (the submission decides whether it may leave); on a domain
     /// served here with no such mailbox: `550 5.1.1`.
-    /// What the directory answered is kept with the recipient (``SMTPRecipientVerdict/acceptFound(_:)``).
     public func verdict(forRecipient address: String) async -> SMTPRecipientVerdict {
-        let (verdict, found) = await submitter.delivery.examine(recipient: address)
-        switch verdict {
-        case .accept, .relayDenied:
-            return found.map { .acceptFound(SMTPFoundRecipient($0)) } ?? .accept
-        case .unknownLocal:
-            return .unknownLocal
+        switch await submitter.delivery.verdict(forRecipient: address) {
+        case .accept, .relayDenied: .accept
+        case .unknownLocal: .unknownLocal
         }
-    }
-
-    /// What the directory answered at `RCPT TO` for the recipients of `envelope`, by address key.
-    static func resolved(_ envelope: SMTPEnvelope) -> [String: AddressResolution] {
-        var resolved: [String: AddressResolution] = [:]
-        for (address, found) in zip(envelope.recipients, envelope.found) {
-            if let resolution = found?.held as? AddressResolution { resolved[EmailAddress.key(address)] = resolution }
-        }
-        return resolved
     }
 
     /// Parses the message (the trace field on top) once and submits it, its copy kept in the mailbox's Sent folder in
@@ -130,10 +113,9 @@ public struct SubmissionSink: SMTPMailSink {
         } catch {
             throw SMTPDeliveryRefusal.unreadableContent
         }
-        var request = SubmissionRequest(
+        let request = SubmissionRequest(
             sender: mailbox.address, keepingInSent: message, recipients: envelope.recipients,
             accountID: mailbox.accountID, mailFrom: envelope.mailFrom)
-        request.resolved = Self.resolved(envelope)
         do {
             let submitted = try await submitter.submit(request, now: clock())
             onSubmission(submitted)

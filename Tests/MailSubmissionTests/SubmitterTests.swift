@@ -1,4 +1,3 @@
-import Directory
 import MailDelivery
 import MailStore
 import MailSubmission
@@ -49,22 +48,6 @@ struct SubmitterTests {
         #expect(try await harness.store.page(address: Harness.bob, page: 1).count == 1)
         #expect(try await harness.queue.list().count == 1)
         #expect(try await harness.store.outbox().isEmpty)
-    }
-
-    @Test(
-        "what the door already found of a recipient is taken as it is, not asked again: a full mailbox it named, an address it found on another domain",
-        arguments: [StorageBackend.sqlite])
-    func resolvedByTheDoor(_ backend: StorageBackend) async throws {
-        let harness = try Harness(backend)
-        let raw = Harness.message(to: "bob@agents.test")
-        let message = try harness.submitter.delivery.message(raw, envelopeFrom: Harness.ada)
-        var request = SubmissionRequest(
-            sender: Harness.ada, keepingInSent: message, recipients: ["Bob@agents.test", "dan@agents.test"])
-        // The directory would say bob has room and dan is unknown here: these answers are the door's.
-        request.resolved = ["bob@agents.test": .local(Recipient(address: Harness.bob, quota: 1)), "dan@agents.test": .foreign]
-        let submitted = try await harness.submitter.submit(request, now: Harness.now)
-        #expect(submitted.record.recipients.map { Self.word($0.status) } == ["failed", "queued"])
-        #expect(submitted.undelivered == 1)
     }
 
     @Test(
