@@ -705,7 +705,8 @@ let package = Package(
             "OAuthResource", "OAuthGrants", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", "AppPasswords", "TOTP", "SecondFactors", .product(name: "Logging", package: "swift-log"),
+            "ServerMetrics", "AppPasswords", "TOTP", "SecondFactors", "PostgresClient",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [
             "SignInProviders", "OutboundSocket", "ConfigurationReading", "JWT", "JSON", "AuthCrypto", "PosternTestSupport", "Storage",
