@@ -706,7 +706,7 @@ let package = Package(
             "OAuthResource", "OAuthGrants", "Audit", "Owners", "MailDelivery", "MailStore", "SMTPServer", "SigningKeys", "ComputePool",
             "OAuthServer", "ServerKit", "Fetch", "DKIMKeys", "MailTransfer", "OutboundQueue", "WebInbox", "MIME",
             "SignInProviders", "WebSocket", "PasswordHashing", "DNS", "ConfigurationReading", "MailpitAPI", "MailosaurAPI",
-            "ServerMetrics", "AppPasswords", "TOTP", "SecondFactors", "ClientAddress",
+            "ServerMetrics", "AppPasswords", "TOTP", "SecondFactors", "ClientAddress", "PostgresClient",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SignInProvidersTests", dependencies: [

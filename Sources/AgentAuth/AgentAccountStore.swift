@@ -169,10 +169,22 @@ public struct AgentAccountStore: Sendable {
         return try database.readOnCallingThread { connection in try Self.liveAccount(id: id, connection) }
     }
 
+    /// The live account with id `id`, read from the calling event loop without a thread waiting for it (PostgreSQL's
+    /// loop reads, ``LoopReading``); `completion` runs on the loop. False, and no `completion`, when the read cannot go
+    /// that way (SQLite, loop reads off, the loop's connections not open yet).
+    public func liveAccount(
+        id: String, onLoop completion: @escaping (Result<AgentAccount?, any Error>) -> Void
+    ) -> Bool {
+        guard let database = database as? any LoopReading else { return false }
+        return database.readOnLoop(
+            Self.liveAccountSQL, [.text(id)], decode: { $0.first.flatMap(Self.account) }, completion: completion)
+    }
+
+    private static let liveAccountSQL =
+        "SELECT id, username, key_rotated_at FROM agent_accounts WHERE id = ? AND revoked_at IS NULL"
+
     private static func liveAccount(id: String, _ connection: any SQLConnection) throws -> AgentAccount? {
-        try connection.query(
-            "SELECT id, username, key_rotated_at FROM agent_accounts WHERE id = ? AND revoked_at IS NULL", [.text(id)]
-        ).first.flatMap(account)
+        try connection.query(liveAccountSQL, [.text(id)]).first.flatMap(account)
     }
 
     /// Revokes the account named `username`: its API key and sessions stop working at once.

@@ -33,10 +33,12 @@ extension AgentAuthService {
     /// JWT of a live account buys a short-lived RS256 capability JWT, signed on the worker pool.
     ///
     /// Called on the event loop, answers through `answer`: the session JWT (HS256, a few microseconds) is checked
-    /// there, then the liveness read and the signature run in one worker job, whose completion answers from the
-    /// worker thread. No Swift concurrency task stands between the loop and the pool (see
-    /// ``ContextRouteHandler/completing(_:)``). The read goes through a reader's serial queue from the worker
-    /// thread (`readSync`), which saves the two thread hops of an async read (to the reader queue and back).
+    /// there. With PostgreSQL's loop reads on (`POSTERN_POSTGRES_LOOP_READS`), the liveness read is sent from the loop,
+    /// which serves its other sockets meanwhile, and the signature alone goes to the worker pool when the answer came:
+    /// no thread waits for the round trip. Otherwise (or when the loop cannot send the read, or its connection was lost
+    /// under it) the read and the signature run in one worker job, the read through a reader's serial queue from the
+    /// worker thread (`readSync`). Either way the job's completion answers from the worker thread, and no Swift
+    /// concurrency task stands between the loop, the pool and the answer (``ContextRouteHandler/completing(_:)``).
     func capability(
         _ request: HTTPRequest, _ context: RequestContext, answer: @escaping @Sendable (HTTPResponse) -> Void
     ) {
@@ -45,10 +47,25 @@ extension AgentAuthService {
             let claims = try? keys.verify(token, policy: sessionPolicy, now: now, leeway: Self.leeway),
             let accountID = claims.sub, let issuedAt = claims.iat
         else { return answer(failure(.invalidSession)) }
+        let blocking: @Sendable () throws -> AgentAccount? = { [accounts] in
+            try accounts.liveAccountBlocking(id: accountID)
+        }
+        let sent = accounts.liveAccount(id: accountID) { [self] read in
+            switch read {
+            case .success(let account): sign(read: { account }, issuedAt: issuedAt, now: now, context, answer: answer)
+            case .failure: sign(read: blocking, issuedAt: issuedAt, now: now, context, answer: answer)
+            }
+        }
+        if !sent { sign(read: blocking, issuedAt: issuedAt, now: now, context, answer: answer) }
+    }
+
+    /// Reads the account (`read`, on the worker) and signs its capability in one worker job, answering from there.
+    private func sign(
+        read: @escaping @Sendable () throws -> AgentAccount?, issuedAt: Int64, now: Int64, _ context: RequestContext,
+        answer: @escaping @Sendable (HTTPResponse) -> Void
+    ) {
         pool.submit(.signing) { [self] () throws -> String? in
-            guard let account = try accounts.liveAccountBlocking(id: accountID),
-                account.acceptsSession(issuedAt: issuedAt)
-            else { return nil }
+            guard let account = try read(), account.acceptsSession(issuedAt: issuedAt) else { return nil }
             return try keys.sign(capabilityClaims(account, now: now), for: CapabilityClaims.purpose)
         } completion: { [self] result in
             switch result {

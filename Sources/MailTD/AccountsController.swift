@@ -18,7 +18,7 @@ struct AccountsController: MailboxController {
         router.add(.GET, "/api/challenge", immediate(.general, challenge))
         router.add(.POST, "/api/accounts", bodyLimit: limit, deferred(.accountCreation, createAccount))
         router.add(.POST, "/api/token", bodyLimit: limit, deferred(.general, signIn))
-        router.add(.GET, "/api/accounts/{id}", deferred(.general, accountInfo))
+        router.add(.GET, "/api/accounts/{id}", surface.loopRead(.general, onLoop: accountInfoOnLoop, accountInfo))
         router.add(.DELETE, "/api/accounts/{id}", deferred(.general, deleteAccount))
         router.add(.PUT, "/api/accounts/{id}/reset-password", bodyLimit: limit, deferred(.general, resetPassword))
     }
@@ -138,8 +138,20 @@ struct AccountsController: MailboxController {
     /// `GET /api/accounts/{id}`.
     func accountInfo(_ call: MailboxCall) async throws -> HTTPResponse {
         let principal = try await authorizer.requirePrincipal(call.bearer)
-        let account = try await authorizer.account(call.id, for: principal)
-        return MailboxJSON.response(
+        return Self.info(try await authorizer.account(call.id, for: principal))
+    }
+
+    /// `GET /api/accounts/{id}` with the account's own token, answered from the event loop
+    /// (``MailboxService/loopRead(_:onLoop:_:)``): the same read and checks as ``accountInfo(_:)``.
+    func accountInfoOnLoop(
+        _ call: MailboxCall, subject: String, version: Int64, answer: @escaping MailboxService.LoopAnswer
+    ) -> Bool {
+        authorizer.account(call.id, mailboxSubject: subject, version: version) { read in answer(read.map(Self.info)) }
+    }
+
+    /// An account as Mail.td shows it.
+    private static func info(_ account: MailboxAccountRecord) -> HTTPResponse {
+        MailboxJSON.response(
             .ok,
             [
                 ("id", .string(account.id)), ("address", .string(account.address)), ("role", .string("user")),

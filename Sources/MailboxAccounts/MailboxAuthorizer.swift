@@ -91,10 +91,8 @@ package struct MailboxAuthorizer: Sendable {
         case .invalid:
             throw MailboxError.invalidOrExpiredToken
         case .mailbox(let subject, let version):
-            guard MailboxIdentifiers.isUUID(subject), let account = try await store.account(id: subject),
-                account.tokenEpoch == version
-            else { throw MailboxError.invalidOrExpiredToken }
-            return .account(account)
+            guard MailboxIdentifiers.isUUID(subject) else { throw MailboxError.invalidOrExpiredToken }
+            return .account(try Self.live(await store.account(id: subject), version: version))
         case .pro(let subject, let version):
             guard MailboxIdentifiers.isUUID(subject), let user = try await store.proUser(id: subject),
                 user.tokenEpoch == version, user.status == "active"
@@ -145,8 +143,7 @@ package struct MailboxAuthorizer: Sendable {
         let address = MailboxAddress(id)?.description
         switch principal {
         case .account(let account):
-            guard account.id == id || account.address == address else { throw MailboxError.forbidden }
-            return account
+            return try Self.own(account, id)
         case .proUser(let user):
             var found: MailboxAccountRecord?
             if MailboxIdentifiers.isUUID(id) {
@@ -157,5 +154,32 @@ package struct MailboxAuthorizer: Sendable {
             guard let account = found, account.ownerID == user.id else { throw MailboxError.notFound }
             return account
         }
+    }
+
+    /// The account a mailbox token of `subject` at `version` reaches by `id` (its own, by UUID or address), read from the
+    /// calling event loop (``MailboxStore/account(id:onLoop:)``): what ``requirePrincipal(_:)`` and
+    /// ``account(_:for:)`` decide for such a token, from the same one read; `completion` runs on the loop, with
+    /// `.invalidOrExpiredToken`, `.forbidden` or the storage's error. False, and no `completion`, when the read cannot
+    /// go that way (the caller goes the awaited way).
+    package func account(
+        _ id: String, mailboxSubject subject: String, version: Int64,
+        onLoop completion: @escaping (Result<MailboxAccountRecord, any Error>) -> Void
+    ) -> Bool {
+        guard MailboxIdentifiers.isUUID(subject) else { return false }
+        return store.account(id: subject) { read in
+            completion(read.flatMap { found in Result { try Self.own(Self.live(found, version: version), id) } })
+        }
+    }
+
+    /// The account a mailbox token names when it is there and the token's epoch is its own.
+    private static func live(_ found: MailboxAccountRecord?, version: Int64) throws -> MailboxAccountRecord {
+        guard let account = found, account.tokenEpoch == version else { throw MailboxError.invalidOrExpiredToken }
+        return account
+    }
+
+    /// `account` when `id` names it (its UUID or its address), else `.forbidden`.
+    private static func own(_ account: MailboxAccountRecord, _ id: String) throws -> MailboxAccountRecord {
+        guard account.id == id || account.address == MailboxAddress(id)?.description else { throw MailboxError.forbidden }
+        return account
     }
 }

@@ -28,6 +28,22 @@ public struct MailboxStore: Sendable {
         }
     }
 
+    /// Whether ``account(id:onLoop:)`` may read: the database reads from event loops (PostgreSQL with loop reads on).
+    /// False on SQLite, whose routes keep their own way.
+    package var readsOnLoops: Bool { (database as? any LoopReading)?.readsOnLoops ?? false }
+
+    /// The account `id`, read from the calling event loop without a thread waiting for it (``LoopReading``): the same
+    /// statement as ``account(id:)``; `completion` runs on the loop. False, and no `completion`, when the read cannot go
+    /// that way now (the caller reads with ``account(id:)``).
+    package func account(
+        id: String, onLoop completion: @escaping (Result<MailboxAccountRecord?, any Error>) -> Void
+    ) -> Bool {
+        guard let database = database as? any LoopReading else { return false }
+        return database.readOnLoop(
+            "SELECT \(Self.accountColumns) FROM mailbox_accounts WHERE id = ?", [.text(id)],
+            decode: { $0.first.flatMap(Self.account) }, completion: completion)
+    }
+
     func account(address: String) async throws -> MailboxAccountRecord? {
         try await database.read { connection in
             try connection.query(

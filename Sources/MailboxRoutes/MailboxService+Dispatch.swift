@@ -33,7 +33,7 @@ extension MailboxService {
                 let (call, rateClass, charged) = try await admit(request, context, parameters, policy)
                 (bearer, decision) = (call.bearer, charged)
                 if let decision, !decision.allowed { return middleware.refusal(rateClass, decision) }
-                response = try await handler(call)
+                response = await answer(call, handler)
             } catch {
                 response = middleware.answer(error, context)
             }
@@ -42,6 +42,17 @@ extension MailboxService {
                 middleware.limiter?.giveBack(.freeAccountCreation, for: context.clientKey)
             }
             return middleware.finish(response, decision)
+        }
+    }
+
+    /// `handler`'s response to `call`, or the answer to the error it threw.
+    func answer(
+        _ call: MailboxCall, _ handler: @Sendable (MailboxCall) async throws -> HTTPResponse
+    ) async -> HTTPResponse {
+        do {
+            return try await handler(call)
+        } catch {
+            return middleware.answer(error, call.context)
         }
     }
 
@@ -73,7 +84,7 @@ extension MailboxService {
     }
 
     /// The class a bearer is charged to: Pro only for a signed Pro JWT or a verified API token.
-    private func rateClass(_ policy: MailboxRatePolicy, _ bearer: MailboxBearer) -> MailboxRateClass {
+    func rateClass(_ policy: MailboxRatePolicy, _ bearer: MailboxBearer) -> MailboxRateClass {
         switch (policy, bearer) {
         case (.accountCreation, _): bearer.earnsPro ? .proAccountCreation : .freeAccountCreation
         case (.general, .mailbox): .freeAuthenticated

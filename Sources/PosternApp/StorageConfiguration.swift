@@ -13,6 +13,7 @@ import ServerKit
 /// - `POSTERN_DATABASE_CONNECTIONS` (1 to 64, default 6): ``databaseConnections``.
 /// - `POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY` (on/off, default off; PostgreSQL only):
 ///   ``requireSynchronousStandby``.
+/// - `POSTERN_POSTGRES_LOOP_READS` (on/off, default off; PostgreSQL only): ``postgresLoopReads``.
 /// - `POSTERN_MAIL_CHANGES_KEPT` (100 to 10000000, default 10000): ``mailChangesKept``.
 /// - `POSTERN_AUDIT_DAYS` (1 to 3650, default 90): ``auditDays``.
 public struct StorageConfiguration: Sendable {
@@ -43,6 +44,13 @@ public struct StorageConfiguration: Sendable {
     /// per read. For a manager that may reload a primary without its standby for a moment before demoting it (Patroni
     /// #2841) with instances reaching the servers directly (a multi-host URL): docs/postgres.md, Patroni. Default off.
     public var requireSynchronousStandby = false
+    /// PostgreSQL only: the event loops send the hot point reads (`GET /api/accounts/{id}` with the account's own token)
+    /// on PostgreSQL connections of their own, in libpq's non-blocking mode, and answer from the loop when the server
+    /// has: no thread waits for the round trip. Each loop opens up to two such connections on its first read (they add
+    /// up against `max_connections` with ``databaseConnections``); a read they cannot take goes through the pool as
+    /// before. Off: every read goes through the pool. Default off until a release `make bench` shows it pays: on a debug
+    /// build its CPU per read was the pool's, and its requests per second fewer (docs/performance.md, 2026-11-29).
+    public var postgresLoopReads = false
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (trimmed every minute); a client at an
     /// older state gets `cannotCalculateChanges` and starts over. Default 10000.
     public var mailChangesKept = 10000
@@ -81,6 +89,7 @@ public struct StorageConfiguration: Sendable {
         if let required = try config.flag("POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY") {
             requireSynchronousStandby = required
         }
+        if let on = try config.flag("POSTERN_POSTGRES_LOOP_READS") { postgresLoopReads = on }
         if let count = try config.integer("POSTERN_MAIL_CHANGES_KEPT") { mailChangesKept = count }
         if let days = try config.integer("POSTERN_AUDIT_DAYS") { auditDays = days }
         try validate()

@@ -58,7 +58,9 @@ package enum DatabaseOpener {
             return try PostgresDatabase(
                 url: url, count: configuration.storage.databaseConnections,
                 commitTimeout: .seconds(configuration.storage.commitTimeoutSeconds),
-                requireSynchronousStandby: configuration.storage.requireSynchronousStandby, logger: logger)
+                requireSynchronousStandby: configuration.storage.requireSynchronousStandby,
+                loopReactor: configuration.storage.postgresLoopReads ? LoopDescriptorReactor.current : nil,
+                logger: logger)
         }
     }
 

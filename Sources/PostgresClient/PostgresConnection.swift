@@ -38,24 +38,8 @@ public final class PostgresConnection: SQLConnection {
     private var doubt: CommitDoubtReason?
     private static let statementCacheLimit = 256
 
-    /// A statement is prepared once per text and kinds of the values bound.
-    private struct StatementKey: Hashable {
-        let sql: String
-        let types: [Oid]
-    }
-
-    /// A prepared statement, with the names of its result's columns once a result has told them (they are the same
-    /// for every run, so each row shares one array instead of making its own strings).
-    private final class Prepared {
-        let name: String
-        let parameterCount: Int
-        var columns: [String]?
-
-        init(name: String, parameterCount: Int) {
-            self.name = name
-            self.parameterCount = parameterCount
-        }
-    }
+    private typealias StatementKey = PostgresStatementKey
+    private typealias Prepared = PostgresPreparedStatement
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=...`, or any libpq
     /// connection string, several hosts included: see ``PostgresConnectionString``). Unless the URL says otherwise, a
@@ -68,6 +52,14 @@ public final class PostgresConnection: SQLConnection {
     ///   reached is read-only.
     public init(url: String, applicationName: String = "postern", requireSynchronousStandby: Bool = false) throws {
         self.requireSynchronousStandby = requireSynchronousStandby
+        handle = try Self.connect(url: url, applicationName: applicationName)
+        notices.install(on: handle)  // kept by libpq across PQreset
+    }
+
+    /// A blocking connection to `url` that accepts writes (this type's and ``PostgresLoopConnection``'s rule).
+    /// - Throws: `StorageError` `.unavailable` naming libpq's reason (never the password), or saying the server reached
+    ///   is read-only.
+    static func connect(url: String, applicationName: String) throws -> OpaquePointer {
         let keywords = ["connect_timeout", "application_name", "client_encoding", "dbname"]
         let values = ["5", applicationName, "UTF8", url]
         let connection = Self.withCStrings(keywords) { keywordPointers in
@@ -86,8 +78,7 @@ public final class PostgresConnection: SQLConnection {
             PQfinish(connection)
             throw Self.landedReadOnly
         }
-        handle = connection
-        notices.install(on: connection)  // kept by libpq across PQreset
+        return connection
     }
 
     deinit {
@@ -398,12 +389,18 @@ public final class PostgresConnection: SQLConnection {
             statements.removeAll()
             throw StorageError(.unavailable, "connection to PostgreSQL lost: \(Self.message(PQerrorMessage(handle)))")
         }
+        let (sqlState, message) = Self.errorFields(result, handle)
+        if sqlState == "40001" || sqlState == "40P01" { throw PostgresRetry(message: message) }
+        throw PostgresErrors.storageError(sqlState: sqlState, message: message)
+    }
+
+    /// A failed result's SQLSTATE ("" when none) and message (the connection's when the result has none).
+    static func errorFields(_ result: OpaquePointer?, _ handle: OpaquePointer) -> (sqlState: String, message: String) {
         let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
         let message =
             result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "M"))) }.map { String(cString: $0) }
             ?? Self.message(PQerrorMessage(handle))
-        if sqlState == "40001" || sqlState == "40P01" { throw PostgresRetry(message: message) }
-        throw PostgresErrors.storageError(sqlState: sqlState, message: message)
+        return (sqlState, message)
     }
 
     static func message(_ pointer: UnsafePointer<CChar>?) -> String {

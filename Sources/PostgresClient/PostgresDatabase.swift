@@ -14,6 +14,8 @@ public final class PostgresDatabase: SQLDatabase {
     private let connections: PostgresPool
     /// Where the listeners connect.
     private let url: String
+    /// Each event loop's own read connections, and how to find the calling thread's loop; nil: loop reads are off.
+    private let loopReads: (readers: PostgresLoopReaders, reactor: @Sendable () -> (any DescriptorReactor)?)?
 
     /// Connects `count` times to `url`.
     /// - Parameters:
@@ -22,10 +24,12 @@ public final class PostgresDatabase: SQLDatabase {
     ///     (``PostgresPool``). The blocking calls never time out.
     ///   - requireSynchronousStandby: a committed write that did not wait for a synchronous standby fails `.inDoubt`
     ///     (``PostgresConnection/init(url:applicationName:requireSynchronousStandby:)``).
+    ///   - loopReactor: the calling thread's event loop, nil off one; given, the loops each read on connections of their
+    ///     own (``LoopReading``, ``PostgresLoopReaders``: `loopConnections` each, opened on a loop's first read).
     /// - Throws: `StorageError` `.unavailable` when the server cannot be reached, `.misuse` for a count below 1.
     public init(
         url: String, count: Int = 4, commitTimeout: Duration? = .seconds(10), requireSynchronousStandby: Bool = false,
-        logger: Logger
+        loopReactor: (@Sendable () -> (any DescriptorReactor)?)? = nil, loopConnections: Int = 2, logger: Logger
     ) throws {
         guard count >= 1 else { throw StorageError(.misuse, "a PostgreSQL database needs at least one connection") }
         let connect: @Sendable () throws -> PostgresConnection = {
@@ -37,6 +41,11 @@ public final class PostgresDatabase: SQLDatabase {
             onDoubt: { error, reason in Self.report(error, reason: reason, logger: logger) })
         self.logger = logger
         self.url = url
+        loopReads = loopReactor.map { reactor in
+            let readers = PostgresLoopReaders(
+                url: url, perLoop: loopConnections, timeout: commitTimeout ?? .seconds(600), logger: logger)
+            return (readers, reactor)
+        }
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])
     }
 
@@ -61,6 +70,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     public func close() {
+        loopReads?.readers.close()
         connections.close()
     }
 
@@ -85,4 +95,22 @@ public final class PostgresDatabase: SQLDatabase {
             metadata: ["reason": "\(reason.rawValue)", "error": "\(error.message)"])
         Counter(label: "postern_storage_commits_in_doubt_total", dimensions: [("reason", reason.rawValue)]).increment()
     }
+}
+
+extension PostgresDatabase: LoopReading {
+    public var readsOnCallingLoop: Bool {
+        loopReads?.reactor() != nil
+    }
+
+    public func readOnLoop<T>(
+        _ sql: String, _ bindings: [SQLValue], decode: @escaping ([SQLRow]) throws -> T,
+        completion: @escaping (Result<T, any Error>) -> Void
+    ) -> Bool {
+        guard let loopReads, let reactor = loopReads.reactor() else { return false }
+        return loopReads.readers.read(on: reactor, sql, bindings) { rows in
+            completion(rows.flatMap { rows in Result { try decode(rows) } })
+        }
+    }
+
+    public var readsOnLoops: Bool { loopReads != nil }
 }

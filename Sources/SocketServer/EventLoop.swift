@@ -21,6 +21,8 @@ import Synchronization
 /// thread inside `queue.sync`, or by blocks sent with `execute`); `stopped` is atomic.
 public final class EventLoop: @unchecked Sendable {
     private static let key = DispatchSpecificKey<ObjectIdentifier>()
+    /// The loop itself, for ``current``.
+    static let referenceKey = DispatchSpecificKey<EventLoopReference>()
 
     /// The loop's position in its group.
     public let index: Int
@@ -43,7 +45,7 @@ public final class EventLoop: @unchecked Sendable {
     // Used on the loop's thread only, and every access ends before a callback runs (a registrant is copied
     // out before `ready`, due timers are popped before `timerFired`), so the callbacks' own registrations and
     // timers never overlap one.
-    private var registrants = Registrants()
+    private(set) var registrants = Registrants()
     private var timers = TimerHeap()
     /// Work put off to the next turn (`nextTurn`), in the order given: run at that turn's start, before its ready
     /// sockets. On the loop.
@@ -79,6 +81,7 @@ public final class EventLoop: @unchecked Sendable {
         queue = DispatchQueue(label: "postern.loop-\(index)", qos: .userInitiated)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         queue.setSpecific(key: EventLoop.key, value: ObjectIdentifier(self))
+        queue.setSpecific(key: EventLoop.referenceKey, value: EventLoopReference(loop: self))
     }
 
     deinit {
