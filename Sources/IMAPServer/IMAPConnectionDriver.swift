@@ -146,17 +146,20 @@ actor IMAPConnectionDriver {
     /// UID and flags (an mbsync's `UID FETCH n` per message, 10,000 of them, was bound by it).
     func refresh(holdingExpunges: Bool = false) async throws -> [IMAPUntaggedResponse] {
         guard let holder, let folder = view?.folder else { return [] }
+        let looked = view?.lookedAtState
         let state = try await store.state(address: holder.address)
         if let view, view.folder == folder, !view.holdsExpunges, view.lookedAtState == state { return [] }
         let changes = try await changes(since: view, address: holder.address, state: state)
-        guard view?.folder == folder else { return [] }
+        // Another look of this session may have run while this one read (an IDLE's, its read under way when DONE
+        // came): it told the client what it found, and this one, begun from the look before it, must not undo it.
+        guard view?.folder == folder, view?.lookedAtState == looked else { return [] }
         if let changes, changes.changes.touched.isEmpty, changes.changes.mailbox == view?.mailbox {
             // Nothing of this mailbox changed (a folder made, mail to another): nothing to tell, nothing to read.
             view?.lookedAtState = state
             return []
         }
         let snapshot = try await snapshot(address: holder.address, folder: folder, state: state, applying: changes)
-        guard view?.folder == folder else { return [] }
+        guard view?.folder == folder, view?.lookedAtState == looked else { return [] }
         var responses = view?.sync(to: snapshot, holdingExpunges: holdingExpunges) ?? []
         view?.lookedAtState = state
         if view?.readOnly == false, let exists = responses.firstIndex(where: { if case .exists = $0 { true } else { false } }) {

@@ -1,3 +1,4 @@
+import MIME
 import Storage
 
 /// ``MailFilter/header(_:containing:)`` in SQL: the message's header section read from its raw bytes, the same lines
@@ -11,28 +12,35 @@ extension MailFilter {
     /// backslash doubled), the name and the needle spelled so too, and folds with translate() (ASCII alone, where
     /// ILIKE and lower() follow the locale). A LIKE over the whole section first passes over the messages that have
     /// no line starting with the name, before any line is split out.
+    ///
+    /// Bounded for a message of any shape (its own account's to send, or to import): the section read is at most
+    /// ``headerSectionBytes``, and SQLite, which splits it line by line, each step copying the rest, stops after the
+    /// MIME parser's most header fields (``MIMELimits/maximumHeaderCount``); a message without a body is otherwise all
+    /// header section, and its lines' copies grew with its size squared.
     static func headerField(_ name: String, _ containing: String?, _ dialect: SQLDialect) -> (String, [SQLValue]) {
         let raw = "mail_messages.raw"
         let lines: String
         let spelled: (String) -> String
         switch dialect {
         case .sqlite:
-            let section = "CAST(substr(\(raw), 1, \(headerEnd(crlf: "instr(\(raw), X'0D0A0D0A')", lf: "instr(\(raw), X'0A0A')", raw))) AS TEXT)"
+            let end = headerEnd(crlf: "instr(\(raw), X'0D0A0D0A')", lf: "instr(\(raw), X'0A0A')", raw)
+            let section = "CAST(substr(\(raw), 1, min(\(end), \(Self.headerSectionBytes))) AS TEXT)"
             spelled = { $0 }
             lines = """
                 WITH RECURSIVE h(text) AS (SELECT \(unfolded(section, "char")) || char(10)),
-                    lines(line, rest) AS (
-                        SELECT NULL, text FROM h WHERE char(10) || text LIKE ? ESCAPE '\\'
+                    lines(line, rest, n) AS (
+                        SELECT NULL, text, 0 FROM h WHERE char(10) || text LIKE ? ESCAPE '\\'
                         UNION ALL
-                        SELECT substr(rest, 1, instr(rest, char(10)) - 1), substr(rest, instr(rest, char(10)) + 1)
-                            FROM lines WHERE rest <> '')
+                        SELECT substr(rest, 1, instr(rest, char(10)) - 1), substr(rest, instr(rest, char(10)) + 1),
+                            n + 1
+                            FROM lines WHERE rest <> '' AND n < \(MIMELimits.default.maximumHeaderCount))
                 SELECT 1 FROM lines WHERE instr(line, ':') > 0
                     AND lower(rtrim(substr(line, 1, instr(line, ':') - 1), ' ' || char(9))) = ?
                 """
         case .postgres:
             let end = headerEnd(
                 crlf: "position(decode('0d0a0d0a', 'hex') in \(raw))", lf: "position(decode('0a0a', 'hex') in \(raw))", raw)
-            let section = "encode(substring(\(raw) from 1 for \(end)), 'escape')"
+            let section = "encode(substring(\(raw) from 1 for LEAST(\(end), \(Self.headerSectionBytes))), 'escape')"
             spelled = escapeEncoded
             lines = """
                 SELECT 1 FROM (SELECT translate(\(unfolded(section, "chr")), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
@@ -53,6 +61,10 @@ extension MailFilter {
         }
         return (condition + ")", values)
     }
+
+    /// The most bytes of a message's header section the `header` condition reads (real sections are a few KiB; past
+    /// this, a field is not found).
+    static let headerSectionBytes = 64 << 10
 
     /// Where the header section of `raw` ends (1-based, its last byte): at the first CRLF CRLF or LF LF, whichever
     /// comes first (`crlf` and `lf` find them, 0 when absent); the whole message when it has no body.

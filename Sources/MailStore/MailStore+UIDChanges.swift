@@ -67,20 +67,13 @@ extension MailStore {
                     "SELECT uid_validity, uid_next FROM mail_uid_mailboxes WHERE address = ? AND folder = ?",
                     mailboxValues
                 ).first else { return nil }
+                let marks = Array(repeating: "?", count: touched.count).joined(separator: ", ")
                 let entries = touched.isEmpty ? [] : try connection.query(
-                    """
-                    SELECT u.uid, m.id, m.keywords, m.is_read, m.size, m.received_at FROM mail_uids u
-                        JOIN mail_messages m ON m.id = u.message_id WHERE u.address = ? AND u.folder = ?
-                        AND u.message_id IN (\(Array(repeating: "?", count: touched.count).joined(separator: ", ")))
-                        ORDER BY u.uid
-                    """, mailboxValues + touched.map(SQLValue.text)
+                    Self.uidEntries + " AND u.message_id IN (\(marks)) ORDER BY u.uid",
+                    mailboxValues + touched.map(SQLValue.text)
                 ).compactMap(Self.uidEntry)
-                let uidNext = Swift.max(row.int("uid_next") ?? 1, Int64(entries.last?.uid ?? 0) + 1)
                 return MailUIDChanges(
-                    mailbox: MailUIDMailbox(
-                        uidValidity: UInt32(clamping: row.int("uid_validity") ?? 1),
-                        uidNext: UInt32(clamping: uidNext)),
-                    touched: touched, entries: entries)
+                    mailbox: Self.uidMailbox(row, last: entries.last), touched: touched, entries: entries)
             }
         }
     }

@@ -70,17 +70,8 @@ extension MailStore {
             guard let row = try connection.query(
                 "SELECT uid_validity, uid_next FROM mail_uid_mailboxes WHERE address = ? AND folder = ?", values
             ).first else { return nil }
-            let entries = try connection.query(
-                """
-                SELECT u.uid, m.id, m.keywords, m.is_read, m.size, m.received_at FROM mail_uids u
-                    JOIN mail_messages m ON m.id = u.message_id WHERE u.address = ? AND u.folder = ? ORDER BY u.uid
-                """, values
-            ).compactMap(Self.uidEntry)
-            let uidNext = Swift.max(row.int("uid_next") ?? 1, Int64(entries.last?.uid ?? 0) + 1)
-            return (
-                MailUIDMailbox(uidValidity: UInt32(clamping: row.int("uid_validity") ?? 1), uidNext: UInt32(clamping: uidNext)),
-                entries
-            )
+            let entries = try connection.query(Self.uidEntries + " ORDER BY u.uid", values).compactMap(Self.uidEntry)
+            return (Self.uidMailbox(row, last: entries.last), entries)
         }
     }
 
@@ -268,6 +259,21 @@ extension MailStore {
                 }
             }
         }
+    }
+
+    /// The entries (``uidEntry(_:)``) of a mailbox's messages, its address and folder bound; more conditions may
+    /// follow.
+    static let uidEntries = """
+        SELECT u.uid, m.id, m.keywords, m.is_read, m.size, m.received_at FROM mail_uids u
+            JOIN mail_messages m ON m.id = u.message_id WHERE u.address = ? AND u.folder = ?
+        """
+
+    /// A mailbox's numbering as its `mail_uid_mailboxes` row keeps it, its next UID past `last` (its last message
+    /// read with it) in any case.
+    static func uidMailbox(_ row: SQLRow, last: MailUIDEntry?) -> MailUIDMailbox {
+        let uidNext = Swift.max(row.int("uid_next") ?? 1, Int64(last?.uid ?? 0) + 1)
+        return MailUIDMailbox(
+            uidValidity: UInt32(clamping: row.int("uid_validity") ?? 1), uidNext: UInt32(clamping: uidNext))
     }
 
     static func uidEntry(_ row: SQLRow) -> MailUIDEntry? {

@@ -32,4 +32,9 @@ struct OwnerCredentialStamp: Equatable, Sendable {
     init(encoded: String) {
         self.encoded = encoded
     }
+
+    /// Compared in constant time, as every digest is here.
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        constantTimeEquals(Array(lhs.encoded.utf8), Array(rhs.encoded.utf8))
+    }
 }

@@ -62,4 +62,27 @@ struct JMAPHeaderFilterTests {
                     "\(bad): \(response.arguments)")
         }
     }
+
+    @Test("a message with no body is read up to the section's bound: a field before it is found, one past it is not", arguments: StorageBackend.allCases)
+    func boundedSection(_ backend: StorageBackend) async throws {
+        let harness = try await JMAPHarness.start(backend)
+        defer { Task { await harness.stop() } }
+        let alice = try await harness.signUp("alice")
+        // 980 fields of 72 bytes (about 69 KiB, past the 64 KiB read) and no empty line: all header section.
+        let filler = (0..<980).map { "X-Filler-\(String(format: "%03d", $0)): " + String(repeating: "v", count: 54) + "\r\n" }
+        let raw = "From: a@example.org\r\nX-First: early\r\n" + filler.joined() + "X-Late: late\r\n"
+        let blob = try await JMAPEmailImportTests.upload(harness, alice, raw)
+        let imported = try await harness.single(
+            alice, "Email/import",
+            ["accountId": alice.accountID, "emails": ["m": ["blobId": blob, "mailboxIds": ["inbox": true]]]])
+        let id = try #require((imported.object("created")?["m"] as? [String: Any])?["id"] as? String, "\(imported.arguments)")
+        func ids(_ header: [String]) async throws -> [String] {
+            let response = try await harness.single(
+                alice, "Email/query", ["accountId": alice.accountID, "filter": ["header": header]])
+            return try #require(response.arguments["ids"] as? [String], "\(response.arguments)")
+        }
+        #expect(try await ids(["x-first", "early"]) == [id])
+        #expect(try await ids(["x-filler-010"]) == [id])
+        #expect(try await ids(["x-late"]) == [], "past the section's 64 KiB")
+    }
 }
