@@ -368,8 +368,9 @@ public struct MailStore: Sendable {
     }
 
     /// The keywords a stored `keywords` column names (an object of keyword to `true`, as ``keywordsJSON(_:)`` writes
-    /// it), sorted; none when it is unreadable. Read for every message of a mailbox an IMAP session looks at, so parsed
-    /// with the strict parser of JSON objects rather than a `Decodable` decoder (issue 84: 19% of a look at 50,000).
+    /// it), sorted; a member whose value is not `true` is passed over, and none is read from a column that is not a
+    /// JSON object. Read for every message of a mailbox an IMAP session looks at, so parsed with the strict parser of
+    /// JSON objects rather than a `Decodable` decoder (issue 84: 19% of a look at 50,000).
     static func keywords(_ text: String?) -> [String] {
         guard let text, text != "{}", case .object(let members)? = try? JSONValue.parse(Array(text.utf8)) else {
             return []

@@ -58,7 +58,7 @@ final class BatchedWriter: Sendable {
 
     /// On the writer's queue: every write queued so far, in batches of at most ``maximumBatch``.
     private func drain() {
-        let writes = queued.withLock { queued in
+        var writes = queued.withLock { queued in
             defer { queued = ([], false) }
             return queued.writes
         }
@@ -77,11 +77,25 @@ final class BatchedWriter: Sendable {
         }
         // Answered, the writes are let go off the writer's queue: a completion (`write(_:completion:)`) may hold the
         // last reference to what owns this database, whose release then closes it, which must not run on its queue.
-        Self.release.async { withExtendedLifetime(writes) {} }
+        // The one reference left is handed over: had `writes` or `rest` (an array of its own holding some of them)
+        // still held them here, the release queue could let its copy go first and the last of them go here at this
+        // function's end (make test, IMAPShortWorkTests' lane, after f6f83eaf).
+        let released = ReleasedWrites(writes)
+        writes = []
+        rest = []
+        Self.release.async { released.release() }
     }
 
     /// Where answered writes are let go (``drain()``).
     private static let release = DispatchQueue(label: "postern.storage.released-writes", qos: .utility)
+
+    /// Answered writes on their way to ``release``, held only here once handed over; let go by `release()` there.
+    private final class ReleasedWrites: @unchecked Sendable {
+        private var writes: [BatchedWrite]
+        init(_ writes: [BatchedWrite]) { self.writes = writes }
+        /// On the release queue only, once.
+        func release() { writes = [] }
+    }
 
     /// Runs `batch` in one transaction (or alone, a batch of one) and answers each; returns the writes it did not
     /// run, after SQLite rolled the transaction back by itself.
