@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # Tests/: postern_testkit
@@ -145,18 +144,18 @@ def main(base):
 
     check(jmap_status(token["access_token"]) == 200, "JMAP opens the owner's inbox with the exchanged token")
 
-    # The owner revokes the app's grant on /owner: the exchanged token dies with it, at once.
+    # The owner revokes the app's grant on /owner: the exchanged token dies with it, at once: the first requests
+    # after the revocation's answer are refused, with no wait between (how long they take is the machine's load, not
+    # the rule's: no clock here).
     _, _, home = driver.request("GET", "/owner")
     revoke = next((f["action"] for f in driver.forms(home).forms
                    if f["action"].startswith("/owner/apps/") and f["action"].endswith("/revoke")), None)
     check(revoke is not None, "/owner offers to revoke the app's grant")
-    started = time.monotonic()
     status, _, _ = owner_post(driver, "/owner", revoke, {})
     check(status in (200, 303), f"the owner revokes the grant ({status})")
     answer = introspect(token["access_token"])
     check(answer == {"active": False}, f"introspection: the exchanged token is inactive ({answer})")
     check(jmap_status(token["access_token"]) == 401, "JMAP refuses the exchanged token")
-    check(time.monotonic() - started < 1.0, "within a second of the revocation")
     refused("invalid_request", "exchanging the revoked subject", agent_id, agent_secret)
 
 

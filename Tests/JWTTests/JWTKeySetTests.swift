@@ -247,20 +247,15 @@ struct JWTKeySetTests {
         try expectRefusal(parts[0] + "." + parts[1], .malformed)
     }
 
-    @Test("100 KB of dots, and any input over 8 KiB, is refused at once")
+    @Test("100 KB of dots, and any input over 8 KiB, is refused before it is parsed")
     func hugeInput() throws {
         let set = try makeKeySet()
         let dots = String(repeating: ".", count: 100_000)
         let big = try set.sign(claims(), algorithm: .hs256) + String(repeating: "A", count: 9000)
-        let clock = ContinuousClock()
-        let elapsed = clock.measure {
-            for _ in 0..<1000 {
-                #expect(throws: JWTError.self) { try set.verify(dots, policy: policy(), now: now) }
-            }
+        for token in [dots, big] {
+            let error = #expect(throws: JWTError.self) { try set.verify(token, policy: policy(), now: now) }
+            #expect(error?.code == .malformed && error?.reason == "token too long")
         }
-        #expect(elapsed < .seconds(2))
-        let error = #expect(throws: JWTError.self) { try set.verify(big, policy: policy(), now: now) }
-        #expect(error?.code == .malformed)
     }
 
     @Test("a tampered payload fails the signature check", arguments: purposeAlgorithms)
