@@ -15,15 +15,20 @@ public final class SQLAuditLog: AuditLog {
 
     /// Stores `event` on `connection` (the command line's synchronous path).
     public static func insert(_ event: AuditEvent, _ connection: any SQLConnection) throws {
-        try connection.run(
-            """
-            INSERT INTO audit_events (time, actor_kind, actor_id, owner_id, action, target, client_address, details)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+        try connection.insert(row(event))
+    }
+
+    /// `event`'s row, for a write that stores it with its own (``SQLConnection/insert(_:then:)``: on PostgreSQL one
+    /// statement with the row it records).
+    public static func row(_ event: AuditEvent) -> SQLInsert {
+        SQLInsert(
+            into: "audit_events",
             [
-                .integer(event.time), .text(event.actorKind.rawValue), .text(event.actorID),
-                event.ownerID.map(SQLValue.text) ?? .null, .text(event.action.rawValue), .text(event.target),
-                event.clientAddress.map(SQLValue.text) ?? .null, event.details.map(SQLValue.text) ?? .null,
+                "time": .integer(event.time), "actor_kind": .text(event.actorKind.rawValue),
+                "actor_id": .text(event.actorID), "owner_id": event.ownerID.map(SQLValue.text) ?? .null,
+                "action": .text(event.action.rawValue), "target": .text(event.target),
+                "client_address": event.clientAddress.map(SQLValue.text) ?? .null,
+                "details": event.details.map(SQLValue.text) ?? .null,
             ])
     }
 

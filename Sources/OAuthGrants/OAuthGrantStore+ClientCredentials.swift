@@ -6,10 +6,11 @@ import Storage
 /// deletion), and read back by the resource side and introspection through ``record(jti:)`` like an owner's grant.
 extension OAuthGrantStore {
     /// Writes the grant of a client credentials token: `jti` its access token, `permissions` and `resource` what it
-    /// carries, alive until `expiresAt`; `alongside` (its audit line) in the same write, so that both commit together.
+    /// carries, alive until `expiresAt`; `alongside` (its audit line) with it, both or neither
+    /// (``SQLConnection/insert(_:then:)``: on PostgreSQL one statement, one round trip).
     public func issueClientGrant(
         jti: String, clientID: String, permissions: MailPermissions, resource: String, now: Int64, expiresAt: Int64,
-        alongside: (@Sendable (any SQLConnection) throws -> Void)? = nil
+        alongside: SQLInsert? = nil
     ) async throws {
         try await database.write(
             Self.clientGrantWrite(
@@ -26,7 +27,7 @@ extension OAuthGrantStore {
     /// failed, off the calling thread. Where the database does not queue so (PostgreSQL), `completion` gets `.misuse`.
     public func issueClientGrantQueued(
         jti: String, clientID: String, permissions: MailPermissions, resource: String, now: Int64, expiresAt: Int64,
-        alongside: (@Sendable (any SQLConnection) throws -> Void)? = nil,
+        alongside: SQLInsert? = nil,
         completion: @escaping @Sendable ((any Error)?) -> Void
     ) {
         guard let database = database.callingThread else {
@@ -41,22 +42,19 @@ extension OAuthGrantStore {
         }
     }
 
-    /// The write of a client credentials grant, and of `alongside` after it.
+    /// The write of a client credentials grant, and of `alongside` with it.
     private static func clientGrantWrite(
         jti: String, clientID: String, permissions: MailPermissions, resource: String, now: Int64, expiresAt: Int64,
-        alongside: (@Sendable (any SQLConnection) throws -> Void)?
+        alongside: SQLInsert?
     ) -> @Sendable (any SQLConnection) throws -> Void {
-        { connection in
-            try connection.run(
-                """
-                INSERT INTO oauth_client_grants (id, client_id, scope, resource, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(jti), .text(clientID), .text(permissions.scope), .text(resource), .integer(now),
-                    .integer(expiresAt),
-                ])
-            try alongside?(connection)
+        let grant = SQLInsert(
+            into: "oauth_client_grants",
+            [
+                "id": .text(jti), "client_id": .text(clientID), "scope": .text(permissions.scope),
+                "resource": .text(resource), "created_at": .integer(now), "expires_at": .integer(expiresAt),
+            ])
+        return { connection in
+            if let alongside { try connection.insert(grant, then: alongside) } else { try connection.insert(grant) }
         }
     }
 

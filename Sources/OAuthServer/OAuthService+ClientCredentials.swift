@@ -24,7 +24,7 @@ extension OAuthService {
         let line = clientCredentialsLine(issue, client, from: address)
         try await grants.issueClientGrant(
             jti: issue.jti, clientID: client.clientID, permissions: issue.permissions, resource: issue.resource,
-            now: issue.now, expiresAt: issue.expiresAt, alongside: auditsInGrantWrites ? line.insert : nil)
+            now: issue.now, expiresAt: issue.expiresAt, alongside: auditsInGrantWrites ? line.row() : nil)
         metrics.clientCredentials.increment()
         if !auditsInGrantWrites { await audit.record(line.event) }
         return issue.response(token)
@@ -52,7 +52,7 @@ extension OAuthService {
         let inline = auditsInGrantWrites
         grants.issueClientGrantQueued(
             jti: issue.jti, clientID: client.clientID, permissions: issue.permissions, resource: issue.resource,
-            now: issue.now, expiresAt: issue.expiresAt, alongside: inline ? line.insert : nil
+            now: issue.now, expiresAt: issue.expiresAt, alongside: inline ? line.row() : nil
         ) { [self] error in
             if let error { return answer(failure(error)) }
             metrics.clientCredentials.increment()
@@ -118,10 +118,11 @@ extension OAuthService {
             permissions: permissions, resource: resource, jti: jti, now: now, ttl: configuration.accessTokenLifetime)
     }
 
-    /// The grant's audit line (`app.client_credentials`): as an event, and as its insert on the grant's own write.
+    /// The grant's audit line (`app.client_credentials`): as an event, and as its row (at the trail's time now) for the
+    /// grant's own write.
     private func clientCredentialsLine(
         _ issue: ClientCredentialsIssue, _ client: OAuthConfidentialClient, from address: String?
-    ) -> (event: @Sendable (Int64) -> AuditEvent, insert: @Sendable (any SQLConnection) throws -> Void) {
+    ) -> (event: @Sendable (Int64) -> AuditEvent, row: @Sendable () -> SQLInsert) {
         let (clientID, ownerID, clock) = (client.clientID, client.ownerID, audit.clock)
         let details = AuditDetails.json(["scope": issue.permissions.scope, "resource": issue.resource])
         let event = { @Sendable (time: Int64) in
@@ -129,6 +130,6 @@ extension OAuthService {
                 time: time, actorKind: .app, actorID: clientID, ownerID: ownerID, action: .clientCredentialsGranted,
                 target: issue.jti, clientAddress: address, details: details)
         }
-        return (event, { try SQLAuditLog.insert(event(clock()), $0) })
+        return (event, { SQLAuditLog.row(event(clock())) })
     }
 }
