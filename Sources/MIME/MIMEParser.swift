@@ -80,8 +80,8 @@ public enum MIMEParser {
         mutating func visit(_ entity: MIMEEntity, depth: Int, inDigest: Bool) throws(MIMEError) -> WalkedPart {
             parts += 1
             guard parts <= limits.maximumParts else { throw .tooManyParts }
-            let type =
-                inDigest && entity.field("Content-Type") == nil ? HeaderParameters("message/rfc822") : entity.contentType
+            let untyped = inDigest && entity.field("Content-Type") == nil
+            let type = untyped ? HeaderParameters("message/rfc822") : entity.contentType
             let disposition = entity.disposition
             if type.value.hasPrefix("multipart/"), let boundary = type["boundary"], !boundary.isEmpty {
                 guard depth < limits.maximumDepth else { throw .tooDeep }
