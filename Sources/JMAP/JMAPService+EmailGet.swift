@@ -120,8 +120,9 @@ extension JMAPService {
             "bcc": addresses(message.bcc), "replyTo": addresses(message.replyTo),
             "subject": summary.subject.map(JSONValue.string) ?? .null,
             "sentAt": message.sentAt.map { .string(RFC3339.format($0)) } ?? .null,
-            // RFC 8621 4.1.4: a part a client would offer to download, not one shown inline; the rule of Email/query's
-            // hasAttachment filter (MailFilter.hasDownloadPart), so that the two always agree.
+            // RFC 8621 4.1.4: a part of the attachments list a client would offer to download, not one shown inline
+            // (delivery filed the parts by the RFC's algorithm, a part it shows in the body only as inline); the rule
+            // of Email/query's hasAttachment filter (MailFilter.hasDownloadPart), so that the two always agree.
             "hasAttachment": .bool(message.attachments.contains { !$0.isShownInline }), "preview": .string(summary.preview),
         ]
     }

@@ -52,7 +52,7 @@ public struct EmailBodyPart: Sendable {
 }
 
 /// A message's body structure and the parts RFC 8621 §4.1.4's algorithm picks from it for `textBody`, `htmlBody`
-/// and `attachments`. Pure: bytes in.
+/// and `attachments` (``BodyPartLists``, which delivery's ``MIMEParser`` runs too). Pure: bytes in.
 public struct EmailBodyStructure: Sendable {
     /// The message's top part (its header fields are the message's).
     public var root: EmailBodyPart
@@ -65,8 +65,7 @@ public struct EmailBodyStructure: Sendable {
     public init(_ raw: ArraySlice<UInt8>, limits: MIMELimits = .default) {
         var next = 1
         root = Self.part(MIMEPartTree(raw, limits: limits), limits: limits, next: &next)
-        var lists = Lists()
-        lists.parse([root], multipartType: "mixed", inAlternative: false, text: true, html: true)
+        let lists = BodyPartLists(root: root)
         textBody = lists.text
         htmlBody = lists.html
         attachments = lists.attachments
@@ -113,67 +112,6 @@ public struct EmailBodyStructure: Sendable {
             next += 1
         }
         return part
-    }
-
-    /// RFC 8621 §4.1.4's `parseStructure`, step for step; `text` and `html` say whether that list is still taken
-    /// (the pseudo-code's `null`).
-    private struct Lists {
-        var text: [EmailBodyPart] = []
-        var html: [EmailBodyPart] = []
-        var attachments: [EmailBodyPart] = []
-
-        static func isInlineMediaType(_ type: String) -> Bool {
-            type.hasPrefix("image/") || type.hasPrefix("audio/") || type.hasPrefix("video/")
-        }
-
-        mutating func parse(
-            _ parts: [EmailBodyPart], multipartType: String, inAlternative: Bool, text textOn: Bool, html htmlOn: Bool
-        ) {
-            var textOn = textOn
-            var htmlOn = htmlOn
-            let textLength = textOn ? text.count : -1
-            let htmlLength = htmlOn ? html.count : -1
-            for (index, part) in parts.enumerated() {
-                let isInline =
-                    part.disposition != "attachment"
-                    && (part.type == "text/plain" || part.type == "text/html" || Self.isInlineMediaType(part.type))
-                    && (index == 0
-                        || (multipartType != "related" && (Self.isInlineMediaType(part.type) || part.name == nil)))
-                if part.isMultipart {
-                    let subType = String(part.type.dropFirst("multipart/".count))
-                    parse(
-                        part.subParts, multipartType: subType, inAlternative: inAlternative || subType == "alternative",
-                        text: textOn, html: htmlOn)
-                } else if isInline {
-                    if multipartType == "alternative" {
-                        switch part.type {
-                        case "text/plain": text.append(part)
-                        case "text/html": html.append(part)
-                        default: attachments.append(part)
-                        }
-                        continue
-                    } else if inAlternative {
-                        if part.type == "text/plain" { htmlOn = false }
-                        if part.type == "text/html" { textOn = false }
-                    }
-                    if textOn { text.append(part) }
-                    if htmlOn { html.append(part) }
-                    if (!textOn || !htmlOn) && Self.isInlineMediaType(part.type) { attachments.append(part) }
-                } else {
-                    attachments.append(part)
-                }
-            }
-            if multipartType == "alternative" && textOn && htmlOn {
-                // Found an HTML part only: it is the text too.
-                if textLength == text.count && htmlLength != html.count {
-                    text.append(contentsOf: html[htmlLength...])
-                }
-                // Found a plain text part only: it is the HTML too.
-                if htmlLength == html.count && textLength != text.count {
-                    html.append(contentsOf: text[textLength...])
-                }
-            }
-        }
     }
 }
 

@@ -24,14 +24,18 @@ public struct MailHeader: Sendable, Equatable {
     }
 }
 
-/// A part kept as an attachment: not the message's text or HTML body.
+/// A part kept as an attachment: any leaf but those of the message's text and HTML bodies (``ParsedMessage``), an
+/// image shown in the body included, so that every door can serve its bytes.
 public struct MailAttachment: Sendable, Equatable {
     public var filename: String?
     /// Lower-cased `type/subtype`.
     public var contentType: String
     /// Without angle brackets.
     public var contentID: String?
-    /// `attachment`, `inline` or nil.
+    /// `inline` for a part RFC 8621 §4.1.4 shows in the body and does not list as an attachment (an image of a
+    /// `multipart/mixed` without a disposition, say); else the part's own `Content-Disposition` (`attachment`,
+    /// `inline`, nil without one). The stored part is shown in the body rather than offered to download when this is
+    /// `inline`, or nil with a `Content-ID`: the rule of every door's has-attachment (MailStore's `isShownInline`).
     public var disposition: String?
     /// The decoded bytes.
     public var data: [UInt8]
@@ -60,9 +64,10 @@ public struct ParsedMessage: Sendable, Equatable {
     public var references: [String] = []
     /// The `Date` header, Unix seconds; nil when absent or unreadable.
     public var date: Int64?
-    /// The first `text/plain` part that is not an attachment, decoded.
+    /// The `text/plain` parts of RFC 8621 §4.1.4's `textBody`, decoded and joined in order, each after the first on
+    /// a line of its own (``MIMEParser/joinedText(_:)``): what a door with one text shows; nil without one.
     public var textBody: String?
-    /// The first `text/html` part that is not an attachment, decoded.
+    /// The `text/html` parts of RFC 8621 §4.1.4's `htmlBody`, decoded, one after the other; nil without one.
     public var htmlBody: String?
     public var attachments: [MailAttachment] = []
     /// Bytes of the raw message.

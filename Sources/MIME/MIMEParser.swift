@@ -26,57 +26,115 @@ public enum MIMEParser {
         message.references = root.field("References").map(AddressList.messageIDs) ?? []
         message.date = root.field("Date").flatMap { RFC5322Date.parse(AddressList.withoutComments($0)) }
         var walk = Walk(limits: limits)
-        try walk.visit(root, depth: 0)
-        message.textBody = walk.text
-        message.htmlBody = walk.html
-        message.attachments = walk.attachments
-        message.preview = Preview.make(text: walk.text, html: walk.html)
+        let top = try walk.visit(root, depth: 0, inDigest: false)
+        let filed = walk.file(BodyPartLists(root: top))
+        message.textBody = filed.text
+        message.htmlBody = filed.html
+        message.attachments = filed.attachments
+        message.preview = Preview.make(text: filed.text, html: filed.html)
         return message
     }
 
-    /// The walk over the entity tree that picks the bodies and the attachments.
+    /// The text of a body made of several parts (RFC 8621 §4.1.4 lets a `multipart/mixed` hold more than one): the
+    /// parts in order, each after the first on a line of its own (a line break is put between two only when the first
+    /// does not end with one), as a mail client shows them one under the other; nil when there is none.
+    static func joinedText(_ parts: [String]) -> String? {
+        guard var joined = parts.first else { return nil }
+        for part in parts.dropFirst() {
+            if let last = joined.last, !last.isNewline { joined += "\n" }
+            joined += part
+        }
+        return joined
+    }
+
+    /// A part as the delivery walk hands it to ``BodyPartLists``: `leaf` is its position in ``Walk/leaves``; nil for a
+    /// multipart, and for an empty part (two boundaries in a row), which is counted where it stands but holds nothing.
+    private struct WalkedPart: StructuredPart {
+        var type: String
+        var disposition: String?
+        var name: String?
+        var isMultipart: Bool
+        var subParts: [WalkedPart]
+        var leaf: Int?
+    }
+
+    /// The walk over the entity tree: each part read within `limits`, its leaves kept in order for ``file(_:)``.
     private struct Walk {
+        /// A leaf: its entity, `Content-Type` (`message/rfc822` for a part of a `multipart/digest` without one, RFC
+        /// 2046 §5.1.5), `Content-Disposition` and file name (the disposition's `filename`, else the type's `name`).
+        struct Leaf {
+            var entity: MIMEEntity
+            var type: HeaderParameters
+            var disposition: HeaderParameters?
+            var filename: String?
+        }
+
         let limits: MIMELimits
         var parts = 0
-        var text: String?
-        var html: String?
-        var attachments: [MailAttachment] = []
+        var leaves: [Leaf] = []
 
         init(limits: MIMELimits) {
             self.limits = limits
         }
 
-        mutating func visit(_ entity: MIMEEntity, depth: Int) throws(MIMEError) {
+        mutating func visit(_ entity: MIMEEntity, depth: Int, inDigest: Bool) throws(MIMEError) -> WalkedPart {
             parts += 1
             guard parts <= limits.maximumParts else { throw .tooManyParts }
-            let type = entity.contentType
+            let untyped = inDigest && entity.field("Content-Type") == nil
+            let type = untyped ? HeaderParameters("message/rfc822") : entity.contentType
+            let disposition = entity.disposition
             if type.value.hasPrefix("multipart/"), let boundary = type["boundary"], !boundary.isEmpty {
                 guard depth < limits.maximumDepth else { throw .tooDeep }
-                for part in Multipart.split(entity.body, boundary: boundary) where !part.isEmpty {
-                    try visit(try MIMEEntity(part, limits: limits), depth: depth + 1)
+                var subParts: [WalkedPart] = []
+                for part in Multipart.split(entity.body, boundary: boundary) {
+                    guard !part.isEmpty else {
+                        subParts.append(
+                            WalkedPart(
+                                type: "text/plain", disposition: nil, name: nil, isMultipart: false, subParts: [],
+                                leaf: nil))
+                        continue
+                    }
+                    let inner = try MIMEEntity(part, limits: limits)
+                    subParts.append(try visit(inner, depth: depth + 1, inDigest: type.value == "multipart/digest"))
                 }
-                return
+                return WalkedPart(
+                    type: type.value, disposition: disposition?.value, name: nil, isMultipart: true, subParts: subParts,
+                    leaf: nil)
             }
-            let disposition = entity.disposition
-            let filename = disposition?["filename"] ?? type["name"]
-            let isAttachment = disposition?.value == "attachment" || (filename != nil && !type.value.hasPrefix("text/"))
-            if !isAttachment, type.value == "text/plain" || type.value == "text/html" {
-                let body = Charsets.decode(entity.decodedBody, charset: type["charset"])
-                if type.value == "text/plain", text == nil {
-                    text = body
-                    return
+            let filename = (disposition?["filename"] ?? type["name"]).map(EncodedWords.decode)
+            leaves.append(Leaf(entity: entity, type: type, disposition: disposition, filename: filename))
+            return WalkedPart(
+                type: type.value, disposition: disposition?.value, name: filename, isMultipart: false, subParts: [],
+                leaf: leaves.count - 1)
+        }
+
+        /// What the message is stored with, as `lists` picked it: the text body is the `text/plain` leaves of the text
+        /// list (``joinedText(_:)``), the HTML body the `text/html` leaves of the HTML list, one after the other, and
+        /// every other leaf, in the message's order, an attachment. An attachment keeps its own disposition when the
+        /// attachments list holds it, and is `inline` when the RFC shows it in the body only (an image beside the text
+        /// of a `multipart/mixed`), so that every door's has-attachment (``MailAttachment/disposition``) reads the
+        /// RFC's answer.
+        func file(_ lists: BodyPartLists<WalkedPart>) -> (text: String?, html: String?, attachments: [MailAttachment]) {
+            let textLeaves = Set(lists.text.filter { $0.type == "text/plain" }.compactMap(\.leaf))
+            let htmlLeaves = Set(lists.html.filter { $0.type == "text/html" }.compactMap(\.leaf))
+            let listed = Set(lists.attachments.compactMap(\.leaf))
+            var texts: [String] = []
+            var htmls: [String] = []
+            var attachments: [MailAttachment] = []
+            for (index, leaf) in leaves.enumerated() {
+                if textLeaves.contains(index) || htmlLeaves.contains(index) {
+                    let body = Charsets.decode(leaf.entity.decodedBody, charset: leaf.type["charset"])
+                    if textLeaves.contains(index) { texts.append(body) } else { htmls.append(body) }
+                    continue
                 }
-                if type.value == "text/html", html == nil {
-                    html = body
-                    return
-                }
+                let data = leaf.type.value == "message/rfc822" ? Array(leaf.entity.body) : leaf.entity.decodedBody
+                attachments.append(
+                    MailAttachment(
+                        filename: leaf.filename, contentType: leaf.type.value,
+                        contentID: leaf.entity.field("Content-ID").flatMap { AddressList.messageIDs($0).first },
+                        disposition: listed.contains(index) ? leaf.disposition?.value : "inline", data: data))
             }
-            let data = type.value == "message/rfc822" ? Array(entity.body) : entity.decodedBody
-            attachments.append(
-                MailAttachment(
-                    filename: filename.map(EncodedWords.decode), contentType: type.value,
-                    contentID: entity.field("Content-ID").flatMap { AddressList.messageIDs($0).first },
-                    disposition: disposition?.value, data: data))
+            return (joinedText(texts), htmls.isEmpty ? nil : htmls.joined(), attachments)
         }
     }
 }

@@ -10,6 +10,9 @@ public struct MailAttachmentInfo: Sendable, Equatable {
 
     /// Whether the part is shown in the body rather than offered to download: `Content-Disposition: inline`, or a
     /// `Content-ID` without a disposition (the rule `MailFilter`'s `hasInlinePart` and `hasDownloadPart` apply in SQL).
+    /// Delivery records `inline` for a part RFC 8621 4.1.4 shows in the body and does not list as an attachment (MIME's
+    /// `MailAttachment.disposition`), so this is the RFC's answer for mail stored since issue 87; older mail keeps what
+    /// it was filed with.
     public var isShownInline: Bool {
         disposition == "inline" || (disposition == nil && contentID != nil)
     }
