@@ -13,7 +13,7 @@ import ServerKit
 /// - `POSTERN_DATABASE_CONNECTIONS` (1 to 64, default 6): ``databaseConnections``.
 /// - `POSTERN_DATABASE_REQUIRE_SYNCHRONOUS_STANDBY` (on/off, default off; PostgreSQL only):
 ///   ``requireSynchronousStandby``.
-/// - `POSTERN_POSTGRES_LOOP_READS` (on/off, default off; PostgreSQL only): ``postgresLoopReads``.
+/// - `POSTERN_POSTGRES_LOOP_READS` (on/off, default on; PostgreSQL only): ``postgresLoopReads``.
 /// - `POSTERN_MAIL_CHANGES_KEPT` (100 to 10000000, default 10000): ``mailChangesKept``.
 /// - `POSTERN_AUDIT_DAYS` (1 to 3650, default 90): ``auditDays``.
 public struct StorageConfiguration: Sendable {
@@ -48,9 +48,11 @@ public struct StorageConfiguration: Sendable {
     /// on PostgreSQL connections of their own, in libpq's non-blocking mode, and answer from the loop when the server
     /// has: no thread waits for the round trip. Each loop opens up to two such connections on its first read (they add
     /// up against `max_connections` with ``databaseConnections``); a read they cannot take goes through the pool as
-    /// before. Off: every read goes through the pool. Default off until a release `make bench` shows it pays: on a debug
-    /// build its CPU per read was the pool's, and its requests per second fewer (docs/performance.md, 2026-11-29).
-    public var postgresLoopReads = false
+    /// before. A write past ``commitTimeoutSeconds`` closes them, as it makes the pool's idle connections anew, so that
+    /// none reads on an old primary a failover left up. Off: every read goes through the pool. Default on: on a release
+    /// build it costs Postern about a sixth less CPU per read than the pool, and the failover and Patroni stages pass
+    /// with it (docs/performance.md, 2026-11-30).
+    public var postgresLoopReads = true
     /// How many change-log rows each mail address keeps for JMAP's `*/changes` (trimmed every minute); a client at an
     /// older state gets `cannotCalculateChanges` and starts over. Default 10000.
     public var mailChangesKept = 10000

@@ -16,6 +16,8 @@ public final class PostgresDatabase: SQLDatabase {
     private let url: String
     /// Each event loop's own read connections, and how to find the calling thread's loop; nil: loop reads are off.
     private let loopReads: (readers: PostgresLoopReaders, reactor: @Sendable () -> (any DescriptorReactor)?)?
+    /// Raised by the pool when a write's outcome is in doubt; the loops' connections follow it as the pool's do.
+    let primaryDoubt: PostgresPrimaryDoubt
 
     /// Connects `count` times to `url`.
     /// - Parameters:
@@ -35,15 +37,18 @@ public final class PostgresDatabase: SQLDatabase {
         let connect: @Sendable () throws -> PostgresConnection = {
             try PostgresConnection(url: url, requireSynchronousStandby: requireSynchronousStandby)
         }
+        let primaryDoubt = PostgresPrimaryDoubt()
+        self.primaryDoubt = primaryDoubt
         connections = PostgresPool(
             try (0..<count).map { _ in try connect() }, label: "postern.postgres",
-            timeout: commitTimeout, connect: connect,
+            timeout: commitTimeout, primaryDoubt: primaryDoubt, connect: connect,
             onDoubt: { error, reason in Self.report(error, reason: reason, logger: logger) })
         self.logger = logger
         self.url = url
         loopReads = loopReactor.map { reactor in
             let readers = PostgresLoopReaders(
-                url: url, perLoop: loopConnections, timeout: commitTimeout ?? .seconds(600), logger: logger)
+                url: url, perLoop: loopConnections, timeout: commitTimeout ?? .seconds(600),
+                primaryDoubt: primaryDoubt, logger: logger)
             return (readers, reactor)
         }
         logger.debug("storage opened", metadata: ["backend": "postgres", "connections": "\(count)"])

@@ -36,7 +36,7 @@ final class PostgresLoopConnection {
     /// The socket, as libpq gave it when the connection was made (it never changes: no `PQreset` here).
     let fd: Int32
     private let reactor: any DescriptorReactor
-    private var machine = PostgresLoopReadMachine()
+    private var machine: PostgresLoopReadMachine
     private var statements: [StatementKey: Prepared] = [:]
     private var preparedCount = 0
     private var inFlight: InFlight?
@@ -57,9 +57,12 @@ final class PostgresLoopConnection {
 
     /// Takes `handle` (connected, accepting writes: ``PostgresConnection/connect(url:applicationName:)``), puts it in
     /// non-blocking mode and has `reactor` watch its socket for reading. Call on the loop.
+    /// - Parameter generation: the ``PostgresPrimaryDoubt/generation`` current when the handle began to open
+    ///   (``follow(_:)``).
     /// - Throws: `StorageError` `.unavailable` when libpq refuses non-blocking mode or the loop cannot watch the
     ///   socket; the handle is finished then.
-    init(handle: OpaquePointer, reactor: any DescriptorReactor, timeout: Duration) throws {
+    init(handle: OpaquePointer, reactor: any DescriptorReactor, timeout: Duration, openedUnder generation: UInt64) throws {
+        machine = PostgresLoopReadMachine(openedUnder: generation)
         let socket = PQsocket(handle)
         guard socket >= 0, PQsetnonblocking(handle, 1) == 0 else {
             PQfinish(handle)
@@ -125,6 +128,13 @@ final class PostgresLoopConnection {
         feed(.lost)
     }
 
+    /// Closes the connection when the pool's doubt that its server is still the primary is at a `generation` raised
+    /// after it began to open (``PostgresLoopReadMachine`` rule 8): a read in flight is answered `.unavailable`, and
+    /// ``isBroken`` says it is to be dropped. Call on the loop.
+    func follow(_ generation: UInt64) {
+        feed(.primaryDoubted(generation: generation))
+    }
+
     // MARK: - Driving the machine
 
     private func send(_ statement: Prepared, _ bindings: [SQLValue]) {
@@ -148,7 +158,7 @@ final class PostgresLoopConnection {
     private func feed(_ event: PostgresLoopReadMachine.Event) {
         var next: PostgresLoopReadMachine.Event? = event
         while let event = next {
-            next = perform(machine.handle(event))
+            next = perform(machine.handle(event), after: event)
         }
         if answerDue {
             answerDue = false
@@ -156,8 +166,10 @@ final class PostgresLoopConnection {
         }
     }
 
-    /// One action's libpq call; the event its outcome is, or nil.
-    private func perform(_ action: PostgresLoopReadMachine.Action) -> PostgresLoopReadMachine.Event? {
+    /// One action's libpq call, `event` the one that asked for it; the event its outcome is, or nil.
+    private func perform(
+        _ action: PostgresLoopReadMachine.Action, after event: PostgresLoopReadMachine.Event
+    ) -> PostgresLoopReadMachine.Event? {
         guard action != .none else { return nil }
         guard let handle else { return action == .fail ? nil : .lost }
         switch action {
@@ -192,9 +204,13 @@ final class PostgresLoopConnection {
             }
             return .partial
         case .fail:
-            fail(StorageError(
-                .unavailable,
-                "PostgreSQL connection read from the event loop was lost: \(PostgresConnection.message(PQerrorMessage(handle)))"))
+            let reason =
+                switch event {
+                case .primaryDoubted: "dropped: a write in doubt says its server may no longer be the primary"
+                case .timedOut: "given up on: the read outlived its time"
+                default: "lost: \(PostgresConnection.message(PQerrorMessage(handle)))"
+                }
+            fail(StorageError(.unavailable, "PostgreSQL connection read from the event loop was \(reason)"))
             return nil
         }
     }

@@ -18,6 +18,12 @@
 ///    statement run out: `broken`. The statement in flight, if any, fails, and the connection is closed: never a
 ///    second try on it (a broken session may have half a message in its buffers). Only a new connection leaves
 ///    `broken`.
+/// 8. In any state but `broken`, a doubt that the server is still the primary raised after the connection began to
+///    open (``PostgresPrimaryDoubt``: `primaryDoubted` with a generation past the one it was opened under): `broken`,
+///    as in rule 7, whether a statement is in flight or not. Its answer could come from an old primary a failover left
+///    up, older than what the pool's connections, made anew, acknowledged on the new one; so the statement fails
+///    (`.unavailable`: its caller reads through the pool) and the next read goes to a new connection. A doubt raised
+///    before the connection began to open (the same generation, or an older) changes nothing.
 /// An event its state does not expect (readable while `result`, a flush while `idle`) is ignored: it can only be a
 /// report that arrived after the state moved on, never a reason to act twice.
 struct PostgresLoopReadMachine: Equatable {
@@ -55,6 +61,8 @@ struct PostgresLoopReadMachine: Equatable {
         case lost
         /// The statement's time ran out.
         case timedOut
+        /// The pool's doubt that the server is still the primary is at `generation` (``PostgresPrimaryDoubt``).
+        case primaryDoubted(generation: UInt64)
     }
 
     /// What the driver does next.
@@ -74,6 +82,13 @@ struct PostgresLoopReadMachine: Equatable {
     }
 
     private(set) var state: State = .idle
+    /// The ``PostgresPrimaryDoubt/generation`` the connection began to open under (rule 8).
+    let openedUnder: UInt64
+
+    /// A machine for a connection that began to open under `generation` of the pool's primary doubt.
+    init(openedUnder generation: UInt64 = 0) {
+        openedUnder = generation
+    }
 
     /// Whether a statement may be handed to libpq now.
     var isIdle: Bool { state == .idle }
@@ -84,6 +99,10 @@ struct PostgresLoopReadMachine: Equatable {
         case (.broken, _):
             return .none
         case (_, .lost), (.sending, .timedOut), (.awaiting, .timedOut), (.result, .timedOut):
+            state = .broken
+            return .fail
+        case (_, .primaryDoubted(let generation)):
+            guard generation > openedUnder else { return .none }
             state = .broken
             return .fail
         case (.idle, .sent):

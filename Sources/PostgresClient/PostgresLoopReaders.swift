@@ -17,6 +17,12 @@ import Synchronization
 ///   outlived the commit timeout) is dropped; its read in flight is answered `.unavailable`, which its caller reads
 ///   again through the pool; the reads queued behind it go to the loop's other connections, or the same way. The next
 ///   read opens a new one, after a pause of a second when opening failed.
+/// - The pool's doubt that the server is still the primary (``PostgresPrimaryDoubt``: a write outlived the commit
+///   timeout) drops every loop's connections opened before it was raised, as the pool makes its idle ones anew: at once
+///   when the raise reaches the loop, and in any case before the loop's next read; a read in flight on one is answered
+///   `.unavailable`. A connection that was opening meanwhile is not adopted and another is opened. The next ones go
+///   to what the URL resolves to now (its `target_session_attrs`, the read-only check above), never to the old server
+///   because a connection was kept.
 /// - At most ``waitingLimit`` reads wait per loop for a free connection; past it, reads go the pool's way.
 final class PostgresLoopReaders: Sendable {
     /// How many connections each loop may hold.
@@ -26,6 +32,7 @@ final class PostgresLoopReaders: Sendable {
     private let url: String
     private let timeout: Duration
     private let logger: Logger
+    private let primaryDoubt: PostgresPrimaryDoubt
     private let shares = Mutex<(byLoop: [ObjectIdentifier: Share], closed: Bool)>(([:], false))
 
     /// One loop's connections and the reads waiting for them. `@unchecked Sendable`: touched only on its loop (reads
@@ -38,18 +45,26 @@ final class PostgresLoopReaders: Sendable {
         /// No connection is opened before this (the loop's clock), after one failed to open.
         var openAfter: UInt64 = 0
         var closed = false
+        /// The primary doubt's generation its connections were last made to follow.
+        var followed: UInt64 = 0
 
         init(reactor: any DescriptorReactor) {
             self.reactor = reactor
         }
     }
 
-    init(url: String, perLoop: Int, waitingLimit: Int = 128, timeout: Duration, logger: Logger) {
+    /// Readers of `url`, following `primaryDoubt` (raised by the pool of the same database).
+    init(
+        url: String, perLoop: Int, waitingLimit: Int = 128, timeout: Duration, primaryDoubt: PostgresPrimaryDoubt,
+        logger: Logger
+    ) {
         self.url = url
         self.perLoop = max(1, perLoop)
         self.waitingLimit = waitingLimit
         self.timeout = timeout
+        self.primaryDoubt = primaryDoubt
         self.logger = logger
+        primaryDoubt.follow { [weak self] generation in self?.followEverywhere(generation) }
     }
 
     /// Sends `sql` on one of the calling loop's connections; `completion` runs on that loop. False, without calling
@@ -59,6 +74,7 @@ final class PostgresLoopReaders: Sendable {
         completion: @escaping PostgresLoopConnection.Completion
     ) -> Bool {
         guard let share = share(of: reactor) else { return false }
+        follow(share, primaryDoubt.generation)
         let read = PostgresLoopConnection.Read(sql: sql, bindings: bindings, completion: completion)
         if let idle = share.connections.first(where: \.isIdle) {
             idle.start(read)
@@ -85,6 +101,21 @@ final class PostgresLoopReaders: Sendable {
         }
     }
 
+    /// Has every loop drop its connections opened before `generation` of the primary doubt, each on its loop.
+    private func followEverywhere(_ generation: UInt64) {
+        for share in shares.withLock({ Array($0.byLoop.values) }) {
+            share.reactor.execute { self.follow(share, generation) }
+        }
+    }
+
+    /// Drops `share`'s connections opened before `generation` of the primary doubt, once per generation (a read
+    /// pays one comparison). On the loop.
+    private func follow(_ share: Share, _ generation: UInt64) {
+        guard share.followed < generation else { return }
+        share.followed = generation
+        for connection in share.connections { connection.follow(generation) }  // a broken one leaves the array
+    }
+
     /// The loop's share, made on its first read; nil once closed.
     private func share(of reactor: any DescriptorReactor) -> Share? {
         shares.withLock { state in
@@ -102,6 +133,7 @@ final class PostgresLoopReaders: Sendable {
         else { return }
         share.opening += 1
         let (url, timeout, logger) = (url, timeout, logger)
+        let generation = primaryDoubt.generation
         DispatchQueue.global().async {
             let opened = Result { OpenedHandle(try PostgresConnection.connect(url: url, applicationName: "postern-loop")) }
             share.reactor.execute {
@@ -109,7 +141,12 @@ final class PostgresLoopReaders: Sendable {
                 do {
                     let handle = try opened.get().handle
                     guard !share.closed else { return OpenedHandle.finish(handle) }
-                    self.adopt(try PostgresLoopConnection(handle: handle, reactor: share.reactor, timeout: timeout), share)
+                    let connection = try PostgresLoopConnection(
+                        handle: handle, reactor: share.reactor, timeout: timeout, openedUnder: generation)
+                    connection.follow(self.primaryDoubt.generation)
+                    // Opened while the doubt was raised: perhaps on the old server; closed by `follow`, made again.
+                    guard !connection.isBroken else { return self.openIfRoom(share) }
+                    self.adopt(connection, share)
                 } catch {
                     share.openAfter = share.reactor.now() &+ 1_000_000_000
                     logger.debug("a loop's PostgreSQL read connection could not be opened", metadata: ["error": "\(error)"])

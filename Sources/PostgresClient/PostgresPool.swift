@@ -15,7 +15,8 @@ import Synchronization
 ///   ``PostgresNotice``). Its connection leaves the pool at once, replaced by a new one so that later calls (reads
 ///   above all) do not queue behind it, and is closed when the body returns.
 /// - A write past the timeout also makes every idle connection anew (``reconnectIdle(except:)``): none stays, reading,
-///   on a server a failover may have left behind.
+///   on a server a failover may have left behind. It raises ``PostgresPrimaryDoubt`` first, which the event loops'
+///   read connections follow: the pool is the one place that doubt is decided.
 /// - At most as many connections as the pool holds are left waiting so; past that a stuck connection stays in place
 ///   (its calls time out in turn) rather than the pool opening connections without end.
 /// - Reads always have a connection no write holds: of three connections or more, the last takes reads alone, so that
@@ -53,22 +54,26 @@ final class PostgresPool: Sendable {
     }
     /// Makes the connection replacing an abandoned one.
     private let connect: @Sendable () throws -> PostgresConnection
+    /// Raised when a write outlives the timeout (the loops' read connections follow it).
+    private let primaryDoubt: PostgresPrimaryDoubt
     /// Told of each commit in doubt: a body that threw `.inDoubt`, or a call that timed out after its body started.
     private let onDoubt: @Sendable (StorageError, CommitDoubtReason) -> Void
 
     /// A pool over `connections` (at least one).
     /// - Parameters:
+    ///   - primaryDoubt: raised when a write outlives `timeout`, before the idle connections are made anew.
     ///   - connect: makes a replacement connection (same URL).
     ///   - onDoubt: called (on a connection's queue or the timer's) for each commit in doubt.
     init(
         _ connections: [PostgresConnection], label: String, timeout: Duration?,
-        connect: @escaping @Sendable () throws -> PostgresConnection,
+        primaryDoubt: PostgresPrimaryDoubt = PostgresPrimaryDoubt(), connect: @escaping @Sendable () throws -> PostgresConnection,
         onDoubt: @escaping @Sendable (StorageError, CommitDoubtReason) -> Void
     ) {
         precondition(!connections.isEmpty, "a pool needs a connection")
         let slots = connections.enumerated().map { Slot(connection: $1, label: "\(label).\($0)") }
         state = Mutex(State(slots: slots, inFlight: Array(repeating: 0, count: slots.count)))
         self.timeout = timeout
+        self.primaryDoubt = primaryDoubt
         self.connect = connect
         self.onDoubt = onDoubt
     }
@@ -169,6 +174,7 @@ final class PostgresPool: Sendable {
                 + "not canceled and may be found done later")
         onDoubt(error, .timeout)
         caller.resume(throwing: error)
+        primaryDoubt.raise()  // the loops' connections first: they have no other way to hear of it
         reconnectIdle(except: index)
     }
 

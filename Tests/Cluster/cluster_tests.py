@@ -79,6 +79,10 @@ CLUSTER_SETTINGS = {
     "POSTERN_KEY_PROMOTION_SECONDS": "2",
     "POSTERN_LOG_LEVEL": "info",
 }
+# The variables of the caller's environment the instances get (every other POSTERN_* is left out, so that a shell's
+# settings never change what a suite tests): the binary, and a setting a run may turn on or off to be tested under
+# the suites (POSTERN_POSTGRES_LOOP_READS=on Tests/Cluster/failover_tests.py, issue 84).
+PASSED_THROUGH = ("POSTERN_BIN", "POSTERN_POSTGRES_LOOP_READS")
 RELOAD_SECONDS = int(CLUSTER_SETTINGS["POSTERN_KEY_RELOAD_SECONDS"])
 PROMOTION_SECONDS = int(CLUSTER_SETTINGS["POSTERN_KEY_PROMOTION_SECONDS"])
 RELOAD_GRACE = 10  # seconds a reload or a notification may take on a loaded machine (the key rotation and retire tests)
@@ -304,8 +308,7 @@ class Cluster:
 
     def start(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("POSTERN_", "JWT_"))}
-        if os.environ.get("POSTERN_BIN"):
-            env["POSTERN_BIN"] = os.environ["POSTERN_BIN"]
+        env.update({k: os.environ[k] for k in PASSED_THROUGH if os.environ.get(k)})
         env.update(CLUSTER_SETTINGS)
         result = subprocess.run([CLUSTER, "start", self.dir, "2"], env=env, capture_output=True, text=True,
                                 timeout=self.start_timeout)

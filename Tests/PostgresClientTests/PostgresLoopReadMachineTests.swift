@@ -92,6 +92,35 @@ struct PostgresLoopReadMachineTests {
         #expect(lost.state == .broken)
     }
 
+    @Test("a primary doubt raised after the connection began to open breaks it, idle or not (rule 8)", arguments: 0...6)
+    func primaryDoubted(after steps: Int) {
+        // idle, sending, sending (flushed in part), awaiting, awaiting (input read), result, idle after an answer
+        let prefix: [Machine.Event] = Array(
+            [.sent, .flushed(done: false), .flushed(done: true), .readable, .consumed(busy: false), .taken]
+                .prefix(steps))
+        let (machine, _) = run(prefix, from: Machine(openedUnder: 2))
+        let (broken, actions) = run(
+            [.primaryDoubted(generation: 3), .primaryDoubted(generation: 4), .readable, .sent, .taken], from: machine)
+        #expect(actions == [.fail, .none, .none, .none, .none])
+        #expect(broken.state == .broken)
+    }
+
+    @Test("a primary doubt raised before the connection began to open changes nothing: it was opened after it")
+    func primaryDoubtedBefore() {
+        let (waiting, _) = run([.sent, .flushed(done: true)], from: Machine(openedUnder: 2))
+        let (still, actions) = run(
+            [.primaryDoubted(generation: 2), .primaryDoubted(generation: 1), .readable, .consumed(busy: false), .taken],
+            from: waiting)
+        #expect(actions == [.none, .none, .consume, .collect, .watch(writable: false)])
+        #expect(still.state == .idle)
+        let (idle, idleActions) = run([.primaryDoubted(generation: 0)])
+        #expect(idleActions == [.none])
+        #expect(idle.state == .idle)
+        let (doubted, doubtedActions) = run([.primaryDoubted(generation: 1)])
+        #expect(doubtedActions == [.fail])
+        #expect(doubted.state == .broken)
+    }
+
     @Test("reports that arrive after the state moved on are ignored")
     func staleReports() {
         let (machine, actions) = run([.writable, .flushed(done: true), .taken, .partial])
