@@ -718,8 +718,8 @@ let package = Package(
 
 // The test targets compile without debug information (a clean `make test` spends most of its build on them). An async
 // function's debug metadata is cloned into each of its continuations (one per `await`), so a long test function with
-// many awaits pays for it many times: counted by callgrind, one frontend job of OwnersTests took 7.56 G instructions
-// with `-g` and 6.99 G without (-8%), 200 awaits in one function 10.1 G and 7.3 G (-28%); line tables alone saved 1-2%.
+// many awaits pays for it many times: counted by callgrind, frontend jobs of OwnersTests and JMAPTests took 8% and 14%
+// fewer instructions without it, 200 awaits in one function 28% (docs/testing.md); line tables alone saved 1-2%.
 // A failed #expect still names its file and line (the macro records them); a crash in test code is symbolised by
 // function name. Postern's own targets keep SwiftPM's `-g`. The flag goes to the frontend, after the `-g` SwiftPM gives
 // the driver (a driver flag in swiftSettings comes before it and loses).
