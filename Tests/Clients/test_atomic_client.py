@@ -9,11 +9,13 @@ Self-contained: installs the package without its LangChain dependency into .buil
 process with its own credentials directory, against .build/debug/postern (or $POSTERN_BIN) with agent difficulty 2.
 """
 
+import atexit
 import base64
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +37,7 @@ class Agent:
     def __init__(self, sdk, base, name):
         self.sdk, self.base, self.name = sdk, base, name
         self.home = tempfile.mkdtemp(prefix="atomic-" + name + "-")
+        atexit.register(shutil.rmtree, self.home, ignore_errors=True)  # its credentials: nothing left in /tmp
         self.credentials = os.path.join(self.home, ".atomicmail")
 
     def cli(self, *args, credentials=None):
