@@ -24,9 +24,9 @@ extension OAuthService {
         let line = clientCredentialsLine(issue, client, from: address)
         try await grants.issueClientGrant(
             jti: issue.jti, clientID: client.clientID, permissions: issue.permissions, resource: issue.resource,
-            now: issue.now, expiresAt: issue.expiresAt, alongside: auditsInGrantWrites ? line.row() : nil)
+            now: issue.now, expiresAt: issue.expiresAt, alongside: line.row)
         metrics.clientCredentials.increment()
-        if !auditsInGrantWrites { await audit.record(line.event) }
+        if line.row == nil { await audit.record(line.event) }
         return issue.response(token)
     }
 
@@ -49,14 +49,13 @@ extension OAuthService {
         let issue = try clientCredentialsIssue(fields, client, now: clock())
         let token = try issue.sign(keys, issuer: configuration.issuer)
         let line = clientCredentialsLine(issue, client, from: address)
-        let inline = auditsInGrantWrites
         grants.issueClientGrantQueued(
             jti: issue.jti, clientID: client.clientID, permissions: issue.permissions, resource: issue.resource,
-            now: issue.now, expiresAt: issue.expiresAt, alongside: inline ? line.row() : nil
+            now: issue.now, expiresAt: issue.expiresAt, alongside: line.row
         ) { [self] error in
             if let error { return answer(failure(error)) }
             metrics.clientCredentials.increment()
-            if !inline { Task { await audit.record(line.event) } }
+            if line.row == nil { Task { await audit.record(line.event) } }
             answer(issue.response(token))
         }
         return true
@@ -118,11 +117,11 @@ extension OAuthService {
             permissions: permissions, resource: resource, jti: jti, now: now, ttl: configuration.accessTokenLifetime)
     }
 
-    /// The grant's audit line (`app.client_credentials`): as an event, and as its row (at the trail's time now) for the
-    /// grant's own write.
+    /// The grant's audit line (`app.client_credentials`): as an event, and, where the trail is in the grant's database
+    /// (``auditsInGrantWrites``), as its row (at the trail's time now) for the grant's own write; nil where it is not.
     private func clientCredentialsLine(
         _ issue: ClientCredentialsIssue, _ client: OAuthConfidentialClient, from address: String?
-    ) -> (event: @Sendable (Int64) -> AuditEvent, row: @Sendable () -> SQLInsert) {
+    ) -> (event: @Sendable (Int64) -> AuditEvent, row: SQLInsert?) {
         let (clientID, ownerID, clock) = (client.clientID, client.ownerID, audit.clock)
         let details = AuditDetails.json(["scope": issue.permissions.scope, "resource": issue.resource])
         let event = { @Sendable (time: Int64) in
@@ -130,6 +129,6 @@ extension OAuthService {
                 time: time, actorKind: .app, actorID: clientID, ownerID: ownerID, action: .clientCredentialsGranted,
                 target: issue.jti, clientAddress: address, details: details)
         }
-        return (event, { SQLAuditLog.row(event(clock())) })
+        return (event, auditsInGrantWrites ? SQLAuditLog.row(event(clock())) : nil)
     }
 }

@@ -66,7 +66,8 @@ final class PostgresPool: Sendable {
     ///   - onDoubt: called (on a connection's queue or the timer's) for each commit in doubt.
     init(
         _ connections: [PostgresConnection], label: String, timeout: Duration?,
-        primaryDoubt: PostgresPrimaryDoubt = PostgresPrimaryDoubt(), connect: @escaping @Sendable () throws -> PostgresConnection,
+        primaryDoubt: PostgresPrimaryDoubt = PostgresPrimaryDoubt(),
+        connect: @escaping @Sendable () throws -> PostgresConnection,
         onDoubt: @escaping @Sendable (StorageError, CommitDoubtReason) -> Void
     ) {
         precondition(!connections.isEmpty, "a pool needs a connection")
